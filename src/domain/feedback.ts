@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+export const FeedbackType = z.enum(["SUCCESS", "FAILURE", "PARTIAL_SUCCESS", "CONSTRAINT_VIOLATION", "DEPENDENCY_FAILURE"]);
+export type FeedbackType = z.infer<typeof FeedbackType>;
+
+/** Failure classes (issue 3 / seed 000): decided by rules for every known wording, by a model only when unknown. */
+export const FailureClass = z.enum([
+  "timeout",
+  "agent_unavailable",
+  "too_complex",
+  "constraint_violated",
+  "dependency_failed",
+  "resource_unavailable",
+  "invalid_parameters",
+  "wrong_tool",
+  "policy_blocked",
+  "unknown",
+]);
+export type FailureClass = z.infer<typeof FailureClass>;
+
+/** One attempt of a step inside the worker, kept so replanning sees every previous error (seed 003). */
+export const AttemptRecord = z.object({
+  attempt: z.number().int().min(1),
+  error: z.string().nullable(),
+  durationMs: z.number().min(0),
+});
+export type AttemptRecord = z.infer<typeof AttemptRecord>;
+
+/** The outcome of one dispatch of one step (seed 000 ExecutionFeedback). Append-only in state. */
+export const ExecutionFeedback = z.object({
+  taskId: z.string(),
+  feedbackType: FeedbackType,
+  /** What the step produced (for a constraint violation: the violation's facts, e.g. total, budget, breakdown). */
+  outputs: z.record(z.string(), z.unknown()).default({}),
+  errors: z.array(z.string()).default([]),
+  failureClass: FailureClass.nullable().default(null),
+  durationMs: z.number().min(0),
+  cost: z.number().min(0).default(0),
+  at: z.string(),
+  /** Worker attempts made in this dispatch. */
+  attempt: z.number().int().min(0).default(1),
+  /** Which dispatch of the step this answers (matches TaskStep.dispatches). */
+  dispatch: z.number().int().min(0).default(1),
+  workerType: z.string().nullable().default(null),
+  tool: z.string().nullable().default(null),
+  params: z.record(z.string(), z.unknown()).default({}),
+  attempts: z.array(AttemptRecord).default([]),
+});
+export type ExecutionFeedback = z.infer<typeof ExecutionFeedback>;
+export type ExecutionFeedbackInput = z.input<typeof ExecutionFeedback>;

@@ -1,0 +1,7 @@
+export * from "./request.js";
+export * from "./plan.js";
+export * from "./feedback.js";
+export * from "./revision.js";
+export * from "./notification.js";
+export * from "./approval.js";
+export * from "./report.js";

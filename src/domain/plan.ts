@@ -1,0 +1,101 @@
+import { z } from "zod";
+
+export const StepStatus = z.enum(["pending", "running", "done", "failed", "skipped"]);
+export type StepStatus = z.infer<typeof StepStatus>;
+
+/**
+ * When a step runs, evaluated once its dependencies are settled (seed 002 StepCondition).
+ * `success` (the default): every dependency succeeded. `failure`: at least one dependency failed or was skipped.
+ * `always`: whatever happened. `expression`: a safe expression over earlier results (see planning/condition.ts).
+ */
+export const StepCondition = z.object({
+  type: z.enum(["success", "failure", "always", "expression"]),
+  expression: z.string().nullable().default(null),
+});
+export type StepCondition = z.infer<typeof StepCondition>;
+
+/** The step's own retry policy: attempts inside the worker before the failure goes to replanning. */
+export const RetryPolicy = z.object({
+  maxAttempts: z.number().int().min(1).max(10).default(2),
+  /** Wait before attempt n+1 is backoffMs[n-1] (the last value repeats). */
+  backoffMs: z.array(z.number().int().min(0)).default([200]),
+});
+export type RetryPolicy = z.infer<typeof RetryPolicy>;
+
+export const Estimates = z.object({
+  durationMs: z.number().min(0).default(1000),
+  cost: z.number().min(0).default(0),
+});
+export type Estimates = z.infer<typeof Estimates>;
+
+export const TaskStep = z.object({
+  id: z.string().min(1).regex(/^[A-Za-z0-9_.-]+$/, "step ids use letters, digits, '_', '-', '.'"),
+  description: z.string().min(1),
+  /** Worker type that runs the step; it decides which tools the step may touch. */
+  workerType: z.string().min(1),
+  /** Tools the step may use (the first is the one a rules worker calls). Intersected with the worker's grant. */
+  tools: z.array(z.string()).default([]),
+  params: z.record(z.string(), z.unknown()).default({}),
+  dependsOn: z.array(z.string()).default([]),
+  condition: StepCondition.default({ type: "success", expression: null }),
+  retry: RetryPolicy.default({ maxAttempts: 2, backoffMs: [200] }),
+  /** Per-attempt time limit; the call is aborted through its AbortSignal when it passes. */
+  timeoutMs: z.number().int().positive().default(30_000),
+  /** Names of what the step produces; dependents receive them as inputs. */
+  expectedOutputs: z.array(z.string()).default([]),
+  estimates: Estimates.default({ durationMs: 1000, cost: 0 }),
+  /** Position in the plan (seed 002 `order`); dependencies must come earlier. */
+  order: z.number().int().min(0).default(0),
+  status: StepStatus.default("pending"),
+  result: z.unknown().nullable().default(null),
+  /** Attempts made by the worker in the latest dispatch. */
+  attempts: z.number().int().min(0).default(0),
+  /** How many times execute has dispatched the step (re-runs after ADJUST_PARAMETERS count too). */
+  dispatches: z.number().int().min(0).default(0),
+  /** Worker types that already failed this step's lineage: RETRY_DIFFERENT_AGENT never picks them again. */
+  failedWorkers: z.array(z.string()).default([]),
+  /** The step this one replaces (after a retry, workaround or decomposition), for the report and loop guards. */
+  replaces: z.string().nullable().default(null),
+  /** Why the step was skipped, when it was. */
+  skipReason: z.string().nullable().default(null),
+});
+export type TaskStep = z.infer<typeof TaskStep>;
+export type TaskStepInput = z.input<typeof TaskStep>;
+
+export const Plan = z.object({
+  planId: z.string().min(1),
+  objective: z.string().min(1),
+  contextSummary: z.string().default(""),
+  steps: z.array(TaskStep).min(1, "a plan needs at least one step"),
+  /** 0..1: how likely the planner thinks the plan is to succeed as written. */
+  confidence: z.number().min(0).max(1),
+  /** Why confidence is what it is (shown when a human is asked to approve). */
+  confidenceReasons: z.array(z.string()).default([]),
+  estimatedDurationMs: z.number().min(0).default(0),
+  estimatedCost: z.number().min(0).default(0),
+  createdBy: z.enum(["rules", "llm", "fallback", "human"]).default("rules"),
+  createdAt: z.string().default(() => new Date().toISOString()),
+});
+export type Plan = z.infer<typeof Plan>;
+export type PlanInput = z.input<typeof Plan>;
+
+/** What a model is asked to produce (strict-mode friendly: nullable, never optional). Converted to Plan. */
+export const ModelPlan = z.object({
+  objective: z.string(),
+  contextSummary: z.string().nullable(),
+  confidence: z.number().min(0).max(1).nullable(),
+  steps: z
+    .array(
+      z.object({
+        id: z.string(),
+        description: z.string(),
+        workerType: z.string(),
+        tools: z.array(z.string()),
+        params: z.record(z.string(), z.unknown()).nullable(),
+        dependsOn: z.array(z.string()),
+        expectedOutputs: z.array(z.string()).nullable(),
+      }),
+    )
+    .min(1),
+});
+export type ModelPlan = z.infer<typeof ModelPlan>;

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { FailureClass, FeedbackType } from "./feedback.js";
+import { StrategyType, ConfidencePoint } from "./revision.js";
+
+export const RunStatus = z.enum([
+  "planning",
+  "awaiting_approval",
+  "executing",
+  "replanning",
+  "reflecting",
+  "completed",
+  /** Finished, but some steps were skipped: the answer is missing what they would have produced. */
+  "partial",
+  "failed",
+  "rejected",
+  "aborted",
+]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const TERMINAL_STATUSES: readonly RunStatus[] = ["completed", "partial", "failed", "rejected", "aborted"];
+
+/** Post-execution report (seed 000 scenario 20), saved in state and rendered by `candor report`. */
+export const ExecutionReport = z.object({
+  planId: z.string(),
+  request: z.string(),
+  summary: z.object({
+    status: RunStatus,
+    outcome: z.string(),
+    totalDurationMs: z.number(),
+    totalCost: z.number(),
+    stepsSucceeded: z.number().int(),
+    stepsFailed: z.number().int(),
+    stepsSkipped: z.number().int(),
+    revisionCount: z.number().int(),
+    /** Why the run failed or stopped, when it did. */
+    failureReason: z.string().nullable(),
+  }),
+  tasks: z.array(
+    z.object({
+      id: z.string(),
+      description: z.string(),
+      workerType: z.string(),
+      status: z.string(),
+      attempts: z.number().int(),
+      durationMs: z.number(),
+      cost: z.number(),
+      lastFeedback: FeedbackType.nullable(),
+      errors: z.array(z.string()),
+      replaces: z.string().nullable(),
+      skipReason: z.string().nullable(),
+    }),
+  ),
+  revisions: z.array(
+    z.object({
+      revisionId: z.string(),
+      strategy: StrategyType,
+      failedTaskId: z.string(),
+      failureClass: FailureClass,
+      reason: z.string(),
+      changes: z.array(z.string()),
+      confidenceFrom: z.number(),
+      confidenceTo: z.number(),
+    }),
+  ),
+  confidenceEvolution: z.array(ConfidencePoint),
+  lessonsLearned: z.array(z.string()),
+  missing: z.array(z.string()),
+  generatedAt: z.string(),
+});
+export type ExecutionReport = z.infer<typeof ExecutionReport>;
+
+/** What REFLECT stores per run under [userId, "episodes"]. */
+export const Episode = z.object({
+  threadId: z.string().nullable(),
+  planId: z.string(),
+  request: z.string(),
+  status: RunStatus,
+  plan: z.object({ steps: z.array(z.object({ id: z.string(), workerType: z.string(), tools: z.array(z.string()) })) }),
+  failures: z.array(z.object({ taskId: z.string(), tool: z.string().nullable(), workerType: z.string().nullable(), failureClass: FailureClass, error: z.string() })),
+  strategiesUsed: z.array(StrategyType),
+  confidenceInitial: z.number(),
+  confidenceFinal: z.number(),
+  lessons: z.array(z.string()),
+  durationMs: z.number(),
+  cost: z.number(),
+  at: z.string(),
+});
+export type Episode = z.infer<typeof Episode>;

@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+/** Limits a plan must respect (seed 002 POST-PLAN-004). All optional: absent means unlimited. */
+export const Constraints = z.object({
+  /** Most steps a plan may have. */
+  maxSteps: z.number().int().positive().optional(),
+  /** Wall-clock budget for the whole plan, in ms (compared with the plan's estimate). */
+  timeoutMs: z.number().int().positive().optional(),
+  /** Money budget for what the plan books or buys (same unit as tool costs; USD in the travel demo). */
+  budget: z.number().positive().optional(),
+  priority: z.enum(["low", "medium", "high"]).optional(),
+});
+export type Constraints = z.infer<typeof Constraints>;
+
+/** What the user asked for (seed 002 PlanningRequest; systemContext comes from the tool registry instead). */
+export const PlanningRequest = z.object({
+  userIntent: z.string().trim().min(1, "the request is empty: say what you want done"),
+  userContext: z
+    .object({
+      userId: z.string().min(1).default("default"),
+      sessionId: z.string().optional(),
+      preferences: z.record(z.string(), z.unknown()).default({}),
+    })
+    .default({ userId: "default", preferences: {} }),
+  constraints: Constraints.default({}),
+});
+export type PlanningRequest = z.infer<typeof PlanningRequest>;
+export type PlanningRequestInput = z.input<typeof PlanningRequest>;
+
+/** Per-run settings that must survive a restart, so they live in graph state (not in process memory). */
+export const RunSettings = z.object({
+  /** Revisions allowed before the run escalates to a human (seed 000 MAX_REVISIONS). */
+  maxRevisions: z.number().int().min(0).default(3),
+  /** Plans whose confidence is below this wait for human approval before any step runs. */
+  approvalThreshold: z.number().min(0).max(1).default(0.5),
+  /** After revisions, a confidence below this stops the run (seed 000 scenario 12). */
+  abortBelow: z.number().min(0).max(1).default(0.3),
+  /** A step (with its replacements) that failed this many times escalates to a human (scenario 16). */
+  maxStepFailures: z.number().int().min(1).default(3),
+});
+export type RunSettings = z.infer<typeof RunSettings>;
+export type RunSettingsInput = z.input<typeof RunSettings>;

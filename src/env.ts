@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { CandorError, ErrorCode } from "./errors.js";
+
+/**
+ * The only module that reads process.env. Everything else receives settings through function arguments or
+ * the graph's deps, so tests and embedding apps never depend on the caller's shell.
+ */
+const EnvSchema = z.object({
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  CANDOR_MODEL: z.string().optional(),
+  CANDOR_DB: z.string().optional(),
+  CANDOR_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+});
+export type CandorEnv = z.infer<typeof EnvSchema>;
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): CandorEnv {
+  const clean = Object.fromEntries(
+    Object.entries(source).filter(([k, v]) => k in EnvSchema.shape && v !== undefined && v !== ""),
+  );
+  const parsed = EnvSchema.safeParse(clean);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CandorError(
+      `Environment variable ${String(issue?.path[0])} is invalid: ${issue?.message}. Fix or unset it (see .env.example).`,
+      ErrorCode.CONFIGURATION,
+    );
+  }
+  return parsed.data;
+}
+
+export const DEFAULT_DB_PATH = ".candor/candor.db";
+export const DEFAULT_MODEL = "gpt-4o-mini";

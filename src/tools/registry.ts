@@ -1,0 +1,93 @@
+import { CandorError, ErrorCode } from "../errors.js";
+import type { TaskStep } from "../domain/plan.js";
+import type { ToolSpec, Toolkit, WorkerType } from "./types.js";
+
+const SNAKE = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * The tools and worker types a graph may use. Built once (validated, immutable) and injected into the graph;
+ * every grant decision goes through here so the rule "a worker only touches its tools" lives in one place.
+ */
+export class ToolRegistry {
+  readonly tools: ReadonlyMap<string, ToolSpec>;
+  readonly workers: ReadonlyMap<string, WorkerType>;
+
+  private constructor(tools: Map<string, ToolSpec>, workers: Map<string, WorkerType>) {
+    this.tools = tools;
+    this.workers = workers;
+  }
+
+  /** Validates and builds a registry; throws CONFIGURATION naming the first inconsistency. */
+  static create(toolkits: readonly Toolkit[]): ToolRegistry {
+    const tools = new Map<string, ToolSpec>();
+    const workers = new Map<string, WorkerType>();
+    for (const kit of toolkits) {
+      for (const tool of kit.tools) {
+        if (!SNAKE.test(tool.name)) {
+          throw new CandorError(`Tool name "${tool.name}" (toolkit ${kit.name}) must be snake_case, as models see it.`, ErrorCode.CONFIGURATION);
+        }
+        if (tools.has(tool.name)) {
+          throw new CandorError(`Tool "${tool.name}" is registered twice (toolkit ${kit.name}); tool names must be unique.`, ErrorCode.CONFIGURATION);
+        }
+        tools.set(tool.name, tool);
+      }
+      for (const worker of kit.workers) {
+        if (workers.has(worker.name)) {
+          throw new CandorError(`Worker type "${worker.name}" is registered twice (toolkit ${kit.name}); rename one of them.`, ErrorCode.CONFIGURATION);
+        }
+        workers.set(worker.name, worker);
+      }
+    }
+    if (tools.size === 0) throw new CandorError("No tools registered: give buildAgentGraph at least one toolkit.", ErrorCode.CONFIGURATION);
+    const categories = new Set([...tools.values()].map((t) => t.category));
+    for (const worker of workers.values()) {
+      for (const name of worker.tools ?? []) {
+        if (!tools.has(name)) {
+          throw new CandorError(`Worker type "${worker.name}" is granted tool "${name}", which does not exist. Registered tools: ${[...tools.keys()].join(", ")}.`, ErrorCode.CONFIGURATION);
+        }
+      }
+      const reachable = worker.categories.some((c) => categories.has(c)) || (worker.tools?.length ?? 0) > 0;
+      if (!reachable) {
+        throw new CandorError(`Worker type "${worker.name}" grants no existing tool (categories: ${worker.categories.join(", ") || "none"}).`, ErrorCode.CONFIGURATION);
+      }
+    }
+    return new ToolRegistry(tools, workers);
+  }
+
+  tool(name: string): ToolSpec | undefined {
+    return this.tools.get(name);
+  }
+
+  worker(name: string): WorkerType | undefined {
+    return this.workers.get(name);
+  }
+
+  /** Every tool a worker type may use (its categories plus the tools granted by name). */
+  grant(workerType: string): ToolSpec[] {
+    const worker = this.workers.get(workerType);
+    if (!worker) return [];
+    return [...this.tools.values()].filter((t) => worker.categories.includes(t.category) || (worker.tools ?? []).includes(t.name));
+  }
+
+  isGranted(workerType: string, toolName: string): boolean {
+    return this.grant(workerType).some((t) => t.name === toolName);
+  }
+
+  /** The tools a step may call: the step's own list, narrowed to its worker's grant. */
+  toolsForStep(step: Pick<TaskStep, "workerType" | "tools">): ToolSpec[] {
+    const granted = this.grant(step.workerType);
+    return granted.filter((t) => step.tools.includes(t.name));
+  }
+
+  /** The best worker type for a tool: a specialist granting it, before a fallback worker. */
+  workerForTool(toolName: string): WorkerType | undefined {
+    const candidates = [...this.workers.values()].filter((w) => this.isGranted(w.name, toolName));
+    candidates.sort((a, b) => Number(a.fallback ?? false) - Number(b.fallback ?? false) || (a.tools?.includes(toolName) ? -1 : 0) - (b.tools?.includes(toolName) ? -1 : 0));
+    return candidates[0];
+  }
+
+  /** Tools that produce any of the given outputs. */
+  producersOf(outputs: readonly string[]): ToolSpec[] {
+    return [...this.tools.values()].filter((t) => t.produces.some((p) => outputs.includes(p)));
+  }
+}

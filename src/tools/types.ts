@@ -1,0 +1,82 @@
+import { z } from "zod";
+
+export const SideEffect = z.enum(["none", "reversible", "irreversible"]);
+export type SideEffect = z.infer<typeof SideEffect>;
+
+/** What a tool receives besides its validated arguments. */
+export interface ToolContext {
+  /** Aborted when the step's time limit passes or the run is cancelled: long work must stop when it fires. */
+  signal: AbortSignal;
+  /** Outputs of the step's dependencies, keyed by output name (a dependency's `expectedOutputs`). */
+  inputs: Record<string, unknown>;
+  /** The step being run, for tools that report on their own progress. */
+  stepId: string;
+  /** 1-based attempt within the step's retry policy. */
+  attempt: number;
+}
+
+/**
+ * A tool plus the metadata the planner, the worker grant and the replanning strategies rely on.
+ * `run` may throw: the worker turns every throw into ExecutionFeedback (a failure is data, never swallowed).
+ */
+export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
+  /** snake_case, as a model sees it. */
+  name: string;
+  description: string;
+  /** Worker types grant categories (e.g. "flights", "analysis"). */
+  category: string;
+  /** Words in a request that suggest this tool (the rules planner matches them). */
+  keywords: string[];
+  /** Output names this tool needs from earlier steps: they become the step's dependencies. */
+  consumes: string[];
+  /** Output names this tool produces. */
+  produces: string[];
+  sideEffect: SideEffect;
+  needsApproval: boolean;
+  /** Validates the call's arguments; a zod error becomes an invalid-parameters failure. */
+  schema: Args;
+  /** Typical duration and cost of one call, for plan estimates and progress ETAs. */
+  estimates: { durationMs: number; cost: number };
+  /** Turns the request into this tool's parameters (the rules planner's parameter extraction). */
+  extractParams?: (request: RequestFacts) => Record<string, unknown>;
+  /**
+   * Parameters that widen the search when the first choice is unavailable (FIND_WORKAROUND), with a
+   * plain-language description of the widening. Absent: the tool has no wider search.
+   */
+  widen?: (params: Record<string, unknown>) => { params: Record<string, unknown>; description: string } | null;
+  /**
+   * The parameter that caps what this tool's result may cost (ADJUST_PARAMETERS sets it after a budget
+   * violation). Absent: the tool's cost cannot be steered.
+   */
+  costCapParam?: string;
+  run: (args: z.infer<Args>, ctx: ToolContext) => Promise<unknown>;
+}
+
+/** What the rules planner extracted from the request, offered to each tool's `extractParams`. */
+export interface RequestFacts {
+  text: string;
+  lower: string;
+  constraints: { budget?: number; maxSteps?: number; timeoutMs?: number };
+  preferences: Record<string, unknown>;
+}
+
+/** A worker role and the tools it may touch. */
+export interface WorkerType {
+  name: string;
+  description: string;
+  /** Tool categories this worker may use. */
+  categories: string[];
+  /** Extra tools granted by name, beyond the categories. */
+  tools?: string[];
+  /** Words that make this worker a good fit for a step (router ranking). */
+  keywords?: string[];
+  /** A catch-all worker ranks below specialists that can do the same step. */
+  fallback?: boolean;
+}
+
+/** Tools and worker types as one unit, e.g. a demo domain or a built-in toolkit. */
+export interface Toolkit {
+  name: string;
+  tools: ToolSpec[];
+  workers: WorkerType[];
+}
