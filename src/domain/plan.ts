@@ -56,6 +56,8 @@ export const TaskStep = z.object({
   failedWorkers: z.array(z.string()).default([]),
   /** The step this one replaces (after a retry, workaround or decomposition), for the report and loop guards. */
   replaces: z.string().nullable().default(null),
+  /** Every step id this one descends from through replacements, oldest first (failure counts follow it). */
+  lineage: z.array(z.string()).default([]),
   /** Why the step was skipped, when it was. */
   skipReason: z.string().nullable().default(null),
 });
@@ -91,7 +93,11 @@ export const ModelPlan = z.object({
         description: z.string(),
         workerType: z.string(),
         tools: z.array(z.string()),
-        params: z.record(z.string(), z.unknown()).nullable(),
+        /**
+         * The tool's parameters as a JSON-encoded object (e.g. "{\"city\":\"Lisbon\"}"), or null. A string because
+         * json_schema strict mode does not allow free-form objects.
+         */
+        paramsJson: z.string().nullable(),
         dependsOn: z.array(z.string()),
         expectedOutputs: z.array(z.string()).nullable(),
       }),

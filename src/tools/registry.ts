@@ -4,6 +4,9 @@ import type { ToolSpec, Toolkit, WorkerType } from "./types.js";
 
 const SNAKE = /^[a-z][a-z0-9_]*$/;
 
+/** A worker granted this category may use every tool (the `general` fallback worker of seed 004). */
+export const ALL_CATEGORIES = "*";
+
 /**
  * The tools and worker types a graph may use. Built once (validated, immutable) and injected into the graph;
  * every grant decision goes through here so the rule "a worker only touches its tools" lives in one place.
@@ -46,7 +49,7 @@ export class ToolRegistry {
           throw new CandorError(`Worker type "${worker.name}" is granted tool "${name}", which does not exist. Registered tools: ${[...tools.keys()].join(", ")}.`, ErrorCode.CONFIGURATION);
         }
       }
-      const reachable = worker.categories.some((c) => categories.has(c)) || (worker.tools?.length ?? 0) > 0;
+      const reachable = worker.categories.some((c) => c === ALL_CATEGORIES || categories.has(c)) || (worker.tools?.length ?? 0) > 0;
       if (!reachable) {
         throw new CandorError(`Worker type "${worker.name}" grants no existing tool (categories: ${worker.categories.join(", ") || "none"}).`, ErrorCode.CONFIGURATION);
       }
@@ -66,7 +69,8 @@ export class ToolRegistry {
   grant(workerType: string): ToolSpec[] {
     const worker = this.workers.get(workerType);
     if (!worker) return [];
-    return [...this.tools.values()].filter((t) => worker.categories.includes(t.category) || (worker.tools ?? []).includes(t.name));
+    const all = worker.categories.includes(ALL_CATEGORIES);
+    return [...this.tools.values()].filter((t) => all || worker.categories.includes(t.category) || (worker.tools ?? []).includes(t.name));
   }
 
   isGranted(workerType: string, toolName: string): boolean {

@@ -25,6 +25,8 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   description: string;
   /** Worker types grant categories (e.g. "flights", "analysis"). */
   category: string;
+  /** A short description of a step that calls this tool with these parameters (e.g. "Flights Madrid → Paris"). */
+  describeStep?: (params: Record<string, unknown>) => string;
   /** Words in a request that suggest this tool (the rules planner matches them). */
   keywords: string[];
   /** Output names this tool needs from earlier steps: they become the step's dependencies. */
@@ -35,6 +37,11 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   needsApproval: boolean;
   /** Validates the call's arguments; a zod error becomes an invalid-parameters failure. */
   schema: Args;
+  /**
+   * What a successful call must return. A result that does not match (a garbled answer from a flaky service)
+   * is a failure, not a success. Absent: any non-null result is accepted.
+   */
+  outputSchema?: z.ZodType;
   /** Typical duration and cost of one call, for plan estimates and progress ETAs. */
   estimates: { durationMs: number; cost: number };
   /** Turns the request into this tool's parameters (the rules planner's parameter extraction). */

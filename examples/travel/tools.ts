@@ -1,0 +1,490 @@
+import { z } from "zod";
+import { CandorError, ErrorCode } from "../../src/errors.js";
+import { sleep } from "../../src/tools/sleep.js";
+import type { RequestFacts, ToolContext, ToolSpec, Toolkit, WorkerType } from "../../src/tools/types.js";
+import {
+  CENTRAL_KM,
+  activitiesIn,
+  flightsFor,
+  hotelsIn,
+  nightsFor,
+  requireCity,
+  roomsFor,
+  stableHash,
+  type Provider,
+} from "./catalog.js";
+import { parseTripRequest, type TripFacts } from "./parse-request.js";
+
+/** How far a widened hotel search reaches (FIND_WORKAROUND after "fully booked"). */
+export const WIDE_RADIUS_KM = 15;
+
+export interface TravelToolkitOptions {
+  /** Simulated latency of every call, in ms; defaults to each tool's `estimates.durationMs`. Tests pass 0–5. */
+  latencyMs?: number;
+}
+
+// Results are schemas too: consumers (check_budget, build_itinerary, book_trip) parse what they receive, since an
+// upstream step may have returned garbage (see the `garbage` fault) or been replaced by another provider.
+
+export const FlightResult = z.object({
+  id: z.string(),
+  provider: z.enum(["primary", "backup"]),
+  airline: z.string(),
+  flightNumber: z.string(),
+  origin: z.string(),
+  destination: z.string(),
+  stops: z.number().int().min(0),
+  via: z.string().nullable(),
+  departure: z.string(),
+  durationHours: z.number(),
+  pricePerTraveller: z.number(),
+  recommended: z.boolean(),
+  travellers: z.number().int().min(1),
+  /** Total for all travellers (return tickets). */
+  cost: z.number().min(0),
+  summary: z.string(),
+});
+export type FlightResult = z.infer<typeof FlightResult>;
+
+export const HotelResult = z.object({
+  id: z.string(),
+  name: z.string(),
+  city: z.string(),
+  stars: z.number().int(),
+  distanceKm: z.number(),
+  pricePerNight: z.number(),
+  preferred: z.boolean(),
+  nights: z.number().int().min(1),
+  rooms: z.number().int().min(1),
+  /** Where the search looked: "the centre" or "within N km of the centre". */
+  searchArea: z.string(),
+  /** Total for all nights and rooms. */
+  cost: z.number().min(0),
+  summary: z.string(),
+});
+export type HotelResult = z.infer<typeof HotelResult>;
+
+export const ActivitiesResult = z.object({
+  city: z.string(),
+  travellers: z.number().int().min(1),
+  activities: z.array(z.object({ day: z.number().int().min(1), name: z.string(), pricePerPerson: z.number().min(0) })),
+  /** Total for all travellers. */
+  cost: z.number().min(0),
+  summary: z.string(),
+});
+export type ActivitiesResult = z.infer<typeof ActivitiesResult>;
+
+export const Breakdown = z.object({ flight: z.number(), hotel: z.number(), activities: z.number() });
+export type Breakdown = z.infer<typeof Breakdown>;
+
+export const BudgetStatus = z.object({
+  withinBudget: z.boolean(),
+  total: z.number(),
+  budget: z.number().nullable(),
+  breakdown: Breakdown,
+  summary: z.string(),
+});
+export type BudgetStatus = z.infer<typeof BudgetStatus>;
+
+export const ItineraryResult = z.object({
+  itinerary: z.string(),
+  days: z.array(z.string()),
+  total: z.number(),
+  budget: z.number().nullable(),
+  breakdown: Breakdown,
+  summary: z.string(),
+});
+export type ItineraryResult = z.infer<typeof ItineraryResult>;
+
+export const BookingResult = z.object({
+  bookingRef: z.string(),
+  status: z.literal("confirmed"),
+  charged: z.number(),
+  summary: z.string(),
+});
+export type BookingResult = z.infer<typeof BookingResult>;
+
+const cap = z.number().positive().nullish();
+
+/** All check_budget needs from a priced result; any provider's result shape passes as long as it has a cost. */
+const Priced = z.object({ cost: z.number().min(0) });
+
+export const FlightSearchArgs = z.object({
+  origin: z.string().min(1),
+  destination: z.string({ error: 'no destination given: say where to go, e.g. "to Paris"' }).min(1),
+  travellers: z.number().int().min(1).max(20).default(1),
+  /** Cap on the total flight price for all travellers. */
+  maxCost: cap,
+});
+export type FlightSearchArgs = z.infer<typeof FlightSearchArgs>;
+
+export const HotelSearchArgs = z.object({
+  city: z.string({ error: 'no destination given: say where to stay, e.g. "in Paris"' }).min(1),
+  nights: z.number().int().min(1).max(60),
+  travellers: z.number().int().min(1).max(20).default(1),
+  /** 0: central hotels only. Above 0: the neighbourhoods around the centre, out to this distance. */
+  radiusKm: z.number().min(0).max(50).default(0),
+  /** Cap on the hotel total for all nights and rooms. */
+  maxCost: cap,
+});
+export type HotelSearchArgs = z.infer<typeof HotelSearchArgs>;
+
+export const ActivitySearchArgs = z.object({
+  city: z.string({ error: 'no destination given: say where to go, e.g. "in Paris"' }).min(1),
+  days: z.number().int().min(1).max(60),
+  travellers: z.number().int().min(1).max(20).default(1),
+  /** Cap on the activities total for all travellers. */
+  maxCost: cap,
+});
+export type ActivitySearchArgs = z.infer<typeof ActivitySearchArgs>;
+
+export const CheckBudgetArgs = z.object({ budget: z.number().positive().nullable() });
+export const BuildItineraryArgs = z.object({ days: z.number().int().min(1).max(60) });
+export const BookTripArgs = z.object({});
+
+/** Keeps each tool's argument type while storing it in the toolkit's untyped list (run's args are contravariant). */
+function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolSpec {
+  return spec as unknown as ToolSpec;
+}
+
+function tripOf(facts: RequestFacts): TripFacts {
+  return parseTripRequest(facts.text);
+}
+
+function money(n: number): string {
+  return `$${Math.round(n).toLocaleString("en-US")}`;
+}
+
+function invalid(message: string, param: string, value: unknown): CandorError {
+  return new CandorError(message, ErrorCode.TOOL_FAILED, { details: { failureClass: "invalid_parameters", param, value } });
+}
+
+/** Reads a dependency's output through its schema, so a malformed upstream result fails here, by name. */
+function input<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType<T>): T {
+  const value = ctx.inputs[key];
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const got = value === undefined ? "nothing" : typeof value === "string" ? `the string "${value.slice(0, 40)}"` : JSON.stringify(value)?.slice(0, 80) ?? typeof value;
+  throw new CandorError(`${tool} cannot use the ${key} result: expected the ${key} search's structured output, got ${got}.`, ErrorCode.TOOL_FAILED, {
+    details: { input: key, issues: parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`) },
+  });
+}
+
+function flightSearch(name: string, provider: Provider, latency: (ms: number) => number): ToolSpec {
+  const durationMs = provider === "primary" ? 150 : 200;
+  return defineTool({
+    name,
+    description:
+      provider === "primary"
+        ? "Search return flights between two cities and pick the recommended option (nonstop, good times); with maxCost, the best option whose total for all travellers fits under it."
+        : "Backup flight provider: same search as search_flights on a second provider with slightly different prices. Use when the primary flight search fails.",
+    category: "flights",
+    keywords: provider === "primary" ? ["flight", "flights", "fly", "trip", "travel", "plan", "vacation", "holiday", "getaway", "visit"] : ["backup", "alternative provider"],
+    consumes: [],
+    produces: ["flight"],
+    sideEffect: "none",
+    needsApproval: false,
+    schema: FlightSearchArgs,
+    estimates: { durationMs, cost: provider === "primary" ? 0.01 : 0.012 },
+    costCapParam: "maxCost",
+    describeStep: (p) => `${provider === "primary" ? "Find flights" : "Find flights (backup provider)"} ${String(p.origin ?? "?")} → ${String(p.destination ?? "?")} for ${String(p.travellers ?? 1)}`,
+    extractParams: (facts) => {
+      const trip = tripOf(facts);
+      return { origin: trip.origin, ...(trip.destination === null ? {} : { destination: trip.destination }), travellers: trip.travellers };
+    },
+    run: async (args, ctx): Promise<FlightResult> => {
+      await sleep(latency(durationMs), ctx.signal);
+      const from = requireCity(args.origin, "origin", "no flights from");
+      const to = requireCity(args.destination, "destination", "no flights to");
+      if (from.name === to.name) {
+        throw invalid(`Invalid destination: origin and destination are both ${to.name}; say where you leave from, e.g. "from London to ${to.name}".`, "destination", args.destination);
+      }
+      const options = flightsFor(from, to, provider);
+      const total = (f: (typeof options)[number]): number => f.pricePerTraveller * args.travellers;
+      const chosen = args.maxCost == null ? options[0] : options.find((f) => total(f) <= (args.maxCost ?? 0));
+      if (!chosen) {
+        const cheapest = Math.min(...options.map(total));
+        throw new CandorError(
+          `No flight from ${from.name} to ${to.name} under ${money(args.maxCost ?? 0)} for ${args.travellers} traveller(s); the cheapest costs ${money(cheapest)}.`,
+          ErrorCode.RESOURCE_UNAVAILABLE,
+          { details: { maxCost: args.maxCost, cheapest } },
+        );
+      }
+      const stops = chosen.stops === 0 ? "nonstop" : `${chosen.stops} stop${chosen.stops > 1 ? "s" : ""} via ${chosen.via}`;
+      const cost = total(chosen);
+      return {
+        ...chosen,
+        travellers: args.travellers,
+        cost,
+        summary: `${chosen.airline} ${chosen.flightNumber} ${from.name} ⇄ ${to.name}, ${stops}, departs ${chosen.departure}: ${money(chosen.pricePerTraveller)} × ${args.travellers} = ${money(cost)}`,
+      };
+    },
+  });
+}
+
+function hotelSearch(latency: (ms: number) => number): ToolSpec {
+  const durationMs = 150;
+  return defineTool({
+    name: "search_hotels",
+    description:
+      "Search hotels in a city for the trip's nights. radiusKm 0 looks in the centre and returns the preferred central hotel; a positive radius looks in the neighbourhoods around the centre out to that distance. With maxCost, the best hotel whose total fits under it.",
+    category: "hotels",
+    keywords: ["hotel", "hotels", "stay", "accommodation", "room", "nights", "trip", "travel", "plan", "vacation", "holiday"],
+    consumes: [],
+    produces: ["hotel"],
+    sideEffect: "none",
+    needsApproval: false,
+    schema: HotelSearchArgs,
+    estimates: { durationMs, cost: 0.01 },
+    costCapParam: "maxCost",
+    describeStep: (p) => `Find a hotel in ${String(p.city ?? "?")} for ${String(p.nights ?? "?")} night(s)${typeof p.radiusKm === "number" && p.radiusKm > 0 ? ` within ${p.radiusKm} km` : ""}`,
+    extractParams: (facts) => {
+      const trip = tripOf(facts);
+      return { ...(trip.destination === null ? {} : { city: trip.destination }), nights: nightsFor(trip.days), travellers: trip.travellers, radiusKm: 0 };
+    },
+    widen: (params) => {
+      const radius = typeof params.radiusKm === "number" ? params.radiusKm : 0;
+      if (radius >= WIDE_RADIUS_KM) return null;
+      return { params: { ...params, radiusKm: WIDE_RADIUS_KM }, description: `nearby hotels within ${WIDE_RADIUS_KM} km of the centre` };
+    },
+    run: async (args, ctx): Promise<HotelResult> => {
+      await sleep(latency(durationMs), ctx.signal);
+      const city = requireCity(args.city, "city", "no hotels in");
+      const rooms = roomsFor(args.travellers);
+      // A widened search exists to get around the centre (booked out or too dear), so it looks beyond it.
+      const central = args.radiusKm <= CENTRAL_KM;
+      const area = central ? "the centre" : `within ${args.radiusKm} km of the centre`;
+      const where = central ? `in the centre of ${city.name}` : `within ${args.radiusKm} km of the centre of ${city.name}`;
+      const inArea = hotelsIn(city).filter((h) => (central ? h.distanceKm <= CENTRAL_KM : h.distanceKm > CENTRAL_KM && h.distanceKm <= args.radiusKm));
+      const total = (h: (typeof inArea)[number]): number => h.pricePerNight * args.nights * rooms;
+      const chosen = args.maxCost == null ? inArea[0] : inArea.find((h) => total(h) <= (args.maxCost ?? 0));
+      if (!chosen) {
+        const cheapest = inArea.length > 0 ? Math.min(...inArea.map(total)) : null;
+        throw new CandorError(
+          `No hotel ${where}${args.maxCost == null ? "" : ` under ${money(args.maxCost)}`} for ${args.nights} night(s), ${rooms} room(s)${cheapest === null ? "" : `; the cheapest there costs ${money(cheapest)}`}.`,
+          ErrorCode.RESOURCE_UNAVAILABLE,
+          { details: { maxCost: args.maxCost ?? null, cheapest, radiusKm: args.radiusKm } },
+        );
+      }
+      const cost = total(chosen);
+      return {
+        ...chosen,
+        nights: args.nights,
+        rooms,
+        searchArea: area,
+        cost,
+        summary: `${chosen.name} (${chosen.stars}★, ${chosen.distanceKm} km from the centre): ${money(chosen.pricePerNight)} × ${args.nights} night(s) × ${rooms} room(s) = ${money(cost)}`,
+      };
+    },
+  });
+}
+
+function activitySearch(latency: (ms: number) => number): ToolSpec {
+  const durationMs = 100;
+  return defineTool({
+    name: "search_activities",
+    description: "Pick one activity per day in a city, best first; with maxCost, the best set whose total for all travellers fits under it (free options always fit).",
+    category: "activities",
+    keywords: ["activities", "activity", "things to do", "sightseeing", "tour", "museum", "trip", "plan", "vacation", "holiday", "visit"],
+    consumes: [],
+    produces: ["activities"],
+    sideEffect: "none",
+    needsApproval: false,
+    schema: ActivitySearchArgs,
+    estimates: { durationMs, cost: 0.005 },
+    costCapParam: "maxCost",
+    describeStep: (p) => `Pick activities in ${String(p.city ?? "?")} for ${String(p.days ?? "?")} day(s)`,
+    extractParams: (facts) => {
+      const trip = tripOf(facts);
+      return { ...(trip.destination === null ? {} : { city: trip.destination }), days: trip.days, travellers: trip.travellers };
+    },
+    run: async (args, ctx): Promise<ActivitiesResult> => {
+      await sleep(latency(durationMs), ctx.signal);
+      const city = requireCity(args.city, "city", "no activities in");
+      const limit = args.maxCost ?? Number.POSITIVE_INFINITY;
+      const picked: { name: string; pricePerPerson: number }[] = [];
+      let spent = 0;
+      for (const a of activitiesIn(city)) {
+        if (picked.length === args.days) break;
+        const price = a.pricePerPerson * args.travellers;
+        if (spent + price > limit) continue;
+        picked.push({ name: a.name, pricePerPerson: a.pricePerPerson });
+        spent += price;
+      }
+      const activities = Array.from({ length: args.days }, (_, i) => ({
+        day: i + 1,
+        name: picked[i]?.name ?? `Free day to explore ${city.name}`,
+        pricePerPerson: picked[i]?.pricePerPerson ?? 0,
+      }));
+      return {
+        city: city.name,
+        travellers: args.travellers,
+        activities,
+        cost: spent,
+        summary: `${args.days} day(s) of activities in ${city.name} for ${args.travellers} traveller(s): ${money(spent)}`,
+      };
+    },
+  });
+}
+
+function checkBudget(latency: (ms: number) => number): ToolSpec {
+  const durationMs = 20;
+  return defineTool({
+    name: "check_budget",
+    description: "Add up the flight, hotel and activities totals and compare them with the budget; fails with a CONSTRAINT_VIOLATION (and the breakdown) when the trip costs more.",
+    category: "budget",
+    keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total"],
+    consumes: ["flight", "hotel", "activities"],
+    produces: ["budget_status"],
+    sideEffect: "none",
+    needsApproval: false,
+    schema: CheckBudgetArgs,
+    estimates: { durationMs, cost: 0.001 },
+    describeStep: (p) => (typeof p.budget === "number" ? `Check the total against the $${p.budget} budget` : "Add up the trip's total"),
+    extractParams: (facts) => ({ budget: facts.constraints.budget ?? tripOf(facts).budget }),
+    run: async (args, ctx): Promise<BudgetStatus> => {
+      await sleep(latency(durationMs), ctx.signal);
+      const breakdown: Breakdown = {
+        flight: input("check_budget", ctx, "flight", Priced).cost,
+        hotel: input("check_budget", ctx, "hotel", Priced).cost,
+        activities: input("check_budget", ctx, "activities", Priced).cost,
+      };
+      const total = breakdown.flight + breakdown.hotel + breakdown.activities;
+      const parts = `flight ${money(breakdown.flight)}, hotel ${money(breakdown.hotel)}, activities ${money(breakdown.activities)}`;
+      if (args.budget !== null && total > args.budget) {
+        const overage = total - args.budget;
+        throw new CandorError(`Total cost ${money(total)} exceeds budget ${money(args.budget)} (${parts})`, ErrorCode.CONSTRAINT_VIOLATION, {
+          details: { budgetStatus: "EXCEEDED", total, budget: args.budget, overage, breakdown },
+        });
+      }
+      return {
+        withinBudget: true,
+        total,
+        budget: args.budget,
+        breakdown,
+        summary:
+          args.budget === null
+            ? `Total ${money(total)} (${parts}); no budget was set`
+            : `Total ${money(total)} is within the ${money(args.budget)} budget (${money(args.budget - total)} to spare; ${parts})`,
+      };
+    },
+  });
+}
+
+function buildItinerary(latency: (ms: number) => number): ToolSpec {
+  const durationMs = 50;
+  return defineTool({
+    name: "build_itinerary",
+    description: "Write a day-by-day itinerary from the chosen flight, hotel and activities, with totals against the budget.",
+    category: "itinerary",
+    keywords: ["itinerary", "plan", "trip", "schedule", "day by day", "vacation", "holiday"],
+    consumes: ["flight", "hotel", "activities", "budget_status"],
+    produces: ["itinerary"],
+    sideEffect: "none",
+    needsApproval: false,
+    schema: BuildItineraryArgs,
+    estimates: { durationMs, cost: 0.002 },
+    describeStep: (p) => `Build a ${String(p.days ?? "")}-day itinerary`.replace(" -day", ""),
+    extractParams: (facts) => ({ days: tripOf(facts).days }),
+    run: async (args, ctx): Promise<ItineraryResult> => {
+      await sleep(latency(durationMs), ctx.signal);
+      const flight = input("build_itinerary", ctx, "flight", FlightResult);
+      const hotel = input("build_itinerary", ctx, "hotel", HotelResult);
+      const acts = input("build_itinerary", ctx, "activities", ActivitiesResult);
+      const status = input("build_itinerary", ctx, "budget_status", BudgetStatus);
+      const stops = flight.stops === 0 ? "nonstop" : `${flight.stops} stop(s) via ${flight.via}`;
+      const days = Array.from({ length: args.days }, (_, i) => {
+        const parts: string[] = [];
+        if (i === 0) {
+          parts.push(`Fly ${flight.origin} → ${flight.destination} with ${flight.airline} ${flight.flightNumber} (${stops}, departs ${flight.departure}, ${flight.durationHours} h).`);
+          parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
+        }
+        const activity = acts.activities.find((a) => a.day === i + 1);
+        if (activity) parts.push(`${activity.name}${activity.pricePerPerson > 0 ? ` (${money(activity.pricePerPerson)} pp)` : ""}.`);
+        if (i === args.days - 1) parts.push(args.days > 1 ? `Check out and fly home to ${flight.origin}.` : `Fly home to ${flight.origin} in the evening.`);
+        return `Day ${i + 1}: ${parts.join(" ")}`;
+      });
+      const { breakdown, total, budget } = status;
+      const totals =
+        `Totals: flight ${money(breakdown.flight)} · hotel ${money(breakdown.hotel)} (${hotel.nights} night(s), ${hotel.rooms} room(s)) · ` +
+        `activities ${money(breakdown.activities)} · total ${money(total)}` +
+        (budget === null ? " (no budget set)" : ` of a ${money(budget)} budget`);
+      const header = `${flight.origin} → ${flight.destination} · ${args.days} day(s) · ${flight.travellers} traveller(s)`;
+      return {
+        itinerary: [header, ...days, totals].join("\n"),
+        days,
+        total,
+        budget,
+        breakdown,
+        summary: `${args.days}-day itinerary ${flight.origin} → ${flight.destination}, total ${money(total)}`,
+      };
+    },
+  });
+}
+
+function bookTrip(latency: (ms: number) => number): ToolSpec {
+  const durationMs = 300;
+  return defineTool({
+    name: "book_trip",
+    description: "Book the itinerary's flight and hotel (simulated, but treated as irreversible: it needs a human's approval).",
+    category: "booking",
+    keywords: ["book", "booking", "reserve", "reservation"],
+    consumes: ["itinerary"],
+    produces: ["booking"],
+    sideEffect: "irreversible",
+    needsApproval: true,
+    schema: BookTripArgs,
+    estimates: { durationMs, cost: 0.02 },
+    describeStep: () => "Book the trip",
+    extractParams: () => ({}),
+    run: async (_args, ctx): Promise<BookingResult> => {
+      await sleep(latency(durationMs), ctx.signal);
+      const itinerary = input("book_trip", ctx, "itinerary", ItineraryResult);
+      const bookingRef = `CND-${stableHash(itinerary.itinerary).toString(36).toUpperCase().padStart(7, "0")}`;
+      return {
+        bookingRef,
+        status: "confirmed",
+        charged: itinerary.total,
+        summary: `Booked (simulated): ${itinerary.summary}, reference ${bookingRef}, ${money(itinerary.total)} charged`,
+      };
+    },
+  });
+}
+
+export const TRAVEL_WORKERS: readonly WorkerType[] = [
+  { name: "flight_agent", description: "Searches flights on the primary provider.", categories: [], tools: ["search_flights"], keywords: ["flight", "fly", "airline"] },
+  {
+    name: "backup_flight_agent",
+    description: "Searches flights on the backup provider, for when the primary flight search fails.",
+    categories: [],
+    tools: ["search_flights_backup"],
+    keywords: ["flight", "fly", "backup", "alternative"],
+  },
+  { name: "hotel_agent", description: "Finds hotels.", categories: ["hotels"], keywords: ["hotel", "stay", "accommodation", "room"] },
+  { name: "activities_agent", description: "Picks activities for each day.", categories: ["activities"], keywords: ["activities", "sightseeing", "tour", "things to do"] },
+  { name: "budget_agent", description: "Checks the trip's total against the budget.", categories: ["budget"], keywords: ["budget", "cost", "afford", "price"] },
+  { name: "itinerary_agent", description: "Writes the day-by-day itinerary.", categories: ["itinerary"], keywords: ["itinerary", "schedule", "plan"] },
+  { name: "booking_agent", description: "Books the trip once a human approves.", categories: ["booking"], keywords: ["book", "reserve", "booking"] },
+];
+
+/**
+ * The simulated travel domain: flight (primary and backup providers), hotel and activity searches over the
+ * deterministic catalog, a budget check, an itinerary writer and an approval-gated booking. Every call waits its
+ * simulated latency through `sleep`, so it honours the step's AbortSignal like a real network call would.
+ */
+export function travelToolkit(options: TravelToolkitOptions = {}): Toolkit {
+  const latency = (nominal: number): number => options.latencyMs ?? nominal;
+  return {
+    name: "travel",
+    tools: [
+      flightSearch("search_flights", "primary", latency),
+      flightSearch("search_flights_backup", "backup", latency),
+      hotelSearch(latency),
+      activitySearch(latency),
+      checkBudget(latency),
+      buildItinerary(latency),
+      bookTrip(latency),
+    ],
+    workers: [...TRAVEL_WORKERS],
+  };
+}

@@ -1,0 +1,100 @@
+import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from "@langchain/langgraph";
+import { CandorError, ErrorCode } from "../src/errors.js";
+import { RulesReasoner } from "../src/reasoning/rules.js";
+import type { Reasoner } from "../src/reasoning/types.js";
+import { generalToolkit } from "../src/tools/builtin/general.js";
+import { ToolRegistry } from "../src/tools/registry.js";
+import type { Toolkit } from "../src/tools/types.js";
+import { silentDecisionLog, type DecisionLog } from "../src/transparency/decision-log.js";
+import { travelToolkit } from "../examples/travel/index.js";
+import { strategyNode } from "../nodes/apply-strategy.js";
+import type { NodeDeps } from "../nodes/deps.js";
+import { executeNode, routeAfterExecute } from "../nodes/execute.js";
+import { finalizeNode } from "../nodes/finalize.js";
+import { humanInterruptNode, routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
+import { Node } from "../nodes/names.js";
+import { reflectNode } from "../nodes/reflect.js";
+import { routeAfterSelectStrategy, selectStrategyNode, STRATEGY_NODES } from "../nodes/select-strategy.js";
+import { AgentState } from "../nodes/state.js";
+import { routeAfterSynthesize, synthesizeNode } from "../nodes/synthesize.js";
+import { routeAfterUnderstand, understandNode } from "../nodes/understand.js";
+import { buildWorkerGraph } from "./worker.js";
+
+export interface AgentDeps {
+  /** Tools and worker types the agent may use. The `general` fallback worker is added unless one is given. */
+  toolkits: readonly Toolkit[];
+  /** Planning and synthesis; the offline rules reasoner by default. */
+  reasoner?: Reasoner;
+  /** Where decisions are logged (seed 000 scenario 19); silent by default. */
+  decisionLog?: DecisionLog;
+  /** The decision log's file, shown to users as where details are. */
+  logFile?: string | null;
+}
+
+/**
+ * Builds Candor's main graph, uncompiled: the caller compiles it with its own checkpointer and store (the CLI
+ * and tests with SQLite; Studio injects its own). Validates the toolkits first and throws a coded
+ * CONFIGURATION error — before any model or tool is called — for duplicates and grants of missing tools.
+ */
+export function buildAgentGraph(deps: AgentDeps) {
+  if (!Array.isArray(deps.toolkits) || deps.toolkits.length === 0) {
+    throw new CandorError("buildAgentGraph needs at least one toolkit (e.g. travelToolkit()).", ErrorCode.CONFIGURATION);
+  }
+  const hasGeneral = deps.toolkits.some((k) => k.workers.some((w: { name: string }) => w.name === "general"));
+  const registry = ToolRegistry.create(hasGeneral ? deps.toolkits : [...deps.toolkits, generalToolkit()]);
+  const nodeDeps: NodeDeps = {
+    registry,
+    reasoner: deps.reasoner ?? new RulesReasoner(),
+    decisionLog: deps.decisionLog ?? silentDecisionLog,
+    logFile: deps.logFile ?? null,
+  };
+
+  const strategyTargets = Object.values(STRATEGY_NODES);
+  const graph = new StateGraph(AgentState)
+    .addNode(Node.UNDERSTAND, understandNode(nodeDeps))
+    .addNode(Node.EXECUTE, executeNode(nodeDeps))
+    .addNode(Node.WORKER, buildWorkerGraph(nodeDeps).compile())
+    .addNode(Node.SYNTHESIZE, synthesizeNode(nodeDeps))
+    .addNode(Node.SELECT_STRATEGY, selectStrategyNode(nodeDeps))
+    .addNode(Node.HUMAN_INTERRUPT, humanInterruptNode(nodeDeps))
+    .addNode(Node.REFLECT, reflectNode(nodeDeps))
+    .addNode(Node.FINALIZE, finalizeNode(nodeDeps))
+    .addNode(Node.RETRY_DIFFERENT_AGENT, strategyNode("RETRY_DIFFERENT_AGENT", nodeDeps))
+    .addNode(Node.RETRY_WITH_PARAMS, strategyNode("RETRY_WITH_PARAMS", nodeDeps))
+    .addNode(Node.SWAP_TOOL, strategyNode("SWAP_TOOL", nodeDeps))
+    .addNode(Node.DECOMPOSE, strategyNode("DECOMPOSE", nodeDeps))
+    .addNode(Node.ADJUST_PARAMETERS, strategyNode("ADJUST_PARAMETERS", nodeDeps))
+    .addNode(Node.FIX_DEPENDENCIES, strategyNode("FIX_DEPENDENCIES", nodeDeps))
+    .addNode(Node.FIND_WORKAROUND, strategyNode("FIND_WORKAROUND", nodeDeps))
+    .addNode(Node.SKIP, strategyNode("SKIP", nodeDeps));
+  for (const id of strategyTargets) graph.addEdge(id, Node.EXECUTE);
+  return graph
+    .addEdge(START, Node.UNDERSTAND)
+    .addConditionalEdges(Node.UNDERSTAND, routeAfterUnderstand, [Node.FINALIZE, Node.HUMAN_INTERRUPT, Node.EXECUTE])
+    .addConditionalEdges(Node.EXECUTE, routeAfterExecute, [Node.WORKER, Node.SYNTHESIZE])
+    .addEdge(Node.WORKER, Node.EXECUTE)
+    .addConditionalEdges(Node.SYNTHESIZE, routeAfterSynthesize, [Node.SELECT_STRATEGY, Node.REFLECT])
+    .addConditionalEdges(Node.SELECT_STRATEGY, routeAfterSelectStrategy, [Node.HUMAN_INTERRUPT, Node.SYNTHESIZE, ...strategyTargets])
+    .addConditionalEdges(Node.HUMAN_INTERRUPT, routeAfterHumanInterrupt, [Node.EXECUTE, Node.SELECT_STRATEGY, Node.REFLECT, Node.HUMAN_INTERRUPT])
+    .addEdge(Node.REFLECT, Node.FINALIZE)
+    .addEdge(Node.FINALIZE, END);
+}
+
+/** Compiles the agent with a checkpointer and a store (what the CLI, apps and tests do). */
+export function compileAgent(deps: AgentDeps, persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {}) {
+  return buildAgentGraph(deps)
+    .compile({ checkpointer: persistence.checkpointer, store: persistence.store, name: "candor" })
+    .withConfig({ recursionLimit: RECURSION_LIMIT });
+}
+
+/**
+ * Loops are bounded by the revision cap in state, not by LangGraph's recursion limit, whose default (25
+ * supersteps) a healthy run with a few recoveries can exceed. This limit is only a backstop against a bug.
+ */
+export const RECURSION_LIMIT = 1000;
+
+/**
+ * LangGraph Studio's entry (langgraph.json): the travel demo's tools with the offline rules reasoner, compiled
+ * without checkpointer or store because `langgraphjs dev` injects its own.
+ */
+export const graph = buildAgentGraph({ toolkits: [travelToolkit()] }).compile({ name: "candor" }).withConfig({ recursionLimit: RECURSION_LIMIT });

@@ -1,0 +1,45 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { StrategyType } from "../src/domain/revision.js";
+import { confidencePoint } from "../src/confidence/update.js";
+import { applyStrategy } from "../src/replanning/select.js";
+import { explainRevision } from "../src/transparency/explain.js";
+import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
+import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+
+/**
+ * One node per strategy: applies the pure strategy to the plan (only the failed step and its dependents change),
+ * records the revision, and explains it to the user in plain language.
+ */
+export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
+  return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+    const plan = state.plan!;
+    const taskId = state.pendingStrategy?.taskId ?? plan.steps.find((s) => s.status === "failed")?.id;
+    if (!taskId) return { pendingStrategy: null };
+    const failedStep = plan.steps.find((s) => s.id === taskId)!;
+    const outcome = applyStrategy(strategy, { plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId });
+    const { revision } = outcome;
+    const error = state.feedback.filter((f) => f.taskId === taskId).at(-1)?.errors.at(-1) ?? "unknown error";
+    const explanation = explainRevision(revision, failedStep, error, deps.logFile);
+    emitNotifications(config, [explanation]);
+    deps.decisionLog.record({
+      operation: "revision",
+      planId: plan.planId,
+      taskId,
+      threadId: threadIdOf(config),
+      input: `${revision.failureClass}: ${error}`,
+      decision: `${revision.strategy}: ${revision.changes.join("; ")}`,
+      reasoning: revision.rationale,
+      confidenceBefore: revision.confidenceBefore,
+      confidenceAfter: revision.confidenceAfter,
+    });
+    return {
+      plan: outcome.plan,
+      revisions: [revision],
+      revisionCount: state.revisionCount + 1,
+      confidenceHistory: [confidencePoint(revision.confidenceAfter, `${revision.revisionId} ${revision.strategy} for ${taskId}`)],
+      notifications: [explanation],
+      pendingStrategy: null,
+      status: "executing",
+    };
+  };
+}

@@ -1,0 +1,28 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { buildReport } from "../src/transparency/report.js";
+import { notification } from "../src/transparency/notify.js";
+import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
+import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+
+/** Writes the post-execution report into state and tells the user how the run ended. */
+export function finalizeNode(deps: NodeDeps) {
+  return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+    const status = state.status === "reflecting" || state.status === "executing" ? "completed" : state.status;
+    const report = buildReport({
+      request: state.request.userIntent,
+      plan: state.plan,
+      feedback: state.feedback,
+      revisions: state.revisions,
+      confidenceHistory: state.confidenceHistory,
+      status,
+      failureReason: state.failureReason,
+      lessons: state.reflection?.lessons ?? [],
+      startedAt: state.startedAt ?? new Date().toISOString(),
+    });
+    const ok = status === "completed";
+    const n = notification({ severity: ok ? "INFO" : status === "partial" ? "WARNING" : "ERROR", kind: "outcome", title: `Run ${status}: ${report.summary.outcome}`, details: `candor report ${threadIdOf(config) ?? "<thread>"}` });
+    emitNotifications(config, [n]);
+    deps.decisionLog.record({ operation: "report", planId: report.planId, threadId: threadIdOf(config), input: `${state.feedback.length} feedback entries`, decision: status, reasoning: report.summary.outcome, confidenceAfter: state.plan?.confidence ?? null });
+    return { report, status, notifications: [n] };
+  };
+}

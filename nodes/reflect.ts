@@ -1,0 +1,49 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { RunStatus } from "../src/domain/report.js";
+import { clampConfidence, confidencePoint } from "../src/confidence/update.js";
+import { saveEpisode } from "../src/memory/episodes.js";
+import { reflectOnRun } from "../src/reflection/reflect.js";
+import { threadIdOf, type NodeDeps } from "./deps.js";
+import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+
+/** The final status of a run that reached REFLECT: kept when a human already ended it, else from the steps. */
+export function finalStatus(state: Pick<AgentStateValue, "status" | "plan">): RunStatus {
+  if (state.status === "rejected" || state.status === "failed" || state.status === "aborted") return state.status;
+  const steps = state.plan?.steps ?? [];
+  if (steps.length > 0 && steps.every((s) => s.status === "done")) return "completed";
+  return steps.some((s) => s.status === "done") ? "partial" : "failed";
+}
+
+/** REFLECT: learn from the episode — lessons, the confidence the outcome earned, and an episode in the store. */
+export function reflectNode(deps: NodeDeps) {
+  return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+    const plan = state.plan!;
+    const status = finalStatus(state);
+    const initial = state.confidenceHistory[0]?.value ?? plan.confidence;
+    const reflection = reflectOnRun({ threadId: threadIdOf(config), request: state.request.userIntent, plan, feedback: state.feedback, revisions: state.revisions, status, initialConfidence: initial, startedAt: state.startedAt ?? new Date().toISOString() });
+    // Nothing ran when a plan is rejected, so its outcome says nothing about the plan's quality.
+    const delta = status === "rejected" ? 0 : reflection.outcomeDelta;
+    const confidence = clampConfidence(plan.confidence + delta);
+    const episode = { ...reflection.episode, confidenceFinal: confidence };
+    if (config.store) await saveEpisode(config.store, state.request.userContext.userId, episode);
+    deps.decisionLog.record({
+      operation: "reflect",
+      planId: plan.planId,
+      threadId: threadIdOf(config),
+      input: `${status}, ${state.revisions.length} revision(s)`,
+      decision: `confidence ${delta >= 0 ? "+" : ""}${delta.toFixed(2)}; ${config.store ? "episode stored" : "no store: episode not kept"}`,
+      reasoning: reflection.lessons.join(" "),
+      confidenceBefore: plan.confidence,
+      confidenceAfter: confidence,
+    });
+    const reason = reflection.unrecoveredSteps.length === 0 ? "outcome: every needed step succeeded" : `outcome: ${reflection.unrecoveredSteps.length} step(s) not recovered`;
+    return {
+      plan: { ...plan, confidence },
+      status,
+      reflection: { lessons: reflection.lessons, unrecoveredSteps: reflection.unrecoveredSteps },
+      confidenceHistory: delta === 0 ? [] : [confidencePoint(confidence, reason)],
+      failureReason:
+        state.failureReason ?? (status === "partial" || status === "failed" ? `Not completed: ${reflection.unrecoveredSteps.join(", ") || "some steps"} could not be recovered.` : null),
+    };
+  };
+}

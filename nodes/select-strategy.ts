@@ -1,0 +1,67 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { StrategyType } from "../src/domain/revision.js";
+import { selectStrategy } from "../src/replanning/select.js";
+import { escalationNotification } from "../src/transparency/explain.js";
+import { estimatedDelay, notification, detailsPointer } from "../src/transparency/notify.js";
+import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
+import { Node } from "./names.js";
+import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+
+/** Picks the recovery for the next failed step, or escalates to a human when a cap is hit. */
+export function selectStrategyNode(deps: NodeDeps) {
+  return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+    const plan = state.plan!;
+    const selection = selectStrategy({ plan, feedback: state.feedback, settings: state.settings, revisionCount: state.revisionCount, registry: deps.registry });
+    if (!selection) return { pendingStrategy: null };
+    if (selection.kind === "escalate") {
+      const n = escalationNotification(selection.request, deps.logFile);
+      emitNotifications(config, [n]);
+      deps.decisionLog.record({ operation: "escalation", planId: plan.planId, taskId: selection.request.taskId, threadId: threadIdOf(config), input: selection.request.errors.join(" | "), decision: `escalate (${selection.request.kind})`, reasoning: selection.request.reason, confidenceBefore: plan.confidence, confidenceAfter: plan.confidence });
+      return { pendingInterrupt: selection.request, pendingStrategy: null, status: "awaiting_approval", notifications: [n] };
+    }
+    const step = plan.steps.find((s) => s.id === selection.taskId);
+    const n = notification({
+      severity: "INFO",
+      kind: "strategy",
+      taskId: selection.taskId,
+      title: `Strategy for ${selection.taskId}: ${selection.strategy}`,
+      message: selection.reasoning,
+      recoveryStrategy: selection.strategy,
+      estimatedDelay: estimatedDelay(selection.strategy, step),
+      details: detailsPointer(selection.taskId, deps.logFile),
+    });
+    emitNotifications(config, [n]);
+    deps.decisionLog.record({ operation: "strategy", planId: plan.planId, taskId: selection.taskId, threadId: threadIdOf(config), input: selection.failureClass, decision: selection.strategy, reasoning: selection.reasoning, confidenceBefore: plan.confidence });
+    return { pendingStrategy: { strategy: selection.strategy, taskId: selection.taskId, failureClass: selection.failureClass, reasoning: selection.reasoning }, notifications: [n] };
+  };
+}
+
+export const STRATEGY_NODES: Record<StrategyType, (typeof Node)[keyof typeof Node]> = {
+  RETRY_DIFFERENT_AGENT: Node.RETRY_DIFFERENT_AGENT,
+  RETRY_WITH_PARAMS: Node.RETRY_WITH_PARAMS,
+  SWAP_TOOL: Node.SWAP_TOOL,
+  DECOMPOSE: Node.DECOMPOSE,
+  ADJUST_PARAMETERS: Node.ADJUST_PARAMETERS,
+  FIX_DEPENDENCIES: Node.FIX_DEPENDENCIES,
+  FIND_WORKAROUND: Node.FIND_WORKAROUND,
+  SKIP: Node.SKIP,
+};
+
+export type AfterSelectStrategy =
+  | typeof Node.HUMAN_INTERRUPT
+  | typeof Node.RETRY_DIFFERENT_AGENT
+  | typeof Node.RETRY_WITH_PARAMS
+  | typeof Node.SWAP_TOOL
+  | typeof Node.DECOMPOSE
+  | typeof Node.ADJUST_PARAMETERS
+  | typeof Node.FIX_DEPENDENCIES
+  | typeof Node.FIND_WORKAROUND
+  | typeof Node.SKIP
+  | typeof Node.SYNTHESIZE;
+
+/** The conditional edges that select a replanning strategy: one node per strategy, or a human when capped. */
+export function routeAfterSelectStrategy(state: AgentStateValue): AfterSelectStrategy {
+  if (state.pendingInterrupt) return Node.HUMAN_INTERRUPT;
+  if (!state.pendingStrategy) return Node.SYNTHESIZE;
+  return STRATEGY_NODES[state.pendingStrategy.strategy] as AfterSelectStrategy;
+}

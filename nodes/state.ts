@@ -1,0 +1,90 @@
+import { ReducedValue, StateSchema } from "@langchain/langgraph";
+import { z } from "zod";
+import { ApprovalRecord, InterruptRequest } from "../src/domain/approval.js";
+import { ExecutionFeedback } from "../src/domain/feedback.js";
+import { Notification, Progress } from "../src/domain/notification.js";
+import { Plan, TaskStep } from "../src/domain/plan.js";
+import { ExecutionReport, RunStatus } from "../src/domain/report.js";
+import { PlanningRequest, RunSettings } from "../src/domain/request.js";
+import { ConfidencePoint, PlanRevision, StrategyType } from "../src/domain/revision.js";
+import { FailureClass } from "../src/domain/feedback.js";
+
+const append = <T extends z.ZodType>(item: T) =>
+  new ReducedValue(z.array(item).default(() => []), {
+    inputSchema: z.array(item),
+    reducer: (current: z.infer<T>[], next: z.infer<T>[]) => [...current, ...next],
+  });
+
+/** The strategy select_strategy chose, read by its router and by the strategy node. */
+export const PendingStrategy = z.object({
+  strategy: StrategyType,
+  taskId: z.string(),
+  failureClass: FailureClass,
+  reasoning: z.string(),
+});
+export type PendingStrategy = z.infer<typeof PendingStrategy>;
+
+/** The main graph's state: the contract in DESIGN.md that the CLI, Studio, apps and tests rely on. */
+export const AgentState = new StateSchema({
+  /** What the user asked for; the only required input. */
+  request: PlanningRequest,
+  /** Caps and thresholds for this run, kept in state so a resumed thread keeps them. */
+  settings: RunSettings.default(() => RunSettings.parse({})),
+  /** The current plan; strategies revise it in place (partial replanning). */
+  plan: Plan.nullable().default(null),
+  /** How the plan was obtained (fallbacks, repairs), shown to the user. */
+  planNotes: z.array(z.string()).default(() => []),
+  /** Every step outcome, in the order they finished. */
+  feedback: append(ExecutionFeedback),
+  /** Every plan revision, with its reason. */
+  revisions: append(PlanRevision),
+  /** Revisions made so far; the router caps it at settings.maxRevisions. */
+  revisionCount: z.number().int().default(0),
+  /** Every confidence change with its reason. */
+  confidenceHistory: append(ConfidencePoint),
+  /** Everything the user was told, in order. */
+  notifications: append(Notification),
+  /** The latest progress figures. */
+  progress: Progress.nullable().default(null),
+  /** The strategy chosen for the next failed step. */
+  pendingStrategy: PendingStrategy.nullable().default(null),
+  /** What the run is waiting for a human to decide, when it is. */
+  pendingInterrupt: InterruptRequest.nullable().default(null),
+  /** The latest human decision. */
+  approval: ApprovalRecord.nullable().default(null),
+  answer: z.string().nullable().default(null),
+  /** Lessons from REFLECT. */
+  reflection: z.object({ lessons: z.array(z.string()), unrecoveredSteps: z.array(z.string()) }).nullable().default(null),
+  report: ExecutionReport.nullable().default(null),
+  status: RunStatus.default("planning"),
+  /** Why the run failed, was rejected or aborted, in plain language. */
+  failureReason: z.string().nullable().default(null),
+  startedAt: z.string().nullable().default(null),
+});
+export type AgentStateValue = typeof AgentState.State;
+export type AgentStateUpdate = typeof AgentState.Update;
+
+/** What a worker is sent (one Send per ready step). */
+export const WorkerInput = z.object({
+  step: TaskStep,
+  /** Outputs of the step's dependencies, by output name. */
+  inputs: z.record(z.string(), z.unknown()),
+  planId: z.string(),
+});
+export type WorkerInput = z.infer<typeof WorkerInput>;
+
+/**
+ * The worker subgraph's state. Its output is narrow on purpose: only the new feedback and notifications go back
+ * to the parent, so the parent's append-only lists are never duplicated.
+ */
+const workerFeedback = append(ExecutionFeedback);
+const workerNotifications = append(Notification);
+export const WorkerState = new StateSchema({
+  step: TaskStep,
+  inputs: z.record(z.string(), z.unknown()).default(() => ({})),
+  planId: z.string(),
+  feedback: workerFeedback,
+  notifications: workerNotifications,
+});
+export const WorkerOutput = new StateSchema({ feedback: workerFeedback, notifications: workerNotifications });
+export type WorkerStateValue = typeof WorkerState.State;

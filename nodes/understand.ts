@@ -1,0 +1,77 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { HumanApprovalRequest } from "../src/domain/approval.js";
+import { CandorError } from "../src/errors.js";
+import { confidencePoint } from "../src/confidence/update.js";
+import { recentEpisodes, summarizeLessons } from "../src/memory/episodes.js";
+import { notification, planNotification } from "../src/transparency/notify.js";
+import { approvalNotification } from "../src/transparency/explain.js";
+import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
+import { Node } from "./names.js";
+import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+
+/** UNDERSTAND: plan the request (with lessons from this user's episodes) and decide whether a human must approve. */
+export function understandNode(deps: NodeDeps) {
+  return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+    const startedAt = state.startedAt ?? new Date().toISOString();
+    const userId = state.request.userContext.userId;
+    const memory = config.store ? summarizeLessons(await recentEpisodes(config.store, userId, 20)) : { lessons: [], unreliableTools: {} };
+    let result;
+    try {
+      result = await deps.reasoner.plan(state.request, { registry: deps.registry, lessons: memory.lessons, unreliableTools: memory.unreliableTools, signal: config.signal });
+    } catch (e) {
+      if (!CandorError.isInstance(e)) throw e;
+      const failed = notification({ severity: "ERROR", kind: "outcome", title: `No plan could be made: ${e.message}`, message: `Error code ${e.code}.` });
+      emitNotifications(config, [failed]);
+      deps.decisionLog.record({ operation: "plan", planId: null, threadId: threadIdOf(config), input: state.request.userIntent, decision: "no plan", reasoning: e.message });
+      return { startedAt, status: "failed", failureReason: e.message, notifications: [failed] };
+    }
+    const { plan, notes } = result;
+    const needsApproval = plan.confidence < state.settings.approvalThreshold;
+    const notes2 = [...notes, ...memory.lessons.map((l) => `Memory: ${l}`)];
+    const out = [planNotification(plan, notes2)];
+    let pendingInterrupt: HumanApprovalRequest | null = null;
+    if (needsApproval) {
+      pendingInterrupt = {
+        kind: "plan_approval",
+        planId: plan.planId,
+        confidence: plan.confidence,
+        threshold: state.settings.approvalThreshold,
+        reasons: plan.confidenceReasons.length > 0 ? plan.confidenceReasons : ["the planner is unsure this plan fits the request"],
+        recommendedAction: "REVIEW_AND_ADJUST",
+        plan,
+        decisions: ["approve", "reject"],
+        question: `Plan ${plan.planId} has confidence ${plan.confidence.toFixed(2)} (below ${state.settings.approvalThreshold.toFixed(2)}). Approve it to run, or reject it?`,
+      };
+      out.push(approvalNotification(pendingInterrupt));
+    }
+    emitNotifications(config, out);
+    deps.decisionLog.record({
+      operation: "plan",
+      planId: plan.planId,
+      threadId: threadIdOf(config),
+      input: state.request.userIntent,
+      decision: `${plan.steps.length} steps: ${plan.steps.map((s) => `${s.id}[${s.workerType}]`).join(", ")}${needsApproval ? "; needs approval" : ""}`,
+      reasoning: [plan.contextSummary, ...plan.confidenceReasons, ...notes].filter(Boolean).join(" "),
+      confidenceBefore: null,
+      confidenceAfter: plan.confidence,
+    });
+    return {
+      startedAt,
+      plan,
+      planNotes: notes2,
+      pendingInterrupt,
+      status: needsApproval ? "awaiting_approval" : "executing",
+      notifications: out,
+      confidenceHistory: [confidencePoint(plan.confidence, `initial plan (${plan.createdBy})`)],
+    };
+  };
+}
+
+export type AfterUnderstand = typeof Node.FINALIZE | typeof Node.HUMAN_INTERRUPT | typeof Node.EXECUTE;
+
+/** No plan → finalize (the report says why); a plan that needs approval → human_interrupt; else execute. */
+export function routeAfterUnderstand(state: AgentStateValue): AfterUnderstand {
+  if (!state.plan || state.status === "failed") return Node.FINALIZE;
+  if (state.pendingInterrupt) return Node.HUMAN_INTERRUPT;
+  return Node.EXECUTE;
+}

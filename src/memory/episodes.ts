@@ -1,0 +1,163 @@
+import { type BaseStore, validateNamespace } from "@langchain/langgraph-checkpoint";
+import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { Episode } from "../domain/report.js";
+import type { FailureClass } from "../domain/feedback.js";
+import type { StrategyType } from "../domain/revision.js";
+
+const EPISODES = "episodes";
+const CONFIG = "config";
+const CONFIG_KEY = "agent";
+const PAGE_SIZE = 100;
+/** Statuses in which a run reached its end with an answer, so the strategies it used kept it going. */
+const FINISHED: ReadonlySet<Episode["status"]> = new Set(["completed", "partial"]);
+
+/**
+ * Stores one run's episode under [userId, "episodes"]. The key starts with the episode's ISO time so keys
+ * sort chronologically, and ends with the plan id so two runs in the same millisecond do not collide.
+ * @returns the key written.
+ * @throws CandorError INVALID_REQUEST for a user id that cannot be a namespace label, or an episode that
+ *   does not match the Episode schema or has an unparseable `at`.
+ */
+export async function saveEpisode(store: BaseStore, userId: string, episode: Episode): Promise<string> {
+  const parsed = Episode.safeParse(episode);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CandorError(
+      `Cannot save the episode: field "${issue?.path.join(".") ?? "?"}" is invalid (${issue?.message ?? "unknown issue"}).`,
+      ErrorCode.INVALID_REQUEST,
+      { cause: parsed.error },
+    );
+  }
+  const at = new Date(parsed.data.at);
+  if (Number.isNaN(at.getTime())) {
+    throw new CandorError(`Cannot save the episode of plan ${parsed.data.planId}: "at" is not a date (${parsed.data.at}).`, ErrorCode.INVALID_REQUEST);
+  }
+  const key = `${at.toISOString()}_${parsed.data.planId}`;
+  await store.put(userNamespace(userId, EPISODES), key, parsed.data);
+  return key;
+}
+
+/**
+ * The user's most recent valid episodes, newest first. Items that no longer match the Episode schema (older
+ * versions, hand edits) are skipped rather than failing the run that wants its memory.
+ *
+ * Reads every episode of the user: stores differ in search order (SqliteStore newest first, InMemoryStore
+ * oldest first), so sorting by key here is the only order that holds under Studio's injected store too.
+ */
+export async function recentEpisodes(store: BaseStore, userId: string, limit = 20): Promise<Episode[]> {
+  const namespace = userNamespace(userId, EPISODES);
+  const found: { key: string; episode: Episode }[] = [];
+  for (let offset = 0; ; offset += PAGE_SIZE) {
+    const page = await store.search(namespace, { limit: PAGE_SIZE, offset });
+    for (const item of page) {
+      // An item in a deeper namespace (e.g. [userId, "episodes", "archive"]) is not one of this list's episodes.
+      if (item.namespace.length !== namespace.length) continue;
+      const parsed = Episode.safeParse(item.value);
+      if (parsed.success) found.push({ key: item.key, episode: parsed.data });
+    }
+    if (page.length < PAGE_SIZE) break;
+  }
+  found.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+  return found.slice(0, Math.max(0, limit)).map((f) => f.episode);
+}
+
+/** What past runs teach the planner. */
+export interface LessonSummary {
+  /** Plain-language lines for the planner prompt and the report. */
+  lessons: string[];
+  /** Tool name → number of episodes in which that tool failed at least once. */
+  unreliableTools: Record<string, number>;
+}
+
+/**
+ * Pure. Turns episodes into lessons: a line for each tool that failed in at least two of them (with the
+ * failure classes seen), and a line for each recovery strategy used, saying how often the run it was used
+ * in still finished (completed or partial).
+ */
+export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
+  const toolEpisodes = new Map<string, number>();
+  const toolClasses = new Map<string, Map<FailureClass, number>>();
+  const strategyUses = new Map<StrategyType, { used: number; recovered: number }>();
+
+  for (const episode of episodes) {
+    const failedTools = new Set<string>();
+    for (const failure of episode.failures) {
+      if (failure.tool === null) continue;
+      failedTools.add(failure.tool);
+      const classes = toolClasses.get(failure.tool) ?? new Map<FailureClass, number>();
+      classes.set(failure.failureClass, (classes.get(failure.failureClass) ?? 0) + 1);
+      toolClasses.set(failure.tool, classes);
+    }
+    for (const tool of failedTools) toolEpisodes.set(tool, (toolEpisodes.get(tool) ?? 0) + 1);
+
+    const finished = FINISHED.has(episode.status);
+    for (const strategy of episode.strategiesUsed) {
+      const tally = strategyUses.get(strategy) ?? { used: 0, recovered: 0 };
+      tally.used += 1;
+      if (finished) tally.recovered += 1;
+      strategyUses.set(strategy, tally);
+    }
+  }
+
+  const lessons: string[] = [];
+  const runs = plural(episodes.length, "run", "runs");
+  for (const [tool, count] of byCountThenName(toolEpisodes)) {
+    if (count < 2) continue;
+    const classes = [...byCountThenName(toolClasses.get(tool) ?? new Map())].map(([c]) => c).join(", ");
+    lessons.push(`${tool} failed in ${count} of the last ${runs} (${classes}); consider its backup`);
+  }
+  const strategies = [...strategyUses.entries()].sort((a, b) => b[1].used - a[1].used || a[0].localeCompare(b[0]));
+  for (const [strategy, { used, recovered }] of strategies) {
+    if (recovered === 0) {
+      lessons.push(`Strategy ${strategy} was used ${plural(used, "time", "times")} and none of those runs finished`);
+    } else if (recovered === used) {
+      lessons.push(`Strategy ${strategy} recovered ${plural(recovered, "failure", "failures")}`);
+    } else {
+      lessons.push(`Strategy ${strategy} recovered ${recovered} of ${plural(used, "failure", "failures")} it was used on`);
+    }
+  }
+  return { lessons, unreliableTools: Object.fromEntries(toolEpisodes) };
+}
+
+/**
+ * The user's saved agent settings, or null when none were ever saved.
+ * @throws CandorError INVALID_REQUEST for a user id that cannot be a namespace label.
+ */
+export async function loadUserConfig(store: BaseStore, userId: string): Promise<Record<string, unknown> | null> {
+  const item = await store.get(userNamespace(userId, CONFIG), CONFIG_KEY);
+  return item === null ? null : (item.value as Record<string, unknown>);
+}
+
+/**
+ * Replaces the user's saved agent settings.
+ * @throws CandorError INVALID_REQUEST for a user id that cannot be a namespace label.
+ */
+export async function saveUserConfig(store: BaseStore, userId: string, config: Record<string, unknown>): Promise<void> {
+  await store.put(userNamespace(userId, CONFIG), CONFIG_KEY, config);
+}
+
+/**
+ * BaseStore.put rejects labels with "." or ":" (and a "langgraph" root) for every store implementation, so an
+ * email-like user id would fail deep inside a node; check it here and say so in the user's terms.
+ */
+function userNamespace(userId: string, leaf: string): string[] {
+  const namespace = [userId, leaf];
+  try {
+    validateNamespace(namespace);
+  } catch (e) {
+    throw new CandorError(
+      `User id "${userId}" cannot name a memory namespace: ${errorMessage(e).replace(/\.$/, "")}. Use letters, digits, "-" or "_" (e.g. "ana_example_com").`,
+      ErrorCode.INVALID_REQUEST,
+      { cause: e },
+    );
+  }
+  return namespace;
+}
+
+function byCountThenName<K extends string>(counts: Map<K, number>): [K, number][] {
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

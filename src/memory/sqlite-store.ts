@@ -1,0 +1,288 @@
+import Database from "better-sqlite3";
+import {
+  BaseStore,
+  type GetOperation,
+  type Item,
+  type ListNamespacesOperation,
+  type MatchCondition,
+  type Operation,
+  type OperationResults,
+  type PutOperation,
+  type SearchItem,
+  type SearchOperation,
+} from "@langchain/langgraph-checkpoint";
+import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+
+/**
+ * Joins namespace labels in the `namespace` column. BaseStore.put already refuses labels containing a period,
+ * so no label written through the public API can contain it, and the file stays readable in the sqlite3 shell.
+ */
+export const NAMESPACE_SEPARATOR = ".";
+
+/** The table SqliteStore keeps its items in; prefixed so it never collides with SqliteSaver's tables. */
+export const STORE_TABLE = "candor_store";
+
+const BUSY_TIMEOUT_MS = 5000;
+const DEFAULT_SEARCH_LIMIT = 10;
+
+type Row = { namespace: string; key: string; value: string; created_at: number; updated_at: number };
+type Primitive = string | number | boolean | null;
+
+/**
+ * A LangGraph `BaseStore` on SQLite (better-sqlite3), for long-term memory that outlives a process.
+ *
+ * - Items keep `createdAt` across updates; search returns the most recently written items first.
+ * - `search` filters on top-level value fields by equality (`{ status: "done" }` or `{ status: { $eq: "done" } }`)
+ *   with string, number, boolean or null values. `query` is ignored: there is no vector index, so a query
+ *   never ranks results, and `PutOperation.index` is ignored for the same reason.
+ * - Operations in one `batch` run in order inside one transaction, so a get after a put in the same batch
+ *   sees the put.
+ * - Pass an open Database to share one file (and one connection) with `SqliteSaver`; the store then never
+ *   closes it. WAL mode lets several processes read and write the same file.
+ */
+export class SqliteStore extends BaseStore {
+  /** The connection, exposed so callers can share it (e.g. with SqliteSaver). */
+  readonly db: Database.Database;
+  private readonly ownsDb: boolean;
+  private readonly stmt: {
+    get: Database.Statement<[string, string], Row>;
+    upsert: Database.Statement<[string, string, string, number, number]>;
+    remove: Database.Statement<[string, string]>;
+    namespaces: Database.Statement<[], { namespace: string }>;
+  };
+
+  /**
+   * @param source a file path (the store opens and owns the connection) or an open better-sqlite3 Database
+   *   (shared; `close()` leaves it open).
+   * @throws CandorError STORAGE when the file cannot be opened or the table cannot be created.
+   */
+  constructor(source: string | Database.Database) {
+    super();
+    if (typeof source === "string") {
+      try {
+        this.db = new Database(source, { timeout: BUSY_TIMEOUT_MS });
+      } catch (e) {
+        throw storageError(`Cannot open the memory store at "${source}": ${errorMessage(e)}.`, e);
+      }
+      this.ownsDb = true;
+    } else {
+      this.db = source;
+      this.ownsDb = false;
+    }
+    try {
+      this.db.pragma("journal_mode = WAL");
+      if (this.ownsDb) this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      // seq orders items by write; timestamps alone tie when two puts land in the same millisecond.
+      this.db.exec(`
+CREATE TABLE IF NOT EXISTS ${STORE_TABLE} (
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (namespace, key)
+);
+CREATE INDEX IF NOT EXISTS ${STORE_TABLE}_seq ON ${STORE_TABLE} (seq);`);
+      this.stmt = {
+        get: this.db.prepare(
+          `SELECT namespace, key, value, created_at, updated_at FROM ${STORE_TABLE} WHERE namespace = ? AND key = ?`,
+        ),
+        upsert: this.db.prepare(`
+INSERT INTO ${STORE_TABLE} (namespace, key, value, created_at, updated_at, seq)
+VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${STORE_TABLE}))
+ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, seq = excluded.seq`),
+        remove: this.db.prepare(`DELETE FROM ${STORE_TABLE} WHERE namespace = ? AND key = ?`),
+        namespaces: this.db.prepare(`SELECT DISTINCT namespace FROM ${STORE_TABLE}`),
+      };
+    } catch (e) {
+      if (this.ownsDb) this.db.close();
+      throw storageError(`Cannot prepare the memory store in "${this.db.name}": ${errorMessage(e)}.`, e);
+    }
+  }
+
+  /**
+   * Runs the operations in order in one transaction and returns one result per operation.
+   * @throws CandorError STORAGE for an invalid namespace label, an unsupported filter or a SQLite failure.
+   */
+  async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    const hasWrite = operations.some(isPut);
+    const run = this.db.transaction(() => operations.map((op) => this.runOne(op)));
+    try {
+      // A deferred transaction that later writes cannot wait out another writer (SQLITE_BUSY at once); taking
+      // the write lock up front lets busy_timeout do its job when two processes share the file.
+      const results = hasWrite ? run.immediate() : run.deferred();
+      return results as OperationResults<Op>;
+    } catch (e) {
+      if (CandorError.isInstance(e)) throw e;
+      throw storageError(`The memory store in "${this.db.name}" failed: ${errorMessage(e)}.`, e);
+    }
+  }
+
+  /** Closes the connection if this store opened it; a shared connection belongs to whoever passed it in. */
+  close(): void {
+    if (this.ownsDb && this.db.open) this.db.close();
+  }
+
+  private runOne(op: Operation): Item | SearchItem[] | string[][] | null | undefined {
+    if (isSearch(op)) return this.runSearch(op);
+    if (isPut(op)) return this.runPut(op);
+    if (isGet(op)) return this.runGet(op);
+    return this.runListNamespaces(op);
+  }
+
+  private runGet(op: GetOperation): Item | null {
+    const row = this.stmt.get.get(joinNamespace(op.namespace, { allowEmpty: true }), op.key);
+    return row === undefined ? null : toItem(row);
+  }
+
+  private runPut(op: PutOperation): undefined {
+    const ns = joinNamespace(op.namespace, { allowEmpty: false });
+    if (op.value === null) {
+      this.stmt.remove.run(ns, op.key);
+      return undefined;
+    }
+    const now = Date.now();
+    this.stmt.upsert.run(ns, op.key, JSON.stringify(op.value), now, now);
+    return undefined;
+  }
+
+  private runSearch(op: SearchOperation): SearchItem[] {
+    const limit = nonNegativeInt(op.limit ?? DEFAULT_SEARCH_LIMIT, "search limit");
+    const offset = nonNegativeInt(op.offset ?? 0, "search offset");
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    if (op.namespacePrefix.length > 0) {
+      const prefix = joinNamespace(op.namespacePrefix, { allowEmpty: false });
+      // A byte range rather than LIKE: labels may contain % and _, and the range uses the primary key index.
+      // Every namespace strictly under `prefix` starts with prefix + "." and sorts before prefix + "/".
+      where.push(`(s.namespace = ? OR (s.namespace >= ? AND s.namespace < ?))`);
+      params.push(prefix, prefix + NAMESPACE_SEPARATOR, prefix + nextChar(NAMESPACE_SEPARATOR));
+    }
+    for (const [field, expected] of Object.entries(op.filter ?? {})) {
+      const { clause, args } = filterClause(field, expected);
+      where.push(clause);
+      params.push(...args);
+    }
+    const sql = `SELECT s.namespace, s.key, s.value, s.created_at, s.updated_at FROM ${STORE_TABLE} AS s
+${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+ORDER BY s.seq DESC LIMIT ? OFFSET ?`;
+    const rows = this.db.prepare<(string | number)[], Row>(sql).all(...params, limit, offset);
+    return rows.map(toItem);
+  }
+
+  private runListNamespaces(op: ListNamespacesOperation): string[][] {
+    const limit = nonNegativeInt(op.limit, "listNamespaces limit");
+    const offset = nonNegativeInt(op.offset, "listNamespaces offset");
+    const conditions = op.matchConditions ?? [];
+    // Wildcards and suffixes do not map onto an index, and namespaces are few next to items: match in JS.
+    let namespaces = this.stmt.namespaces
+      .all()
+      .map((r) => r.namespace.split(NAMESPACE_SEPARATOR))
+      .filter((ns) => conditions.every((c) => matches(c, ns)));
+    if (op.maxDepth !== undefined) {
+      const depth = nonNegativeInt(op.maxDepth, "listNamespaces maxDepth");
+      const seen = new Map<string, string[]>();
+      for (const ns of namespaces) {
+        const cut = ns.slice(0, depth);
+        seen.set(cut.join(NAMESPACE_SEPARATOR), cut);
+      }
+      namespaces = [...seen.values()];
+    }
+    namespaces.sort(compareNamespaces);
+    return namespaces.slice(offset, offset + limit);
+  }
+}
+
+function isSearch(op: Operation): op is SearchOperation {
+  return "namespacePrefix" in op;
+}
+function isPut(op: Operation): op is PutOperation {
+  return "namespace" in op && "value" in op;
+}
+function isGet(op: Operation): op is GetOperation {
+  return "namespace" in op && "key" in op && !("value" in op);
+}
+
+function toItem(row: Row): Item {
+  return {
+    namespace: row.namespace.split(NAMESPACE_SEPARATOR),
+    key: row.key,
+    value: JSON.parse(row.value) as Record<string, unknown>,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+function joinNamespace(namespace: string[], opts: { allowEmpty: boolean }): string {
+  if (!Array.isArray(namespace)) throw storageError(`A store namespace must be an array of labels; got ${typeof namespace}.`);
+  if (namespace.length === 0 && !opts.allowEmpty) {
+    throw storageError("A store namespace cannot be empty: give at least one label, e.g. [userId, \"episodes\"].");
+  }
+  for (const label of namespace) {
+    if (typeof label !== "string" || label === "") {
+      throw storageError(`Namespace [${namespace.map(String).join(", ")}] has an empty or non-string label; every label must be a non-empty string.`);
+    }
+    if (label.includes(NAMESPACE_SEPARATOR)) {
+      throw storageError(
+        `Namespace label "${label}" contains "${NAMESPACE_SEPARATOR}", which the store uses to join labels; remove or replace it (e.g. with "_").`,
+      );
+    }
+  }
+  return namespace.join(NAMESPACE_SEPARATOR);
+}
+
+/**
+ * One SQL condition matching items whose top-level `field` equals `expected` with the same JSON type, so that
+ * `true` does not match `1` and a missing field does not match `null` (the semantics of InMemoryStore's `===`).
+ */
+function filterClause(field: string, expected: unknown): { clause: string; args: (string | number)[] } {
+  const value = unwrapEq(field, expected);
+  // json_each has its own `key` and `value` columns: the outer row must be named to be reached.
+  const base = `EXISTS (SELECT 1 FROM json_each(s.value) AS j WHERE j.key = ? AND `;
+  if (value === null) return { clause: `${base}j.type = 'null')`, args: [field] };
+  if (typeof value === "boolean") return { clause: `${base}j.type = '${value ? "true" : "false"}')`, args: [field] };
+  if (typeof value === "number") return { clause: `${base}j.type IN ('integer', 'real') AND j.atom = ?)`, args: [field, value] };
+  return { clause: `${base}j.type = 'text' AND j.atom = ?)`, args: [field, value] };
+}
+
+function unwrapEq(field: string, expected: unknown): Primitive {
+  const candidate =
+    typeof expected === "object" && expected !== null && !Array.isArray(expected) && Object.keys(expected).length === 1 && "$eq" in expected
+      ? (expected as { $eq: unknown }).$eq
+      : expected;
+  if (candidate === null || typeof candidate === "string" || typeof candidate === "boolean") return candidate;
+  if (typeof candidate === "number" && Number.isFinite(candidate)) return candidate;
+  throw storageError(
+    `SqliteStore filters only by equality on a string, finite number, boolean or null; the filter on "${field}" is ${JSON.stringify(expected)}. Filter on a top-level primitive field, or filter the results yourself.`,
+  );
+}
+
+function matches(condition: MatchCondition, ns: string[]): boolean {
+  const { path, matchType } = condition;
+  if (path.length > ns.length) return false;
+  const start = matchType === "prefix" ? 0 : ns.length - path.length;
+  return path.every((label, i) => label === "*" || ns[start + i] === label);
+}
+
+function compareNamespaces(a: string[], b: string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
+    const x = a[i] as string;
+    const y = b[i] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+function nextChar(c: string): string {
+  return String.fromCharCode(c.charCodeAt(0) + 1);
+}
+
+function nonNegativeInt(n: number, what: string): number {
+  if (!Number.isInteger(n) || n < 0) throw storageError(`The ${what} must be a non-negative integer; got ${String(n)}.`);
+  return n;
+}
+
+function storageError(message: string, cause?: unknown): CandorError {
+  return new CandorError(message, ErrorCode.STORAGE, cause === undefined ? {} : { cause });
+}

@@ -1,0 +1,141 @@
+import { createHash } from "node:crypto";
+import { CandorError, ErrorCode } from "../errors.js";
+import { Plan, TaskStep } from "../domain/plan.js";
+import type { PlanningRequest } from "../domain/request.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { RequestFacts, ToolSpec } from "../tools/types.js";
+import { assignOrder, criticalPathMs, validatePlan } from "./validate.js";
+
+/** Confidence of a rules plan whose every tool matched the request and has no bad record. */
+const BASE_CONFIDENCE = 0.85;
+/** Lost per tool that failed in this user's recent episodes (memory makes the planner humbler, not blind). */
+const UNRELIABLE_TOOL_PENALTY = 0.05;
+
+export interface RulesPlannerOptions {
+  /** Tool name → number of recent episodes in which it failed. */
+  unreliableTools?: Record<string, number>;
+}
+
+export function requestFacts(request: PlanningRequest): RequestFacts {
+  return {
+    text: request.userIntent,
+    lower: request.userIntent.toLowerCase(),
+    constraints: request.constraints,
+    preferences: request.userContext.preferences,
+  };
+}
+
+/** How many of a tool's keywords appear in the request as words (or word stems: "flight" matches "flights"). */
+export function keywordScore(tool: Pick<ToolSpec, "keywords">, lower: string): number {
+  const words = new Set(lower.split(/[^a-z0-9$€£]+/).filter(Boolean));
+  let score = 0;
+  for (const keyword of tool.keywords) {
+    const k = keyword.toLowerCase();
+    if (k.includes(" ") ? lower.includes(k) : [...words].some((w) => w === k || (w.startsWith(k) && w.length - k.length <= 2))) score++;
+  }
+  return score;
+}
+
+/**
+ * Seed 002's planning algorithm on tool metadata, deterministic and offline: tools whose keywords appear in the
+ * request are selected; what they consume pulls in the tools that produce it (the dependencies); one producer
+ * per output; parameters come from each tool's extractor. The same request always gives the same plan.
+ */
+export function planWithRules(request: PlanningRequest, registry: ToolRegistry, options: RulesPlannerOptions = {}): Plan {
+  const facts = requestFacts(request);
+  const tools = [...registry.tools.values()];
+  const scores = new Map(tools.map((t) => [t.name, keywordScore(t, facts.lower)]));
+  const matched = tools.filter((t) => (scores.get(t.name) ?? 0) > 0 && registry.workerForTool(t.name));
+  if (matched.length === 0) {
+    const abilities = tools.map((t) => `${t.name} (${t.keywords.slice(0, 3).join(", ")})`).join("; ");
+    throw new CandorError(
+      `No tool matches "${request.userIntent}". Rephrase the request using words the tools know — ${abilities} — register a tool that can do it, or use a model (--model).`,
+      ErrorCode.NO_VALID_PLAN,
+    );
+  }
+
+  // One producer per output: the best-scoring one, registration order breaking ties (primary before backup).
+  const producerOf = new Map<string, ToolSpec>();
+  const rank = (t: ToolSpec) => (scores.get(t.name) ?? 0) * 1000 - tools.indexOf(t);
+  const choose = (output: string): ToolSpec | undefined => {
+    const existing = producerOf.get(output);
+    if (existing) return existing;
+    const candidates = registry.producersOf([output]).filter((t) => registry.workerForTool(t.name));
+    candidates.sort((a, b) => rank(b) - rank(a));
+    const best = candidates[0];
+    if (best) for (const p of best.produces) if (!producerOf.has(p)) producerOf.set(p, best);
+    return best;
+  };
+
+  const selected: ToolSpec[] = [];
+  const visit = (tool: ToolSpec) => {
+    if (selected.includes(tool)) return;
+    // A tool whose outputs another selected tool already produces is redundant.
+    if (tool.produces.length > 0 && tool.produces.every((p) => producerOf.get(p) && producerOf.get(p) !== tool)) return;
+    for (const p of tool.produces) if (!producerOf.has(p)) producerOf.set(p, tool);
+    selected.push(tool);
+    for (const input of tool.consumes) {
+      const producer = choose(input);
+      if (producer) visit(producer);
+    }
+  };
+  [...matched].sort((a, b) => rank(b) - rank(a)).forEach(visit);
+
+  const stepId = (tool: ToolSpec) => tool.produces[0] ?? tool.name;
+  const unreliable = options.unreliableTools ?? {};
+  const reasons: string[] = [];
+  let confidence = BASE_CONFIDENCE;
+  for (const tool of selected) {
+    const failures = unreliable[tool.name] ?? 0;
+    if (failures > 0) {
+      confidence -= UNRELIABLE_TOOL_PENALTY * Math.min(failures, 3);
+      reasons.push(`${tool.name} failed in ${failures} recent run(s)`);
+    }
+  }
+
+  const steps = selected.map((tool): TaskStep => {
+    const worker = registry.workerForTool(tool.name);
+    const deps = tool.consumes
+      .map((input) => producerOf.get(input))
+      .filter((p): p is ToolSpec => p !== undefined && selected.includes(p) && p !== tool)
+      .map(stepId);
+    const params = tool.extractParams?.(facts) ?? {};
+    return TaskStep.parse({
+      id: stepId(tool),
+      description: tool.describeStep?.(params) ?? firstSentence(tool.description),
+      workerType: worker!.name,
+      tools: [tool.name],
+      params,
+      dependsOn: [...new Set(deps)],
+      expectedOutputs: tool.produces,
+      estimates: tool.estimates,
+      // Generous against the estimate (a slow call is not a failure) yet short enough to notice a hung agent.
+      timeoutMs: Math.max(1000, tool.estimates.durationMs * 8),
+      retry: { maxAttempts: 2, backoffMs: [200] },
+    });
+  });
+  const ordered = assignOrder(steps);
+  const hash = createHash("sha256")
+    .update(JSON.stringify([request.userIntent, ordered.map((s) => [s.id, s.tools, s.params, s.dependsOn])]))
+    .digest("hex")
+    .slice(0, 8);
+  const plan = Plan.parse({
+    planId: `plan-${hash}`,
+    objective: request.userIntent,
+    contextSummary: `Rules plan from tool metadata: ${ordered.map((s) => s.tools[0]).join(", ")}.`,
+    steps: ordered,
+    confidence: Math.max(0, Math.min(1, Number(confidence.toFixed(2)))),
+    confidenceReasons: reasons.length > 0 ? reasons : ["every step matched the request and its tools have no recent failures"],
+    estimatedDurationMs: criticalPathMs(ordered),
+    estimatedCost: ordered.reduce((sum, s) => sum + s.estimates.cost, 0),
+    createdBy: "rules",
+  });
+  validatePlan(plan, request, registry);
+  return plan;
+}
+
+/** A tool description's first sentence, as a fallback step description. */
+export function firstSentence(text: string): string {
+  const match = /^(.+?[.!?])(\s|$)/.exec(text.trim());
+  return (match?.[1] ?? text).replace(/[.!?]$/, "").slice(0, 120);
+}

@@ -1,0 +1,110 @@
+import type { ExecutionFeedback } from "../domain/feedback.js";
+import type { Plan, TaskStep } from "../domain/plan.js";
+import { evaluateCondition } from "./condition.js";
+
+/**
+ * The scheduling rules of EXECUTE as pure functions over a plan: fold worker feedback into step statuses,
+ * settle steps that cannot run (dependency failed, condition false), and pick the steps ready to dispatch.
+ */
+
+/** Applies the feedback of each step's latest dispatch to the plan; feedback of older dispatches is history. */
+export function applyFeedback(plan: Plan, feedback: readonly ExecutionFeedback[]): Plan {
+  const latest = new Map<string, ExecutionFeedback>();
+  for (const f of feedback) latest.set(`${f.taskId}#${f.dispatch}`, f);
+  const steps = plan.steps.map((step) => {
+    if (step.status !== "running") return step;
+    const f = latest.get(`${step.id}#${step.dispatches}`);
+    if (!f) return step;
+    const ok = f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS";
+    return {
+      ...step,
+      status: ok ? ("done" as const) : ("failed" as const),
+      result: ok ? (f.outputs.result ?? f.outputs) : null,
+      attempts: f.attempt,
+    };
+  });
+  return { ...plan, steps };
+}
+
+const isSettled = (s: TaskStep) => s.status === "done" || s.status === "skipped";
+
+/** Results of the plan's finished steps, by step id (what conditions and synthesis see). */
+export function resultsById(plan: Plan): Record<string, unknown> {
+  return Object.fromEntries(plan.steps.filter((s) => s.status === "done").map((s) => [s.id, s.result]));
+}
+
+export interface Settlement {
+  plan: Plan;
+  /** Steps skipped now, with the reason, so execute can record DEPENDENCY_FAILURE feedback and tell the user. */
+  skipped: { step: TaskStep; reason: string; dependencyFailure: boolean }[];
+}
+
+/**
+ * Skips pending steps that can no longer run: a dependency was skipped and the step needs success, or its
+ * condition is false once its dependencies are settled. Repeats until nothing changes (skips cascade).
+ * A dependency that is `failed` is still being recovered, so its dependents wait rather than skip.
+ */
+export function settleBlockedSteps(plan: Plan): Settlement {
+  let steps = plan.steps;
+  const skipped: Settlement["skipped"] = [];
+  for (let changed = true; changed; ) {
+    changed = false;
+    const byId = new Map(steps.map((s) => [s.id, s]));
+    steps = steps.map((step) => {
+      if (step.status !== "pending") return step;
+      const deps = step.dependsOn.map((d) => byId.get(d)).filter((d): d is TaskStep => d !== undefined);
+      if (!deps.every(isSettled)) return step;
+      const failedDeps = deps.filter((d) => d.status === "skipped");
+      const verdict = evaluateCondition(step.condition, {
+        anyDependencyFailed: failedDeps.length > 0,
+        results: resultsById({ ...plan, steps }),
+      });
+      if (verdict.run) return step;
+      changed = true;
+      const dependencyFailure = step.condition.type === "success" && failedDeps.length > 0;
+      const reason = dependencyFailure
+        ? `Dependency ${failedDeps.map((d) => d.id).join(", ")} failed, so this step could not run`
+        : verdict.reason;
+      skipped.push({ step, reason, dependencyFailure });
+      return { ...step, status: "skipped" as const, skipReason: reason };
+    });
+  }
+  return { plan: { ...plan, steps }, skipped };
+}
+
+/** Pending steps whose dependencies are settled and whose condition holds: they can all run at once. */
+export function readySteps(plan: Plan): TaskStep[] {
+  const byId = new Map(plan.steps.map((s) => [s.id, s]));
+  const results = resultsById(plan);
+  return plan.steps.filter((step) => {
+    if (step.status !== "pending") return false;
+    const deps = step.dependsOn.map((d) => byId.get(d));
+    if (!deps.every((d) => d !== undefined && isSettled(d))) return false;
+    const anyDependencyFailed = deps.some((d) => d?.status === "skipped");
+    return evaluateCondition(step.condition, { anyDependencyFailed, results }).run;
+  });
+}
+
+/** Outputs of a step's dependencies, keyed by each dependency's output names (and its step id). */
+export function dependencyInputs(plan: Plan, step: TaskStep): Record<string, unknown> {
+  const inputs: Record<string, unknown> = {};
+  for (const depId of step.dependsOn) {
+    const dep = plan.steps.find((s) => s.id === depId);
+    if (!dep || dep.status !== "done") continue;
+    inputs[dep.id] = dep.result;
+    for (const name of dep.expectedOutputs) inputs[name] = dep.result;
+  }
+  return inputs;
+}
+
+/** Marks steps as running and counts the dispatch, so their feedback can be matched to this run of them. */
+export function markDispatched(plan: Plan, ids: readonly string[]): Plan {
+  return {
+    ...plan,
+    steps: plan.steps.map((s) => (ids.includes(s.id) ? { ...s, status: "running" as const, dispatches: s.dispatches + 1 } : s)),
+  };
+}
+
+export function stepsWithStatus(plan: Plan, ...statuses: TaskStep["status"][]): TaskStep[] {
+  return plan.steps.filter((s) => statuses.includes(s.status));
+}

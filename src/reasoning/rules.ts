@@ -1,0 +1,36 @@
+import type { PlanningRequest } from "../domain/request.js";
+import { planWithRules } from "../planning/rules-planner.js";
+import type { PlanResult, PlanningContext, Reasoner, SynthesisInput } from "./types.js";
+
+/** One line for a step's result: its own `summary` when it has one, else compact JSON. */
+export function describeResult(result: unknown): string {
+  if (result && typeof result === "object" && "summary" in result && typeof (result as { summary: unknown }).summary === "string") {
+    return (result as { summary: string }).summary;
+  }
+  if (typeof result === "string") return result;
+  const json = JSON.stringify(result);
+  return json.length > 300 ? `${json.slice(0, 297)}...` : json;
+}
+
+/** Deterministic, offline reasoning: plans from tool metadata and template synthesis. */
+export class RulesReasoner implements Reasoner {
+  readonly kind = "rules" as const;
+
+  async plan(request: PlanningRequest, ctx: PlanningContext): Promise<PlanResult> {
+    const plan = planWithRules(request, ctx.registry, { unreliableTools: ctx.unreliableTools });
+    return { plan, notes: [] };
+  }
+
+  async synthesize(input: SynthesisInput): Promise<string> {
+    const lines = [`${input.plan.objective}`];
+    for (const step of input.plan.steps) {
+      if (!(step.id in input.results)) continue;
+      lines.push(`- ${step.description}: ${describeResult(input.results[step.id])}`);
+    }
+    if (input.missing.length > 0) {
+      lines.push("Missing from this answer:");
+      for (const m of input.missing) lines.push(`- ${m.description} (${m.id}): ${m.reason}`);
+    }
+    return lines.join("\n");
+  }
+}

@@ -1,0 +1,73 @@
+import type { Episode, RunStatus } from "../domain/report.js";
+import type { ExecutionFeedback } from "../domain/feedback.js";
+import type { Plan } from "../domain/plan.js";
+import type { PlanRevision } from "../domain/revision.js";
+import { outcomeDelta } from "../confidence/update.js";
+
+export interface RunFacts {
+  threadId: string | null;
+  request: string;
+  plan: Plan;
+  feedback: readonly ExecutionFeedback[];
+  revisions: readonly PlanRevision[];
+  status: RunStatus;
+  initialConfidence: number;
+  startedAt: string;
+}
+
+export interface Reflection {
+  episode: Episode;
+  lessons: string[];
+  /** Steps that failed and were never recovered (skipped after failing, or still failed). */
+  unrecoveredSteps: string[];
+  /** Seed 000 scenarios 9–10: the confidence adjustment this outcome earns. */
+  outcomeDelta: number;
+}
+
+const isFailure = (f: ExecutionFeedback) => f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS" && f.feedbackType !== "DEPENDENCY_FAILURE";
+
+/**
+ * Rule-based reflection: what failed, what recovered it, what could not be recovered, as lessons a person can
+ * read and the planner can use next time (tools that failed lower the confidence of plans that use them).
+ */
+export function reflectOnRun(facts: RunFacts): Reflection {
+  const failures = facts.feedback.filter(isFailure);
+  const lessons: string[] = [];
+  const byId = new Map(facts.plan.steps.map((s) => [s.id, s]));
+  for (const revision of facts.revisions) {
+    const replacement = revision.newStepIds.map((id) => byId.get(id)).find(Boolean);
+    const modified = revision.modifiedStepIds.map((id) => byId.get(id)).filter(Boolean);
+    const recovered = revision.strategy !== "SKIP" && (replacement?.status === "done" || (modified.length > 0 && modified.every((s) => s?.status === "done")));
+    lessons.push(
+      recovered
+        ? `${revision.failedTaskId} failed (${revision.failureClass}); ${revision.strategy} recovered it: ${revision.changes[0]}.`
+        : `${revision.failedTaskId} failed (${revision.failureClass}) and ${revision.strategy} did not recover it.`,
+    );
+  }
+  const toolFailures = new Map<string, Set<string>>();
+  for (const f of failures) if (f.tool) toolFailures.set(f.tool, (toolFailures.get(f.tool) ?? new Set()).add(f.failureClass ?? "unknown"));
+  for (const [tool, classes] of toolFailures) {
+    lessons.push(`${tool} failed with ${[...classes].join(", ")}; plans that use it start with lower confidence next time.`);
+  }
+  const unrecoveredSteps = facts.plan.steps.filter((s) => s.status === "failed" || (s.status === "skipped" && !s.skipReason?.startsWith("Dependency") && !s.skipReason?.startsWith("Condition"))).map((s) => s.id);
+  if (failures.length === 0) lessons.push("Every step succeeded on its first dispatch: the plan worked as designed.");
+  if (unrecoveredSteps.length > 0) lessons.push(`Not recovered: ${unrecoveredSteps.join(", ")}. Consider another tool or relaxing the request's constraints.`);
+
+  const durationMs = Math.max(0, Date.now() - Date.parse(facts.startedAt));
+  const episode: Episode = {
+    threadId: facts.threadId,
+    planId: facts.plan.planId,
+    request: facts.request,
+    status: facts.status,
+    plan: { steps: facts.plan.steps.map((s) => ({ id: s.id, workerType: s.workerType, tools: s.tools })) },
+    failures: failures.map((f) => ({ taskId: f.taskId, tool: f.tool, workerType: f.workerType, failureClass: f.failureClass ?? "unknown", error: f.errors[f.errors.length - 1] ?? "" })),
+    strategiesUsed: facts.revisions.map((r) => r.strategy),
+    confidenceInitial: facts.initialConfidence,
+    confidenceFinal: facts.plan.confidence,
+    lessons,
+    durationMs,
+    cost: facts.feedback.reduce((sum, f) => sum + f.cost, 0),
+    at: new Date().toISOString(),
+  };
+  return { episode, lessons, unrecoveredSteps, outcomeDelta: outcomeDelta(unrecoveredSteps.length) };
+}

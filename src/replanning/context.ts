@@ -1,0 +1,49 @@
+import type { ExecutionFeedback, FailureClass } from "../domain/feedback.js";
+import type { Plan, TaskStep } from "../domain/plan.js";
+
+/** Everything replanning knows about one failure (seed 003's failure context). */
+export interface FailureContext {
+  step: TaskStep;
+  /** The latest feedback of the step (its last dispatch). */
+  feedback: ExecutionFeedback;
+  failureClass: FailureClass;
+  /** The latest error message. */
+  error: string;
+  tool: string | null;
+  params: Record<string, unknown>;
+  /** What the tool reported with its failure (e.g. a budget breakdown). */
+  outputs: Record<string, unknown>;
+  /** Every failed dispatch of this step and of the steps it replaced, oldest first. */
+  history: ExecutionFeedback[];
+  /** Failed dispatches in the lineage (the step and what it replaced). */
+  failureCount: number;
+}
+
+const isFailure = (f: ExecutionFeedback) => f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS";
+
+export function buildFailureContext(step: TaskStep, feedback: readonly ExecutionFeedback[]): FailureContext {
+  const ids = new Set([...step.lineage, step.id]);
+  const history = feedback.filter((f) => ids.has(f.taskId) && isFailure(f));
+  const latest = [...feedback].reverse().find((f) => f.taskId === step.id && f.dispatch === step.dispatches) ?? history[history.length - 1];
+  if (!latest) throw new Error(`No feedback recorded for failed step ${step.id}`);
+  return {
+    step,
+    feedback: latest,
+    failureClass: latest.failureClass ?? "unknown",
+    error: latest.errors[latest.errors.length - 1] ?? "unknown error",
+    tool: latest.tool,
+    params: latest.params,
+    outputs: latest.outputs,
+    history,
+    failureCount: history.length,
+  };
+}
+
+/** How many failed steps a revision trigger reports, in seed 000's wording ("1 failures, 0 violations"). */
+export function triggerText(plan: Plan, feedback: readonly ExecutionFeedback[]): string {
+  const failedIds = new Set(plan.steps.filter((s) => s.status === "failed").map((s) => s.id));
+  const latest = new Map<string, ExecutionFeedback>();
+  for (const f of feedback) if (failedIds.has(f.taskId)) latest.set(f.taskId, f);
+  const violations = [...latest.values()].filter((f) => f.feedbackType === "CONSTRAINT_VIOLATION").length;
+  return `${latest.size - violations} failures, ${violations} violations`;
+}

@@ -1,0 +1,52 @@
+import type { ExecutionFeedback } from "../../domain/feedback.js";
+import type { Plan } from "../../domain/plan.js";
+import type { PlanRevision, StrategyType } from "../../domain/revision.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { STRATEGY_DELTAS, clampConfidence } from "../../confidence/update.js";
+import type { FailureContext } from "../context.js";
+import { triggerText } from "../context.js";
+
+export interface StrategyInput {
+  plan: Plan;
+  failure: FailureContext;
+  registry: ToolRegistry;
+  /** All feedback so far (for the revision's trigger). */
+  feedback: readonly ExecutionFeedback[];
+  /** 1-based number of the revision being made. */
+  revisionNumber: number;
+}
+
+/** A strategy either revises the plan or says why it does not apply (and the next strategy is tried). */
+export type StrategyOutcome = { applies: true; plan: Plan; revision: PlanRevision } | { applies: false; reason: string };
+
+/** A replanning strategy: a pure function from the plan and one failure to a revised plan. */
+export type Strategy = (input: StrategyInput) => StrategyOutcome;
+
+/** Assembles the revision record and applies the strategy's confidence delta to the plan. */
+export function revise(
+  input: StrategyInput,
+  strategy: StrategyType,
+  plan: Plan,
+  parts: { rationale: string; changes: string[]; newStepIds?: string[]; removedStepIds?: string[]; modifiedStepIds?: string[] },
+): StrategyOutcome {
+  const before = input.plan.confidence;
+  const after = clampConfidence(before + STRATEGY_DELTAS[strategy]);
+  const revision: PlanRevision = {
+    revisionId: `rev_${input.revisionNumber}`,
+    planId: input.plan.planId,
+    trigger: triggerText(input.plan, input.feedback),
+    strategy,
+    failedTaskId: input.failure.step.id,
+    failureClass: input.failure.failureClass,
+    rationale: parts.rationale,
+    changes: parts.changes,
+    newStepIds: parts.newStepIds ?? [],
+    removedStepIds: parts.removedStepIds ?? [],
+    modifiedStepIds: parts.modifiedStepIds ?? [],
+    confidenceDelta: Math.round((after - before) * 100) / 100,
+    confidenceBefore: before,
+    confidenceAfter: after,
+    at: new Date().toISOString(),
+  };
+  return { applies: true, plan: { ...plan, confidence: after }, revision };
+}

@@ -1,0 +1,150 @@
+import type { AttemptRecord, ExecutionFeedback, FailureClass } from "../domain/feedback.js";
+import type { TaskStep } from "../domain/plan.js";
+import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/classify.js";
+import type { ToolRegistry } from "./registry.js";
+import { sleep } from "./sleep.js";
+import type { ToolSpec } from "./types.js";
+
+export interface RunStepInput {
+  step: TaskStep;
+  /** Outputs of the step's dependencies, by output name. */
+  inputs: Record<string, unknown>;
+  registry: ToolRegistry;
+  /** Which dispatch of the step this is (feedback is matched to it). */
+  dispatch: number;
+  /** Cancels the whole step (the run was cancelled). */
+  signal?: AbortSignal;
+  /** Called when an attempt fails and another will follow, so the user hears about it at once. */
+  onAttemptFailed?: (info: { attempt: number; error: string; failureClass: FailureClass; nextInMs: number }) => void;
+  now?: () => number;
+}
+
+/**
+ * Runs one step the way a worker must: only with tools its worker type and the step grant (a call outside the
+ * grant is refused and recorded, never executed), arguments validated, each attempt under the step's time
+ * limit, transient failures retried with the step's own backoff. Never throws for a step failure: the outcome
+ * is ExecutionFeedback.
+ */
+export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
+  const { step, registry, dispatch } = input;
+  const now = input.now ?? Date.now;
+  const started = now();
+  const base = { taskId: step.id, dispatch, workerType: step.workerType, params: step.params };
+  const fail = (message: string, failureClass: FailureClass, attempts: AttemptRecord[], tool: string | null, outputs: Record<string, unknown> = {}): ExecutionFeedback => ({
+    ...base,
+    feedbackType: feedbackTypeFor(failureClass),
+    outputs,
+    errors: attempts.length > 0 ? attempts.map((a) => a.error ?? message) : [message],
+    failureClass,
+    durationMs: Math.max(1, now() - started),
+    cost: 0,
+    at: new Date().toISOString(),
+    attempt: attempts.length,
+    tool,
+    attempts,
+  });
+
+  const requested = step.tools[0];
+  if (requested === undefined) {
+    return fail(`Step "${step.id}" names no tool, and the ${step.workerType} worker cannot act without one. Give the step a tool, or plan with a model.`, "wrong_tool", [], null);
+  }
+  const refused = step.tools.filter((t) => !registry.isGranted(step.workerType, t));
+  if (refused.length > 0) {
+    const allowed = registry.grant(step.workerType).map((t) => t.name);
+    return fail(
+      `Tool ${refused.join(", ")} is not granted to the ${step.workerType} worker, so the call was refused and nothing ran (it may use: ${allowed.join(", ") || "nothing"}).`,
+      "wrong_tool",
+      [],
+      refused[0] ?? null,
+    );
+  }
+  const tool = registry.tool(requested) as ToolSpec;
+  const parsed = tool.schema.safeParse(step.params);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
+    return fail(`Invalid parameters for ${tool.name}: ${detail}`, "invalid_parameters", [], tool.name);
+  }
+
+  const attempts: AttemptRecord[] = [];
+  const maxAttempts = step.retry.maxAttempts;
+  for (let attempt = 1; ; attempt++) {
+    const attemptStart = now();
+    try {
+      const result = await callWithTimeout(tool, parsed.data, { inputs: input.inputs, stepId: step.id, attempt }, step.timeoutMs, input.signal);
+      checkOutput(tool, result);
+      attempts.push({ attempt, error: null, durationMs: now() - attemptStart });
+      return {
+        ...base,
+        feedbackType: "SUCCESS",
+        outputs: { result },
+        errors: [],
+        failureClass: null,
+        durationMs: Math.max(1, now() - started),
+        cost: tool.estimates.cost,
+        at: new Date().toISOString(),
+        attempt,
+        tool: tool.name,
+        attempts,
+      };
+    } catch (e) {
+      const message = errorMessage(e);
+      const failureClass = classifyFailure(message, e);
+      attempts.push({ attempt, error: message, durationMs: now() - attemptStart });
+      const outputs = CandorError.isInstance(e) ? e.details : {};
+      const cancelled = input.signal?.aborted === true;
+      if (cancelled || attempt >= maxAttempts || !isTransient(failureClass)) {
+        return fail(message, failureClass, attempts, tool.name, outputs);
+      }
+      const wait = step.retry.backoffMs[Math.min(attempt - 1, step.retry.backoffMs.length - 1)] ?? 0;
+      input.onAttemptFailed?.({ attempt, error: message, failureClass, nextInMs: wait });
+      await sleep(wait, input.signal).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Calls a tool under a time limit. The race matters: a tool that ignores its AbortSignal is still cut off at
+ * the limit, so a hung service cannot hang the run.
+ */
+async function callWithTimeout(
+  tool: ToolSpec,
+  args: unknown,
+  ctx: { inputs: Record<string, unknown>; stepId: string; attempt: number },
+  timeoutMs: number,
+  outer?: AbortSignal,
+): Promise<unknown> {
+  const controller = new AbortController();
+  const timeoutError = new CandorError(`${tool.name} timed out after ${timeoutMs} ms`, ErrorCode.TIMEOUT, { details: { timeoutMs } });
+  let timer: NodeJS.Timeout | undefined;
+  const onOuterAbort = () => controller.abort(outer?.reason ?? new Error("The run was cancelled"));
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(timeoutError);
+      reject(timeoutError);
+    }, timeoutMs);
+    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+  });
+  // The race settles once; the limit's later rejection (when the attempt is cleaned up) must not go unhandled.
+  limit.catch(() => undefined);
+  try {
+    return await Promise.race([tool.run(args, { ...ctx, signal: controller.signal }), limit]);
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onOuterAbort);
+    if (!controller.signal.aborted) controller.abort(new Error("step attempt finished"));
+  }
+}
+
+function checkOutput(tool: ToolSpec, result: unknown): void {
+  if (result === null || result === undefined) {
+    throw new Error(`${tool.name} returned empty output`);
+  }
+  if (tool.outputSchema) {
+    const check = tool.outputSchema.safeParse(result);
+    if (!check.success) {
+      throw new Error(`${tool.name} returned garbled output that does not match its schema (${check.error.issues[0]?.message ?? "invalid"})`);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Waits `ms` milliseconds, or rejects with `signal.reason` as soon as the signal aborts. The timer and the abort
+ * listener are both removed whichever happens first, so a cancelled wait leaves nothing behind to keep the
+ * process alive or to fire later.
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Never resolves; rejects with `signal.reason` when the signal aborts. Uses no timer at all, so a hung call costs
+ * nothing but a listener, and that listener goes away with the abort.
+ */
+export function waitForAbort(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}

@@ -1,0 +1,111 @@
+import { randomUUID } from "node:crypto";
+import { Notification, type NotificationInput, type Progress } from "../domain/notification.js";
+import type { ExecutionFeedback, FailureClass } from "../domain/feedback.js";
+import type { Plan, TaskStep } from "../domain/plan.js";
+import type { StrategyType } from "../domain/revision.js";
+
+/** Builds a notification with id and timestamp; every notification in Candor goes through here. */
+export function notification(input: Omit<NotificationInput, "id" | "at">): Notification {
+  return Notification.parse({ ...input, id: randomUUID(), at: new Date().toISOString() });
+}
+
+/** Where a developer finds the full story of a step: the decision log, filtered (see `candor logs`). */
+export function detailsPointer(taskId: string | null, logFile: string | null): string {
+  const where = logFile ? ` (log file: ${logFile})` : "";
+  return taskId ? `candor logs --step ${taskId}${where}` : `candor logs${where}`;
+}
+
+const CLASS_WORDS: Record<FailureClass, string> = {
+  timeout: "it did not answer in time",
+  agent_unavailable: "the agent was unavailable or misbehaved",
+  too_complex: "the task was too complex to do in one step",
+  constraint_violated: "the result broke a constraint of the request",
+  dependency_failed: "a step it needs failed",
+  resource_unavailable: "what it looked for is not available",
+  invalid_parameters: "it was given invalid parameters",
+  wrong_tool: "it tried to use a tool it is not allowed to use",
+  policy_blocked: "a policy blocked it",
+  unknown: "of an unexpected error",
+};
+
+export function describeFailureClass(cls: FailureClass): string {
+  return CLASS_WORDS[cls];
+}
+
+/** Expected extra time per strategy, in words (seed 000 scenario 2's estimated_delay). */
+export function estimatedDelay(strategy: StrategyType | null, step: Pick<TaskStep, "estimates"> | undefined): string {
+  if (!strategy) return "to be decided";
+  const ms = step?.estimates.durationMs ?? 1000;
+  const seconds = (factor: number) => Math.max(1, Math.round((ms * factor) / 1000));
+  switch (strategy) {
+    case "SKIP":
+      return "none (the step is dropped)";
+    case "ADJUST_PARAMETERS":
+      return `about ${seconds(2)}-${seconds(3)} s (affected steps run again)`;
+    case "DECOMPOSE":
+      return `about ${seconds(2)}-${seconds(4)} s`;
+    default:
+      return `about ${seconds(1)}-${seconds(2)} s`;
+  }
+}
+
+/** Seed 000 scenario 2: the failure, announced the moment the worker detects it. */
+export function failureNotification(step: TaskStep, feedback: ExecutionFeedback, logFile: string | null): Notification {
+  const error = feedback.errors[feedback.errors.length - 1] ?? "unknown error";
+  const severity = feedback.feedbackType === "CONSTRAINT_VIOLATION" ? "WARNING" : "ERROR";
+  return notification({
+    severity,
+    kind: "step_failed",
+    taskId: step.id,
+    title: `${step.description} (${step.id}) failed: ${error}`,
+    message: `It failed after ${feedback.attempt} attempt(s) because ${describeFailureClass(feedback.failureClass ?? "unknown")}. Choosing a recovery strategy next.`,
+    errorSummary: `${step.description}: ${error}`,
+    recoveryStrategy: "Analyzing: a recovery strategy is chosen next",
+    estimatedDelay: "to be decided",
+    details: detailsPointer(step.id, logFile),
+  });
+}
+
+export function retryNotification(step: TaskStep, info: { attempt: number; error: string; nextInMs: number }, logFile: string | null): Notification {
+  return notification({
+    severity: "WARNING",
+    kind: "step_failed",
+    taskId: step.id,
+    title: `${step.description} (${step.id}) attempt ${info.attempt} failed: ${info.error}`,
+    message: `Retrying the same call in ${info.nextInMs} ms (attempt ${info.attempt + 1} of ${step.retry.maxAttempts}).`,
+    errorSummary: info.error,
+    recoveryStrategy: "Retrying with the step's own retry policy",
+    estimatedDelay: `${Math.max(1, Math.round(info.nextInMs / 1000))} s or less`,
+    details: detailsPointer(step.id, logFile),
+  });
+}
+
+export function successNotification(step: TaskStep, feedback: ExecutionFeedback): Notification {
+  return notification({
+    severity: "INFO",
+    kind: "step_succeeded",
+    taskId: step.id,
+    title: `${step.description} (${step.id}) done in ${Math.round(feedback.durationMs)} ms`,
+  });
+}
+
+export function planNotification(plan: Plan, notes: readonly string[]): Notification {
+  const steps = plan.steps.map((s) => `${s.order}. ${s.id} [${s.workerType}${s.dependsOn.length ? ` after ${s.dependsOn.join(", ")}` : ""}]`).join("; ");
+  return notification({
+    severity: notes.length > 0 ? "WARNING" : "INFO",
+    kind: "plan",
+    title: `Plan ${plan.planId}: ${plan.steps.length} step(s), confidence ${plan.confidence.toFixed(2)}`,
+    message: [steps, ...notes].join("\n"),
+  });
+}
+
+/** Seed 000 scenario 17: percent done and time left after each finished step. */
+export function progressNotification(progress: Progress): Notification {
+  const eta = progress.etaMs > 0 ? `, about ${(progress.etaMs / 1000).toFixed(1)} s left` : "";
+  return notification({
+    severity: "INFO",
+    kind: "progress",
+    taskId: progress.taskId,
+    title: `Progress: ${progress.done}/${progress.total} steps (${Math.round(progress.percent)}%)${eta}`,
+  });
+}

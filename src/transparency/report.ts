@@ -1,0 +1,132 @@
+import type { ExecutionFeedback } from "../domain/feedback.js";
+import type { Plan } from "../domain/plan.js";
+import type { ExecutionReport, RunStatus } from "../domain/report.js";
+import type { ConfidencePoint, PlanRevision } from "../domain/revision.js";
+
+export interface ReportFacts {
+  request: string;
+  plan: Plan | null;
+  feedback: readonly ExecutionFeedback[];
+  revisions: readonly PlanRevision[];
+  confidenceHistory: readonly ConfidencePoint[];
+  status: RunStatus;
+  failureReason: string | null;
+  lessons: readonly string[];
+  startedAt: string;
+}
+
+const OUTCOME: Record<RunStatus, string> = {
+  completed: "Completed: every step succeeded.",
+  partial: "Partly completed: some steps were skipped and their results are missing.",
+  failed: "Failed.",
+  rejected: "Rejected by a human before any step ran.",
+  aborted: "Aborted.",
+  planning: "Still planning.",
+  awaiting_approval: "Waiting for a human.",
+  executing: "Still executing.",
+  replanning: "Still replanning.",
+  reflecting: "Reflecting.",
+};
+
+function outcomeText(facts: ReportFacts, failedSteps: number): string {
+  if (facts.status === "completed" && facts.revisions.length > 0) {
+    return `Completed: every step succeeded after recovering from ${failedSteps} failed step(s) with ${facts.revisions.length} revision(s).`;
+  }
+  return facts.failureReason ? `${OUTCOME[facts.status]} ${facts.failureReason}` : OUTCOME[facts.status];
+}
+
+/** The post-execution report (seed 000 scenario 20): summary, task breakdown, revisions, confidence, lessons. */
+export function buildReport(facts: ReportFacts): ExecutionReport {
+  const steps = facts.plan?.steps ?? [];
+  const byTask = new Map<string, ExecutionFeedback[]>();
+  for (const f of facts.feedback) byTask.set(f.taskId, [...(byTask.get(f.taskId) ?? []), f]);
+  // Every step that ever ran is listed, including those a revision replaced: hiding them would hide failures.
+  const replacedIds = [...new Set(facts.revisions.flatMap((r) => r.removedStepIds))].filter((id) => !steps.some((s) => s.id === id));
+  const tasks = [
+    ...replacedIds.map((id) => {
+      const fb = byTask.get(id) ?? [];
+      return { id, description: `(replaced) ${id}`, workerType: fb[0]?.workerType ?? "", status: "replaced", attempts: fb.reduce((n, f) => n + f.attempt, 0), durationMs: fb.reduce((n, f) => n + f.durationMs, 0), cost: fb.reduce((n, f) => n + f.cost, 0), lastFeedback: fb[fb.length - 1]?.feedbackType ?? null, errors: fb.flatMap((f) => f.errors), replaces: null, skipReason: null };
+    }),
+    ...steps.map((s) => {
+      const fb = byTask.get(s.id) ?? [];
+      return {
+        id: s.id,
+        description: s.description,
+        workerType: s.workerType,
+        status: s.status,
+        attempts: fb.reduce((n, f) => n + f.attempt, 0),
+        durationMs: fb.reduce((n, f) => n + f.durationMs, 0),
+        cost: fb.reduce((n, f) => n + f.cost, 0),
+        lastFeedback: fb[fb.length - 1]?.feedbackType ?? null,
+        errors: fb.flatMap((f) => f.errors),
+        replaces: s.replaces,
+        skipReason: s.skipReason,
+      };
+    }),
+  ];
+  const missing = steps.filter((s) => s.status === "skipped" || s.status === "failed").map((s) => `${s.id}: ${s.skipReason ?? "failed"}`);
+  const ended = Date.now();
+  const failedIds = new Set(facts.feedback.filter((f) => f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS").map((f) => f.taskId));
+  return {
+    planId: facts.plan?.planId ?? "(no plan)",
+    request: facts.request,
+    summary: {
+      status: facts.status,
+      outcome: outcomeText(facts, failedIds.size),
+      totalDurationMs: Math.max(1, ended - Date.parse(facts.startedAt)),
+      totalCost: Math.round(facts.feedback.reduce((n, f) => n + f.cost, 0) * 10000) / 10000,
+      stepsSucceeded: steps.filter((s) => s.status === "done").length,
+      stepsFailed: failedIds.size,
+      stepsSkipped: steps.filter((s) => s.status === "skipped").length,
+      revisionCount: facts.revisions.length,
+      failureReason: facts.failureReason,
+    },
+    tasks,
+    revisions: facts.revisions.map((r) => ({
+      revisionId: r.revisionId,
+      strategy: r.strategy,
+      failedTaskId: r.failedTaskId,
+      failureClass: r.failureClass,
+      reason: r.rationale,
+      changes: r.changes,
+      confidenceFrom: r.confidenceBefore,
+      confidenceTo: r.confidenceAfter,
+    })),
+    confidenceEvolution: [...facts.confidenceHistory],
+    lessonsLearned: facts.lessons.length > 0 ? [...facts.lessons] : ["No lessons recorded."],
+    missing,
+    generatedAt: new Date(ended).toISOString(),
+  };
+}
+
+/** The report as text for people (`candor report`, the end of `candor run`). */
+export function renderReport(report: ExecutionReport): string {
+  const s = report.summary;
+  const out: string[] = [];
+  out.push(`Report for plan ${report.planId}`);
+  out.push(`  Request: ${report.request}`);
+  out.push(`  Outcome: ${s.outcome}`);
+  out.push(`  Status: ${s.status} · ${s.stepsSucceeded} done, ${s.stepsFailed} failed, ${s.stepsSkipped} skipped · ${s.revisionCount} revision(s) · ${(s.totalDurationMs / 1000).toFixed(2)} s · cost ${s.totalCost}`);
+  out.push("", "Tasks:");
+  for (const t of report.tasks) {
+    const extra = [t.replaces ? `replaces ${t.replaces}` : "", t.skipReason ?? "", t.errors.length ? `errors: ${t.errors.join(" | ")}` : ""].filter(Boolean).join("; ");
+    out.push(`  - ${t.id} [${t.workerType}] ${t.status}, ${t.attempts} attempt(s), ${Math.round(t.durationMs)} ms${extra ? ` — ${extra}` : ""}`);
+  }
+  if (report.revisions.length > 0) {
+    out.push("", "Revisions:");
+    for (const r of report.revisions) {
+      out.push(`  - ${r.revisionId} ${r.strategy} for ${r.failedTaskId} (${r.failureClass}), confidence ${r.confidenceFrom.toFixed(2)} → ${r.confidenceTo.toFixed(2)}`);
+      out.push(`      why: ${r.reason}`);
+      for (const c of r.changes) out.push(`      · ${c}`);
+    }
+  }
+  out.push("", "Confidence:");
+  out.push(`  ${report.confidenceEvolution.map((p) => `${p.value.toFixed(2)} (${p.reason})`).join(" → ") || "n/a"}`);
+  if (report.missing.length > 0) {
+    out.push("", "Missing:");
+    for (const m of report.missing) out.push(`  - ${m}`);
+  }
+  out.push("", "Lessons learned:");
+  for (const l of report.lessonsLearned) out.push(`  - ${l}`);
+  return out.join("\n");
+}
