@@ -1,0 +1,34 @@
+/**
+ * Candor's public library API: build and compile the agent, bring your own tools and worker types, persist to
+ * SQLite, and read what happened (notifications, reports, decisions). See README.md, "Embed Candor".
+ */
+export { buildAgentGraph, compileAgent, RECURSION_LIMIT, type AgentDeps } from "../graphs/agent.js";
+export { buildWorkerGraph } from "../graphs/worker.js";
+export { AgentState, WorkerInput, type AgentStateValue, type AgentStateUpdate } from "../nodes/state.js";
+export { Node, type NodeId } from "../nodes/names.js";
+export { routeAfterUnderstand } from "../nodes/understand.js";
+export { routeAfterExecute } from "../nodes/execute.js";
+export { routeAfterSynthesize } from "../nodes/synthesize.js";
+export { routeAfterSelectStrategy } from "../nodes/select-strategy.js";
+export { routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
+
+export * from "./domain/index.js";
+export { CandorError, ErrorCode, errorMessage } from "./errors.js";
+export { ToolRegistry, ALL_CATEGORIES } from "./tools/registry.js";
+export type { ToolSpec, ToolContext, Toolkit, WorkerType, SideEffect, RequestFacts } from "./tools/types.js";
+export { generalToolkit } from "./tools/builtin/general.js";
+export { withFaults, parseFaultSpec, FAULT_KINDS } from "./tools/faults.js";
+export { runStep } from "./tools/run-step.js";
+export { RulesReasoner } from "./reasoning/rules.js";
+export type { Reasoner, PlanningContext, PlanResult, SynthesisInput } from "./reasoning/types.js";
+export { validatePlan, findCycle } from "./planning/validate.js";
+export { planWithRules } from "./planning/rules-planner.js";
+export { classifyFailure } from "./replanning/classify.js";
+export { selectStrategy, STRATEGY_PREFERENCES } from "./replanning/select.js";
+export { STRATEGIES } from "./replanning/strategies/index.js";
+export { STRATEGY_DELTAS, outcomeDelta } from "./confidence/update.js";
+export { SqliteStore } from "./memory/sqlite-store.js";
+export { openPersistence, decisionLogPath, type Persistence } from "./memory/persistence.js";
+export { recentEpisodes, saveEpisode, summarizeLessons } from "./memory/episodes.js";
+export { fileDecisionLog, memoryDecisionLog, silentDecisionLog, type Decision, type DecisionLog } from "./transparency/decision-log.js";
+export { buildReport, renderReport } from "./transparency/report.js";
