@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "./errors.js";
 
@@ -31,3 +32,15 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): CandorEnv {
 
 export const DEFAULT_DB_PATH = ".candor/candor.db";
 export const DEFAULT_MODEL = "gpt-4o-mini";
+
+/**
+ * Loads `.env` from the working directory into process.env when the file exists (Node's own loader; variables
+ * already set win). Only the CLI calls this: a library must not read files its host did not ask it to.
+ */
+export function loadDotEnv(path = ".env"): boolean {
+  if (!existsSync(path)) return false;
+  const before = { ...process.env };
+  process.loadEnvFile(path);
+  for (const [key, value] of Object.entries(before)) process.env[key] = value;
+  return true;
+}
