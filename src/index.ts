@@ -15,6 +15,7 @@ export { routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
 export * from "./domain/index.js";
 export { CandorError, ErrorCode, errorMessage } from "./errors.js";
 export { ToolRegistry, ALL_CATEGORIES } from "./tools/registry.js";
+export { defineTool } from "./tools/types.js";
 export type { ToolSpec, ToolContext, Toolkit, WorkerType, SideEffect, RequestFacts } from "./tools/types.js";
 export { generalToolkit } from "./tools/builtin/general.js";
 export { withFaults, parseFaultSpec, FAULT_KINDS } from "./tools/faults.js";

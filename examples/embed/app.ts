@@ -7,13 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
-import { CandorEvent, compileAgent, memoryDecisionLog, openPersistence, renderReport, type Toolkit } from "../../src/index.js";
+import { CandorEvent, compileAgent, defineTool, memoryDecisionLog, openPersistence, renderReport, type Toolkit } from "../../src/index.js";
 
 /** A toolkit of your own: one tool, one worker type that may use it. */
 const weather: Toolkit = {
   name: "weather",
   tools: [
-    {
+    defineTool({
       name: "get_forecast",
       description: "Get the weather forecast for a city",
       category: "weather",
@@ -27,7 +27,7 @@ const weather: Toolkit = {
       extractParams: (facts) => ({ city: /in ([A-Z][a-z]+)/.exec(facts.text)?.[1] ?? "Lisbon" }),
       describeStep: (p) => `Forecast for ${String(p.city)}`,
       run: async ({ city }) => ({ summary: `${city}: sunny, 24 °C` }),
-    },
+    }),
   ],
   workers: [{ name: "weather_agent", description: "Answers weather questions", categories: ["weather"], keywords: ["weather"] }],
 };

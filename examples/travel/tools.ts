@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { sleep } from "../../src/tools/sleep.js";
-import type { RequestFacts, ToolContext, ToolSpec, Toolkit, WorkerType } from "../../src/tools/types.js";
+import { defineTool, type RequestFacts, type ToolContext, type ToolSpec, type Toolkit, type WorkerType } from "../../src/tools/types.js";
 import {
   CENTRAL_KM,
   activitiesIn,
@@ -142,10 +142,6 @@ export const CheckBudgetArgs = z.object({ budget: z.number().positive().nullable
 export const BuildItineraryArgs = z.object({ days: z.number().int().min(1).max(60) });
 export const BookTripArgs = z.object({});
 
-/** Keeps each tool's argument type while storing it in the toolkit's untyped list (run's args are contravariant). */
-function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolSpec {
-  return spec as unknown as ToolSpec;
-}
 
 function tripOf(facts: RequestFacts): TripFacts {
   return parseTripRequest(facts.text);

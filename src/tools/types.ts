@@ -87,3 +87,12 @@ export interface Toolkit {
   tools: ToolSpec[];
   workers: WorkerType[];
 }
+
+/**
+ * Declares a tool with its arguments typed from its schema. The registry stores tools with unknown arguments;
+ * this is the one place that widening happens, and it is safe because the worker validates arguments with the
+ * same schema before `run` is called.
+ */
+export function defineTool<Args extends z.ZodType>(spec: ToolSpec<Args>): ToolSpec {
+  return spec as unknown as ToolSpec;
+}
