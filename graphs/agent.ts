@@ -7,6 +7,7 @@ import { ToolRegistry } from "../src/tools/registry.js";
 import type { Toolkit } from "../src/tools/types.js";
 import { silentDecisionLog, type DecisionLog } from "../src/transparency/decision-log.js";
 import { travelToolkit } from "../examples/travel/index.js";
+import { workspaceToolkit } from "../src/tools/builtin/workspace.js";
 import { strategyNode } from "../nodes/apply-strategy.js";
 import type { NodeDeps } from "../nodes/deps.js";
 import { executeNode, routeAfterExecute } from "../nodes/execute.js";
@@ -94,7 +95,15 @@ export function compileAgent(deps: AgentDeps, persistence: { checkpointer?: Base
 export const RECURSION_LIMIT = 1000;
 
 /**
+ * What the CLI and Studio run with: the built-in workspace tools (reader, analyzer, reporter, coder over the
+ * current directory) and the travel demo's simulated agents.
+ */
+export function defaultToolkits(): Toolkit[] {
+  return [workspaceToolkit(), travelToolkit()];
+}
+
+/**
  * LangGraph Studio's entry (langgraph.json): the travel demo's tools with the offline rules reasoner, compiled
  * without checkpointer or store because `langgraphjs dev` injects its own.
  */
-export const graph = buildAgentGraph({ toolkits: [travelToolkit()] }).compile({ name: "candor" }).withConfig({ recursionLimit: RECURSION_LIMIT });
+export const graph = buildAgentGraph({ toolkits: defaultToolkits() }).compile({ name: "candor" }).withConfig({ recursionLimit: RECURSION_LIMIT });
