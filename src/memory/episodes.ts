@@ -61,11 +61,17 @@ export async function recentEpisodes(store: BaseStore, userId: string, limit = 2
   return found.slice(0, Math.max(0, limit)).map((f) => f.episode);
 }
 
+/** Failure classes that count against a tool's reliability. */
+const UNRELIABLE_CLASSES: ReadonlySet<FailureClass> = new Set(["timeout", "agent_unavailable", "unknown"]);
+
 /** What past runs teach the planner. */
 export interface LessonSummary {
   /** Plain-language lines for the planner prompt and the report. */
   lessons: string[];
-  /** Tool name → number of episodes in which that tool failed at least once. */
+  /**
+   * Tool name → number of episodes in which that tool itself misbehaved (timed out, was unavailable, returned
+   * garbage, failed unexpectedly). A fully booked hotel or a blown budget says nothing about the tool.
+   */
   unreliableTools: Record<string, number>;
 }
 
@@ -76,6 +82,7 @@ export interface LessonSummary {
  */
 export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
   const toolEpisodes = new Map<string, number>();
+  const unreliable = new Map<string, number>();
   const toolClasses = new Map<string, Map<FailureClass, number>>();
   const strategyUses = new Map<StrategyType, { used: number; recovered: number }>();
 
@@ -89,6 +96,8 @@ export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
       toolClasses.set(failure.tool, classes);
     }
     for (const tool of failedTools) toolEpisodes.set(tool, (toolEpisodes.get(tool) ?? 0) + 1);
+    const misbehaved = new Set(episode.failures.filter((f) => f.tool !== null && UNRELIABLE_CLASSES.has(f.failureClass)).map((f) => f.tool as string));
+    for (const tool of misbehaved) unreliable.set(tool, (unreliable.get(tool) ?? 0) + 1);
 
     const finished = FINISHED.has(episode.status);
     for (const strategy of episode.strategiesUsed) {
@@ -116,7 +125,7 @@ export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
       lessons.push(`Strategy ${strategy} recovered ${recovered} of ${plural(used, "failure", "failures")} it was used on`);
     }
   }
-  return { lessons, unreliableTools: Object.fromEntries(toolEpisodes) };
+  return { lessons, unreliableTools: Object.fromEntries(unreliable) };
 }
 
 /**
