@@ -4,12 +4,14 @@ import { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { RequestFacts, ToolSpec } from "../tools/types.js";
-import { assignOrder, criticalPathMs, validatePlan } from "./validate.js";
+import { assertValidRequest, assignOrder, criticalPathMs, validatePlan } from "./validate.js";
 
 /** Confidence of a rules plan whose every tool matched the request and has no bad record. */
 const BASE_CONFIDENCE = 0.85;
 /** Lost per tool that failed in this user's recent episodes (memory makes the planner humbler, not blind). */
 const UNRELIABLE_TOOL_PENALTY = 0.05;
+/** Recent runs in which a tool must have misbehaved before the planner prefers an alternative. */
+const SUBSTITUTE_AFTER = 2;
 
 export interface RulesPlannerOptions {
   /** Tool name → number of recent episodes in which it failed. */
@@ -42,6 +44,7 @@ export function keywordScore(tool: Pick<ToolSpec, "keywords">, lower: string): n
  * per output; parameters come from each tool's extractor. The same request always gives the same plan.
  */
 export function planWithRules(request: PlanningRequest, registry: ToolRegistry, options: RulesPlannerOptions = {}): Plan {
+  assertValidRequest(request);
   const facts = requestFacts(request);
   const tools = [...registry.tools.values()];
   const scores = new Map(tools.map((t) => [t.name, keywordScore(t, facts.lower)]));
@@ -84,6 +87,20 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   const stepId = (tool: ToolSpec) => tool.produces[0] ?? tool.name;
   const unreliable = options.unreliableTools ?? {};
   const reasons: string[] = [];
+  // Learning from memory: a tool that misbehaved in several recent runs gives way to one that produces the
+  // same outputs and has a better record.
+  for (const [i, tool] of selected.entries()) {
+    const failures = unreliable[tool.name] ?? 0;
+    if (failures < SUBSTITUTE_AFTER) continue;
+    const alternative = registry
+      .producersOf(tool.produces)
+      .filter((t) => t !== tool && !selected.includes(t) && tool.produces.every((p) => t.produces.includes(p)) && registry.workerForTool(t.name))
+      .sort((a, b) => (unreliable[a.name] ?? 0) - (unreliable[b.name] ?? 0))[0];
+    if (!alternative || (unreliable[alternative.name] ?? 0) >= failures) continue;
+    selected[i] = alternative;
+    for (const p of alternative.produces) producerOf.set(p, alternative);
+    reasons.push(`${tool.name} failed in ${failures} recent runs, so ${alternative.name} is planned instead`);
+  }
   let confidence = BASE_CONFIDENCE;
   for (const tool of selected) {
     const failures = unreliable[tool.name] ?? 0;
