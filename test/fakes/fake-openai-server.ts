@@ -66,6 +66,7 @@ export class FakeOpenAIServer {
   readonly unexpected: string[] = [];
   private readonly script: ScriptedResponse[];
   private count = 0;
+  private readonly waiters: { n: number; resolve: () => void }[] = [];
 
   constructor(script: ScriptedResponse[] = []) {
     this.script = [...script];
@@ -85,6 +86,12 @@ export class FakeOpenAIServer {
   assertConsumed(): void {
     if (this.unexpected.length > 0) throw new Error(`fake server: ${this.unexpected.join("; ")}`);
     if (this.script.length > 0) throw new Error(`fake server: ${this.script.length} scripted response(s) were never requested`);
+  }
+
+  /** Resolves once request `n` (1-based) has arrived, e.g. to cancel a call only after it reached the server. */
+  received(n: number): Promise<void> {
+    if (this.requests.length >= n) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ n, resolve }));
   }
 
   /** The text of every message of request `n` (1-based), joined: what the model was shown. */
@@ -134,6 +141,10 @@ export class FakeOpenAIServer {
       return;
     }
     this.requests.push({ n, path, body });
+    for (const w of this.waiters.filter((w) => w.n <= this.requests.length)) {
+      this.waiters.splice(this.waiters.indexOf(w), 1);
+      w.resolve();
+    }
 
     // Mirror OpenAI's own rejection of schemas strict mode cannot take, so a `.optional()` or a record in a
     // model-facing schema fails here the way it would against the real API.

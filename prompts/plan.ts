@@ -1,0 +1,99 @@
+import type { PlanningRequest } from "../src/domain/request.js";
+import { bullets, tag } from "./tags.js";
+
+/** A tool as the planner sees it: what it does and how outputs flow between steps. */
+export interface PlanPromptTool {
+  name: string;
+  description: string;
+  category: string;
+  consumes: string[];
+  produces: string[];
+}
+
+/** A worker type as the planner sees it. */
+export interface PlanPromptWorker {
+  name: string;
+  description: string;
+  /** Tools this worker may call; a step's tools must all be among them. */
+  tools?: string[];
+}
+
+/** Everything the planning prompt shows the model. */
+export interface PlanPromptInput {
+  request: PlanningRequest;
+  tools: PlanPromptTool[];
+  workers: PlanPromptWorker[];
+  /** Lessons from this user's earlier episodes, in plain language. */
+  lessons: string[];
+}
+
+const INSTRUCTIONS = `You are the planner of a planner-executor agent. Turn the user's request into a plan: a small
+dependency graph of steps that workers will run. Each step is run by one worker type and may use only the tools
+that worker is allowed to use.
+
+Rules:
+- Use only the tools and worker types listed below, spelled exactly as listed.
+- Give each step an id made of letters, digits, "_", "-" or "." (for example "s1", "s2").
+- A step that needs what another step produces lists that step's id in dependsOn. Never create a cycle.
+- Steps that do not depend on each other run in parallel: do not chain them without a reason.
+- Keep the plan as short as the request allows and within its constraints.
+- If a lesson below says a tool has been unreliable, prefer an alternative or plan around it.`;
+
+const OUTPUT_FORMAT = `Answer with one JSON object and nothing else:
+{
+  "objective": "what the plan achieves, in one sentence",
+  "contextSummary": "what you understood about the request, or null",
+  "confidence": 0.0 to 1.0, how likely the plan is to succeed as written (or null),
+  "steps": [
+    {
+      "id": "s1",
+      "description": "what this step does",
+      "workerType": "one of the worker types",
+      "tools": ["tool names this step may use"],
+      "paramsJson": a string holding the first tool's arguments as JSON, e.g. "{\\"topic\\": \\"sales\\"}", or null,
+      "dependsOn": ["ids of steps that must finish first"],
+      "expectedOutputs": ["names of what the step produces"] or null
+    }
+  ]
+}`;
+
+/** The planning prompt: instructions, then the request, tools, workers and lessons as tagged sections. */
+export function planPrompt(p: PlanPromptInput): string {
+  return [
+    INSTRUCTIONS,
+    tag("request", formatRequest(p.request)),
+    tag("tools", p.tools.map(formatTool).join("\n")),
+    tag("workers", p.workers.map(formatWorker).join("\n")),
+    tag("lessons", bullets(p.lessons)),
+    tag("output_format", OUTPUT_FORMAT),
+  ].join("\n\n");
+}
+
+function formatRequest(request: PlanningRequest): string {
+  const c = request.constraints;
+  const limits = [
+    c.maxSteps !== undefined ? `at most ${c.maxSteps} steps` : null,
+    c.timeoutMs !== undefined ? `finish within ${c.timeoutMs} ms` : null,
+    c.budget !== undefined ? `budget ${c.budget}` : null,
+    c.priority !== undefined ? `priority ${c.priority}` : null,
+  ].filter((l): l is string => l !== null);
+  const preferences = Object.entries(request.userContext.preferences);
+  return [
+    request.userIntent,
+    limits.length > 0 ? `Constraints: ${limits.join("; ")}.` : "",
+    preferences.length > 0 ? `Preferences: ${preferences.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}.` : "",
+  ]
+    .filter((line) => line.length > 0)
+    .join("\n");
+}
+
+function formatTool(t: PlanPromptTool): string {
+  const flow = [t.consumes.length > 0 ? `needs ${t.consumes.join(", ")}` : "", t.produces.length > 0 ? `produces ${t.produces.join(", ")}` : ""]
+    .filter((s) => s.length > 0)
+    .join("; ");
+  return `- ${t.name} [${t.category}]: ${t.description}${flow ? ` (${flow})` : ""}`;
+}
+
+function formatWorker(w: PlanPromptWorker): string {
+  return `- ${w.name}: ${w.description}${w.tools ? ` Tools: ${w.tools.length > 0 ? w.tools.join(", ") : "none"}.` : ""}`;
+}

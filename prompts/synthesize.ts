@@ -1,0 +1,29 @@
+import type { SynthesisInput } from "../src/reasoning/types.js";
+import { bullets, tag } from "./tags.js";
+
+const INSTRUCTIONS = `You write the final answer of a planner-executor agent from the results its steps produced.
+Answer the user's request directly, using only the results below. Do not invent results.
+If anything is missing, say plainly what is missing and why, and what the user could do about it.
+Write plain text for the user; do not mention step ids or internal tool names unless they help.`;
+
+/** Longest rendering of one step's result; longer results are cut so one step cannot crowd out the rest. */
+const MAX_RESULT_CHARS = 2000;
+
+/** The synthesis prompt: instructions, the request, the plan's objective, the results and what is missing. */
+export function synthesizePrompt(p: SynthesisInput): string {
+  const results = p.plan.steps
+    .filter((s) => s.id in p.results)
+    .map((s) => `- ${s.description} (${s.id}): ${formatResult(p.results[s.id])}`);
+  return [
+    INSTRUCTIONS,
+    tag("request", p.request.userIntent),
+    tag("objective", p.plan.objective),
+    tag("results", results.join("\n")),
+    tag("missing", bullets(p.missing.map((m) => `${m.description} (${m.id}): ${m.reason}`))),
+  ].join("\n\n");
+}
+
+function formatResult(result: unknown): string {
+  const text = typeof result === "string" ? result : (JSON.stringify(result) ?? String(result));
+  return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS - 3)}...` : text;
+}
