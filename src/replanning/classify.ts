@@ -1,4 +1,4 @@
-import type { FailureClass, FeedbackType } from "../domain/feedback.js";
+import { FailureClass, type FeedbackType } from "../domain/feedback.js";
 import { CandorError, ErrorCode } from "../errors.js";
 
 /**
@@ -30,6 +30,9 @@ export function classifyFailure(message: string, error?: unknown): FailureClass 
   if (CandorError.isInstance(error)) {
     const byCode = BY_CODE[error.code];
     if (byCode) return byCode;
+    // A tool that already knows what went wrong (TOOL_FAILED "already classified") says so in its details.
+    const declared = FailureClass.safeParse(error.details.failureClass);
+    if (declared.success) return declared.data;
   }
   if (isZodError(error)) return "invalid_parameters";
   for (const [cls, pattern] of RULES) if (pattern.test(message)) return cls;

@@ -68,7 +68,12 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
 
   const attempts: AttemptRecord[] = [];
   const maxAttempts = step.retry.maxAttempts;
+  let lastClass: FailureClass = "unknown";
   for (let attempt = 1; ; attempt++) {
+    // A cancelled run must not call the tool again (the abort may have landed during the backoff wait).
+    if (input.signal?.aborted) {
+      return fail(`${tool.name} was not called: the run was cancelled (${errorMessage(input.signal.reason)})`, lastClass, attempts, tool.name);
+    }
     const attemptStart = now();
     try {
       const result = await callWithTimeout(tool, parsed.data, { inputs: input.inputs, stepId: step.id, attempt }, step.timeoutMs, input.signal);
@@ -90,6 +95,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     } catch (e) {
       const message = errorMessage(e);
       const failureClass = classifyFailure(message, e);
+      lastClass = failureClass;
       attempts.push({ attempt, error: message, durationMs: now() - attemptStart });
       const outputs = CandorError.isInstance(e) ? e.details : {};
       const cancelled = input.signal?.aborted === true;

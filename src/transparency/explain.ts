@@ -21,12 +21,15 @@ const WHAT_WE_DO: Record<StrategyType, string> = {
  */
 export function explainRevision(revision: PlanRevision, failedStep: Pick<TaskStep, "id" | "description" | "estimates">, error: string, logFile: string | null): Notification {
   const impact = estimatedDelay(revision.strategy, failedStep);
+  const details = detailsPointer(failedStep.id, logFile);
   const lines = [
     `What failed: ${failedStep.description} (${failedStep.id}).`,
     `Why: ${error} — ${describeFailureClass(revision.failureClass)}.`,
     `What we're doing: ${WHAT_WE_DO[revision.strategy]}. ${revision.changes.join(". ")}.`,
     `Expected impact: additional delay ${impact}${revision.strategy === "SKIP" ? "; the answer will be incomplete" : ""}.`,
     `Plan confidence reduced from ${revision.confidenceBefore.toFixed(2)} to ${revision.confidenceAfter.toFixed(2)}.`,
+    // Seed 000 scenario 18: the explanation itself points developers to the technical details.
+    `Details: ${details}`,
   ];
   return notification({
     severity: revision.strategy === "SKIP" ? "WARNING" : "INFO",
@@ -37,7 +40,7 @@ export function explainRevision(revision: PlanRevision, failedStep: Pick<TaskSte
     errorSummary: error,
     recoveryStrategy: `${WHAT_WE_DO[revision.strategy]}: ${revision.changes[0] ?? ""}`,
     estimatedDelay: impact,
-    details: detailsPointer(failedStep.id, logFile),
+    details,
   });
 }
 

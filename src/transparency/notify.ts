@@ -37,15 +37,17 @@ export function estimatedDelay(strategy: StrategyType | null, step: Pick<TaskSte
   if (!strategy) return "to be decided";
   const ms = step?.estimates.durationMs ?? 1000;
   const seconds = (factor: number) => Math.max(1, Math.round((ms * factor) / 1000));
+  // Short steps round both ends to the same second: say "about 1 s", not "about 1-1 s".
+  const about = (lo: number, hi: number) => (seconds(lo) === seconds(hi) ? `about ${seconds(lo)} s` : `about ${seconds(lo)}-${seconds(hi)} s`);
   switch (strategy) {
     case "SKIP":
       return "none (the step is dropped)";
     case "ADJUST_PARAMETERS":
-      return `about ${seconds(2)}-${seconds(3)} s (affected steps run again)`;
+      return `${about(2, 3)} (affected steps run again)`;
     case "DECOMPOSE":
-      return `about ${seconds(2)}-${seconds(4)} s`;
+      return about(2, 4);
     default:
-      return `about ${seconds(1)}-${seconds(2)} s`;
+      return about(1, 2);
   }
 }
 

@@ -66,7 +66,10 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
   ];
   const missing = steps.filter((s) => s.status === "skipped" || s.status === "failed").map((s) => `${s.id}: ${s.skipReason ?? "failed"}`);
   const ended = Date.now();
-  const failedIds = new Set(facts.feedback.filter((f) => f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS").map((f) => f.taskId));
+  // DEPENDENCY_FAILURE steps never ran: they are counted as skipped, not failed (as reflection does).
+  const failedIds = new Set(
+    facts.feedback.filter((f) => f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS" && f.feedbackType !== "DEPENDENCY_FAILURE").map((f) => f.taskId),
+  );
   return {
     planId: facts.plan?.planId ?? "(no plan)",
     request: facts.request,

@@ -58,6 +58,12 @@ export const adjustParameters: Strategy = (input) => {
     const cut = (overage * c.amount) / share + c.amount * 0.01;
     const previous = typeof c.step.params[c.param] === "number" ? (c.step.params[c.param] as number) : null;
     const cap = Math.floor(Math.min(previous ?? Infinity, c.amount - cut));
+    if (cap < 1) {
+      return {
+        applies: false,
+        reason: `Capping ${chosen.map((x) => x.step.id).join(" and ")} cannot remove the ${money(overage)} overage: together they cost only ${money(share)}`,
+      };
+    }
     capped.set(c.step.id, { ...c.step, params: { ...c.step.params, [c.param]: cap } });
     changes.push(
       `Adjust parameters of ${c.step.id}: ${c.param} ${previous === null ? "unset" : money(previous)} → ${money(cap)} (it cost ${money(c.amount)} of a ${money(facts.total)} total over the ${money(facts.limit)} limit)`,

@@ -1,0 +1,169 @@
+import { describe, expect, it } from "vitest";
+import {
+  applyFeedback,
+  dependencyInputs,
+  markDispatched,
+  readySteps,
+  resultsById,
+  settleBlockedSteps,
+  stepsWithStatus,
+} from "../../src/planning/schedule.js";
+import type { Plan } from "../../src/domain/plan.js";
+import { feedback, plan, travelPlan, withSteps } from "../fakes/toolkit-fixtures.js";
+
+const ids = (steps: readonly { id: string }[]) => steps.map((s) => s.id);
+const statusOf = (p: Plan, id: string) => p.steps.find((s) => s.id === id)?.status;
+
+describe("readySteps", () => {
+  it("starts the travel plan with the three independent searches, in parallel", () => {
+    expect(ids(readySteps(travelPlan()))).toEqual(["flight", "hotel", "activities"]);
+  });
+
+  it("releases the budget check only when all three searches are done", () => {
+    const p = travelPlan();
+    expect(ids(readySteps(withSteps(p, { flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "running" } })))).toEqual([]);
+    expect(ids(readySteps(withSteps(p, { flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "done" } })))).toEqual(["budget_status"]);
+  });
+
+  it("does not release dependents of a failed step (it is still being recovered)", () => {
+    const p = withSteps(travelPlan(), { flight: { status: "failed" }, hotel: { status: "done" }, activities: { status: "done" } });
+    expect(readySteps(p)).toEqual([]);
+  });
+
+  it("holds back a step whose condition is false", () => {
+    const p = plan([
+      { id: "a", status: "done", result: { ok: false } },
+      { id: "b", dependsOn: ["a"], condition: { type: "expression", expression: "a.ok == true" } },
+      { id: "c", dependsOn: ["a"], condition: { type: "expression", expression: "a.ok == false" } },
+    ]);
+    expect(ids(readySteps(p))).toEqual(["c"]);
+  });
+});
+
+describe("settleBlockedSteps", () => {
+  it("skips the dependents of a skipped step as DEPENDENCY_FAILURE, cascading down the chain", () => {
+    const p = withSteps(travelPlan(), {
+      flight: { status: "skipped", skipReason: "Skipped after it failed: timeout" },
+      hotel: { status: "done" },
+      activities: { status: "done" },
+    });
+    const { plan: settled, skipped } = settleBlockedSteps(p);
+    expect(skipped.map((s) => [s.step.id, s.dependencyFailure])).toEqual([
+      ["budget_status", true],
+      ["itinerary", true],
+    ]);
+    expect(skipped[0]?.reason).toBe("Dependency flight failed, so this step could not run");
+    expect(statusOf(settled, "budget_status")).toBe("skipped");
+    expect(settled.steps.find((s) => s.id === "itinerary")?.skipReason).toMatch(/^Dependency .*budget_status/);
+    expect(statusOf(settled, "hotel")).toBe("done");
+  });
+
+  it("leaves the dependents of a failed (not yet skipped) step waiting", () => {
+    const p = withSteps(travelPlan(), { flight: { status: "failed" }, hotel: { status: "done" }, activities: { status: "done" } });
+    const { plan: settled, skipped } = settleBlockedSteps(p);
+    expect(skipped).toEqual([]);
+    expect(statusOf(settled, "budget_status")).toBe("pending");
+  });
+
+  it("runs a failure-conditioned fallback when its dependency was skipped, and skips it (not as a failure) when all went well", () => {
+    const steps = (aStatus: "done" | "skipped") =>
+      plan([
+        { id: "a", status: aStatus },
+        { id: "fallback", dependsOn: ["a"], condition: { type: "failure", expression: null } },
+        { id: "cleanup", dependsOn: ["a"], condition: { type: "always", expression: null } },
+      ]);
+    const afterFailure = settleBlockedSteps(steps("skipped"));
+    expect(afterFailure.skipped).toEqual([]);
+    expect(ids(readySteps(afterFailure.plan))).toEqual(["fallback", "cleanup"]);
+
+    const afterSuccess = settleBlockedSteps(steps("done"));
+    expect(afterSuccess.skipped.map((s) => [s.step.id, s.dependencyFailure])).toEqual([["fallback", false]]);
+    expect(afterSuccess.skipped[0]?.reason).toMatch(/^Condition 'failure' not met/);
+    expect(ids(readySteps(afterSuccess.plan))).toEqual(["cleanup"]);
+  });
+
+  it("skips a step whose expression is false once its dependencies are done, with the expression in the reason", () => {
+    const p = plan([
+      { id: "budget", status: "done", result: { withinBudget: false } },
+      { id: "book", dependsOn: ["budget"], condition: { type: "expression", expression: "budget.withinBudget == true" } },
+    ]);
+    const { skipped } = settleBlockedSteps(p);
+    expect(skipped.map((s) => s.step.id)).toEqual(["book"]);
+    expect(skipped[0]?.reason).toBe("Condition not met: budget.withinBudget == true is false");
+    expect(skipped[0]?.dependencyFailure).toBe(false);
+  });
+
+  it("changes nothing in a plan with nothing blocked", () => {
+    const p = travelPlan();
+    const { plan: settled, skipped } = settleBlockedSteps(p);
+    expect(skipped).toEqual([]);
+    expect(settled.steps).toEqual(p.steps);
+  });
+});
+
+describe("applyFeedback", () => {
+  const running = () => markDispatched(travelPlan(), ["flight", "hotel"]);
+
+  it("marks a running step done with its result on success, failed on failure", () => {
+    const p = applyFeedback(running(), [
+      feedback({ taskId: "flight", dispatch: 1, outputs: { result: { price: 300 } }, attempt: 2 }),
+      feedback({ taskId: "hotel", dispatch: 1, feedbackType: "FAILURE", errors: ["fully booked"] }),
+    ]);
+    const flight = p.steps.find((s) => s.id === "flight")!;
+    expect([flight.status, flight.result, flight.attempts]).toEqual(["done", { price: 300 }, 2]);
+    const hotel = p.steps.find((s) => s.id === "hotel")!;
+    expect([hotel.status, hotel.result]).toEqual(["failed", null]);
+  });
+
+  it("counts PARTIAL_SUCCESS as done and CONSTRAINT_VIOLATION as failed", () => {
+    const p = applyFeedback(running(), [
+      feedback({ taskId: "flight", dispatch: 1, feedbackType: "PARTIAL_SUCCESS", outputs: { result: "some" } }),
+      feedback({ taskId: "hotel", dispatch: 1, feedbackType: "CONSTRAINT_VIOLATION" }),
+    ]);
+    expect([statusOf(p, "flight"), statusOf(p, "hotel")]).toEqual(["done", "failed"]);
+  });
+
+  it("ignores feedback of an older dispatch (the step is running again)", () => {
+    const again = markDispatched(markDispatched(travelPlan(), ["flight"]), ["flight"]);
+    expect(again.steps.find((s) => s.id === "flight")?.dispatches).toBe(2);
+    const p = applyFeedback(again, [feedback({ taskId: "flight", dispatch: 1, feedbackType: "FAILURE" })]);
+    expect(statusOf(p, "flight")).toBe("running");
+    const q = applyFeedback(again, [feedback({ taskId: "flight", dispatch: 1, feedbackType: "FAILURE" }), feedback({ taskId: "flight", dispatch: 2 })]);
+    expect(statusOf(q, "flight")).toBe("done");
+  });
+
+  it("leaves steps that are not running alone, even with matching feedback", () => {
+    const p = withSteps(travelPlan(), { flight: { status: "done", dispatches: 1, result: "kept" } });
+    const after = applyFeedback(p, [feedback({ taskId: "flight", dispatch: 1, feedbackType: "FAILURE" })]);
+    expect(after.steps.find((s) => s.id === "flight")).toMatchObject({ status: "done", result: "kept" });
+  });
+});
+
+describe("markDispatched, dependencyInputs, resultsById, stepsWithStatus", () => {
+  it("marks only the named steps running and counts their dispatch", () => {
+    const p = markDispatched(travelPlan(), ["hotel"]);
+    expect(p.steps.map((s) => [s.id, s.status, s.dispatches])).toEqual([
+      ["flight", "pending", 0],
+      ["hotel", "running", 1],
+      ["activities", "pending", 0],
+      ["budget_status", "pending", 0],
+      ["itinerary", "pending", 0],
+    ]);
+  });
+
+  it("hands a step the results of its done dependencies under their ids and output names", () => {
+    const p = withSteps(travelPlan(), {
+      flight: { status: "done", result: { cost: 700 }, expectedOutputs: ["flight", "ticket"] },
+      hotel: { status: "done", result: { cost: 600 } },
+      activities: { status: "failed" },
+    });
+    const budget = p.steps.find((s) => s.id === "budget_status")!;
+    expect(dependencyInputs(p, budget)).toEqual({ flight: { cost: 700 }, ticket: { cost: 700 }, hotel: { cost: 600 } });
+  });
+
+  it("lists results of done steps only, and filters steps by status", () => {
+    const p = withSteps(travelPlan(), { flight: { status: "done", result: 1 }, hotel: { status: "failed", result: 2 }, activities: { status: "skipped" } });
+    expect(resultsById(p)).toEqual({ flight: 1 });
+    expect(ids(stepsWithStatus(p, "failed", "skipped"))).toEqual(["hotel", "activities"]);
+  });
+});
