@@ -15,16 +15,18 @@ const words = (text: string) => new Set(text.toLowerCase().split(/[^a-z0-9]+/).f
 /**
  * Ranks the worker types able to do a step (seed 000's SemanticRouter, by metadata rather than embeddings): a
  * worker qualifies when its grant holds a tool that produces the step's outputs; specialists rank above
- * fallback workers, matching keywords and a tool other than the one that failed rank higher.
+ * fallback workers, matching keywords and a tool other than the one that failed rank higher. Tools in
+ * `excludeTools` (those that already failed the step) are never offered.
  */
-export function rankWorkers(registry: ToolRegistry, step: TaskStep, exclude: readonly string[] = []): WorkerCandidate[] {
+export function rankWorkers(registry: ToolRegistry, step: TaskStep, exclude: readonly string[] = [], excludeTools: readonly string[] = []): WorkerCandidate[] {
   const needed = step.expectedOutputs.length > 0 ? step.expectedOutputs : (registry.tool(step.tools[0] ?? "")?.produces ?? []);
   const failedTool = step.tools[0];
   const stepWords = words(step.description);
   const candidates: WorkerCandidate[] = [];
   for (const worker of registry.workers.values()) {
     if (exclude.includes(worker.name)) continue;
-    const tools = registry.grant(worker.name).filter((t) => needed.every((o) => t.produces.includes(o)));
+    // A tool that already failed this step's lineage is not a different agent, whoever runs it.
+    const tools = registry.grant(worker.name).filter((t) => needed.every((o) => t.produces.includes(o)) && !excludeTools.includes(t.name));
     if (tools.length === 0) continue;
     // Prefer a different tool: the one that failed is the likeliest to fail again.
     tools.sort((a, b) => Number(a.name === failedTool) - Number(b.name === failedTool));

@@ -12,9 +12,13 @@ export const retryDifferentAgent: Strategy = (input) => {
   const { plan, failure, registry } = input;
   const failed = failure.step;
   const exclude = [...new Set([...failed.failedWorkers, failed.workerType])];
-  const [best] = rankWorkers(registry, failed, exclude);
+  const failedTools = [...new Set(failure.history.map((f) => f.tool).filter((t): t is string => t !== null))];
+  const [best] = rankWorkers(registry, failed, exclude, failedTools);
   if (!best) {
-    return { applies: false, reason: `No other worker can produce ${failed.expectedOutputs.join(", ") || "this step's output"} (already tried: ${exclude.join(", ")})` };
+    return {
+      applies: false,
+      reason: `No other worker can produce ${failed.expectedOutputs.join(", ") || "this step's output"} with a tool that has not failed it (already tried: ${[...exclude, ...failedTools].join(", ")})`,
+    };
   }
   const retry: TaskStep = {
     ...failed,

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Node } from "../../nodes/names.js";
+import { recentEpisodes } from "../../src/memory/episodes.js";
+import { EASY_TRIP, historyOf, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+
+describe("a fault-free trip on a SQLite checkpointer", () => {
+  const tmp = tempDir();
+  let agent: Agent;
+  let out: Awaited<ReturnType<Agent["graph"]["invoke"]>>;
+
+  beforeAll(async () => {
+    agent = startAgent({ dbPath: tmp.dbPath });
+    out = await agent.graph.invoke(tripInput(EASY_TRIP, {}, "ana"), threadConfig("happy"));
+  });
+  afterAll(() => {
+    agent.close();
+    tmp.cleanup();
+  });
+
+  it("completes with an answer built from every step's result", () => {
+    expect(out.status).toBe("completed");
+    expect(out.failureReason).toBeNull();
+    expect(out.revisionCount).toBe(0);
+    expect(out.revisions).toEqual([]);
+    const steps = out.plan!.steps;
+    expect(steps.map((s) => s.id).sort()).toEqual(["activities", "budget_status", "flight", "hotel", "itinerary"]);
+    expect(steps.every((s) => s.status === "done")).toBe(true);
+    for (const step of steps) expect(out.answer).toContain((step.result as { summary: string }).summary);
+  });
+
+  it("records exactly one SUCCESS per step and calls each planned tool once", () => {
+    expect(out.feedback).toHaveLength(out.plan!.steps.length);
+    for (const step of out.plan!.steps) {
+      const mine = out.feedback.filter((f) => f.taskId === step.id);
+      expect(mine.map((f) => f.feedbackType)).toEqual(["SUCCESS"]);
+      expect(mine[0]!.workerType).toBe(step.workerType);
+    }
+    expect(agent.calls.all()).toEqual({ search_flights: 1, search_hotels: 1, search_activities: 1, check_budget: 1, build_itinerary: 1 });
+  });
+
+  it("writes a post-execution report with summary, tasks, confidence evolution and lessons", () => {
+    const report = out.report!;
+    expect(report.planId).toBe(out.plan!.planId);
+    expect(report.summary).toMatchObject({ status: "completed", stepsSucceeded: 5, stepsFailed: 0, stepsSkipped: 0, revisionCount: 0, failureReason: null });
+    expect(report.summary.totalDurationMs).toBeGreaterThan(0);
+    expect(report.tasks.map((t) => [t.id, t.status, t.lastFeedback])).toEqual(out.plan!.steps.map((s) => [s.id, "done", "SUCCESS"]));
+    expect(report.confidenceEvolution[0]).toMatchObject({ value: 0.85 });
+    expect(report.confidenceEvolution[0]!.reason).toMatch(/initial plan/);
+    expect(report.lessonsLearned.length).toBeGreaterThan(0);
+    expect(report.missing).toEqual([]);
+    expect(out.notifications.at(-1)).toMatchObject({ kind: "outcome", severity: "INFO" });
+  });
+
+  it("stores the episode under [userId, 'episodes'] in the SQLite store", async () => {
+    const episodes = await recentEpisodes(agent.persistence.store, "ana");
+    expect(episodes).toHaveLength(1);
+    expect(episodes[0]).toMatchObject({ threadId: "happy", planId: out.plan!.planId, status: "completed", request: EASY_TRIP, failures: [], strategiesUsed: [] });
+    expect(await recentEpisodes(agent.persistence.store, "someone_else")).toEqual([]);
+  });
+
+  it("dispatches the independent searches in ONE superstep (read from the checkpoint history)", async () => {
+    const history = await historyOf(agent, "happy");
+    const fanOut = history.filter((s) => s.next.length > 1);
+    // Exactly one checkpoint fans out, to three workers, and their results are that checkpoint's task writes.
+    expect(fanOut).toHaveLength(1);
+    const wave = fanOut[0]!;
+    expect(wave.next).toEqual([Node.WORKER, Node.WORKER, Node.WORKER]);
+    expect(wave.tasks.map((t) => t.name)).toEqual([Node.WORKER, Node.WORKER, Node.WORKER]);
+    const sent = wave.tasks.map((t) => (t.result as { feedback: { taskId: string }[] }).feedback.map((f) => f.taskId)).flat();
+    expect(sent.sort()).toEqual(["activities", "flight", "hotel"]);
+    const running = (wave.values as typeof out).plan!.steps.filter((s) => s.status === "running").map((s) => s.id);
+    expect(running.sort()).toEqual(["activities", "flight", "hotel"]);
+    // The dependent steps each ran in a later superstep of their own, after their inputs existed.
+    const single = history.filter((s) => s.next.length === 1 && s.next[0] === Node.WORKER);
+    const later = single.map((s) => (s.tasks[0]!.result as { feedback: { taskId: string }[] }).feedback[0]!.taskId);
+    expect(later.sort()).toEqual(["budget_status", "itinerary"]);
+    expect(single.every((s) => (s.metadata?.step ?? 0) > (wave.metadata?.step ?? 0))).toBe(true);
+  });
+});
