@@ -8,7 +8,7 @@ import type { Toolkit } from "../src/tools/types.js";
 import { silentDecisionLog, type DecisionLog } from "../src/transparency/decision-log.js";
 import { travelToolkit } from "../examples/travel/index.js";
 import { workspaceToolkit } from "../src/tools/builtin/workspace.js";
-import { strategyNode } from "../nodes/apply-strategy.js";
+import { routeAfterRevision, strategyNode } from "../nodes/apply-strategy.js";
 import type { NodeDeps } from "../nodes/deps.js";
 import { executeNode, routeAfterExecute } from "../nodes/execute.js";
 import { finalizeNode } from "../nodes/finalize.js";
@@ -68,7 +68,7 @@ export function buildAgentGraph(deps: AgentDeps) {
     .addNode(Node.FIX_DEPENDENCIES, strategyNode("FIX_DEPENDENCIES", nodeDeps))
     .addNode(Node.FIND_WORKAROUND, strategyNode("FIND_WORKAROUND", nodeDeps))
     .addNode(Node.SKIP, strategyNode("SKIP", nodeDeps));
-  for (const id of strategyTargets) graph.addEdge(id, Node.EXECUTE);
+  for (const id of strategyTargets) graph.addConditionalEdges(id, routeAfterRevision, [Node.SELECT_STRATEGY, Node.EXECUTE]);
   return graph
     .addEdge(START, Node.UNDERSTAND)
     .addConditionalEdges(Node.UNDERSTAND, routeAfterUnderstand, [Node.FINALIZE, Node.HUMAN_INTERRUPT, Node.EXECUTE])

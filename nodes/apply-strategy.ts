@@ -4,6 +4,7 @@ import { confidencePoint } from "../src/confidence/update.js";
 import { applyStrategy } from "../src/replanning/select.js";
 import { explainRevision } from "../src/transparency/explain.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
+import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
 /**
@@ -42,4 +43,14 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
       status: "executing",
     };
   };
+}
+
+export type AfterRevision = typeof Node.SELECT_STRATEGY | typeof Node.EXECUTE;
+
+/**
+ * Another step that failed in the same wave is recovered before anything runs again, so the replacements of
+ * both are dispatched together (one superstep) rather than one wave after the other.
+ */
+export function routeAfterRevision(state: AgentStateValue): AfterRevision {
+  return state.plan?.steps.some((s) => s.status === "failed") ? Node.SELECT_STRATEGY : Node.EXECUTE;
 }

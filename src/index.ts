@@ -11,6 +11,7 @@ export { routeAfterExecute } from "../nodes/execute.js";
 export { routeAfterSynthesize } from "../nodes/synthesize.js";
 export { routeAfterSelectStrategy } from "../nodes/select-strategy.js";
 export { routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
+export { routeAfterRevision } from "../nodes/apply-strategy.js";
 
 export * from "./domain/index.js";
 export { CandorError, ErrorCode, errorMessage } from "./errors.js";

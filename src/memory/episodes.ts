@@ -112,8 +112,10 @@ export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
   const runs = plural(episodes.length, "run", "runs");
   for (const [tool, count] of byCountThenName(toolEpisodes)) {
     if (count < 2) continue;
-    const classes = [...byCountThenName(toolClasses.get(tool) ?? new Map())].map(([c]) => c).join(", ");
-    lessons.push(`${tool} failed in ${count} of the last ${runs} (${classes}); consider its backup`);
+    const classes = [...byCountThenName(toolClasses.get(tool) ?? new Map())].map(([c]) => c);
+    // Only a tool's own misbehaviour calls for another tool; "fully booked" twice is about the requests.
+    const advice = classes.some((c) => UNRELIABLE_CLASSES.has(c)) ? "consider its backup" : "a property of the requests, not of the tool";
+    lessons.push(`${tool} failed in ${count} of the last ${runs} (${classes.join(", ")}); ${advice}`);
   }
   const strategies = [...strategyUses.entries()].sort((a, b) => b[1].used - a[1].used || a[0].localeCompare(b[0]));
   for (const [strategy, { used, recovered }] of strategies) {

@@ -50,9 +50,9 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   const scores = new Map(tools.map((t) => [t.name, keywordScore(t, facts.lower)]));
   const matched = tools.filter((t) => (scores.get(t.name) ?? 0) > 0 && registry.workerForTool(t.name));
   if (matched.length === 0) {
-    const abilities = tools.map((t) => `${t.name} (${t.keywords.slice(0, 3).join(", ")})`).join("; ");
+    const abilities = tools.map((t) => `${t.name} (${t.keywords[0] ?? t.category})`).join(", ");
     throw new CandorError(
-      `No tool matches "${request.userIntent}". Rephrase the request using words the tools know — ${abilities} — register a tool that can do it, or use a model (--model).`,
+      `No tool matches "${request.userIntent}". Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
       ErrorCode.NO_VALID_PLAN,
     );
   }

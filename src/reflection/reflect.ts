@@ -24,6 +24,9 @@ export interface Reflection {
   outcomeDelta: number;
 }
 
+/** Failure classes that say something about the tool itself (the same set memory counts against it). */
+const TOOL_FAULT_CLASSES: ReadonlySet<string> = new Set(["timeout", "agent_unavailable", "unknown"]);
+
 const isFailure = (f: ExecutionFeedback) => f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS" && f.feedbackType !== "DEPENDENCY_FAILURE";
 
 /**
@@ -47,7 +50,10 @@ export function reflectOnRun(facts: RunFacts): Reflection {
   const toolFailures = new Map<string, Set<string>>();
   for (const f of failures) if (f.tool) toolFailures.set(f.tool, (toolFailures.get(f.tool) ?? new Set()).add(f.failureClass ?? "unknown"));
   for (const [tool, classes] of toolFailures) {
-    lessons.push(`${tool} failed with ${[...classes].join(", ")}; plans that use it start with lower confidence next time.`);
+    const own = [...classes].filter((c) => TOOL_FAULT_CLASSES.has(c));
+    const situational = [...classes].filter((c) => !TOOL_FAULT_CLASSES.has(c));
+    if (own.length > 0) lessons.push(`${tool} misbehaved (${own.join(", ")}); plans that use it start with lower confidence next time, and after repeated failures an alternative is planned instead.`);
+    if (situational.length > 0) lessons.push(`${tool} reported ${situational.join(", ").replaceAll("_", " ")}: a property of this request, not of the tool.`);
   }
   const unrecoveredSteps = facts.plan.steps.filter((s) => s.status === "failed" || (s.status === "skipped" && !s.skipReason?.startsWith("Dependency") && !s.skipReason?.startsWith("Condition"))).map((s) => s.id);
   if (failures.length === 0) lessons.push("Every step succeeded on its first dispatch: the plan worked as designed.");

@@ -1,5 +1,6 @@
 import { Send } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
+import { routeAfterRevision } from "../../nodes/apply-strategy.js";
 import { routeAfterExecute } from "../../nodes/execute.js";
 import { routeAfterHumanInterrupt } from "../../nodes/human-interrupt.js";
 import { Node } from "../../nodes/names.js";
@@ -120,5 +121,14 @@ describe("routeAfterHumanInterrupt", () => {
   });
   it("executes after an approval or a 'skip'", () => {
     expect(routeAfterHumanInterrupt(agentState({ status: "executing" }))).toBe(Node.EXECUTE);
+  });
+});
+
+describe("routeAfterRevision", () => {
+  it("recovers another failed step of the same wave before anything runs again", () => {
+    expect(routeAfterRevision(agentState({ plan: plan("done", "pending", "failed") }))).toBe(Node.SELECT_STRATEGY);
+  });
+  it("goes back to execute once no step is waiting for recovery", () => {
+    expect(routeAfterRevision(agentState({ plan: plan("done", "pending", "skipped") }))).toBe(Node.EXECUTE);
   });
 });

@@ -62,12 +62,20 @@ describe("reflectOnRun", () => {
     const r = reflectOnRun(factsOf(run));
     expect(r.lessons).toEqual([
       `flight failed (timeout); RETRY_DIFFERENT_AGENT recovered it: ${run.revisions[0]!.changes[0]}.`,
-      "search_flights failed with timeout; plans that use it start with lower confidence next time.",
+      "search_flights misbehaved (timeout); plans that use it start with lower confidence next time, and after repeated failures an alternative is planned instead.",
     ]);
     expect(r.unrecoveredSteps).toEqual([]);
     expect(r.outcomeDelta).toBe(0.05);
     expect(r.episode.failures).toEqual([{ taskId: "flight", tool: "search_flights", workerType: "flight_agent", failureClass: "timeout", error: "search_flights timed out after 30 ms" }]);
     expect(r.episode.strategiesUsed).toEqual(["RETRY_DIFFERENT_AGENT"]);
+  });
+
+  it("a situational failure (fully booked) is not held against the tool", async () => {
+    const registry = travelRegistry(["search_hotels=unavailable"]);
+    const run = await runWaves(travelPlan(NO_BUDGET_REQUEST, registry), registry);
+    const r = reflectOnRun(factsOf({ ...run, revisions: [] }, { status: "partial" }));
+    expect(r.lessons).toContain("search_hotels reported resource unavailable: a property of this request, not of the tool.");
+    expect(r.lessons.join(" ")).not.toContain("search_hotels misbehaved");
   });
 
   it("a skipped failure: the skipped step is unrecovered, its dependency skips are not, and the outcome costs −0.10", async () => {

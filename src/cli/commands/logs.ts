@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from "node:fs";
+import { z } from "zod";
+import { decisionLogPath } from "../../memory/persistence.js";
+import { Exit, type CliIo } from "../io.js";
+import { LogsFlags, parseFlags, resolveDbPath } from "../options.js";
+import { stamp } from "../render.js";
+
+/** The fields of a decision-log line that `logs` filters and shows; anything else is kept for --json. */
+const LogLine = z.looseObject({
+  time: z.string().optional(),
+  operation: z.string(),
+  planId: z.string().nullable().optional(),
+  taskId: z.string().nullable().optional(),
+  threadId: z.string().nullable().optional(),
+  decision: z.string().optional(),
+  reasoning: z.string().optional(),
+  confidenceBefore: z.number().nullable().optional(),
+  confidenceAfter: z.number().nullable().optional(),
+});
+type LogLine = z.infer<typeof LogLine>;
+
+function confidence(l: LogLine): string {
+  const before = typeof l.confidenceBefore === "number" ? l.confidenceBefore.toFixed(2) : null;
+  const after = typeof l.confidenceAfter === "number" ? l.confidenceAfter.toFixed(2) : null;
+  if (before && after) return ` (confidence ${before} → ${after})`;
+  return before || after ? ` (confidence ${before ?? after})` : "";
+}
+
+/** `candor logs`: the decision log beside the database, filtered by thread, plan, step and operation. */
+export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
+  const flags = parseFlags(LogsFlags, rawFlags);
+  const file = decisionLogPath(resolveDbPath(flags.db, io.env));
+  if (!existsSync(file)) {
+    io.err(`No decision log at ${file} yet: run or resume writes it. Pass --db if your runs used another database.`);
+    return Exit.COMPLETED;
+  }
+  const matches: { raw: string; line: LogLine }[] = [];
+  for (const raw of readFileSync(file, "utf8").split("\n")) {
+    if (!raw.trim()) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      continue; // A line cut short by a crash is not a decision.
+    }
+    const parsed = LogLine.safeParse(json);
+    if (!parsed.success) continue;
+    const l = parsed.data;
+    if (flags.thread && l.threadId !== flags.thread) continue;
+    if (flags.plan && l.planId !== flags.plan) continue;
+    if (flags.step && l.taskId !== flags.step) continue;
+    if (flags.operation && l.operation !== flags.operation) continue;
+    matches.push({ raw, line: l });
+  }
+  if (matches.length === 0) {
+    const filters = (["thread", "plan", "step", "operation"] as const).filter((k) => flags[k]).map((k) => `--${k} ${flags[k]}`);
+    io.err(`No decisions in ${file}${filters.length ? ` match ${filters.join(" ")}` : ""}.`);
+    return Exit.COMPLETED;
+  }
+  if (flags.json) {
+    for (const m of matches) io.out(m.raw);
+    return Exit.COMPLETED;
+  }
+  for (const { line: l } of matches) {
+    const where = [l.planId, l.taskId].filter(Boolean).join(" / ");
+    io.out(`${stamp(l.time ?? "")}  ${l.operation.padEnd(14)} ${where}`);
+    io.out(`    decision: ${l.decision ?? "-"}${confidence(l)}`);
+    if (l.reasoning) io.out(`    why: ${l.reasoning}`);
+  }
+  return Exit.COMPLETED;
+}

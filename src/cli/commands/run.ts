@@ -1,0 +1,75 @@
+import { PlanningRequest, RunSettings } from "../../domain/request.js";
+import { CandorError, ErrorCode } from "../../errors.js";
+import type { CliIo, Exit } from "../io.js";
+import { chooseReasoner, EXAMPLE_REQUEST, newThreadId, parseFlags, resolveDbPath, RunFlags, type ReasonerChoice } from "../options.js";
+import { executeThread, presentOutcome } from "../present.js";
+import { noteLine, shellArg } from "../render.js";
+import { openSession, saveThreadRecord, threadExists, type Session } from "../session.js";
+
+/** The first lines a run or resume prints: reasoner and thread first, then what it runs on. */
+export function headerLines(title: string, session: Session, fields: [string, string][]): string[] {
+  const rows: [string, string][] = [...fields, ["database", `${session.persistence.dbPath} (decisions: ${session.logFile})`]];
+  return [title, ...rows.filter(([, v]) => v).map(([k, v]) => `  ${`${k}:`.padEnd(10)} ${v}`), ""];
+}
+
+export function describeReasoner(choice: ReasonerChoice): string {
+  return choice.kind === "llm" ? `llm (model ${choice.model})` : "rules (offline)";
+}
+
+/** `candor run "<request>"`: plans and executes a request on a new thread. */
+export async function runCommand(requestText: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
+  return (await startRun(requestText, rawFlags, io)).exit;
+}
+
+/**
+ * Shared by `run` and the demo, which needs the thread id for its closing hints. A `framed` run (the demo) has
+ * already shown its request and faults and ends with its own hints, so it skips those lines.
+ */
+export async function startRun(requestText: string, rawFlags: unknown, io: CliIo, framed = false): Promise<{ exit: Exit; threadId: string }> {
+  const flags = parseFlags(RunFlags, rawFlags);
+  const request = PlanningRequest.safeParse({ userIntent: requestText, userContext: { userId: flags.user } });
+  if (!request.success) {
+    throw new CandorError(
+      `The request is empty: say what you want done, e.g. ${io.invokedAs} run ${shellArg(EXAMPLE_REQUEST)}.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  }
+  const reasoner = chooseReasoner(flags, io.env);
+  const settings = RunSettings.parse({
+    ...(flags.maxRevisions !== undefined && { maxRevisions: flags.maxRevisions }),
+    ...(flags.approvalThreshold !== undefined && { approvalThreshold: flags.approvalThreshold }),
+    ...(flags.abortBelow !== undefined && { abortBelow: flags.abortBelow }),
+  });
+  const threadId = flags.thread ?? newThreadId();
+  const dbPath = resolveDbPath(flags.db, io.env);
+  const session = await openSession({ dbPath, reasoner, faults: flags.fault, env: io.env, onNote: (note) => io.err(noteLine(note)) });
+  try {
+    if (await threadExists(session.persistence, threadId)) {
+      throw new CandorError(
+        `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}, or leave out --thread to start a new one.`,
+        ErrorCode.INVALID_REQUEST,
+      );
+    }
+    await saveThreadRecord(session.persistence, {
+      threadId,
+      request: request.data.userIntent,
+      userId: flags.user,
+      reasoner: reasoner.kind,
+      model: reasoner.model,
+      faults: flags.fault,
+      createdAt: new Date().toISOString(),
+    });
+    io.err(
+      headerLines(
+        `Candor · reasoner: ${describeReasoner(reasoner)} · thread ${threadId}`,
+        session,
+        framed ? [] : [["request", request.data.userIntent], ["faults", flags.fault.join(", ")]],
+      ).join("\n"),
+    );
+    const outcome = await executeThread(session, threadId, { kind: "start", value: { request: request.data, settings } }, io);
+    const exit = presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: reasoner.kind, footer: !framed });
+    return { exit, threadId };
+  } finally {
+    session.close();
+  }
+}

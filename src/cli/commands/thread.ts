@@ -1,0 +1,50 @@
+import { CandorError, ErrorCode } from "../../errors.js";
+import type { CliIo } from "../io.js";
+import { resolveDbPath, ThreadId, type ReasonerChoice, type ThreadRecord } from "../options.js";
+import { noteLine } from "../render.js";
+import { loadThreadRecord, openExisting, sessionOn, type Session } from "../session.js";
+
+export interface OpenThread {
+  threadId: string;
+  dbPath: string;
+  session: Session;
+  /** How the thread was started; null when it was started outside the CLI. */
+  record: ThreadRecord | null;
+  reasoner: ReasonerChoice;
+}
+
+export function parseThreadId(raw: string): string {
+  const parsed = ThreadId.safeParse(raw);
+  if (!parsed.success) {
+    throw new CandorError(`"${raw}" is not a thread id: ${parsed.error.issues[0]?.message ?? "invalid"}.`, ErrorCode.INVALID_REQUEST);
+  }
+  return parsed.data;
+}
+
+/**
+ * Opens an existing thread with the tools and faults it was started with. `execute` rebuilds its reasoner too
+ * (a model thread needs OPENAI_API_KEY again); `read` only looks at checkpoints, so it never needs a model.
+ */
+export async function openThread(rawId: string, dbFlag: string | undefined, io: CliIo, mode: "read" | "execute"): Promise<OpenThread> {
+  const threadId = parseThreadId(rawId);
+  const dbPath = resolveDbPath(dbFlag, io.env);
+  const persistence = openExisting(dbPath, threadId);
+  let record: ThreadRecord | null;
+  try {
+    record = await loadThreadRecord(persistence, threadId);
+  } catch (e) {
+    persistence.close();
+    throw e;
+  }
+  const started: ReasonerChoice = record ? { kind: record.reasoner, model: record.model } : { kind: "rules", model: null };
+  if (mode === "execute" && started.kind === "llm" && !io.env.OPENAI_API_KEY) {
+    persistence.close();
+    throw new CandorError(
+      `Thread ${threadId} was started with the llm reasoner (model ${started.model}), so continuing it needs OPENAI_API_KEY. Set it (and OPENAI_BASE_URL if the run used another server) and run the command again.`,
+      ErrorCode.CONFIGURATION,
+    );
+  }
+  const reasoner: ReasonerChoice = mode === "execute" ? started : { kind: "rules", model: null };
+  const session = await sessionOn(persistence, { reasoner, faults: record?.faults ?? [], env: io.env, onNote: (note) => io.err(noteLine(note)) });
+  return { threadId, dbPath, session, record, reasoner: started };
+}

@@ -1,0 +1,35 @@
+import path from "node:path";
+import { loadDotEnv, readEnv } from "../env.js";
+import { runCli } from "./program.js";
+
+// The first Ctrl-C stops the run at the next step boundary (its checkpoints stay); a second one exits at once.
+const interrupt = new AbortController();
+process.once("SIGINT", () => {
+  interrupt.abort();
+  process.once("SIGINT", () => process.exit(130));
+});
+
+// `candor logs | head` closes the pipe early: that is the reader being done, not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
+const invokedAs = path.basename(process.argv[1] ?? "").startsWith("candor") ? "candor" : "npm start --";
+
+process.exitCode = await runCli(
+  process.argv.slice(2),
+  {
+    out: (text) => void process.stdout.write(`${text}\n`),
+    err: (text) => void process.stderr.write(`${text}\n`),
+    invokedAs,
+    signal: interrupt.signal,
+  },
+  // .env (see .env.example) fills in what the shell did not set.
+  () => {
+    loadDotEnv();
+    return readEnv();
+  },
+);

@@ -1,0 +1,160 @@
+import { readFileSync } from "node:fs";
+import { Command, CommanderError, Option } from "commander";
+import { FAULT_KINDS } from "../tools/faults.js";
+import type { CandorEnv } from "../env.js";
+import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { Exit, type CliIo } from "./io.js";
+import { EXAMPLE_REQUEST } from "./options.js";
+import { shellArg } from "./render.js";
+
+/** Errors that are the user's to fix: shown as their message alone, exit 2. */
+const USAGE_CODES: ReadonlySet<string> = new Set([
+  ErrorCode.INVALID_REQUEST,
+  ErrorCode.CONFIGURATION,
+  ErrorCode.STORAGE,
+  ErrorCode.UNKNOWN_THREAD,
+  ErrorCode.INVALID_DECISION,
+]);
+
+const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+const COMMANDS = new Set(["demo", "run", "resume", "history", "report", "logs", "help"]);
+const HELP_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
+
+/**
+ * No command runs the demo, and so does a bare flag list (`candor --db x.db`): the demo is the first thing a
+ * newcomer should see.
+ */
+export function withDefaultCommand(argv: readonly string[]): string[] {
+  const first = argv[0];
+  if (first === undefined || (first.startsWith("-") && !HELP_FLAGS.has(first))) return ["demo", ...argv];
+  return [...argv];
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function withCommon(c: Command, json = "print one JSON object on stdout instead of text"): Command {
+  return c
+    .option("--db <path>", "SQLite file for checkpoints and memory (default: CANDOR_DB or .candor/candor.db)")
+    .option("--json", json)
+    .option("--debug", "print the stack trace of an unexpected error");
+}
+
+function withRunOptions(c: Command): Command {
+  return withCommon(c)
+    .option("--thread <id>", "thread id (default: a new run-xxxxxxxx)")
+    .option("--user <id>", "user whose memory (past runs) the planner learns from (default: default; the demo uses a fresh one)")
+    .option("--model <name>", "chat model for the llm reasoner (needs OPENAI_API_KEY; OPENAI_BASE_URL honoured)")
+    .addOption(new Option("--reasoner <kind>", "how plans are made (default: llm when OPENAI_API_KEY is set, else rules)").choices(["rules", "llm"]))
+    .option("--fault <tool=kind[*N]>", `inject a fault, repeatable; kinds: ${FAULT_KINDS.join(", ")}`, collect)
+    .option("--max-revisions <n>", "plan revisions before a human is asked (default 3)")
+    .option("--approval-threshold <x>", "plans with confidence below x (0..1) wait for approval (default 0.5)")
+    .option("--abort-below <x>", "stop and ask a human when confidence falls below x (0..1, default 0.3)");
+}
+
+/**
+ * Builds the `candor` command tree; `setCode` receives each action's exit code. Commands are imported when they
+ * run, so a usage error answers without loading the agent and its dependencies.
+ */
+export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command {
+  const p = io.invokedAs;
+  const program = new Command("candor")
+    .description("Candor: a planner–executor agent that never hides a failure. With no command it runs the travel demo.")
+    .version(VERSION, "-V, --version", "print Candor's version")
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()), outputError: () => undefined })
+    .showSuggestionAfterError(true)
+    .helpCommand(true)
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        `  ${p}                                   the demo: faults injected, recoveries announced`,
+        `  ${p} run "${EXAMPLE_REQUEST}"`,
+        `  ${p} run "..." --fault search_flights=timeout --json`,
+        `  ${p} resume run-1a2b3c4d --approve`,
+        `  ${p} logs --thread run-1a2b3c4d --step flight`,
+        "",
+        "Exit codes: 0 completed · 2 bad usage or input · 3 waiting for a human · 4 failed, rejected, aborted or partial.",
+      ].join("\n"),
+    );
+
+  withRunOptions(program.command("demo").description("the travel demo with injected faults (what runs with no command)")).action(async (opts) =>
+    setCode(await (await import("./commands/demo.js")).demoCommand(opts, io)),
+  );
+
+  withRunOptions(program.command("run").description("plan and execute a request, streaming what happens").argument("<request...>", "what you want done, in plain words")).action(
+    async (words: string[], opts) => setCode(await (await import("./commands/run.js")).runCommand(words.join(" "), opts, io)),
+  );
+
+  withCommon(
+    program
+      .command("resume")
+      .description("answer a run that waits for a human, or continue one that stopped part-way")
+      .argument("<thread>", "the thread id run printed")
+      .option("--approve", "approve the plan")
+      .option("--reject", "reject the plan")
+      .option("--skip", "give up on the failed step and finish the rest")
+      .option("--retry", "allow one more recovery attempt")
+      .option("--abort", "stop the run")
+      .option("--comment <text>", "why, recorded with the decision"),
+  ).action(async (thread: string, opts) => setCode(await (await import("./commands/resume.js")).resumeCommand(thread, opts, io)));
+
+  withCommon(program.command("history").description("a thread's checkpoints, newest first").argument("<thread>", "thread id"))
+    .option("--limit <n>", "show only the newest n checkpoints")
+    .action(async (thread: string, opts) => setCode(await (await import("./commands/history.js")).historyCommand(thread, opts, io)));
+
+  withCommon(program.command("report").description("a thread's post-execution report").argument("<thread>", "thread id"), "print the report as JSON").action(
+    async (thread: string, opts) => setCode(await (await import("./commands/report.js")).reportCommand(thread, opts, io)),
+  );
+
+  withCommon(program.command("logs").description("the decision log: what was decided, why, and confidence before → after"), "print the matching raw JSON lines")
+    .option("--thread <id>", "only this thread")
+    .option("--plan <id>", "only this plan")
+    .option("--step <id>", "only this step (task id)")
+    .option("--operation <name>", "only this operation (plan, dispatch, step_result, strategy, revision, escalation, human_decision, ...)")
+    .action(async (opts) => setCode(await (await import("./commands/logs.js")).logsCommand(opts, io)));
+
+  return program;
+}
+
+/** Commander's own errors, as one paragraph that says what to do. */
+function usageMessage(e: CommanderError, argv: readonly string[], prefix: string): string {
+  if (e.code === "commander.unknownCommand" && argv[0]) {
+    return `Unknown command "${argv[0]}". The commands are ${[...COMMANDS].join(", ")}. To plan and run a request, use: ${prefix} run ${shellArg(argv.join(" "))}`;
+  }
+  const text = e.message.replace(/^error:\s*/i, "").replace(/\s*\n\s*/g, " ").trim();
+  const command = argv[0] && COMMANDS.has(argv[0]) && argv[0] !== "help" ? ` ${argv[0]}` : "";
+  const sentence = text.charAt(0).toUpperCase() + text.slice(1);
+  return `${sentence}${/[.)?]$/.test(sentence) ? "" : "."} See ${prefix}${command} --help for the commands and flags.`;
+}
+
+/**
+ * Runs one `candor` command and returns its exit code. Every failure becomes one readable paragraph on stderr:
+ * usage and input errors exit 2; anything unexpected exits 1 with its message (and the stack with --debug).
+ */
+export async function runCli(argv: readonly string[], base: Omit<CliIo, "env">, loadEnv: () => CandorEnv): Promise<Exit> {
+  const args = withDefaultCommand(argv);
+  const debug = args.includes("--debug");
+  let code: Exit = Exit.COMPLETED;
+  try {
+    const io: CliIo = { ...base, env: loadEnv() };
+    await buildProgram(io, (c) => (code = c)).parseAsync(args, { from: "user" });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.exitCode === 0) return Exit.COMPLETED;
+      base.err(usageMessage(e, args, base.invokedAs));
+      return Exit.USAGE;
+    }
+    if (CandorError.isInstance(e) && USAGE_CODES.has(e.code)) {
+      base.err(e.message);
+      if (debug && e.stack) base.err(e.stack);
+      return Exit.USAGE;
+    }
+    base.err(`Internal error: ${errorMessage(e)} (run again with --debug for the stack).`);
+    if (debug && e instanceof Error && e.stack) base.err(e.stack);
+    return Exit.INTERNAL;
+  }
+}

@@ -1,0 +1,167 @@
+import type { InterruptRequest } from "../domain/approval.js";
+import type { CandorEvent, Notification, Progress } from "../domain/notification.js";
+import type { Plan } from "../domain/plan.js";
+
+const STEP_WIDTH = 14;
+/** Continuation lines start under the step column: "HH:MM:SS x ". */
+const INDENT = " ".repeat(11);
+
+/** Local wall-clock time of an ISO timestamp, HH:MM:SS. */
+export function clock(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "--:--:--";
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+}
+
+/** Local date and time of an ISO timestamp, YYYY-MM-DD HH:MM:SS (the decision log spans days). */
+export function stamp(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "----------   --:--:--";
+  const date = [d.getFullYear(), d.getMonth() + 1, d.getDate()].map((n, i) => String(n).padStart(i === 0 ? 4 : 2, "0")).join("-");
+  return `${date} ${clock(iso)}`;
+}
+
+function marker(n: Notification): string {
+  if (n.kind === "step_succeeded") return "✓";
+  return n.severity === "ERROR" ? "✗" : n.severity === "WARNING" ? "!" : "·";
+}
+
+function line(at: string, mark: string, step: string, text: string): string {
+  return `${clock(at)} ${mark} ${step.padEnd(STEP_WIDTH)} ${text}`.trimEnd();
+}
+
+/** Quotes a shell argument only when it needs it. */
+export function shellArg(arg: string): string {
+  if (/^[A-Za-z0-9_./:=@+-]+$/.test(arg)) return arg;
+  if (!/["$`\\!]/.test(arg)) return `"${arg}"`;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Turns the stream of Candor events into readable lines. Progress arrives both as `progress` events and as
+ * progress notifications, and in bursts (one per finished step of a superstep): print each new count once.
+ * Detail pointers name the CLI as the user invoked it and leave out the log file, which the header names.
+ */
+export class EventPrinter {
+  private printedDone = 0;
+  private printedTotal = 0;
+
+  constructor(private readonly commandPrefix: string) {}
+
+  lines(event: CandorEvent): string[] {
+    return event.type === "progress" ? this.progress(event.progress) : this.notification(event.notification);
+  }
+
+  private progress(p: Progress): string[] {
+    // Re-running steps after a revision counts them again; a count that goes backwards reads like a fault.
+    if (p.done === 0 || (p.done <= this.printedDone && p.total === this.printedTotal)) return [];
+    this.printedDone = p.done;
+    this.printedTotal = p.total;
+    const eta = p.etaMs >= 100 ? `, about ${(p.etaMs / 1000).toFixed(1)} s left` : "";
+    return [line(p.at, "·", "", `Progress: ${p.done}/${p.total} steps (${Math.round(p.percent)}%)${eta}`)];
+  }
+
+  private notification(n: Notification): string[] {
+    if (n.kind === "progress") return [];
+    // A strategy choice is always followed by its explanation, which names the strategy again.
+    if (n.kind === "strategy" && !n.message.includes("\n")) return [];
+    const out = [line(n.at, marker(n), n.taskId ?? "", tidyTitle(n))];
+    switch (n.kind) {
+      case "step_failed": {
+        const details = n.details ? this.pointer(n.details) : null;
+        const parts = [n.recoveryStrategy && `recovery: ${n.recoveryStrategy}`, n.estimatedDelay && `delay: ${n.estimatedDelay}`, details && `details: ${details}`];
+        const detail = parts.filter(Boolean).join(" · ");
+        if (detail) out.push(`${INDENT}↳ ${detail}`);
+        break;
+      }
+      case "strategy":
+        for (const l of n.message.split("\n")) out.push(`${INDENT}  ${l.replace(/^Details: (.*)$/, (_, d: string) => `Details: ${this.pointer(d)}`)}`);
+        break;
+      case "plan":
+        // The first message line lists the steps; the plan itself is printed with descriptions instead.
+        for (const note of n.message.split("\n").slice(1)) out.push(`${INDENT}  ${note}`);
+        break;
+      default:
+        break;
+    }
+    return out;
+  }
+
+  /** "candor logs --step x (log file: …)" as the user would type it; the header already names the log file. */
+  private pointer(details: string): string {
+    return details.replace(/^candor /, `${this.commandPrefix} `).replace(/\s*\(log file: [^)]*\)$/, "");
+  }
+}
+
+/** The step id has its own column, so the title need not repeat it. */
+function tidyTitle(n: Notification): string {
+  return n.taskId ? n.title.replace(` (${n.taskId})`, "") : n.title;
+}
+
+/** A remark from the reasoner (e.g. the model's answer was unusable and rules took over), as a log line. */
+export function noteLine(note: string, at = new Date().toISOString()): string {
+  return line(at, "!", "", note);
+}
+
+/** The plan as a numbered list: step id, short description, worker, and what it waits for. */
+export function planLines(plan: Plan, indent = INDENT): string[] {
+  return [...plan.steps]
+    .sort((a, b) => a.order - b.order)
+    .map((s, i) => {
+      const after = s.dependsOn.length > 0 ? ` — after ${s.dependsOn.join(", ")}` : "";
+      return `${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${s.description} [${s.workerType}]${after}`;
+    });
+}
+
+const MEANING: Record<string, (r: InterruptRequest) => string> = {
+  approve: () => "run the plan as it is",
+  reject: () => "stop without running any step",
+  skip: (r) => `give up on ${"taskId" in r ? r.taskId : "the failed step"} and finish the rest`,
+  retry: () => "allow one more recovery attempt",
+  abort: () => "stop the run here",
+};
+
+export interface ResumeCommand {
+  decision: string;
+  command: string;
+  meaning: string;
+}
+
+/** The exact commands that continue a waiting thread, one per decision it accepts. */
+export function resumeCommands(threadId: string, request: InterruptRequest, ctx: { commandPrefix: string; dbArg: string | null }): ResumeCommand[] {
+  const db = ctx.dbArg ? ` --db ${shellArg(ctx.dbArg)}` : "";
+  return request.decisions.map((decision) => ({
+    decision,
+    command: `${ctx.commandPrefix} resume ${threadId} --${decision}${db}`,
+    meaning: MEANING[decision]?.(request) ?? decision,
+  }));
+}
+
+const KIND_TITLE: Record<InterruptRequest["kind"], string> = {
+  plan_approval: "approve the plan before it runs",
+  max_revisions: "the run used all its revisions",
+  step_failures: "a step kept failing",
+  low_confidence: "confidence fell too low to go on",
+};
+
+/** What a waiting thread asks and how to answer it. */
+export function waitingLines(request: InterruptRequest, commands: readonly ResumeCommand[]): string[] {
+  const out = [`Waiting for a human: ${KIND_TITLE[request.kind]}.`, `  ${request.question}`, ""];
+  if (request.kind === "plan_approval") {
+    out.push(`  Plan ${request.planId} (confidence ${request.confidence.toFixed(2)}, approval needed below ${request.threshold.toFixed(2)}):`);
+    out.push(...planLines(request.plan, "  "));
+    out.push("", "  Why the confidence is what it is:");
+    for (const r of request.reasons) out.push(`    - ${r}`);
+  } else {
+    out.push(`  Step ${request.taskId}: ${request.failureCount} failure(s), ${request.revisionCount} revision(s), confidence ${request.confidence.toFixed(2)}.`);
+    out.push("  Errors:");
+    for (const e of request.errors) out.push(`    - ${e}`);
+    out.push("  Suggested:");
+    for (const s of request.suggestedActions) out.push(`    - ${s}`);
+  }
+  out.push("", "Continue with one of:");
+  const width = Math.max(...commands.map((c) => c.command.length));
+  for (const c of commands) out.push(`  ${c.command.padEnd(width)}   # ${c.meaning}`);
+  out.push(`  (add --comment "..." to record why)`);
+  return out;
+}

@@ -1,0 +1,193 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { Command } from "@langchain/langgraph";
+import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
+import { Node } from "../../nodes/names.js";
+import type { AgentStateValue } from "../../nodes/state.js";
+import { InterruptRequest } from "../domain/approval.js";
+import { CandorEvent } from "../domain/notification.js";
+import { Plan } from "../domain/plan.js";
+import type { RunStatus } from "../domain/report.js";
+import type { CandorEnv } from "../env.js";
+import { CandorError, ErrorCode } from "../errors.js";
+import { decisionLogPath, openPersistence, type Persistence } from "../memory/persistence.js";
+import { RulesReasoner } from "../reasoning/rules.js";
+import type { Reasoner } from "../reasoning/types.js";
+import { parseFaultSpecs, withFaults } from "../tools/faults.js";
+import type { Toolkit } from "../tools/types.js";
+import { fileDecisionLog } from "../transparency/decision-log.js";
+import { THREADS_NAMESPACE, ThreadRecord, type ReasonerChoice } from "./options.js";
+
+export type CandorGraph = ReturnType<typeof compileAgent>;
+
+/** An open database with the agent compiled on it. Close it when the command is done. */
+export interface Session {
+  graph: CandorGraph;
+  persistence: Persistence;
+  /** The decision log beside the database (`candor logs` reads it). */
+  logFile: string;
+  close(): void;
+}
+
+/** The default toolkits (workspace + travel) with the requested faults; malformed specs and unknown tools are INVALID_REQUEST. */
+export function buildToolkits(faults: readonly string[]): Toolkit[] {
+  return withFaults(defaultToolkits(), parseFaultSpecs(faults));
+}
+
+/**
+ * `onNote` hears what the llm reasoner says when it falls back to rules outside a plan's own notes. The model
+ * client is loaded only when a run asks for it: the offline path starts faster without it.
+ */
+export async function buildReasoner(choice: ReasonerChoice, env: CandorEnv, onNote?: (note: string) => void): Promise<Reasoner> {
+  if (choice.kind === "rules") return new RulesReasoner();
+  const [{ createChatModel }, { LlmReasoner }] = await Promise.all([import("../reasoning/model.js"), import("../reasoning/llm.js")]);
+  const model = createChatModel({ apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: choice.model ?? undefined });
+  return new LlmReasoner({ model, fallback: new RulesReasoner(), onFallback: onNote });
+}
+
+/**
+ * Builds tools and reasoner first (so bad input fails before a file is touched), then opens the database and
+ * compiles the agent on it.
+ */
+export async function openSession(spec: SessionSpec): Promise<Session> {
+  const toolkits = buildToolkits(spec.faults);
+  const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
+  return compileOn(openPersistence(spec.dbPath), toolkits, reasoner, spec.env);
+}
+
+/** Compiles the agent on an already open database (resume, report, history: the thread says which faults). */
+export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
+  try {
+    return compileOn(persistence, buildToolkits(spec.faults), await buildReasoner(spec.reasoner, spec.env, spec.onNote), spec.env);
+  } catch (e) {
+    persistence.close();
+    throw e;
+  }
+}
+
+export interface SessionSpec {
+  dbPath: string;
+  reasoner: ReasonerChoice;
+  faults: readonly string[];
+  env: CandorEnv;
+  onNote?: (note: string) => void;
+}
+
+function compileOn(persistence: Persistence, toolkits: Toolkit[], reasoner: Reasoner, env: CandorEnv): Session {
+  const logFile = decisionLogPath(persistence.dbPath);
+  try {
+    const decisionLog = fileDecisionLog(logFile, env.CANDOR_LOG_LEVEL ?? "info");
+    const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile }, persistence);
+    return { graph, persistence, logFile, close: () => persistence.close() };
+  } catch (e) {
+    persistence.close();
+    throw e;
+  }
+}
+
+/**
+ * Opens a database that must already exist: reading a thread never creates an empty database (or its
+ * directory) as a side effect of a typo.
+ */
+export function openExisting(dbPath: string, threadId: string): Persistence {
+  if (!existsSync(path.resolve(dbPath))) {
+    throw new CandorError(
+      `There is no thread "${threadId}": no Candor database exists at ${dbPath}. Pass --db with the database the run used, or start a run with: run "<request>".`,
+      ErrorCode.UNKNOWN_THREAD,
+    );
+  }
+  return openPersistence(dbPath);
+}
+
+/** The RunnableConfig that addresses a thread's checkpoints. */
+export function threadConfig(threadId: string) {
+  return { configurable: { thread_id: threadId } };
+}
+
+/** True when the thread has at least one checkpoint in this database. */
+export async function threadExists(persistence: Persistence, threadId: string): Promise<boolean> {
+  return (await persistence.checkpointer.getTuple(threadConfig(threadId))) !== undefined;
+}
+
+/** Remembers how a thread was started (faults, reasoner, user) so another process can rebuild it. */
+export async function saveThreadRecord(persistence: Persistence, record: ThreadRecord): Promise<void> {
+  await persistence.store.put(THREADS_NAMESPACE, record.threadId, record);
+}
+
+/**
+ * The options a thread was started with, or null for a thread started elsewhere (Studio, the library API).
+ * @throws CandorError UNKNOWN_THREAD, naming a few known threads, when the thread has no checkpoint.
+ */
+export async function loadThreadRecord(persistence: Persistence, threadId: string): Promise<ThreadRecord | null> {
+  if (!(await threadExists(persistence, threadId))) {
+    const known = (await persistence.store.search(THREADS_NAMESPACE, { limit: 5 })).map((item) => item.key);
+    const hint = known.length > 0 ? ` Recent threads in this database: ${known.join(", ")}.` : " This database has no threads yet.";
+    throw new CandorError(
+      `There is no thread "${threadId}" in ${persistence.dbPath}.${hint} Check the id, or pass --db with the database the run used.`,
+      ErrorCode.UNKNOWN_THREAD,
+    );
+  }
+  const item = await persistence.store.get(THREADS_NAMESPACE, threadId);
+  const parsed = ThreadRecord.safeParse(item?.value);
+  return parsed.success ? parsed.data : null;
+}
+
+/** Receives what a streamed thread reports, as it happens. */
+export interface StreamHandlers {
+  onEvent(event: CandorEvent): void;
+  /** The plan UNDERSTAND made, as soon as it is in state. */
+  onPlan(plan: Plan): void;
+}
+
+/** What a run or a resume sends to the graph. */
+export type ThreadInput =
+  | { kind: "start"; value: Record<string, unknown> }
+  | { kind: "decision"; decision: string; comment: string | null }
+  | { kind: "continue" };
+
+/** Streams a thread to the end or to its next interrupt, passing events to the handlers as they happen. */
+export async function streamThread(graph: CandorGraph, threadId: string, input: ThreadInput, handlers: StreamHandlers, signal?: AbortSignal): Promise<void> {
+  const value =
+    input.kind === "start" ? input.value : input.kind === "decision" ? new Command({ resume: { decision: input.decision, comment: input.comment } }) : null;
+  const stream = await graph.stream(value as never, { ...threadConfig(threadId), streamMode: ["custom", "updates"], subgraphs: true, signal });
+  for await (const chunk of stream as AsyncIterable<unknown>) {
+    if (!Array.isArray(chunk) || chunk.length !== 3) continue;
+    const [namespace, mode, data] = chunk as [string[], string, unknown];
+    if (mode === "custom") {
+      const event = CandorEvent.safeParse(data);
+      if (event.success) handlers.onEvent(event.data);
+    } else if (mode === "updates" && namespace.length === 0 && data && typeof data === "object" && Node.UNDERSTAND in data) {
+      const plan = Plan.safeParse((data as Record<string, { plan?: unknown }>)[Node.UNDERSTAND]?.plan);
+      if (plan.success) handlers.onPlan(plan.data);
+    }
+  }
+}
+
+/** Where a thread stands after a command: finished, waiting for a person, or stopped part-way (a crash). */
+export interface ThreadOutcome {
+  threadId: string;
+  status: RunStatus;
+  finished: boolean;
+  waitingFor: InterruptRequest | null;
+  next: string[];
+  values: AgentStateValue;
+}
+
+/** Reads the thread's latest checkpoint: waiting only when a pending request sits before human_interrupt. */
+export async function readOutcome(graph: CandorGraph, threadId: string): Promise<ThreadOutcome> {
+  const snapshot = await graph.getState(threadConfig(threadId));
+  const values = snapshot.values as AgentStateValue;
+  const pending = InterruptRequest.safeParse(values.pendingInterrupt);
+  // After a malformed resume value LangGraph leaves the re-asking task out of `next` but keeps its interrupt,
+  // so a pending interrupt on any task also means the thread is waiting.
+  const interrupted = snapshot.tasks.some((t) => (t.interrupts?.length ?? 0) > 0);
+  const waiting = pending.success && (snapshot.next.includes(Node.HUMAN_INTERRUPT) || interrupted);
+  return {
+    threadId,
+    status: values.status,
+    finished: snapshot.next.length === 0 && !interrupted,
+    waitingFor: waiting ? pending.data : null,
+    next: [...snapshot.next],
+    values,
+  };
+}
