@@ -1,8 +1,7 @@
 import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ApprovalRecord } from "../src/domain/approval.js";
 import { confidencePoint } from "../src/confidence/update.js";
-import { parseDecision } from "../src/replanning/human-decision.js";
-import { applyStrategy } from "../src/replanning/select.js";
+import { decisionEffect, parseDecision } from "../src/replanning/human-decision.js";
 import { explainRevision } from "../src/transparency/explain.js";
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -29,58 +28,25 @@ export function humanInterruptNode(deps: NodeDeps) {
     }
     if (!decision) return {};
     const plan = state.plan!;
+    const effect = decisionEffect({ request, decision, plan, settings: state.settings, revisionCount: state.revisionCount, feedback: state.feedback, registry: deps.registry });
     const record: ApprovalRecord = { kind: request.kind, decision: decision.decision, comment: decision.comment, by: decision.by, at: new Date().toISOString(), confidence: plan.confidence };
-    const log = (what: string, reasoning: string) =>
-      deps.decisionLog.record({ operation: "human_decision", planId: plan.planId, taskId: "taskId" in request ? request.taskId : null, threadId: threadIdOf(config), input: request.kind, decision: what, reasoning, confidenceBefore: plan.confidence, confidenceAfter: plan.confidence });
-    const tell = (title: string, severity: "INFO" | "WARNING" | "ERROR" = "INFO") => {
-      const n = notification({ severity, kind: "approval", title, message: decision.comment ?? "" });
-      emitNotifications(config, [n]);
-      return [n];
-    };
-    const base = { approval: record, pendingInterrupt: null };
-
-    switch (decision.decision) {
-      case "approve":
-        log("approve", `Plan ${plan.planId} approved by human despite confidence ${plan.confidence.toFixed(2)}`);
-        return { ...base, status: "executing", notifications: tell(`Plan ${plan.planId} approved by a human despite confidence ${plan.confidence.toFixed(2)}; executing.`) };
-      case "reject": {
-        const reason = `Plan ${plan.planId} was rejected by a human${decision.comment ? `: ${decision.comment}` : ""}.`;
-        log("reject", reason);
-        return { ...base, status: "rejected", failureReason: reason, notifications: tell(reason, "WARNING") };
-      }
-      case "abort": {
-        const reason = request.kind === "plan_approval" ? "Aborted by a human." : `${request.reason} A human chose to abort.`;
-        log("abort", reason);
-        return { ...base, status: "failed", failureReason: reason, notifications: tell(`Run stopped: ${reason}`, "ERROR") };
-      }
-      case "retry": {
-        if (request.kind === "plan_approval") return base;
-        // One more try beyond the cap that stopped the run; the other caps still hold.
-        const settings = { ...state.settings };
-        if (request.kind === "max_revisions") settings.maxRevisions = state.revisionCount + 1;
-        if (request.kind === "step_failures") settings.maxStepFailures = request.failureCount + 1;
-        if (request.kind === "low_confidence") settings.abortBelow = 0;
-        log("retry", `a human allowed one more attempt after: ${request.reason}`);
-        return { ...base, settings, status: "replanning", notifications: tell(`A human allowed one more recovery attempt for ${request.taskId}.`) };
-      }
-      case "skip": {
-        if (request.kind === "plan_approval") return base;
-        const outcome = applyStrategy("SKIP", { plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId: request.taskId });
-        const step = plan.steps.find((s) => s.id === request.taskId)!;
-        const explanation = explainRevision(outcome.revision, step, request.errors.at(-1) ?? "unknown error", deps.logFile);
-        emitNotifications(config, [explanation]);
-        log("skip", `a human chose to skip ${request.taskId}`);
-        return {
-          ...base,
-          plan: outcome.plan,
-          revisions: [outcome.revision],
-          revisionCount: state.revisionCount + 1,
-          confidenceHistory: [confidencePoint(outcome.revision.confidenceAfter, `human chose SKIP for ${request.taskId}`)],
-          status: "executing",
-          notifications: [explanation],
-        };
-      }
+    const taskId = "taskId" in request ? request.taskId : null;
+    deps.decisionLog.record({ operation: "human_decision", planId: plan.planId, taskId, threadId: threadIdOf(config), input: request.kind, decision: decision.decision, reasoning: effect.reasoning, confidenceBefore: plan.confidence, confidenceAfter: effect.skip?.revision.confidenceAfter ?? plan.confidence });
+    const told = notification({ severity: effect.severity, kind: "approval", taskId, title: effect.message, message: decision.comment ?? "" });
+    const notifications = [told];
+    let revision: AgentStateUpdate = {};
+    if (effect.skip && taskId) {
+      const step = plan.steps.find((s) => s.id === taskId)!;
+      notifications.push(explainRevision(effect.skip.revision, step, "errors" in request ? (request.errors.at(-1) ?? "unknown error") : "unknown error", deps.logFile));
+      revision = {
+        plan: effect.skip.plan,
+        revisions: [effect.skip.revision],
+        revisionCount: state.revisionCount + 1,
+        confidenceHistory: [confidencePoint(effect.skip.revision.confidenceAfter, `human chose SKIP for ${taskId}`)],
+      };
     }
+    emitNotifications(config, notifications);
+    return { ...revision, approval: record, pendingInterrupt: null, status: effect.status, failureReason: effect.failureReason ?? state.failureReason, ...(effect.settings ? { settings: effect.settings } : {}), notifications };
   };
 }
 
