@@ -3,12 +3,17 @@
  * (interleaved, several rounds, medians), because these machines are shared and noisy: read the ratios.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { setMaxListeners } from "node:events";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { compileAgent } from "../graphs/agent.js";
 import { openPersistence } from "../src/memory/persistence.js";
 import { FixedPlanReasoner, benchToolkit, wavePlan } from "./fixtures.js";
+
+// LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
+// Node would warn about a leak that is not one. An app-level setting, so it lives here and not in the library.
+setMaxListeners(64);
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STEPS = 12;

@@ -1,6 +1,11 @@
 import path from "node:path";
+import { setMaxListeners } from "node:events";
 import { loadDotEnv, readEnv } from "../env.js";
 import { runCli } from "./program.js";
+
+// LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
+// Node would warn about a leak that is not one. An app-level setting, so it lives here and not in the library.
+setMaxListeners(64);
 
 // The first Ctrl-C stops the run at the next step boundary (its checkpoints stay); a second one exits at once.
 const interrupt = new AbortController();

@@ -123,22 +123,22 @@ async function callWithTimeout(
   const controller = new AbortController();
   const timeoutError = new CandorError(`${tool.name} timed out after ${timeoutMs} ms`, ErrorCode.TIMEOUT, { details: { timeoutMs } });
   let timer: NodeJS.Timeout | undefined;
-  const onOuterAbort = () => controller.abort(outer?.reason ?? new Error("The run was cancelled"));
-  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  // AbortSignal.any follows the run's signal without an event listener on it: every parallel step shares that
+  // signal, and a listener per step trips Node's MaxListeners warning on wide fan-outs.
+  const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
   const limit = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort(timeoutError);
       reject(timeoutError);
     }, timeoutMs);
-    controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
   });
   // The race settles once; the limit's later rejection (when the attempt is cleaned up) must not go unhandled.
   limit.catch(() => undefined);
   try {
-    return await Promise.race([tool.run(args, { ...ctx, signal: controller.signal }), limit]);
+    return await Promise.race([tool.run(args, { ...ctx, signal }), limit]);
   } finally {
     clearTimeout(timer);
-    outer?.removeEventListener("abort", onOuterAbort);
     if (!controller.signal.aborted) controller.abort(new Error("step attempt finished"));
   }
 }
