@@ -59,6 +59,9 @@ export class FixedPlanReasoner implements Reasoner {
   async plan(_request: PlanningRequest): Promise<PlanResult> {
     return { plan: this.fixed, notes: [] };
   }
+  async proposeRecovery(): Promise<null> {
+    return null;
+  }
   async synthesize(input: SynthesisInput): Promise<string> {
     return `${Object.keys(input.results).length} results`;
   }

@@ -7,7 +7,7 @@ import { fallbackPlan, planFromText, toPlanResult } from "../planning/parse.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { planPrompt } from "../../prompts/plan.js";
 import { synthesizePrompt } from "../../prompts/synthesize.js";
-import type { PlanResult, PlanningContext, Reasoner, SynthesisInput } from "./types.js";
+import type { PlanResult, PlanningContext, Reasoner, RecoveryProposal, RecoveryQuestion, SynthesisInput } from "./types.js";
 
 /** How the model is asked for structured output; see `withStructuredOutput` of the model in use. */
 export type StructuredOutputMethod = "jsonSchema" | "functionCalling" | "jsonMode";
@@ -76,6 +76,11 @@ export class LlmReasoner implements Reasoner {
     const attempt = await this.askForPlan(prompt, request, ctx.registry, ctx.signal);
     if ("plan" in attempt) return attempt;
     return this.planWithFallback(request, ctx, attempt.why);
+  }
+
+  /** Issue 3 builds the model path (typed prompt, strict schema, 5 s limit); until then the rules answer stands. */
+  async proposeRecovery(question: RecoveryQuestion): Promise<RecoveryProposal | null> {
+    return this.fallback.proposeRecovery(question);
   }
 
   async synthesize(input: SynthesisInput): Promise<string> {

@@ -1,6 +1,6 @@
 import type { PlanningRequest } from "../domain/request.js";
 import { planWithRules } from "../planning/rules-planner.js";
-import type { PlanResult, PlanningContext, Reasoner, SynthesisInput } from "./types.js";
+import type { PlanResult, PlanningContext, Reasoner, RecoveryProposal, SynthesisInput } from "./types.js";
 
 /** One line for a step's result: its own `summary` when it has one, else compact JSON. */
 export function describeResult(result: unknown): string {
@@ -19,6 +19,11 @@ export class RulesReasoner implements Reasoner {
   async plan(request: PlanningRequest, ctx: PlanningContext): Promise<PlanResult> {
     const plan = planWithRules(request, ctx.registry, { unreliableTools: ctx.unreliableTools });
     return { plan, notes: [] };
+  }
+
+  /** Rules classify every failure they know before asking; an unknown one gets no proposal from rules. */
+  async proposeRecovery(): Promise<RecoveryProposal | null> {
+    return null;
   }
 
   async synthesize(input: SynthesisInput): Promise<string> {

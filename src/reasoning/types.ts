@@ -1,6 +1,8 @@
 import type { PlanningRequest } from "../domain/request.js";
 import type { Plan } from "../domain/plan.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { StrategyType } from "../domain/revision.js";
+import type { FailureContext } from "../replanning/context.js";
 
 /** What the planner may consider besides the request: lessons from this user's earlier episodes. */
 export interface PlanningContext {
@@ -29,6 +31,31 @@ export interface SynthesisInput {
 }
 
 /**
+ * A model's proposal for a failure no rule recognises (seed 003). `modifications` are what the strategy changes
+ * on the failed step: new params (RETRY_WITH_PARAMS), a tool (SWAP_TOOL), a worker (RETRY_DIFFERENT_AGENT),
+ * or 2–4 substeps (DECOMPOSE). Validated by the caller before it is applied.
+ */
+export interface RecoveryProposal {
+  strategy: StrategyType;
+  modifications: {
+    params: Record<string, unknown> | null;
+    tool: string | null;
+    workerType: string | null;
+    substeps: { description: string; tool: string; params: Record<string, unknown> }[] | null;
+  };
+  confidence: number;
+  rationale: string;
+}
+
+/** What a reasoner sees of an unrecognised failure. */
+export interface RecoveryQuestion {
+  failure: FailureContext;
+  plan: Plan;
+  registry: ToolRegistry;
+  signal?: AbortSignal;
+}
+
+/**
  * The seam every judgement goes through. `rules` is deterministic and offline; `llm` asks a chat model and falls
  * back to rules where the model's answer is unusable. Implementations must not throw for a bad model answer:
  * they fall back and say so in `notes`. They throw CandorError NO_VALID_PLAN when no plan can be made at all.
@@ -37,4 +64,9 @@ export interface Reasoner {
   readonly kind: "rules" | "llm";
   plan(request: PlanningRequest, ctx: PlanningContext): Promise<PlanResult>;
   synthesize(input: SynthesisInput): Promise<string>;
+  /**
+   * A recovery for a failure the rules cannot classify, or null when the reasoner has none (the rules reasoner
+   * always returns null; the caller then skips or escalates). Must honour `signal`.
+   */
+  proposeRecovery(question: RecoveryQuestion): Promise<RecoveryProposal | null>;
 }

@@ -76,6 +76,10 @@ export class ShortTimeoutReasoner implements Reasoner {
     return { plan: Plan.parse({ ...plan, steps }), notes };
   }
 
+  proposeRecovery(): Promise<null> {
+    return Promise.resolve(null);
+  }
+
   synthesize(input: SynthesisInput): Promise<string> {
     return this.inner.synthesize(input);
   }

@@ -70,6 +70,10 @@ class StubFallback implements Reasoner {
     this.synthesizeCalls++;
     return "template answer";
   }
+
+  async proposeRecovery(): Promise<null> {
+    return null;
+  }
 }
 
 const servers: { fake: FakeOpenAIServer; close: () => Promise<void> }[] = [];
