@@ -1,5 +1,6 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { StrategyType } from "../src/domain/revision.js";
+import type { Plan, TaskStep } from "../src/domain/plan.js";
+import type { PlanRevision, StrategyType } from "../src/domain/revision.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { applyStrategy } from "../src/replanning/select.js";
 import { explainRevision } from "../src/transparency/explain.js";
@@ -15,34 +16,40 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const plan = state.plan!;
     const taskId = state.pendingStrategy?.taskId ?? plan.steps.find((s) => s.status === "failed")?.id;
-    if (!taskId) return { pendingStrategy: null };
-    const failedStep = plan.steps.find((s) => s.id === taskId)!;
-    const outcome = applyStrategy(strategy, { plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId });
-    const { revision } = outcome;
-    const error = state.feedback.filter((f) => f.taskId === taskId).at(-1)?.errors.at(-1) ?? "unknown error";
-    const explanation = explainRevision(revision, failedStep, error, deps.logFile);
-    emitNotifications(config, [explanation]);
-    deps.decisionLog.record({
-      operation: "revision",
-      planId: plan.planId,
-      taskId,
-      threadId: threadIdOf(config),
-      input: `${revision.failureClass}: ${error}`,
-      decision: `${revision.strategy}: ${revision.changes.join("; ")}`,
-      reasoning: revision.rationale,
-      confidenceBefore: revision.confidenceBefore,
-      confidenceAfter: revision.confidenceAfter,
-    });
-    return {
-      plan: outcome.plan,
-      revisions: [revision],
-      revisionCount: state.revisionCount + 1,
-      confidenceHistory: [confidencePoint(revision.confidenceAfter, `${revision.revisionId} ${revision.strategy} for ${taskId}`)],
-      notifications: [explanation],
-      pendingStrategy: null,
-      status: "executing",
-    };
+    const failedStep = plan.steps.find((s) => s.id === taskId);
+    // A reasoner's proposal is applied by select_strategy as validated (its node only routes here), so the step
+    // is already replaced: nothing is left to do.
+    if (!taskId || !failedStep || failedStep.status !== "failed") return { pendingStrategy: null };
+    const outcome = applyStrategy(strategy, { plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId, request: state.request });
+    return { ...revisionUpdate(state, deps, config, failedStep, outcome), pendingStrategy: null, status: "executing" };
   };
+}
+
+/** The state update, explanation and decision-log entry of one applied revision (rules or a reasoner's proposal). */
+export function revisionUpdate(state: AgentStateValue, deps: NodeDeps, config: LangGraphRunnableConfig, failedStep: TaskStep, outcome: { plan: Plan; revision: PlanRevision }) {
+  const { revision } = outcome;
+  const taskId = failedStep.id;
+  const error = state.feedback.filter((f) => f.taskId === taskId).at(-1)?.errors.at(-1) ?? "unknown error";
+  const explanation = explainRevision(revision, failedStep, error, deps.logFile);
+  emitNotifications(config, [explanation]);
+  deps.decisionLog.record({
+    operation: "revision",
+    planId: state.plan!.planId,
+    taskId,
+    threadId: threadIdOf(config),
+    input: `${revision.failureClass}: ${error}`,
+    decision: `${revision.strategy}: ${revision.changes.join("; ")}`,
+    reasoning: revision.rationale,
+    confidenceBefore: revision.confidenceBefore,
+    confidenceAfter: revision.confidenceAfter,
+  });
+  return {
+    plan: outcome.plan,
+    revisions: [revision],
+    revisionCount: state.revisionCount + 1,
+    confidenceHistory: [confidencePoint(revision.confidenceAfter, `${revision.revisionId} ${revision.strategy} for ${taskId}`)],
+    notifications: [explanation],
+  } satisfies AgentStateUpdate;
 }
 
 export type AfterRevision = typeof Node.SELECT_STRATEGY | typeof Node.EXECUTE;

@@ -1,7 +1,7 @@
 import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ApprovalRecord } from "../src/domain/approval.js";
 import { confidencePoint } from "../src/confidence/update.js";
-import { decisionEffect, parseDecision } from "../src/replanning/human-decision.js";
+import { applyAdjustments, decisionEffect, interruptPayload, parseDecision, type AdjustedPlan } from "../src/replanning/human-decision.js";
 import { explainRevision } from "../src/transparency/explain.js";
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -19,22 +19,38 @@ export function humanInterruptNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const request = state.pendingInterrupt;
     if (!request) return {};
-    let payload: Record<string, unknown> = { ...request };
+    const plan = state.plan!;
+    let payload = interruptPayload(request);
     let decision = null;
+    let adjusted: Extract<AdjustedPlan, { ok: true }> | undefined;
     for (let ask = 0; ask < MAX_ASKS && !decision; ask++) {
       const parsed = parseDecision(interrupt(payload), request);
-      if (parsed.ok) decision = parsed.decision;
-      else payload = { ...request, error: parsed.error };
+      if (!parsed.ok) {
+        payload = interruptPayload(request, parsed.error);
+        continue;
+      }
+      if (parsed.decision.decision === "adjust") {
+        // Free of side effects, so re-running it when the node replays on resume is safe.
+        const result = applyAdjustments(plan, parsed.decision.adjustments ?? [], state.request, deps.registry);
+        if (!result.ok) {
+          payload = interruptPayload(request, result.error);
+          continue;
+        }
+        adjusted = result;
+      }
+      decision = parsed.decision;
     }
     if (!decision) return {};
-    const plan = state.plan!;
-    const effect = decisionEffect({ request, decision, plan, settings: state.settings, revisionCount: state.revisionCount, feedback: state.feedback, registry: deps.registry });
-    const record: ApprovalRecord = { kind: request.kind, decision: decision.decision, comment: decision.comment, by: decision.by, at: new Date().toISOString(), confidence: plan.confidence };
+    const effect = decisionEffect({ request, decision, plan, settings: state.settings, revisionCount: state.revisionCount, feedback: state.feedback, registry: deps.registry, adjusted });
+    const record: ApprovalRecord = { kind: request.kind, decision: decision.decision, comment: decision.comment, by: decision.by, at: new Date().toISOString(), confidence: plan.confidence, adjustments: decision.adjustments };
     const taskId = "taskId" in request ? request.taskId : null;
     deps.decisionLog.record({ operation: "human_decision", planId: plan.planId, taskId, threadId: threadIdOf(config), input: request.kind, decision: decision.decision, reasoning: effect.reasoning, confidenceBefore: plan.confidence, confidenceAfter: effect.skip?.revision.confidenceAfter ?? plan.confidence });
     const told = notification({ severity: effect.severity, kind: "approval", taskId, title: effect.message, message: decision.comment ?? "" });
     const notifications = [told];
     let revision: AgentStateUpdate = {};
+    if (effect.plan) {
+      revision = { plan: effect.plan, confidenceHistory: [confidencePoint(effect.plan.confidence, `plan adjusted by a human (${adjusted?.changes.length ?? 0} change(s))`)] };
+    }
     if (effect.skip && taskId) {
       const step = plan.steps.find((s) => s.id === taskId)!;
       notifications.push(explainRevision(effect.skip.revision, step, "errors" in request ? (request.errors.at(-1) ?? "unknown error") : "unknown error", deps.logFile));

@@ -1,5 +1,6 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { RunStatus } from "../src/domain/report.js";
+import { ConfidenceCalibrator } from "../src/confidence/calibrator.js";
 import { clampConfidence, confidencePoint } from "../src/confidence/update.js";
 import { saveEpisode } from "../src/memory/episodes.js";
 import { reflectOnRun } from "../src/reflection/reflect.js";
@@ -14,7 +15,7 @@ export function finalStatus(state: Pick<AgentStateValue, "status" | "plan">): Ru
   return steps.some((s) => s.status === "done") ? "partial" : "failed";
 }
 
-/** REFLECT: learn from the episode — lessons, the confidence the outcome earned, and an episode in the store. */
+/** REFLECT: learn from the episode — lessons, the confidence the outcome earned, the episode and the plan's outcome (for calibration) in the store. */
 export function reflectNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const plan = state.plan!;
@@ -26,12 +27,19 @@ export function reflectNode(deps: NodeDeps) {
     const confidence = clampConfidence(plan.confidence + delta);
     const episode = { ...reflection.episode, confidenceFinal: confidence };
     if (config.store) await saveEpisode(config.store, state.request.userContext.userId, episode);
+    // A rejected plan never ran, so it says nothing about whether its confidence was right. `initial` is the planner's
+    // raw score (UNDERSTAND's first history point), so calibration never learns from its own corrections.
+    const outcomeStore = status === "rejected" ? undefined : config.store;
+    if (outcomeStore) {
+      const outcome = { planId: plan.planId, confidence: initial, success: status === "completed", executionMs: episode.durationMs, cost: episode.cost, at: episode.at };
+      await new ConfidenceCalibrator(outcomeStore, state.request.userContext.userId).record(outcome);
+    }
     deps.decisionLog.record({
       operation: "reflect",
       planId: plan.planId,
       threadId: threadIdOf(config),
       input: `${status}, ${state.revisions.length} revision(s)`,
-      decision: `confidence ${delta >= 0 ? "+" : ""}${delta.toFixed(2)}; ${config.store ? "episode stored" : "no store: episode not kept"}`,
+      decision: `confidence ${delta >= 0 ? "+" : ""}${delta.toFixed(2)}; ${config.store ? `episode stored${outcomeStore ? ", outcome recorded for calibration" : ""}` : "no store: episode not kept"}`,
       reasoning: reflection.lessons.join(" "),
       confidenceBefore: plan.confidence,
       confidenceAfter: confidence,

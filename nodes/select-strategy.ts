@@ -1,17 +1,30 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { StrategyType } from "../src/domain/revision.js";
+import { askReasonerForRecovery } from "../src/replanning/ask-reasoner.js";
+import { buildFailureContext } from "../src/replanning/context.js";
 import { selectStrategy } from "../src/replanning/select.js";
 import { escalationNotification } from "../src/transparency/explain.js";
 import { estimatedDelay, notification, detailsPointer } from "../src/transparency/notify.js";
+import { revisionUpdate } from "./apply-strategy.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
-/** Picks the recovery for the next failed step, or escalates to a human when a cap is hit. */
+/**
+ * Picks the recovery for the next failed step, or escalates to a human when a cap is hit. A failure no rule
+ * recognises is first put to the reasoner (5 s, validated); a proposal it accepts is applied here as validated.
+ */
 export function selectStrategyNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const plan = state.plan!;
-    const selection = selectStrategy({ plan, feedback: state.feedback, settings: state.settings, revisionCount: state.revisionCount, registry: deps.registry });
+    const args = { plan, feedback: state.feedback, settings: state.settings, revisionCount: state.revisionCount, registry: deps.registry, request: state.request, revisions: state.revisions };
+    let selection = selectStrategy(args);
+    if (selection?.kind === "strategy" && selection.failureClass === "unknown") {
+      const { taskId } = selection;
+      const failure = buildFailureContext(plan.steps.find((s) => s.id === taskId)!, state.feedback);
+      const advice = await askReasonerForRecovery({ reasoner: deps.reasoner, failure, plan, registry: deps.registry, feedback: state.feedback, revisionNumber: state.revisionCount + 1, ...(config.signal ? { signal: config.signal } : {}) });
+      selection = selectStrategy({ ...args, advice });
+    }
     if (!selection) return { pendingStrategy: null };
     if (selection.kind === "escalate") {
       const n = escalationNotification(selection.request, deps.logFile);
@@ -19,12 +32,12 @@ export function selectStrategyNode(deps: NodeDeps) {
       deps.decisionLog.record({ operation: "escalation", planId: plan.planId, taskId: selection.request.taskId, threadId: threadIdOf(config), input: selection.request.errors.join(" | "), decision: `escalate (${selection.request.kind})`, reasoning: selection.request.reason, confidenceBefore: plan.confidence, confidenceAfter: plan.confidence });
       return { pendingInterrupt: selection.request, pendingStrategy: null, status: "awaiting_approval", notifications: [n] };
     }
-    const step = plan.steps.find((s) => s.id === selection.taskId);
+    const step = plan.steps.find((s) => s.id === selection.taskId)!;
     const n = notification({
       severity: "INFO",
       kind: "strategy",
       taskId: selection.taskId,
-      title: `Strategy for ${selection.taskId}: ${selection.strategy}`,
+      title: `Strategy for ${selection.taskId}: ${selection.strategy}${selection.source === "model" ? " (proposed by the reasoner)" : ""}`,
       message: selection.reasoning,
       recoveryStrategy: selection.strategy,
       estimatedDelay: estimatedDelay(selection.strategy, step),
@@ -32,7 +45,10 @@ export function selectStrategyNode(deps: NodeDeps) {
     });
     emitNotifications(config, [n]);
     deps.decisionLog.record({ operation: "strategy", planId: plan.planId, taskId: selection.taskId, threadId: threadIdOf(config), input: selection.failureClass, decision: selection.strategy, reasoning: selection.reasoning, confidenceBefore: plan.confidence });
-    return { pendingStrategy: { strategy: selection.strategy, taskId: selection.taskId, failureClass: selection.failureClass, reasoning: selection.reasoning }, notifications: [n] };
+    const pendingStrategy = { strategy: selection.strategy, taskId: selection.taskId, failureClass: selection.failureClass, reasoning: selection.reasoning };
+    if (!selection.outcome) return { pendingStrategy, notifications: [n] };
+    const applied = revisionUpdate(state, deps, config, step, selection.outcome);
+    return { ...applied, pendingStrategy, status: "executing", notifications: [n, ...applied.notifications] };
   };
 }
 

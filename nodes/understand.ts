@@ -1,6 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { HumanApprovalRequest } from "../src/domain/approval.js";
+import { PLAN_APPROVAL_DECISIONS, type HumanApprovalRequest } from "../src/domain/approval.js";
 import { CandorError } from "../src/errors.js";
+import { applyCalibration, ConfidenceCalibrator } from "../src/confidence/calibrator.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { recentEpisodes, summarizeLessons } from "../src/memory/episodes.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
@@ -9,7 +10,7 @@ import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
-/** UNDERSTAND: plan the request (with lessons from this user's episodes) and decide whether a human must approve. */
+/** UNDERSTAND: plan (with lessons from this user's episodes), calibrate confidence on past outcomes, decide on approval. */
 export function understandNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const startedAt = state.startedAt ?? new Date().toISOString();
@@ -25,7 +26,10 @@ export function understandNode(deps: NodeDeps) {
       deps.decisionLog.record({ operation: "plan", planId: null, threadId: threadIdOf(config), input: state.request.userIntent, decision: "no plan", reasoning: e.message });
       return { startedAt, status: "failed", failureReason: e.message, notifications: [failed] };
     }
-    const { plan, notes } = result;
+    // Before the approval check, so a history of failed high-confidence plans brings this one to a human sooner.
+    const calibration = config.store ? await new ConfidenceCalibrator(config.store, userId).calibrate(result.plan.confidence) : null;
+    const { plan: raw, notes } = result;
+    const plan = applyCalibration(raw, calibration);
     const needsApproval = plan.confidence < state.settings.approvalThreshold;
     const notes2 = [...notes, ...memory.lessons.map((l) => `Memory: ${l}`)];
     const out = [planNotification(plan, notes2)];
@@ -39,30 +43,26 @@ export function understandNode(deps: NodeDeps) {
         reasons: plan.confidenceReasons.length > 0 ? plan.confidenceReasons : ["the planner is unsure this plan fits the request"],
         recommendedAction: "REVIEW_AND_ADJUST",
         plan,
-        decisions: ["approve", "reject"],
-        question: `Plan ${plan.planId} has confidence ${plan.confidence.toFixed(2)} (below ${state.settings.approvalThreshold.toFixed(2)}). Approve it to run, or reject it?`,
+        decisions: [...PLAN_APPROVAL_DECISIONS],
+        question: `Plan ${plan.planId} has confidence ${plan.confidence.toFixed(2)} (below ${state.settings.approvalThreshold.toFixed(2)}). Approve it to run, adjust it, or reject it?`,
       };
       out.push(approvalNotification(pendingInterrupt));
     }
     emitNotifications(config, out);
     deps.decisionLog.record({
       operation: "plan",
-      planId: plan.planId,
-      threadId: threadIdOf(config),
-      input: state.request.userIntent,
+      planId: plan.planId, threadId: threadIdOf(config), input: state.request.userIntent,
       decision: `${plan.steps.length} steps: ${plan.steps.map((s) => `${s.id}[${s.workerType}]`).join(", ")}${needsApproval ? "; needs approval" : ""}`,
       reasoning: [plan.contextSummary, ...plan.confidenceReasons, ...notes].filter(Boolean).join(" "),
-      confidenceBefore: null,
+      confidenceBefore: calibration?.reason ? raw.confidence : null, // the planner's own score when calibration changed it
       confidenceAfter: plan.confidence,
     });
     return {
-      startedAt,
-      plan,
-      planNotes: notes2,
-      pendingInterrupt,
+      startedAt, plan, planNotes: notes2, pendingInterrupt,
       status: needsApproval ? "awaiting_approval" : "executing",
       notifications: out,
-      confidenceHistory: [confidencePoint(plan.confidence, `initial plan (${plan.createdBy})`)],
+      // The raw score comes first: REFLECT records it as the outcome's confidence, so calibration learns from the planner, not from itself.
+      confidenceHistory: [confidencePoint(raw.confidence, `initial plan (${plan.createdBy})`), ...(calibration?.reason ? [confidencePoint(plan.confidence, calibration.reason)] : [])],
     };
   };
 }

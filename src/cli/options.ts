@@ -50,6 +50,8 @@ export const ResumeFlags = CommonFlags.extend({
   skip: z.boolean().default(false),
   retry: z.boolean().default(false),
   abort: z.boolean().default(false),
+  /** The adjustments of an ADJUST decision, as JSON or @file (parsed by the resume command). */
+  adjust: z.string().trim().min(1, "--adjust needs a JSON list of {taskId, field, newValue} or @file").optional(),
   comment: z.string().optional(),
 });
 export type ResumeFlags = z.infer<typeof ResumeFlags>;

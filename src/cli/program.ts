@@ -95,6 +95,7 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       .argument("<thread>", "the thread id run printed")
       .option("--approve", "approve the plan")
       .option("--reject", "reject the plan")
+      .option("--adjust <json>", "adjust the plan, then run it: a JSON list of {taskId, field, newValue}, or @file")
       .option("--skip", "give up on the failed step and finish the rest")
       .option("--retry", "allow one more recovery attempt")
       .option("--abort", "stop the run")

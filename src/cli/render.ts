@@ -116,6 +116,7 @@ export function planLines(plan: Plan, indent = INDENT): string[] {
 const MEANING: Record<string, (r: InterruptRequest) => string> = {
   approve: () => "run the plan as it is",
   reject: () => "stop without running any step",
+  adjust: () => "change steps (taskId, field such as params.<key>, newValue), then run the adjusted plan",
   skip: (r) => `give up on ${"taskId" in r ? r.taskId : "the failed step"} and finish the rest`,
   retry: () => "allow one more recovery attempt",
   abort: () => "stop the run here",
@@ -132,7 +133,7 @@ export function resumeCommands(threadId: string, request: InterruptRequest, ctx:
   const db = ctx.dbArg ? ` --db ${shellArg(ctx.dbArg)}` : "";
   return request.decisions.map((decision) => ({
     decision,
-    command: `${ctx.commandPrefix} resume ${threadId} --${decision}${db}`,
+    command: `${ctx.commandPrefix} resume ${threadId} --${decision}${decision === "adjust" ? ` '[{"taskId":"<step>","field":"params.<key>","newValue":<value>}]'` : ""}${db}`,
     meaning: MEANING[decision]?.(request) ?? decision,
   }));
 }

@@ -4,7 +4,7 @@ import { Command } from "@langchain/langgraph";
 import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
-import { InterruptRequest } from "../domain/approval.js";
+import { InterruptRequest, type PlanAdjustment } from "../domain/approval.js";
 import { CandorEvent } from "../domain/notification.js";
 import { Plan } from "../domain/plan.js";
 import type { RunStatus } from "../domain/report.js";
@@ -142,13 +142,13 @@ export interface StreamHandlers {
 /** What a run or a resume sends to the graph. */
 export type ThreadInput =
   | { kind: "start"; value: Record<string, unknown> }
-  | { kind: "decision"; decision: string; comment: string | null }
+  | { kind: "decision"; decision: string; comment: string | null; adjustments?: PlanAdjustment[] }
   | { kind: "continue" };
 
 /** Streams a thread to the end or to its next interrupt, passing events to the handlers as they happen. */
 export async function streamThread(graph: CandorGraph, threadId: string, input: ThreadInput, handlers: StreamHandlers, signal?: AbortSignal): Promise<void> {
   const value =
-    input.kind === "start" ? input.value : input.kind === "decision" ? new Command({ resume: { decision: input.decision, comment: input.comment } }) : null;
+    input.kind === "start" ? input.value : input.kind === "decision" ? new Command({ resume: { decision: input.decision, comment: input.comment, ...(input.adjustments ? { adjustments: input.adjustments } : {}) } }) : null;
   const stream = await graph.stream(value as never, { ...threadConfig(threadId), streamMode: ["custom", "updates"], subgraphs: true, signal });
   for await (const chunk of stream as AsyncIterable<unknown>) {
     if (!Array.isArray(chunk) || chunk.length !== 3) continue;

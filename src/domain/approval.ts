@@ -44,14 +44,30 @@ export const InterruptRequest = z.discriminatedUnion("kind", [
 ]);
 export type InterruptRequest = z.infer<typeof InterruptRequest>;
 
+/** Plan fields a person may change before the plan runs; `params.<key>` changes one parameter. */
+export const EDITABLE_STEP_FIELDS = ["description", "workerType", "tools", "params", "dependsOn", "condition", "retry", "timeoutMs", "expectedOutputs"] as const;
+
+/** Seed 000 scenario 15: one edit of an ADJUST decision (`{taskId: "hotel", field: "params.nights", newValue: 3}`). */
+export const PlanAdjustment = z.object({
+  taskId: z.string().min(1),
+  field: z.string().min(1),
+  newValue: z.unknown(),
+});
+export type PlanAdjustment = z.infer<typeof PlanAdjustment>;
+
+/** The decisions a plan approval accepts, in the order the CLI lists them. */
+export const PLAN_APPROVAL_DECISIONS = ["approve", "reject", "adjust"] as const;
+
 /**
- * A person's answer, given as the resume value. `approve`/`reject` answer a plan approval; `skip` (give up on the
- * failed step, finish the rest), `retry` (one more revision beyond the cap) and `abort` answer an escalation.
+ * A person's answer, given as the resume value. `approve`/`adjust`/`reject` answer a plan approval; `skip` (give
+ * up on the failed step, finish the rest), `retry` (one more revision beyond the cap) and `abort` answer an
+ * escalation. `adjustments` goes with `adjust` only.
  */
 export const HumanDecision = z.object({
-  decision: z.enum(["approve", "reject", "skip", "retry", "abort"]),
+  decision: z.enum(["approve", "adjust", "reject", "skip", "retry", "abort"]),
   comment: z.string().nullable().default(null),
   by: z.string().nullable().default(null),
+  adjustments: z.array(PlanAdjustment).nullable().default(null),
 });
 export type HumanDecision = z.infer<typeof HumanDecision>;
 
@@ -63,5 +79,42 @@ export const ApprovalRecord = z.object({
   by: z.string().nullable(),
   at: z.string(),
   confidence: z.number(),
+  /** The edits an ADJUST applied, so the report and Studio show what the human changed. */
+  adjustments: z.array(PlanAdjustment).nullable().default(null),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
+
+/*
+ * LangGraph's human-in-the-loop convention (`@langchain/langgraph/prebuilt` HumanInterrupt / HumanResponse), so
+ * Agent Inbox, agent-chat-ui and Studio can answer Candor's interrupts. Mirrored in zod because resume values
+ * arrive untrusted; a unit test checks these stay assignable to the prebuilt types.
+ */
+export const ActionRequest = z.object({ action: z.string(), args: z.record(z.string(), z.unknown()) });
+export type ActionRequest = z.infer<typeof ActionRequest>;
+
+export const HumanInterruptConfig = z.object({
+  allow_ignore: z.boolean(),
+  allow_respond: z.boolean(),
+  allow_edit: z.boolean(),
+  allow_accept: z.boolean(),
+});
+export type HumanInterruptConfig = z.infer<typeof HumanInterruptConfig>;
+
+export const HumanInterrupt = z.object({
+  action_request: ActionRequest,
+  config: HumanInterruptConfig,
+  description: z.string().optional(),
+});
+export type HumanInterrupt = z.infer<typeof HumanInterrupt>;
+
+export const HumanResponse = z.object({
+  type: z.enum(["accept", "ignore", "response", "edit"]),
+  args: z.union([z.null(), z.string(), ActionRequest]),
+});
+export type HumanResponse = z.infer<typeof HumanResponse>;
+
+/**
+ * What `interrupt()` carries: a HumanInterrupt, Candor's request both spread at the top level (what the CLI and
+ * existing clients read) and whole under `candor`, and the error of the previous answer when it was refused.
+ */
+export type InterruptPayload = HumanInterrupt & InterruptRequest & { candor: InterruptRequest; error?: string };

@@ -1,11 +1,14 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
+import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { ModelPlan } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
-import { fallbackPlan, planFromText, toPlanResult } from "../planning/parse.js";
+import { extractJson, fallbackPlan, planFromText, toPlanResult } from "../planning/parse.js";
+import { ModelRecoveryProposal, toRecoveryProposal } from "../replanning/proposal.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { planPrompt } from "../../prompts/plan.js";
+import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { synthesizePrompt } from "../../prompts/synthesize.js";
 import type { PlanResult, PlanningContext, Reasoner, RecoveryProposal, RecoveryQuestion, SynthesisInput } from "./types.js";
 
@@ -24,9 +27,20 @@ export interface LlmReasonerOptions {
    * `functionCalling` keeps a malformed answer inspectable in one call; see `plan()`.
    */
   method?: StructuredOutputMethod;
-  /** Told when synthesis falls back to the rules template, since `synthesize` can only return text. */
+  /**
+   * Time the model gets to propose a recovery, across any second attempt (default 5000 ms, seed 003). Enforced
+   * even if the model ignores its abort signal.
+   */
+  recoveryTimeoutMs?: number;
+  /**
+   * Told when synthesis falls back to the rules template, or when `proposeRecovery` has no proposal (late,
+   * unreachable or unusable answer), since neither can return notes.
+   */
   onFallback?: (note: string) => void;
 }
+
+/** Seed 003: strategy generation must finish within 5 seconds. */
+export const DEFAULT_RECOVERY_TIMEOUT_MS = 5000;
 
 /** Outcome of asking the model for a plan: a usable plan, or a sentence saying why there is none. */
 type Attempt = PlanResult | { why: string };
@@ -43,11 +57,13 @@ export class LlmReasoner implements Reasoner {
   private readonly timeoutMs: number;
   private readonly method: StructuredOutputMethod | undefined;
   private readonly onFallback: ((note: string) => void) | undefined;
+  private readonly recoveryTimeoutMs: number;
 
   constructor(opts: LlmReasonerOptions) {
     this.model = opts.model;
     this.fallback = opts.fallback;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.recoveryTimeoutMs = opts.recoveryTimeoutMs ?? DEFAULT_RECOVERY_TIMEOUT_MS;
     this.method = opts.method;
     this.onFallback = opts.onFallback;
   }
@@ -78,9 +94,67 @@ export class LlmReasoner implements Reasoner {
     return this.planWithFallback(request, ctx, attempt.why);
   }
 
-  /** Issue 3 builds the model path (typed prompt, strict schema, 5 s limit); until then the rules answer stands. */
+  /**
+   * Seed 003: asks the model for a recovery of a failure no rule recognises. Returns null (and tells
+   * `onFallback` why) when the answer is late, the server fails, or the answer is unusable, so the caller skips
+   * or escalates; only cancellation through `question.signal` propagates. The proposal is checked for shape
+   * only: `validateProposal` decides whether it fits the plan.
+   */
   async proposeRecovery(question: RecoveryQuestion): Promise<RecoveryProposal | null> {
-    return this.fallback.proposeRecovery(question);
+    const caller = question.signal;
+    caller?.throwIfAborted();
+    const { registry } = question;
+    const prompt = replanStrategyPrompt({
+      failure: question.failure,
+      plan: question.plan,
+      tools: [...registry.tools.values()].map((t) => ({ name: t.name, description: t.description, produces: t.produces, arguments: argumentsOf(t.schema) })),
+      workers: [...registry.workers.values()].map((w) => ({ name: w.name, tools: registry.grant(w.name).map((t) => t.name) })),
+    });
+    const timeout = AbortSignal.timeout(this.recoveryTimeoutMs);
+    const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
+    const answer = await this.askForRecovery(prompt, signal, caller, timeout);
+    if ("proposal" in answer) return answer.proposal;
+    this.onFallback?.(`The model proposed no usable recovery for step ${question.failure.step.id}: ${sentence(answer.why)}`);
+    return null;
+  }
+
+  private async askForRecovery(prompt: string, signal: AbortSignal, caller: AbortSignal | undefined, timeout: AbortSignal): Promise<{ proposal: RecoveryProposal } | { why: string }> {
+    const structured = this.model.withStructuredOutput(ModelRecoveryProposal, {
+      includeRaw: true,
+      name: "recovery",
+      ...(this.method ? { method: this.method } : {}),
+    });
+    let out: { raw: BaseMessage; parsed: unknown };
+    try {
+      out = await untilAborted(structured.invoke(prompt, { signal }), signal);
+    } catch (e) {
+      const failed = this.recoveryCallFailure(e, caller, timeout);
+      if (failed) return failed;
+      // As in plan(): the SDK threw away the text of an answer it could not parse, so ask once without a schema.
+      const first = `its structured answer could not be parsed (${briefError(e, "recovery")})`;
+      let message: BaseMessage;
+      try {
+        message = await untilAborted(this.model.invoke(prompt, { signal }), signal);
+      } catch (e2) {
+        const again = this.recoveryCallFailure(e2, caller, timeout);
+        return { why: `${first}; asking again without a schema failed: ${again ? again.why : briefError(e2, "recovery")}` };
+      }
+      const repaired = recoveryFromText(messageText(message));
+      return "why" in repaired ? { why: `${first}; asked again without a schema, but ${repaired.why}` } : repaired;
+    }
+    if (out.parsed !== null && out.parsed !== undefined) {
+      const proposal = toRecoveryProposal(out.parsed);
+      return "why" in proposal ? { why: `its answer is unusable: ${proposal.why}` } : proposal;
+    }
+    return recoveryFromText(structuredText(out.raw));
+  }
+
+  /** Rethrows cancellation; a timeout or transport failure becomes a reason; null means the answer was malformed. */
+  private recoveryCallFailure(e: unknown, caller: AbortSignal | undefined, timeout: AbortSignal): { why: string } | null {
+    if (caller?.aborted) throw e;
+    if (timeout.aborted) return { why: `the model did not answer within ${this.recoveryTimeoutMs} ms` };
+    if (isOutputError(e)) return null;
+    return { why: `the model could not be asked: ${briefError(e, "recovery")}` };
   }
 
   async synthesize(input: SynthesisInput): Promise<string> {
@@ -189,16 +263,61 @@ function isOutputError(e: unknown): boolean {
 }
 
 /** One line for a note: schema errors as their first issues, anything else flattened and cut short. */
-function briefError(e: unknown): string {
+function briefError(e: unknown, schema = "plan"): string {
   const issues = (e as { issues?: unknown }).issues;
   if (Array.isArray(issues) && issues.length > 0) {
     const first = (issues as { path?: PropertyKey[]; message?: string }[])
       .slice(0, 3)
       .map((i) => `${i.path?.map(String).join(".") || "(root)"}: ${i.message ?? "invalid"}`);
-    return `it does not match the plan schema: ${first.join("; ")}`;
+    return `it does not match the ${schema} schema: ${first.join("; ")}`;
   }
   const text = errorMessage(e).replace(/\s+/g, " ").trim();
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+/** A tool's argument properties as compact JSON Schema; `unrepresentable: "any"` keeps transforms from throwing. */
+function argumentsOf(schema: z.ZodType): string {
+  const json = z.toJSONSchema(schema, { unrepresentable: "any", io: "input" }) as { properties?: unknown };
+  const text = JSON.stringify(json.properties ?? {});
+  return text.length > 400 ? `${text.slice(0, 399)}…` : text;
+}
+
+/** A recovery read tolerantly from model text (fences, prose, trailing commas), or why it cannot be. */
+function recoveryFromText(text: string): { proposal: RecoveryProposal } | { why: string } {
+  let value: unknown;
+  try {
+    value = extractJson(text);
+  } catch (e) {
+    if (!CandorError.isInstance(e)) throw e;
+    return { why: `its answer has no usable JSON: ${briefError(e)}` };
+  }
+  const proposal = toRecoveryProposal(value);
+  return "why" in proposal ? { why: `its answer is unusable: ${proposal.why}` } : proposal;
+}
+
+/**
+ * Settles with `promise`, or rejects with the signal's reason as soon as it aborts: a deadline holds even if a
+ * model ignores its signal. The abandoned promise's rejection is observed so it is never reported as unhandled.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /** The text of a message, whatever its content shape. */

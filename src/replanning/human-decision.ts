@@ -1,29 +1,199 @@
-import { HumanDecision, type InterruptRequest } from "../domain/approval.js";
+import {
+  EDITABLE_STEP_FIELDS,
+  HumanDecision,
+  HumanResponse,
+  PlanAdjustment,
+  type HumanInterrupt,
+  type InterruptPayload,
+  type InterruptRequest,
+} from "../domain/approval.js";
 import type { ExecutionFeedback } from "../domain/feedback.js";
-import type { Plan } from "../domain/plan.js";
-import type { RunSettings } from "../domain/request.js";
+import { Plan, TaskStep } from "../domain/plan.js";
+import type { PlanningRequest, RunSettings } from "../domain/request.js";
+import { CandorError, ErrorCode } from "../errors.js";
+import { assignOrder, validatePlan } from "../planning/validate.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { applyStrategy } from "./select.js";
 import type { StrategyOutcome } from "./strategies/types.js";
 
 export type ParsedDecision = { ok: true; decision: HumanDecision } | { ok: false; error: string };
 
+/** What parseDecision needs to know about the request; the plan lets an `edit` response be turned into adjustments. */
+export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & { plan?: Plan };
+
 /**
- * Parses a resume value against what the thread is waiting for. Accepts `{decision: "approve"}` or the bare
- * string "approve". A malformed value or a decision that does not fit is refused with a message naming what
- * was wrong and the decisions that do fit; the thread keeps waiting.
+ * Parses a resume value against what the thread is waiting for. Accepts Candor's `{decision: "approve"}`, the
+ * bare string "approve", or LangGraph's HumanResponse (`{type: "accept", args: null}`, alone or as a one-item
+ * array, as Agent Inbox sends it). A malformed value or a decision that does not fit is refused with a message
+ * naming what was wrong and the decisions that do fit; the thread keeps waiting.
  */
-export function parseDecision(raw: unknown, request: Pick<InterruptRequest, "decisions" | "kind">): ParsedDecision {
-  const candidate = typeof raw === "string" ? { decision: raw.trim().toLowerCase() } : raw;
+export function parseDecision(raw: unknown, request: DecisionContext): ParsedDecision {
+  const fits = `Send one of: ${request.decisions.join(", ")}.`;
+  let candidate: unknown = typeof raw === "string" ? { decision: raw.trim().toLowerCase() } : raw;
+  if (Array.isArray(candidate)) {
+    if (candidate.length !== 1) return { ok: false, error: `A list of ${candidate.length} responses does not answer one request: send exactly one. ${fits}` };
+    candidate = candidate[0];
+  }
+  if (isObject(candidate) && "type" in candidate && !("decision" in candidate)) {
+    const mapped = fromHumanResponse(candidate, request);
+    if (!mapped.ok) return mapped;
+    candidate = mapped.decision;
+  }
   const parsed = HumanDecision.safeParse(candidate);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, error: `The decision ${JSON.stringify(raw)} is not valid (${issue?.path.join(".") || "value"}: ${issue?.message}). Send one of: ${request.decisions.join(", ")}.` };
+    return { ok: false, error: `The decision ${JSON.stringify(raw)} is not valid (${issue?.path.join(".") || "value"}: ${issue?.message}). ${fits}` };
   }
-  if (!request.decisions.includes(parsed.data.decision)) {
-    return { ok: false, error: `"${parsed.data.decision}" does not answer a ${request.kind} request. Send one of: ${request.decisions.join(", ")}.` };
+  const decision = parsed.data;
+  if (!request.decisions.includes(decision.decision)) {
+    return { ok: false, error: `"${decision.decision}" does not answer a ${request.kind} request. ${fits}` };
   }
-  return { ok: true, decision: parsed.data };
+  if (decision.decision === "adjust" && (decision.adjustments ?? []).length === 0) {
+    return { ok: false, error: `"adjust" needs a non-empty "adjustments" list of {taskId, field, newValue}, e.g. [{"taskId":"hotel","field":"params.nights","newValue":3}].` };
+  }
+  if (decision.decision !== "adjust" && decision.adjustments !== null) {
+    return { ok: false, error: `"adjustments" only go with "adjust", not with "${decision.decision}". ${fits}` };
+  }
+  return { ok: true, decision };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Maps a HumanResponse onto Candor's decisions. Plan approval: accept → approve, edit → adjust (the edited
+ * `steps`, or an explicit `adjustments` list), response → reject with the text as comment (replanning with
+ * guidance is not built yet), ignore → reject. Escalation: accept → retry, ignore → skip, response → retry with
+ * the text as comment; edit → retry, and the comment says edited parameters were not applied (issue 4 item 2).
+ */
+function fromHumanResponse(raw: Record<string, unknown>, request: DecisionContext): { ok: true; decision: Record<string, unknown> } | { ok: false; error: string } {
+  const parsed = HumanResponse.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, error: `The response ${JSON.stringify(raw)} is not a valid HumanResponse (${issue?.path.join(".") || "value"}: ${issue?.message}). Send {type: "accept" | "edit" | "response" | "ignore", args}.` };
+  }
+  const { type, args } = parsed.data;
+  const text = typeof args === "string" && args.trim() ? args.trim() : null;
+  if (type === "response" && !text) return { ok: false, error: `A "response" needs its text in "args" (a non-empty string).` };
+  if (request.kind !== "plan_approval") {
+    if (type === "accept") return { ok: true, decision: { decision: "retry" } };
+    if (type === "ignore") return { ok: true, decision: { decision: "skip" } };
+    if (type === "response") return { ok: true, decision: { decision: "retry", comment: text } };
+    return { ok: true, decision: { decision: "retry", comment: "edited parameters were not applied: retrying with new parameters is not supported yet" } };
+  }
+  if (type === "accept") return { ok: true, decision: { decision: "approve" } };
+  if (type === "ignore") return { ok: true, decision: { decision: "reject", comment: "ignored" } };
+  if (type === "response") return { ok: true, decision: { decision: "reject", comment: text } };
+  if (!isObject(args)) return { ok: false, error: `An "edit" needs "args" to be {action, args} with the edited plan (args.steps) or an adjustments list (args.adjustments).` };
+  const edited = (args as { args: Record<string, unknown> }).args;
+  if ("adjustments" in edited) return { ok: true, decision: { decision: "adjust", adjustments: edited.adjustments } };
+  if (!isObject(edited.steps) || !request.plan) {
+    return { ok: false, error: `An "edit" needs args.args.steps (step id → edited fields) or args.args.adjustments ([{taskId, field, newValue}]).` };
+  }
+  const diff = diffSteps(request.plan, edited.steps);
+  if (!diff.ok) return diff;
+  // An edit that changes nothing is an approval of the plan as shown.
+  if (diff.adjustments.length === 0) return { ok: true, decision: { decision: "approve", comment: "edited without changes" } };
+  return { ok: true, decision: { decision: "adjust", adjustments: diff.adjustments } };
+}
+
+/** The editable view of each step, as the interrupt shows it and as an `edit` response sends it back. */
+function editableSteps(plan: Plan): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(plan.steps.map((s) => [s.id, Object.fromEntries(EDITABLE_STEP_FIELDS.map((f) => [f, s[f]]))]));
+}
+
+/** Turns an edited copy of the editable view into adjustments: one per changed field. */
+function diffSteps(plan: Plan, edited: Record<string, unknown>): { ok: true; adjustments: PlanAdjustment[] } | { ok: false; error: string } {
+  const current = editableSteps(plan);
+  const missing = Object.keys(current).filter((id) => !(id in edited));
+  if (missing.length > 0) {
+    return { ok: false, error: `The edited plan leaves out step(s) ${missing.join(", ")}; removing steps is not supported. Keep every step, or reject the plan.` };
+  }
+  const adjustments: PlanAdjustment[] = [];
+  for (const [taskId, fields] of Object.entries(edited)) {
+    if (!isObject(fields)) return { ok: false, error: `Edited step "${taskId}" must be an object of fields, got ${JSON.stringify(fields)}.` };
+    for (const [field, newValue] of Object.entries(fields)) {
+      if (JSON.stringify(newValue) !== JSON.stringify(current[taskId]?.[field])) adjustments.push({ taskId, field, newValue });
+    }
+  }
+  return { ok: true, adjustments };
+}
+
+export type AdjustedPlan = { ok: true; plan: Plan; changes: string[] } | { ok: false; error: string };
+
+/**
+ * Applies a person's ADJUST edits to a plan awaiting approval, then re-parses it with the Plan schema and re-runs
+ * validatePlan, so an adjusted plan is held to the same rules as a planned one. Step order is recomputed when
+ * dependencies change (a person should not have to renumber). Any problem is returned as an error naming the
+ * adjustment and what was wrong; the plan given is never modified.
+ */
+export function applyAdjustments(plan: Plan, adjustments: readonly PlanAdjustment[], request: PlanningRequest, registry: ToolRegistry): AdjustedPlan {
+  if (adjustments.length === 0) return { ok: false, error: "There are no adjustments to apply." };
+  const editable = `Editable fields: ${EDITABLE_STEP_FIELDS.join(", ")}, or params.<key>.`;
+  let steps: TaskStep[] = structuredClone(plan.steps);
+  const changes: string[] = [];
+  for (const [i, a] of adjustments.entries()) {
+    const label = `Adjustment ${i + 1} (${a.taskId}.${a.field})`;
+    const index = steps.findIndex((s) => s.id === a.taskId);
+    if (index < 0) return { ok: false, error: `${label}: the plan has no step "${a.taskId}". Steps: ${steps.map((s) => s.id).join(", ")}.` };
+    if (a.newValue === undefined) return { ok: false, error: `${label}: "newValue" is missing.` };
+    const step: Record<string, unknown> = { ...steps[index]! };
+    let before: unknown;
+    if (a.field.startsWith("params.")) {
+      const key = a.field.slice("params.".length);
+      if (!key) return { ok: false, error: `${label}: name the parameter after "params.", e.g. params.nights. ${editable}` };
+      const params = { ...(step.params as Record<string, unknown>) };
+      before = params[key];
+      params[key] = a.newValue;
+      step.params = params;
+    } else if ((EDITABLE_STEP_FIELDS as readonly string[]).includes(a.field)) {
+      before = step[a.field];
+      step[a.field] = a.newValue;
+    } else {
+      return { ok: false, error: `${label}: "${a.field}" is not a field a person can change. ${editable}` };
+    }
+    const reparsed = TaskStep.safeParse(step);
+    if (!reparsed.success) {
+      const issue = reparsed.error.issues[0];
+      return { ok: false, error: `${label}: ${JSON.stringify(a.newValue)} is not valid (${issue?.path.join(".") || a.field}: ${issue?.message}).` };
+    }
+    steps[index] = reparsed.data;
+    changes.push(`${a.taskId}.${a.field}: ${JSON.stringify(before) ?? "unset"} → ${JSON.stringify(a.newValue)}`);
+  }
+  if (adjustments.some((a) => a.field === "dependsOn")) steps = assignOrder(steps);
+  const candidate = Plan.safeParse({ ...plan, steps, createdBy: "human", createdAt: new Date().toISOString() });
+  if (!candidate.success) {
+    const issue = candidate.error.issues[0];
+    return { ok: false, error: `The adjusted plan is not valid (${issue?.path.join(".")}: ${issue?.message}).` };
+  }
+  try {
+    validatePlan(candidate.data, request, registry);
+  } catch (e) {
+    if (!CandorError.isInstance(e)) throw e;
+    return { ok: false, error: `The adjusted plan is not valid: ${e.message}` };
+  }
+  return { ok: true, plan: candidate.data, changes };
+}
+
+/**
+ * The `interrupt()` payload for a request: LangGraph's HumanInterrupt (so Agent Inbox and agent-chat-ui can
+ * answer it) plus Candor's request, spread at the top level for existing readers and whole under `candor`.
+ */
+export function interruptPayload(request: InterruptRequest, error?: string): InterruptPayload {
+  const human: HumanInterrupt =
+    request.kind === "plan_approval"
+      ? {
+          action_request: { action: "approve_plan", args: { planId: request.planId, confidence: request.confidence, steps: editableSteps(request.plan) } },
+          // Respond rejects with the text as the reason (no replan-with-guidance yet).
+          config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
+          description: [request.question, "", "Why the confidence is low:", ...request.reasons.map((r) => `- ${r}`), "", "Accept runs the plan, edit adjusts it (edit `steps`), respond or ignore rejects it."].join("\n"),
+        }
+      : {
+          action_request: { action: "recover_step", args: { taskId: request.taskId, kind: request.kind, failureCount: request.failureCount, errors: request.errors, suggestedActions: request.suggestedActions } },
+          // Editing parameters on an escalation is not applied yet, so clients are not offered it.
+          config: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: request.decisions.includes("skip") },
+          description: [request.question, "", ...request.errors.map((e) => `- ${e}`), "", "Accept retries once more, ignore skips the step, respond retries with your note recorded."].join("\n"),
+        };
+  return { ...request, ...human, candor: request, ...(error ? { error } : {}) };
 }
 
 /** What a human decision does to the run, as data; the node turns it into a state update and notifications. */
@@ -39,10 +209,13 @@ export interface DecisionEffect {
   settings?: RunSettings;
   /** The revision, when a human chose to skip the failed step. */
   skip?: Extract<StrategyOutcome, { applies: true }>;
+  /** The plan that replaces the current one, when a human adjusted it. */
+  plan?: Plan;
 }
 
 /**
- * Applies a validated decision. approve → execute; reject → rejected; abort → failed with the escalation's
+ * Applies a validated decision. approve → execute; adjust → execute the adjusted plan (already applied and
+ * validated by applyAdjustments, passed as `adjusted`); reject → rejected; abort → failed with the escalation's
  * reason; retry → one more attempt beyond the cap that stopped the run; skip → SKIP on the failed step.
  */
 export function decisionEffect(args: {
@@ -53,6 +226,7 @@ export function decisionEffect(args: {
   revisionCount: number;
   feedback: readonly ExecutionFeedback[];
   registry: ToolRegistry;
+  adjusted?: Extract<AdjustedPlan, { ok: true }>;
 }): DecisionEffect {
   const { request, decision, plan } = args;
   const note = decision.comment ? `: ${decision.comment}` : "";
@@ -61,6 +235,11 @@ export function decisionEffect(args: {
     if (decision.decision === "approve") {
       const message = `Plan ${plan.planId} approved by a human despite confidence ${confidence}; executing.`;
       return { status: "executing", message, severity: "INFO", reasoning: message };
+    }
+    if (decision.decision === "adjust") {
+      if (!args.adjusted) throw new CandorError("An adjust decision needs the adjusted plan (applyAdjustments) before its effect.", ErrorCode.INVALID_DECISION);
+      const message = `Plan ${plan.planId} adjusted by a human (${args.adjusted.changes.length} change(s)) despite confidence ${confidence}; executing the adjusted plan.`;
+      return { status: "executing", plan: args.adjusted.plan, message, severity: "INFO", reasoning: `${message} ${args.adjusted.changes.join("; ")}` };
     }
     const reason = `Plan ${plan.planId} was rejected by a human${note}.`;
     return { status: "rejected", message: reason, severity: "WARNING", reasoning: reason, failureReason: reason };

@@ -1,25 +1,88 @@
 import type { ExecutionFeedback, FailureClass } from "../domain/feedback.js";
 import type { FailureEscalationRequest } from "../domain/approval.js";
-import type { Plan } from "../domain/plan.js";
-import type { RunSettings } from "../domain/request.js";
-import type { StrategyType } from "../domain/revision.js";
+import type { Plan, TaskStep } from "../domain/plan.js";
+import type { PlanningRequest, RunSettings } from "../domain/request.js";
+import type { PlanRevision, StrategyType } from "../domain/revision.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { buildFailureContext, type FailureContext } from "./context.js";
-import { STRATEGIES, type StrategyInput } from "./strategies/index.js";
+import type { ProposalVerdict } from "./proposal.js";
+import { STRATEGIES, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
 
-/** Strategies to try for each failure class, best first (seed 000 scenario 3, seed 003). SKIP always ends the list. */
+/**
+ * Strategies to try for each failure class, best first (seed 000 scenario 3, seed 003). SKIP always ends the
+ * list. An unknown failure is asked of the reasoner first (nodes/select-strategy); these are the rules' fallback,
+ * where FIX_DEPENDENCIES applies only when the error blames an input.
+ */
 export const STRATEGY_PREFERENCES: Record<FailureClass, readonly StrategyType[]> = {
-  timeout: ["RETRY_DIFFERENT_AGENT", "SKIP"],
-  agent_unavailable: ["RETRY_DIFFERENT_AGENT", "SKIP"],
+  timeout: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "SKIP"],
+  agent_unavailable: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "SKIP"],
   too_complex: ["DECOMPOSE", "SKIP"],
   constraint_violated: ["ADJUST_PARAMETERS", "SKIP"],
   dependency_failed: ["FIX_DEPENDENCIES", "SKIP"],
   resource_unavailable: ["FIND_WORKAROUND", "RETRY_DIFFERENT_AGENT", "SKIP"],
-  invalid_parameters: ["RETRY_WITH_PARAMS", "SKIP"],
+  invalid_parameters: ["RETRY_WITH_PARAMS", "SWAP_TOOL", "SKIP"],
   wrong_tool: ["SWAP_TOOL", "RETRY_DIFFERENT_AGENT", "SKIP"],
   policy_blocked: ["SKIP"],
-  unknown: ["RETRY_DIFFERENT_AGENT", "SKIP"],
+  unknown: ["FIX_DEPENDENCIES", "RETRY_DIFFERENT_AGENT", "SKIP"],
 };
+
+/**
+ * How often each strategy may be used (issue 3 item 4): per step lineage (a step and the steps that replaced it)
+ * and per run. A strategy that keeps failing the same step is not recovering it, and one that fires all over a
+ * run means the plan itself is wrong; either way the next strategy is tried, and once the step has failed
+ * `maxStepFailures` times a human decides. SKIP is unlimited: it is the last resort and always ends the list.
+ */
+export const STRATEGY_BUDGETS: Record<StrategyType, { perStep: number; perRun: number }> = {
+  RETRY_DIFFERENT_AGENT: { perStep: 2, perRun: 5 },
+  RETRY_WITH_PARAMS: { perStep: 2, perRun: 5 },
+  SWAP_TOOL: { perStep: 2, perRun: 5 },
+  // A decomposed step that is still too complex will not be saved by decomposing its parts again.
+  DECOMPOSE: { perStep: 1, perRun: 3 },
+  ADJUST_PARAMETERS: { perStep: 2, perRun: 4 },
+  FIX_DEPENDENCIES: { perStep: 2, perRun: 4 },
+  FIND_WORKAROUND: { perStep: 2, perRun: 4 },
+  SKIP: { perStep: Number.POSITIVE_INFINITY, perRun: Number.POSITIVE_INFINITY },
+};
+
+/** Why a strategy's budget is spent for this step, or null while it has some left. */
+export function budgetSpent(strategy: StrategyType, step: TaskStep, revisions: readonly PlanRevision[]): string | null {
+  const budget = STRATEGY_BUDGETS[strategy];
+  const lineage = new Set([...step.lineage, step.id]);
+  const used = revisions.filter((r) => r.strategy === strategy);
+  const forStep = used.filter((r) => lineage.has(r.failedTaskId)).length;
+  if (forStep >= budget.perStep) return `its budget of ${budget.perStep} per step is spent on ${step.id}`;
+  if (used.length >= budget.perRun) return `its budget of ${budget.perRun} per run is spent`;
+  return null;
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record)
+      .sort()
+      .filter((k) => record[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * The loop guard (issue 3 item 4): a revision whose new step is the same call — worker, tool and parameters — as
+ * one that already failed would only fail again. Compared with the run's FAILURE feedback; DEPENDENCY_FAILURE
+ * records never ran, and a CONSTRAINT_VIOLATION depends on upstream results the revision changes.
+ */
+export function repeatsFailedCall(outcome: Extract<StrategyOutcome, { applies: true }>, feedback: readonly ExecutionFeedback[]): string | null {
+  for (const id of outcome.revision.newStepIds) {
+    const step = outcome.plan.steps.find((s) => s.id === id);
+    if (!step) continue;
+    const key = canonical(step.params);
+    const same = feedback.find((f) => f.feedbackType === "FAILURE" && f.workerType === step.workerType && f.tool === (step.tools[0] ?? null) && canonical(f.params) === key);
+    if (same) return `${step.id} would repeat the call that failed as ${same.taskId} (${step.workerType}, ${step.tools[0] ?? "no tool"}, same parameters)`;
+  }
+  return null;
+}
 
 export interface StrategyChoice {
   kind: "strategy";
@@ -28,6 +91,10 @@ export interface StrategyChoice {
   failureClass: FailureClass;
   /** Why this strategy, including the ones passed over and why. */
   reasoning: string;
+  /** Who chose it: Candor's rules, or the reasoner's proposal for an unknown failure (validated). */
+  source: "rules" | "model";
+  /** The revision to apply when the reasoner's proposal was taken (a rules strategy is re-run by its node). */
+  outcome?: Extract<StrategyOutcome, { applies: true }>;
 }
 
 export interface Escalation {
@@ -63,12 +130,31 @@ function escalate(kind: FailureEscalationRequest["kind"], plan: Plan, failure: F
   };
 }
 
+export interface SelectArgs {
+  plan: Plan;
+  feedback: readonly ExecutionFeedback[];
+  settings: RunSettings;
+  revisionCount: number;
+  registry: ToolRegistry;
+  /** The user's request: RETRY_WITH_PARAMS and SWAP_TOOL re-read parameters from it. */
+  request?: PlanningRequest;
+  /** Revisions so far, for the strategy budgets. */
+  revisions?: readonly PlanRevision[];
+  /**
+   * For an unknown failure: the reasoner's proposal as validated by `validateProposal`, or why there is none
+   * (late, invalid, unsure). Asked by the node, so selection stays pure.
+   */
+  advice?: ProposalVerdict;
+}
+
 /**
  * Decides what happens to the next failed step: escalate to a human when a cap is hit (revisions, failures of
- * the step, confidence), else the first strategy in the class's preference list that applies.
+ * the step, confidence); else, for an unknown failure, the reasoner's validated proposal; else the first strategy
+ * in the class's preference list that applies, has budget left and does not repeat a failed call.
  */
-export function selectStrategy(args: { plan: Plan; feedback: readonly ExecutionFeedback[]; settings: RunSettings; revisionCount: number; registry: ToolRegistry }): Selection | null {
+export function selectStrategy(args: SelectArgs): Selection | null {
   const { plan, feedback, settings, revisionCount, registry } = args;
+  const revisions = args.revisions ?? [];
   const step = nextFailedStep(plan);
   if (!step) return null;
   const failure = buildFailureContext(step, feedback);
@@ -105,33 +191,46 @@ export function selectStrategy(args: { plan: Plan; feedback: readonly ExecutionF
     );
   }
 
-  const input: StrategyInput = { plan, failure, registry, feedback, revisionNumber: revisionCount + 1 };
+  const base = { kind: "strategy" as const, taskId: step.id, failureClass: failure.failureClass };
+  let prefix = "";
+  if (failure.failureClass === "unknown" && args.advice) {
+    const advice = args.advice;
+    const refused = advice.ok ? (budgetSpent(advice.outcome.revision.strategy, step, revisions) ?? repeatsFailedCall(advice.outcome, feedback)) : advice.reason;
+    if (advice.ok && refused === null) {
+      const strategy = advice.outcome.revision.strategy;
+      return { ...base, strategy, source: "model", outcome: advice.outcome, reasoning: `No rule recognises ${step.id}'s failure ("${failure.error}"); the reasoner proposed ${strategy}, and its proposal passed validation. ${advice.outcome.revision.rationale}` };
+    }
+    prefix = `No rule recognises ${step.id}'s failure and the reasoner's proposal was not used (${advice.ok ? `${advice.outcome.revision.strategy}: ${refused}` : refused}); falling back to the rules. `;
+  }
+
+  const input: StrategyInput = { plan, failure, registry, feedback, revisionNumber: revisionCount + 1, ...(args.request ? { request: args.request } : {}) };
   const passed: string[] = [];
   for (const strategy of STRATEGY_PREFERENCES[failure.failureClass]) {
-    const outcome = STRATEGIES[strategy](input);
-    if (outcome.applies) {
-      const why = `${step.id} failed with ${failure.failureClass} ("${failure.error}"), which ${strategy} addresses.`;
-      return {
-        kind: "strategy",
-        strategy,
-        taskId: step.id,
-        failureClass: failure.failureClass,
-        reasoning: passed.length > 0 ? `${why} Passed over: ${passed.join("; ")}.` : why,
-      };
+    const spent = budgetSpent(strategy, step, revisions);
+    if (spent) {
+      passed.push(`${strategy} (${spent})`);
+      continue;
     }
-    passed.push(`${strategy} (${outcome.reason})`);
+    const outcome = STRATEGIES[strategy](input);
+    const refused = outcome.applies ? repeatsFailedCall(outcome, feedback) : outcome.reason;
+    if (refused === null) {
+      const why = `${prefix}${step.id} failed with ${failure.failureClass} ("${failure.error}"), which ${strategy} addresses.`;
+      return { ...base, strategy, source: "rules", reasoning: passed.length > 0 ? `${why} Passed over: ${passed.join("; ")}.` : why };
+    }
+    passed.push(`${strategy} (${refused})`);
   }
   // SKIP always applies, so this is unreachable unless the preferences lose it.
-  return { kind: "strategy", strategy: "SKIP", taskId: step.id, failureClass: failure.failureClass, reasoning: `No strategy applied: ${passed.join("; ")}` };
+  return { ...base, strategy: "SKIP", source: "rules", reasoning: `${prefix}No strategy applied: ${passed.join("; ")}` };
 }
 
 /** Applies a chosen strategy; if it no longer applies (the plan changed), skips the step and says why. */
-export function applyStrategy(strategy: StrategyType, args: { plan: Plan; feedback: readonly ExecutionFeedback[]; revisionCount: number; registry: ToolRegistry; taskId: string }) {
+export function applyStrategy(strategy: StrategyType, args: { plan: Plan; feedback: readonly ExecutionFeedback[]; revisionCount: number; registry: ToolRegistry; taskId: string; request?: PlanningRequest }) {
   const step = args.plan.steps.find((s) => s.id === args.taskId && s.status === "failed");
   if (!step) throw new Error(`Step ${args.taskId} is not waiting for recovery`);
-  const input: StrategyInput = { plan: args.plan, failure: buildFailureContext(step, args.feedback), registry: args.registry, feedback: args.feedback, revisionNumber: args.revisionCount + 1 };
+  const input: StrategyInput = { plan: args.plan, failure: buildFailureContext(step, args.feedback), registry: args.registry, feedback: args.feedback, revisionNumber: args.revisionCount + 1, ...(args.request ? { request: args.request } : {}) };
   const outcome = STRATEGIES[strategy](input);
-  if (outcome.applies) return outcome;
+  // The loop guard again: selection checked it, but the plan may have changed since (another failed step).
+  if (outcome.applies && repeatsFailedCall(outcome, args.feedback) === null) return outcome;
   const fallback = STRATEGIES.SKIP(input);
   if (!fallback.applies) throw new Error("SKIP must always apply");
   return fallback;

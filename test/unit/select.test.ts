@@ -65,9 +65,11 @@ describe("selectStrategy picks the first strategy that applies for the failure's
     expect(strategyOf(select(plan, [fb]))).toBe("ADJUST_PARAMETERS");
   });
 
-  it("too_complex → DECOMPOSE (whose node says it cannot do it yet and skips)", () => {
+  it("too_complex tries DECOMPOSE first; the travel hotel search has no smaller tools, so it says why and skips", () => {
     const { plan, feedback: fb } = failStep(travelPlan(), "hotel", "Task too complex to execute", { failureClass: "too_complex" });
-    expect(strategyOf(select(plan, [fb]))).toBe("DECOMPOSE");
+    const s = select(plan, [fb]);
+    expect(strategyOf(s)).toBe("SKIP");
+    if (s?.kind === "strategy") expect(s.reasoning).toMatch(/Passed over: DECOMPOSE \(No chain of 2–4 tools in hotel_agent's grant/);
     const outcome = applyStrategy("DECOMPOSE", { plan, feedback: [fb], revisionCount: 0, registry, taskId: "hotel" });
     expect(outcome.revision.strategy).toBe("SKIP");
   });
@@ -195,8 +197,8 @@ describe("parseDecision (the human's answer to an escalation or approval)", () =
   const approval = { kind: "plan_approval" as const, decisions: ["approve", "reject"] };
 
   it("accepts an object or a bare string, case and spaces forgiven", () => {
-    expect(parseDecision({ decision: "skip", comment: "fine", by: "ana" }, escalation)).toEqual({ ok: true, decision: { decision: "skip", comment: "fine", by: "ana" } });
-    expect(parseDecision("  Retry ", escalation)).toEqual({ ok: true, decision: { decision: "retry", comment: null, by: null } });
+    expect(parseDecision({ decision: "skip", comment: "fine", by: "ana" }, escalation)).toEqual({ ok: true, decision: { decision: "skip", comment: "fine", by: "ana", adjustments: null } });
+    expect(parseDecision("  Retry ", escalation)).toEqual({ ok: true, decision: { decision: "retry", comment: null, by: null, adjustments: null } });
   });
 
   it("refuses a decision that does not answer this request, listing those that do", () => {

@@ -1,28 +1,65 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { PlanAdjustment } from "../../domain/approval.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import type { CliIo, Exit } from "../io.js";
 import { parseFlags, ResumeFlags } from "../options.js";
 import { dbArgFor, executeThread, exitForStatus, presentOutcome } from "../present.js";
-import { readOutcome, type ThreadInput } from "../session.js";
+import { readOutcome, threadConfig, type ThreadInput } from "../session.js";
 import { shellArg } from "../render.js";
 import { describeReasoner, headerLines } from "./run.js";
 import { openThread } from "./thread.js";
 
-const DECISIONS = ["approve", "reject", "skip", "retry", "abort"] as const;
+const DECISIONS = ["approve", "reject", "adjust", "skip", "retry", "abort"] as const;
 
-const asFlags = (decisions: readonly string[]) => decisions.map((d) => `--${d}`).join(", ");
+const ADJUST_EXAMPLE = `--adjust '[{"taskId":"hotel","field":"params.nights","newValue":3}]'`;
 
 /**
- * `candor resume <thread> [--approve|--reject|--skip|--retry|--abort] [--comment ...]`: answers a waiting
+ * Reads --adjust: inline JSON or @file, a list of {taskId, field, newValue} (or {adjustments: [...]}). Whether
+ * the edits fit the plan is checked by the graph, which keeps the thread waiting with the reason if not.
+ */
+export function parseAdjustFlag(value: string, cwd = process.cwd()): PlanAdjustment[] {
+  let text = value;
+  if (value.startsWith("@")) {
+    const file = path.resolve(cwd, value.slice(1));
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (cause) {
+      throw new CandorError(`--adjust ${value}: cannot read ${file}. Give a readable JSON file, or the JSON itself (${ADJUST_EXAMPLE}).`, ErrorCode.INVALID_REQUEST, { cause });
+    }
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new CandorError(`--adjust is not valid JSON (${(cause as Error).message}). Example: ${ADJUST_EXAMPLE}.`, ErrorCode.INVALID_REQUEST, { cause });
+  }
+  const list = json !== null && typeof json === "object" && !Array.isArray(json) && "adjustments" in json ? json.adjustments : json;
+  const parsed = z.array(PlanAdjustment).min(1, "the list is empty").safeParse(list);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CandorError(`--adjust must be a list of {taskId, field, newValue} (${issue?.path.join(".") || "value"}: ${issue?.message}). Example: ${ADJUST_EXAMPLE}.`, ErrorCode.INVALID_REQUEST);
+  }
+  return parsed.data;
+}
+
+const asFlags = (decisions: readonly string[]) => decisions.map((d) => (d === "adjust" ? "--adjust <json>" : `--${d}`)).join(", ");
+
+/**
+ * `candor resume <thread> [--approve|--reject|--adjust <json|@file>|--skip|--retry|--abort] [--comment ...]`: answers a waiting
  * thread, or, with no decision, continues one that stopped part-way (a crash, Ctrl-C). A decision the thread
  * does not wait for is refused with the ones that fit; nothing is sent to the graph.
  */
 export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(ResumeFlags, rawFlags);
-  const given = DECISIONS.filter((d) => flags[d]);
+  const given = DECISIONS.filter((d) => (d === "adjust" ? flags.adjust !== undefined : flags[d]));
   if (given.length > 1) {
     throw new CandorError(`Give one decision, not ${given.length} (${asFlags(given)}).`, ErrorCode.INVALID_REQUEST);
   }
   const decision = given[0] ?? null;
+  // Parsed before the database is opened, so a typo fails fast and touches nothing.
+  const adjustments = flags.adjust === undefined ? undefined : parseAdjustFlag(flags.adjust);
   if (flags.comment !== undefined && !decision) {
     throw new CandorError(`--comment goes with a decision (e.g. --reject --comment "too expensive").`, ErrorCode.INVALID_REQUEST);
   }
@@ -51,7 +88,7 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
           ErrorCode.INVALID_DECISION,
         );
       }
-      input = { kind: "decision", decision, comment: flags.comment ?? null };
+      input = { kind: "decision", decision, comment: flags.comment ?? null, ...(adjustments ? { adjustments } : {}) };
     } else {
       if (decision) {
         throw new CandorError(
@@ -63,7 +100,7 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
     }
     const what: [string, string] =
       input.kind === "decision"
-        ? ["decision", `--${input.decision}${input.comment ? ` (comment: ${input.comment})` : ""}`]
+        ? ["decision", `--${input.decision}${input.adjustments ? ` ${JSON.stringify(input.adjustments)}` : ""}${input.comment ? ` (comment: ${input.comment})` : ""}`]
         : ["continue", `from ${before.next.join(", ")}, where the run stopped part-way`];
     io.err(
       headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · resuming thread ${threadId}`, session, [
@@ -73,6 +110,12 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
       ]).join("\n"),
     );
     const outcome = await executeThread(session, threadId, input, io);
+    if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
+      // A refused answer (e.g. an adjustment that makes a cycle) leaves the thread waiting; say why.
+      const snapshot = await session.graph.getState(threadConfig(threadId));
+      const refused = snapshot.tasks.flatMap((t) => t.interrupts ?? []).map((i) => (i.value as { error?: unknown } | undefined)?.error).find((e) => typeof e === "string");
+      if (refused) io.err(`The decision was not applied: ${refused}`);
+    }
     return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
   } finally {
     session.close();

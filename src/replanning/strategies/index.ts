@@ -1,8 +1,11 @@
 import type { StrategyType } from "../../domain/revision.js";
 import { adjustParameters } from "./adjust-parameters.js";
 import { findWorkaround } from "./find-workaround.js";
-import { notYetAvailable } from "./not-yet.js";
+import { decompose } from "./decompose.js";
+import { fixDependencies } from "./fix-dependencies.js";
 import { retryDifferentAgent } from "./retry-different-agent.js";
+import { retryWithParams } from "./retry-with-params.js";
+import { swapTool } from "./swap-tool.js";
 import { skip } from "./skip.js";
 import type { Strategy } from "./types.js";
 
@@ -10,19 +13,32 @@ export * from "./types.js";
 export { adjustParameters, violationFacts } from "./adjust-parameters.js";
 export { findWorkaround } from "./find-workaround.js";
 export { retryDifferentAgent } from "./retry-different-agent.js";
+export { retryWithParams } from "./retry-with-params.js";
+export { swapTool } from "./swap-tool.js";
+export { decompose, MAX_SUBSTEPS } from "./decompose.js";
+export { fixDependencies, blamedUpstream } from "./fix-dependencies.js";
 export { skip, skipWithReason } from "./skip.js";
 
 /** Every strategy by name: one pure function each, behind one node each. */
 export const STRATEGIES: Record<StrategyType, Strategy> = {
   RETRY_DIFFERENT_AGENT: retryDifferentAgent,
-  RETRY_WITH_PARAMS: notYetAvailable("RETRY_WITH_PARAMS"),
-  SWAP_TOOL: notYetAvailable("SWAP_TOOL"),
-  DECOMPOSE: notYetAvailable("DECOMPOSE"),
+  RETRY_WITH_PARAMS: retryWithParams,
+  SWAP_TOOL: swapTool,
+  DECOMPOSE: decompose,
   ADJUST_PARAMETERS: adjustParameters,
-  FIX_DEPENDENCIES: notYetAvailable("FIX_DEPENDENCIES"),
+  FIX_DEPENDENCIES: fixDependencies,
   FIND_WORKAROUND: findWorkaround,
   SKIP: skip,
 };
 
-/** Strategies that really revise the plan today (the others skip and say so). */
-export const IMPLEMENTED: readonly StrategyType[] = ["RETRY_DIFFERENT_AGENT", "ADJUST_PARAMETERS", "FIND_WORKAROUND", "SKIP"];
+/** Strategies that really revise the plan (all of them: `notYetAvailable` is kept for strategies added later). */
+export const IMPLEMENTED: readonly StrategyType[] = [
+  "RETRY_DIFFERENT_AGENT",
+  "RETRY_WITH_PARAMS",
+  "SWAP_TOOL",
+  "DECOMPOSE",
+  "ADJUST_PARAMETERS",
+  "FIX_DEPENDENCIES",
+  "FIND_WORKAROUND",
+  "SKIP",
+];

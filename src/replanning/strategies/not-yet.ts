@@ -3,8 +3,8 @@ import { skipWithReason } from "./skip.js";
 import type { Strategy } from "./types.js";
 
 /**
- * Strategies whose node exists but whose planning is not built yet (issue 3: RETRY_WITH_PARAMS, SWAP_TOOL,
- * DECOMPOSE, FIX_DEPENDENCIES). They skip the step and say so plainly rather than pretend to recover.
+ * For a strategy whose node exists before its planning does (none today: every strategy in STRATEGIES is built).
+ * It skips the step and says so plainly rather than pretend to recover.
  */
 export function notYetAvailable(strategy: StrategyType): Strategy {
   return (input) => skipWithReason(input, `${strategy} would fit this failure (${input.failure.failureClass}), but Candor cannot do it yet.`);

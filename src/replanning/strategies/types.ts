@@ -1,5 +1,6 @@
 import type { ExecutionFeedback } from "../../domain/feedback.js";
-import type { Plan } from "../../domain/plan.js";
+import type { Plan, TaskStep } from "../../domain/plan.js";
+import type { PlanningRequest } from "../../domain/request.js";
 import type { PlanRevision, StrategyType } from "../../domain/revision.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { STRATEGY_DELTAS, clampConfidence } from "../../confidence/update.js";
@@ -14,6 +15,8 @@ export interface StrategyInput {
   feedback: readonly ExecutionFeedback[];
   /** 1-based number of the revision being made. */
   revisionNumber: number;
+  /** The user's request, when known: RETRY_WITH_PARAMS and SWAP_TOOL re-read parameters from it. */
+  request?: PlanningRequest;
 }
 
 /** A strategy either revises the plan or says why it does not apply (and the next strategy is tried). */
@@ -49,4 +52,20 @@ export function revise(
     at: new Date().toISOString(),
   };
   return { applies: true, plan: { ...plan, confidence: after }, revision };
+}
+
+/** A fresh replacement for `failed`: new id and content, clean run state, and the lineage that counts its failures. */
+export function successorOf(failed: TaskStep, id: string, changes: Partial<TaskStep>): TaskStep {
+  return {
+    ...failed,
+    ...changes,
+    id,
+    status: "pending",
+    result: null,
+    attempts: 0,
+    dispatches: 0,
+    replaces: failed.id,
+    lineage: [...failed.lineage, failed.id],
+    skipReason: null,
+  };
 }

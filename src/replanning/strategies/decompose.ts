@@ -1,0 +1,91 @@
+import type { Plan, TaskStep } from "../../domain/plan.js";
+import { assignOrder } from "../../planning/validate.js";
+import type { ToolSpec } from "../../tools/types.js";
+import { freshId } from "../plan-edit.js";
+import { paramsFor } from "./swap-tool.js";
+import { revise, successorOf, type Strategy } from "./types.js";
+
+/** Longest chain DECOMPOSE builds: seed 000 scenario 5 asks for 2–4 smaller steps. */
+export const MAX_SUBSTEPS = 4;
+
+/**
+ * The shortest chain of 2–4 tools that gets from what the step has (its dependencies' outputs) to what it must
+ * produce: each tool needs only what is available so far, each after the first uses something an earlier one
+ * made (that is what makes them steps of one task rather than unrelated calls), and the last produces every
+ * expected output. Breadth-first, so the shortest chain wins; ties go to the grant's order.
+ */
+function findChain(tools: readonly ToolSpec[], have: ReadonlySet<string>, goal: readonly string[]): ToolSpec[] | null {
+  let frontier: ToolSpec[][] = tools.filter((t) => t.consumes.every((c) => have.has(c))).map((t) => [t]);
+  for (let length = 1; length < MAX_SUBSTEPS && frontier.length > 0; length++) {
+    const next: ToolSpec[][] = [];
+    for (const chain of frontier) {
+      const made = new Set(chain.flatMap((t) => t.produces));
+      const available = new Set([...have, ...made]);
+      for (const tool of tools) {
+        if (chain.includes(tool)) continue;
+        if (!tool.consumes.every((c) => available.has(c)) || !tool.consumes.some((c) => made.has(c))) continue;
+        const candidate = [...chain, tool];
+        if (goal.every((o) => tool.produces.includes(o))) return candidate;
+        next.push(candidate);
+      }
+    }
+    frontier = next;
+  }
+  return null;
+}
+
+/**
+ * DECOMPOSE (seed 000 scenario 5, seed 003): a step too big for one call becomes 2–4 smaller steps, chained by
+ * their dependencies, found from the failed step's own structure: tools in its worker's grant that together lead
+ * from the step's inputs to its expected outputs, each estimated shorter than the step. The original is removed,
+ * the last substep produces its expected outputs and takes over its dependents. Confidence −0.05.
+ *
+ * Not done: splitting an array parameter (several cities, items) into chunks. Dependents receive inputs keyed by
+ * output name, so chunks producing the same output would overwrite one another; merging them needs a contract
+ * on the tool (which chunk outputs a merge tool reads) that ToolSpec does not have yet.
+ */
+export const decompose: Strategy = (input) => {
+  const { plan, failure, registry } = input;
+  const failed = failure.step;
+  const goal = failed.expectedOutputs.length > 0 ? failed.expectedOutputs : (registry.tool(failed.tools[0] ?? "")?.produces ?? []);
+  if (goal.length === 0) return { applies: false, reason: `${failed.id} declares no output, so there is nothing for smaller steps to build towards` };
+  const have = new Set(plan.steps.filter((s) => failed.dependsOn.includes(s.id)).flatMap((s) => s.expectedOutputs));
+  const tried = new Set(failure.history.map((f) => f.tool).filter((t): t is string => t !== null));
+  const tools = registry.grant(failed.workerType).filter((t) => !tried.has(t.name) && t.name !== failed.tools[0] && t.estimates.durationMs < failed.estimates.durationMs);
+  const chain = findChain(tools, have, goal);
+  if (!chain) {
+    return {
+      applies: false,
+      reason: `No chain of 2–${MAX_SUBSTEPS} tools in ${failed.workerType}'s grant, each shorter than ${failed.id}, leads from ${[...have].join(", ") || "its inputs"} to ${goal.join(", ")}`,
+    };
+  }
+  const substeps: TaskStep[] = [];
+  let taken: Plan = plan;
+  for (const [i, tool] of chain.entries()) {
+    const params = paramsFor(input, tool);
+    if (!params) return { applies: false, reason: `${tool.name} (substep ${i + 1} of ${failed.id}) does not accept the step's parameters` };
+    const last = i === chain.length - 1;
+    const feeders = [...substeps.filter((s) => s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id)];
+    const upstream = plan.steps.filter((s) => failed.dependsOn.includes(s.id) && s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id);
+    const sub = successorOf(failed, freshId(taken, failed.id, `part${i + 1}`), {
+      description: `${tool.describeStep?.(params) ?? tool.description} (part ${i + 1} of ${chain.length} of ${failed.id})`,
+      tools: [tool.name],
+      params,
+      dependsOn: [...upstream, ...feeders],
+      expectedOutputs: last ? goal : tool.produces.filter((o) => !goal.includes(o)),
+      estimates: tool.estimates,
+    });
+    substeps.push(sub);
+    taken = { ...taken, steps: [...taken.steps, sub] };
+  }
+  const final = substeps[substeps.length - 1]!;
+  const steps = plan.steps.flatMap((s) =>
+    s.id === failed.id ? substeps : s.dependsOn.includes(failed.id) ? [{ ...s, dependsOn: s.dependsOn.map((d) => (d === failed.id ? final.id : d)) }] : [s],
+  );
+  return revise(input, "DECOMPOSE", { ...plan, steps: assignOrder(steps) }, {
+    rationale: `${failed.id} was too much for one call (${failure.error}); ${chain.map((t) => t.name).join(" → ")} do the same work in ${chain.length} smaller steps, the last producing ${goal.join(", ")}.`,
+    changes: [`Decompose task ${failed.id} into ${substeps.map((s) => s.id).join(" → ")} (${chain.map((t) => t.name).join(" → ")}); ${final.id} produces ${goal.join(", ")}`],
+    newStepIds: substeps.map((s) => s.id),
+    removedStepIds: [failed.id],
+  });
+};

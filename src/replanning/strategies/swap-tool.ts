@@ -1,0 +1,65 @@
+import { requestFacts } from "../../planning/rules-planner.js";
+import type { ToolSpec } from "../../tools/types.js";
+import { freshId, replaceStep } from "../plan-edit.js";
+import { revise, successorOf, type Strategy, type StrategyInput } from "./types.js";
+
+/**
+ * Parameters for `tool` doing the failed step's job: the step's own parameters when the tool accepts them, else
+ * the ones its schema knows, completed from the request through the tool's `extractParams`. Null when neither
+ * passes the tool's schema (a swap that would fail validation is no recovery).
+ */
+export function paramsFor(input: StrategyInput, tool: ToolSpec): Record<string, unknown> | null {
+  const own = input.failure.step.params;
+  if (tool.schema.safeParse(own).success) return own;
+  const fromRequest = input.request && tool.extractParams ? tool.extractParams(requestFacts(input.request)) : {};
+  const merged = { ...fromRequest, ...own };
+  const parsed = tool.schema.safeParse(merged);
+  return parsed.success ? (parsed.data as Record<string, unknown>) : null;
+}
+
+/**
+ * SWAP_TOOL (seed 003): another tool with the same purpose — it produces everything the step must produce and
+ * needs no input the step does not have — inside the failed step's worker's grant, never a tool that already
+ * failed the step's lineage. The step `<id>_swap` replaces the failed one on the same worker. Confidence −0.08.
+ */
+export const swapTool: Strategy = (input) => {
+  const { plan, failure, registry } = input;
+  const failed = failure.step;
+  const current = registry.tool(failed.tools[0] ?? "");
+  const needed = failed.expectedOutputs.length > 0 ? failed.expectedOutputs : (current?.produces ?? []);
+  if (needed.length === 0) return { applies: false, reason: `${failed.id} declares no output, so no other tool can be shown to serve the same purpose` };
+  const triedTools = new Set([...failed.tools.slice(0, 1), ...failure.history.map((f) => f.tool).filter((t): t is string => t !== null)]);
+  const available = new Set(plan.steps.filter((s) => failed.dependsOn.includes(s.id)).flatMap((s) => s.expectedOutputs));
+  const grant = registry.grant(failed.workerType);
+  const rejected: string[] = [];
+  for (const tool of grant) {
+    if (triedTools.has(tool.name) || !needed.every((o) => tool.produces.includes(o))) continue;
+    const missing = tool.consumes.filter((c) => !available.has(c));
+    if (missing.length > 0) {
+      rejected.push(`${tool.name} needs ${missing.join(", ")}`);
+      continue;
+    }
+    const params = paramsFor(input, tool);
+    if (!params) {
+      rejected.push(`${tool.name} does not accept the step's parameters`);
+      continue;
+    }
+    const step = successorOf(failed, freshId(plan, failed.id, "swap"), {
+      tools: [tool.name],
+      params,
+      estimates: tool.estimates,
+      description: tool.describeStep?.(params) ?? failed.description,
+    });
+    return revise(input, "SWAP_TOOL", replaceStep(plan, failed.id, step), {
+      rationale: `${current?.name ?? failed.tools[0] ?? "The step's tool"} failed ${failed.id} (${failure.failureClass}: ${failure.error}); ${tool.name} produces the same ${needed.join(", ")} and ${failed.workerType} may use it.`,
+      changes: [`Swap tool for task ${failed.id}: ${failed.tools[0] ?? "none"} → ${tool.name} as ${step.id} (same output: ${needed.join(", ")})`],
+      newStepIds: [step.id],
+      removedStepIds: [failed.id],
+    });
+  }
+  const tried = [...triedTools].join(", ") || "none";
+  return {
+    applies: false,
+    reason: `No other tool in ${failed.workerType}'s grant produces ${needed.join(", ")} (already failed: ${tried}${rejected.length > 0 ? `; unusable: ${rejected.join("; ")}` : ""})`,
+  };
+};

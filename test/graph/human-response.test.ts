@@ -1,0 +1,106 @@
+import { Command } from "@langchain/langgraph";
+import { afterAll, describe, expect, it } from "vitest";
+import { travelToolkit } from "../../examples/travel/index.js";
+import { compileAgent } from "../../graphs/agent.js";
+import { Node } from "../../nodes/names.js";
+import { HumanInterrupt, InterruptRequest } from "../../src/domain/approval.js";
+import { openPersistence, type Persistence } from "../../src/memory/persistence.js";
+import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
+import { EASY_TRIP, interruptValues, notificationsOf, tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
+
+const tmp = tempDir();
+const opened: Persistence[] = [];
+afterAll(() => {
+  for (const p of opened) p.close();
+  tmp.cleanup();
+});
+
+/** The travel agent on a real SQLite file; the rules plan's confidence is 0.85, so a 0.99 threshold always asks. */
+function agent() {
+  const persistence = openPersistence(tmp.dbPath);
+  opened.push(persistence);
+  const decisionLog = memoryDecisionLog();
+  const graph = compileAgent({ toolkits: [travelToolkit({ latencyMs: 5 })], decisionLog }, persistence);
+  return { graph, decisionLog };
+}
+const ASK = { approvalThreshold: 0.99 };
+
+async function waitingThread(id: string) {
+  const a = agent();
+  const config = threadConfig(id);
+  const [payload] = interruptValues(await a.graph.invoke(tripInput(EASY_TRIP, ASK), config));
+  return { ...a, config, payload: payload! };
+}
+
+describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, agent-chat-ui, Studio)", () => {
+  it("the payload is a HumanInterrupt carrying Candor's request; accept approves and the run completes", async () => {
+    const { graph, config, payload } = await waitingThread("hr-accept");
+    const human = HumanInterrupt.parse(payload);
+    expect(human.action_request.action).toBe("approve_plan");
+    expect(human.config).toEqual({ allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true });
+    expect(human.description).toMatch(/Approve it to run, adjust it, or reject it\?/);
+    expect(InterruptRequest.parse(payload.candor)).toMatchObject({ kind: "plan_approval", decisions: ["approve", "reject", "adjust"] });
+    // The state keeps Candor's own request (the CLI reads it); only the interrupt payload gains the convention.
+    expect((await graph.getState(config)).values.pendingInterrupt).toEqual(payload.candor);
+
+    const done = await graph.invoke(new Command({ resume: [{ type: "accept", args: null }] }), config);
+    expect(done.status).toBe("completed");
+    expect(done.approval).toMatchObject({ kind: "plan_approval", decision: "approve", adjustments: null });
+    expect(done.feedback.map((f) => f.feedbackType)).toEqual(Array(5).fill("SUCCESS"));
+  });
+
+  it("edit runs the adjusted plan and records the adjustment, the human-made plan and the decision", async () => {
+    const { graph, config, payload, decisionLog } = await waitingThread("hr-edit");
+    const { action_request: shown } = HumanInterrupt.parse(payload);
+    const steps = structuredClone(shown.args.steps) as Record<string, { params: Record<string, unknown> }>;
+    steps.hotel!.params = { ...steps.hotel!.params, nights: 3 };
+
+    const done = await graph.invoke(new Command({ resume: { type: "edit", args: { action: shown.action, args: { ...shown.args, steps } } } }), config);
+    expect(done.status).toBe("completed");
+    const hotel = done.plan!.steps.find((s) => s.id === "hotel")!;
+    expect(hotel.params.nights).toBe(3);
+    expect(hotel.result).toMatchObject({ nights: 3 });
+    expect(done.plan!.createdBy).toBe("human");
+    expect(done.approval).toMatchObject({ decision: "adjust", adjustments: [{ taskId: "hotel", field: "params", newValue: steps.hotel!.params }] });
+    expect(notificationsOf(done, "approval").at(-1)!.title).toMatch(/adjusted by a human \(1 change\(s\)\)/);
+    expect(done.confidenceHistory.map((c) => c.reason)).toContain("plan adjusted by a human (1 change(s))");
+    expect(decisionLog.entries.find((d) => d.operation === "human_decision")).toMatchObject({ decision: "adjust", reasoning: expect.stringContaining("hotel.params: ") });
+  });
+
+  it("Candor's own adjust decision with params.<key> runs the adjusted plan", async () => {
+    const { graph, config } = await waitingThread("hr-adjust");
+    const done = await graph.invoke(new Command({ resume: { decision: "adjust", adjustments: [{ taskId: "hotel", field: "params.nights", newValue: 4 }], by: "ops" } }), config);
+    expect(done.status).toBe("completed");
+    expect(done.plan!.steps.find((s) => s.id === "hotel")!.result).toMatchObject({ nights: 4 });
+    expect(done.approval).toMatchObject({ decision: "adjust", by: "ops", adjustments: [{ taskId: "hotel", field: "params.nights", newValue: 4 }] });
+  });
+
+  it("a bad adjustment (unknown step, then a dependency cycle) keeps the thread waiting with an error naming it", async () => {
+    const { graph, config } = await waitingThread("hr-bad");
+    const [unknown] = interruptValues(await graph.invoke(new Command({ resume: { decision: "adjust", adjustments: [{ taskId: "spa", field: "description", newValue: "relax" }] } }), config));
+    expect(unknown!.error).toMatch(/the plan has no step "spa"/);
+    expect(HumanInterrupt.safeParse(unknown).success).toBe(true);
+
+    const cycle = { decision: "adjust", adjustments: [{ taskId: "flight", field: "dependsOn", newValue: ["itinerary"] }] };
+    const [cyclic] = interruptValues(await graph.invoke(new Command({ resume: cycle }), config));
+    expect(cyclic!.error).toMatch(/The adjusted plan is not valid: Plan has a dependency cycle/);
+
+    const waiting = await graph.getState(config);
+    expect(waiting.tasks.map((t) => t.name)).toEqual([Node.HUMAN_INTERRUPT]);
+    expect(waiting.values.status).toBe("awaiting_approval");
+    expect(waiting.values.plan.createdBy).toBe("rules");
+    expect(waiting.values.feedback).toEqual([]);
+
+    // Still resumable: ignore rejects the plan.
+    const done = await graph.invoke(new Command({ resume: { type: "ignore", args: null } }), config);
+    expect(done.status).toBe("rejected");
+    expect(done.feedback).toEqual([]);
+  });
+
+  it("response rejects with the text as the reason (replanning with guidance is not built)", async () => {
+    const { graph, config } = await waitingThread("hr-respond");
+    const done = await graph.invoke(new Command({ resume: { type: "response", args: "fly on Friday instead" } }), config);
+    expect(done.status).toBe("rejected");
+    expect(done.failureReason).toMatch(/rejected by a human: fly on Friday instead/);
+  });
+});
