@@ -17,10 +17,11 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
     const plan = state.plan!;
     const taskId = state.pendingStrategy?.taskId ?? plan.steps.find((s) => s.status === "failed")?.id;
     const failedStep = plan.steps.find((s) => s.id === taskId);
-    // A reasoner's proposal is applied by select_strategy as validated (its node only routes here), so the step
-    // is already replaced: nothing is left to do.
     if (!taskId || !failedStep || failedStep.status !== "failed") return { pendingStrategy: null };
-    const outcome = applyStrategy(strategy, { plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId, request: state.request });
+    // A reasoner's proposal was validated and built by select_strategy; the rules build everything else here.
+    const outcome =
+      state.pendingStrategy?.proposed ??
+      applyStrategy(strategy, { plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId, request: state.request });
     return { ...revisionUpdate(state, deps, config, failedStep, outcome), pendingStrategy: null, status: "executing" };
   };
 }

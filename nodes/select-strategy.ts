@@ -5,14 +5,13 @@ import { buildFailureContext } from "../src/replanning/context.js";
 import { selectStrategy } from "../src/replanning/select.js";
 import { escalationNotification } from "../src/transparency/explain.js";
 import { estimatedDelay, notification, detailsPointer } from "../src/transparency/notify.js";
-import { revisionUpdate } from "./apply-strategy.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
 /**
  * Picks the recovery for the next failed step, or escalates to a human when a cap is hit. A failure no rule
- * recognises is first put to the reasoner (5 s, validated); a proposal it accepts is applied here as validated.
+ * recognises is first put to the reasoner (5 s, validated); a proposal that passes is handed to the strategy node.
  */
 export function selectStrategyNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
@@ -45,10 +44,8 @@ export function selectStrategyNode(deps: NodeDeps) {
     });
     emitNotifications(config, [n]);
     deps.decisionLog.record({ operation: "strategy", planId: plan.planId, taskId: selection.taskId, threadId: threadIdOf(config), input: selection.failureClass, decision: selection.strategy, reasoning: selection.reasoning, confidenceBefore: plan.confidence });
-    const pendingStrategy = { strategy: selection.strategy, taskId: selection.taskId, failureClass: selection.failureClass, reasoning: selection.reasoning };
-    if (!selection.outcome) return { pendingStrategy, notifications: [n] };
-    const applied = revisionUpdate(state, deps, config, step, selection.outcome);
-    return { ...applied, pendingStrategy, status: "executing", notifications: [n, ...applied.notifications] };
+    const proposed = selection.outcome ? { plan: selection.outcome.plan, revision: selection.outcome.revision } : null;
+    return { pendingStrategy: { strategy: selection.strategy, taskId: selection.taskId, failureClass: selection.failureClass, reasoning: selection.reasoning, proposed }, notifications: [n] };
   };
 }
 

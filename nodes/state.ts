@@ -21,6 +21,11 @@ export const PendingStrategy = z.object({
   taskId: z.string(),
   failureClass: FailureClass,
   reasoning: z.string(),
+  /**
+   * A reasoner's proposal that passed validation, already built as a revision; the strategy node applies it
+   * instead of the rules' version of the strategy.
+   */
+  proposed: z.object({ plan: Plan, revision: PlanRevision }).nullable().default(null),
 });
 export type PendingStrategy = z.infer<typeof PendingStrategy>;
 

@@ -93,7 +93,7 @@ describe("routeAfterSynthesize", () => {
 });
 
 describe("routeAfterSelectStrategy", () => {
-  const pending = (strategy: StrategyType): PendingStrategy => ({ strategy, taskId: "a", failureClass: "timeout", reasoning: "r" });
+  const pending = (strategy: StrategyType): PendingStrategy => ({ strategy, taskId: "a", failureClass: "timeout", reasoning: "r", proposed: null });
   it("escalates to a human when a cap produced an interrupt request", () => {
     expect(routeAfterSelectStrategy(agentState({ pendingInterrupt: escalation }))).toBe(Node.HUMAN_INTERRUPT);
     // The cap wins even over a stale strategy.
