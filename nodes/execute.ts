@@ -51,6 +51,8 @@ export function executeNode(deps: NodeDeps) {
           tool: step.tools[0] ?? null,
           params: step.params,
           attempts: [],
+          errorType: null,
+          trace: null,
         });
       }
       notifications.push(notification({ severity: dependencyFailure ? "WARNING" : "INFO", kind: "step_failed", taskId: step.id, title: `${step.description} (${step.id}) skipped: ${reason}` }));

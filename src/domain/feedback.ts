@@ -45,6 +45,13 @@ export const ExecutionFeedback = z.object({
   tool: z.string().nullable().default(null),
   params: z.record(z.string(), z.unknown()).default({}),
   attempts: z.array(AttemptRecord).default([]),
+  /** What kind of error it was: a Candor error code, or the thrown error's name (seed 003's error_type). */
+  errorType: z.string().nullable().default(null),
+  /**
+   * The first lines of the error's stack, for replanning and the decision log. Never shown in user-facing
+   * notifications or explanations.
+   */
+  trace: z.string().nullable().default(null),
 });
 export type ExecutionFeedback = z.infer<typeof ExecutionFeedback>;
 export type ExecutionFeedbackInput = z.input<typeof ExecutionFeedback>;

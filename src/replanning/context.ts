@@ -13,6 +13,10 @@ export interface FailureContext {
   params: Record<string, unknown>;
   /** What the tool reported with its failure (e.g. a budget breakdown). */
   outputs: Record<string, unknown>;
+  /** The error's code or name (seed 003's error_type), when it threw. */
+  errorType: string | null;
+  /** The first lines of the error's stack, when there is one: for the model and developers, never the user. */
+  trace: string | null;
   /** Every failed dispatch of this step and of the steps it replaced, oldest first. */
   history: ExecutionFeedback[];
   /** Failed dispatches in the lineage (the step and what it replaced). */
@@ -34,6 +38,8 @@ export function buildFailureContext(step: TaskStep, feedback: readonly Execution
     tool: latest.tool,
     params: latest.params,
     outputs: latest.outputs,
+    errorType: latest.errorType,
+    trace: latest.trace,
     history,
     failureCount: history.length,
   };

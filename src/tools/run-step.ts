@@ -31,8 +31,9 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   const now = input.now ?? Date.now;
   const started = now();
   const base = { taskId: step.id, dispatch, workerType: step.workerType, params: step.params };
-  const fail = (message: string, failureClass: FailureClass, attempts: AttemptRecord[], tool: string | null, outputs: Record<string, unknown> = {}): ExecutionFeedback => ({
+  const fail = (message: string, failureClass: FailureClass, attempts: AttemptRecord[], tool: string | null, outputs: Record<string, unknown> = {}, error?: unknown): ExecutionFeedback => ({
     ...base,
+    ...errorFacts(error),
     feedbackType: feedbackTypeFor(failureClass),
     outputs,
     errors: attempts.length > 0 ? attempts.map((a) => a.error ?? message) : [message],
@@ -91,6 +92,8 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
         attempt,
         tool: tool.name,
         attempts,
+        errorType: null,
+        trace: null,
       };
     } catch (e) {
       const message = errorMessage(e);
@@ -100,7 +103,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
       const outputs = CandorError.isInstance(e) ? e.details : {};
       const cancelled = input.signal?.aborted === true;
       if (cancelled || attempt >= maxAttempts || !isTransient(failureClass)) {
-        return fail(message, failureClass, attempts, tool.name, outputs);
+        return fail(message, failureClass, attempts, tool.name, outputs, e);
       }
       const wait = step.retry.backoffMs[Math.min(attempt - 1, step.retry.backoffMs.length - 1)] ?? 0;
       input.onAttemptFailed?.({ attempt, error: message, failureClass, nextInMs: wait });
@@ -153,4 +156,12 @@ function checkOutput(tool: ToolSpec, result: unknown): void {
       throw new Error(`${tool.name} returned garbled output that does not match its schema (${check.error.issues[0]?.message ?? "invalid"})`);
     }
   }
+}
+
+/** Seed 003's error_type and traceback: the error's code or name, and the first lines of its stack. */
+function errorFacts(error: unknown): { errorType: string | null; trace: string | null } {
+  if (error === undefined) return { errorType: null, trace: null };
+  const errorType = CandorError.isInstance(error) ? error.code : error instanceof Error ? error.name : typeof error;
+  const trace = error instanceof Error && error.stack ? error.stack.split("\n").slice(0, 6).join("\n") : null;
+  return { errorType, trace };
 }
