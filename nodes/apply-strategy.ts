@@ -21,7 +21,7 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
     // A reasoner's proposal was validated and built by select_strategy; the rules build everything else here.
     const outcome =
       state.pendingStrategy?.proposed ??
-      applyStrategy(strategy, { plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId, request: state.request });
+      applyStrategy(strategy, { plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId, request: state.request, ...(state.pendingStrategy ? { why: state.pendingStrategy.reasoning } : {}) });
     return { ...revisionUpdate(state, deps, config, failedStep, outcome), pendingStrategy: null, status: "executing" };
   };
 }

@@ -1,25 +1,16 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { RunStatus } from "../src/domain/report.js";
 import { ConfidenceCalibrator } from "../src/confidence/calibrator.js";
 import { clampConfidence, confidencePoint } from "../src/confidence/update.js";
 import { saveEpisode } from "../src/memory/episodes.js";
-import { reflectOnRun } from "../src/reflection/reflect.js";
+import { finalStatus, reflectOnRun } from "../src/reflection/reflect.js";
 import { threadIdOf, type NodeDeps } from "./deps.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
-
-/** The final status of a run that reached REFLECT: kept when a human already ended it, else from the steps. */
-export function finalStatus(state: Pick<AgentStateValue, "status" | "plan">): RunStatus {
-  if (state.status === "rejected" || state.status === "failed" || state.status === "aborted") return state.status;
-  const steps = state.plan?.steps ?? [];
-  if (steps.length > 0 && steps.every((s) => s.status === "done")) return "completed";
-  return steps.some((s) => s.status === "done") ? "partial" : "failed";
-}
 
 /** REFLECT: learn from the episode — lessons, the confidence the outcome earned, the episode and the plan's outcome (for calibration) in the store. */
 export function reflectNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const plan = state.plan!;
-    const status = finalStatus(state);
+    const status = finalStatus(state.status, plan);
     const initial = state.confidenceHistory[0]?.value ?? plan.confidence;
     const reflection = reflectOnRun({ threadId: threadIdOf(config), request: state.request.userIntent, plan, feedback: state.feedback, revisions: state.revisions, status, initialConfidence: initial, startedAt: state.startedAt ?? new Date().toISOString() });
     // Nothing ran when a plan is rejected, so its outcome says nothing about the plan's quality.

@@ -1,5 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { resultsById } from "../src/planning/schedule.js";
+import { missingSteps, resultsById } from "../src/planning/schedule.js";
 import { threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
@@ -13,7 +13,7 @@ export function synthesizeNode(deps: NodeDeps) {
       deps.decisionLog.record({ operation: "route", planId: plan.planId, threadId: threadIdOf(config), input: `${failed.length} failed step(s)`, decision: "replan", reasoning: `failed: ${failed.map((s) => s.id).join(", ")}`, confidenceBefore: plan.confidence, confidenceAfter: plan.confidence });
       return { status: "replanning" };
     }
-    const missing = plan.steps.filter((s) => s.status === "skipped").map((s) => ({ id: s.id, description: s.description, reason: s.skipReason ?? "skipped" }));
+    const missing = missingSteps(plan).map((s) => ({ id: s.id, description: s.description, reason: s.skipReason ?? "skipped" }));
     const answer = await deps.reasoner.synthesize({ request: state.request, plan, results: resultsById(plan), missing });
     deps.decisionLog.record({ operation: "synthesize", planId: plan.planId, threadId: threadIdOf(config), input: `${plan.steps.length} steps`, decision: missing.length ? `answer without ${missing.map((m) => m.id).join(", ")}` : "answer", reasoning: `${deps.reasoner.kind} synthesis` });
     return { answer, status: "reflecting" };

@@ -58,8 +58,13 @@ export const TaskStep = z.object({
   replaces: z.string().nullable().default(null),
   /** Every step id this one descends from through replacements, oldest first (failure counts follow it). */
   lineage: z.array(z.string()).default([]),
-  /** Why the step was skipped, when it was. */
+  /** Why the step was skipped, when it was, in plain language. */
   skipReason: z.string().nullable().default(null),
+  /**
+   * Why it was skipped, as data: given up after failing, a dependency's result is missing, or its condition
+   * was false (not needed). Only the last is not a gap in the answer.
+   */
+  skipCause: z.enum(["failed", "dependency_failed", "condition_false"]).nullable().default(null),
 });
 export type TaskStep = z.infer<typeof TaskStep>;
 export type TaskStepInput = z.input<typeof TaskStep>;

@@ -66,10 +66,19 @@ export function settleBlockedSteps(plan: Plan): Settlement {
         ? `Dependency ${failedDeps.map((d) => d.id).join(", ")} failed, so this step could not run`
         : verdict.reason;
       skipped.push({ step, reason, dependencyFailure });
-      return { ...step, status: "skipped" as const, skipReason: reason };
+      return { ...step, status: "skipped" as const, skipReason: reason, skipCause: verdictCause(dependencyFailure) };
     });
   }
   return { plan: { ...plan, steps }, skipped };
+}
+
+function verdictCause(dependencyFailure: boolean): TaskStep["skipCause"] {
+  return dependencyFailure ? "dependency_failed" : "condition_false";
+}
+
+/** Steps whose result is missing from the answer: failed, given up on, or blocked by a missing dependency. */
+export function missingSteps(plan: Plan): TaskStep[] {
+  return plan.steps.filter((s) => s.status === "failed" || (s.status === "skipped" && s.skipCause !== "condition_false"));
 }
 
 /** Pending steps whose dependencies are settled and whose condition holds: they can all run at once. */

@@ -1,6 +1,7 @@
 import type { Episode, RunStatus } from "../domain/report.js";
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan } from "../domain/plan.js";
+import { missingSteps } from "../planning/schedule.js";
 import type { PlanRevision } from "../domain/revision.js";
 import { outcomeDelta } from "../confidence/update.js";
 
@@ -26,6 +27,18 @@ export interface Reflection {
 
 /** Failure classes that say something about the tool itself (the same set memory counts against it). */
 const TOOL_FAULT_CLASSES: ReadonlySet<string> = new Set(["timeout", "agent_unavailable", "unknown"]);
+
+/**
+ * How a run that reached REFLECT ended: a human's end (rejected, failed, aborted) stands; otherwise completed when
+ * nothing the answer needs is missing (a step skipped because its condition was false is not needed), partial
+ * when something is missing but something was done, failed when nothing was.
+ */
+export function finalStatus(status: RunStatus, plan: Plan | null): RunStatus {
+  if (status === "rejected" || status === "failed" || status === "aborted") return status;
+  const steps = plan?.steps ?? [];
+  if (steps.length > 0 && missingSteps(plan!).length === 0) return "completed";
+  return steps.some((s) => s.status === "done") ? "partial" : "failed";
+}
 
 const isFailure = (f: ExecutionFeedback) => f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS" && f.feedbackType !== "DEPENDENCY_FAILURE";
 
@@ -55,7 +68,8 @@ export function reflectOnRun(facts: RunFacts): Reflection {
     if (own.length > 0) lessons.push(`${tool} misbehaved (${own.join(", ")}); plans that use it start with lower confidence next time, and after repeated failures an alternative is planned instead.`);
     if (situational.length > 0) lessons.push(`${tool} reported ${situational.join(", ").replaceAll("_", " ")}: a property of this request, not of the tool.`);
   }
-  const unrecoveredSteps = facts.plan.steps.filter((s) => s.status === "failed" || (s.status === "skipped" && !s.skipReason?.startsWith("Dependency") && !s.skipReason?.startsWith("Condition"))).map((s) => s.id);
+  // A step given up on is unrecovered; its dependents' gaps follow from it and a false condition is no gap.
+  const unrecoveredSteps = facts.plan.steps.filter((s) => s.status === "failed" || (s.status === "skipped" && s.skipCause === "failed")).map((s) => s.id);
   if (failures.length === 0) lessons.push("Every step succeeded on its first dispatch: the plan worked as designed.");
   if (unrecoveredSteps.length > 0) lessons.push(`Not recovered: ${unrecoveredSteps.join(", ")}. Consider another tool or relaxing the request's constraints.`);
 

@@ -41,7 +41,7 @@ export function resetForRerun(plan: Plan, ids: readonly string[]): Plan {
   return {
     ...plan,
     steps: plan.steps.map((s) =>
-      reset.has(s.id) && s.status !== "pending" ? { ...s, status: "pending" as const, result: null, attempts: 0, skipReason: null } : s,
+      reset.has(s.id) && s.status !== "pending" ? { ...s, status: "pending" as const, result: null, attempts: 0, skipReason: null, skipCause: null } : s,
     ),
   };
 }

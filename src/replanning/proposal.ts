@@ -324,6 +324,7 @@ function successor(input: StrategyInput, suffix: string, changes: Partial<TaskSt
     replaces: failed.id,
     lineage: [...failed.lineage, failed.id],
     skipReason: null,
+    skipCause: null,
   };
 }
 

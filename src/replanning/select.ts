@@ -6,7 +6,7 @@ import type { PlanRevision, StrategyType } from "../domain/revision.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { buildFailureContext, type FailureContext } from "./context.js";
 import type { ProposalVerdict } from "./proposal.js";
-import { STRATEGIES, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
+import { skipWithReason, STRATEGIES, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
 
 /**
  * Strategies to try for each failure class, best first (seed 000 scenario 3, seed 003). SKIP always ends the
@@ -224,10 +224,15 @@ export function selectStrategy(args: SelectArgs): Selection | null {
 }
 
 /** Applies a chosen strategy; if it no longer applies (the plan changed), skips the step and says why. */
-export function applyStrategy(strategy: StrategyType, args: { plan: Plan; feedback: readonly ExecutionFeedback[]; revisionCount: number; registry: ToolRegistry; taskId: string; request?: PlanningRequest }) {
+export function applyStrategy(strategy: StrategyType, args: { plan: Plan; feedback: readonly ExecutionFeedback[]; revisionCount: number; registry: ToolRegistry; taskId: string; request?: PlanningRequest; why?: string }) {
   const step = args.plan.steps.find((s) => s.id === args.taskId && s.status === "failed");
   if (!step) throw new Error(`Step ${args.taskId} is not waiting for recovery`);
   const input: StrategyInput = { plan: args.plan, failure: buildFailureContext(step, args.feedback), registry: args.registry, feedback: args.feedback, revisionNumber: args.revisionCount + 1, ...(args.request ? { request: args.request } : {}) };
+  // A SKIP chosen after other strategies were passed over says why they were, not a generic "nothing fits".
+  if (strategy === "SKIP" && args.why) {
+    const skipped = skipWithReason(input, args.why);
+    if (skipped.applies) return skipped;
+  }
   const outcome = STRATEGIES[strategy](input);
   // The loop guard again: selection checked it, but the plan may have changed since (another failed step).
   if (outcome.applies && repeatsFailedCall(outcome, args.feedback) === null) return outcome;

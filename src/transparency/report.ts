@@ -1,5 +1,6 @@
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan } from "../domain/plan.js";
+import { missingSteps } from "../planning/schedule.js";
 import type { ExecutionReport, RunStatus } from "../domain/report.js";
 import type { ConfidencePoint, PlanRevision } from "../domain/revision.js";
 
@@ -64,7 +65,7 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
       };
     }),
   ];
-  const missing = steps.filter((s) => s.status === "skipped" || s.status === "failed").map((s) => `${s.id}: ${s.skipReason ?? "failed"}`);
+  const missing = facts.plan ? missingSteps(facts.plan).map((s) => `${s.description} (${s.id}): ${s.skipReason ?? "failed"}`) : [];
   const ended = Date.now();
   // DEPENDENCY_FAILURE steps never ran: they are counted as skipped, not failed (as reflection does).
   const failedIds = new Set(

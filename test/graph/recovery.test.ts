@@ -149,7 +149,7 @@ describe("a step whose dependency could not be recovered", () => {
     expect(a.calls.count("build_itinerary")).toBe(0);
     expect(out.status).toBe("partial");
     expect(out.report!.summary).toMatchObject({ status: "partial", stepsSkipped: 3, stepsSucceeded: 2 });
-    expect(out.report!.missing.map((m) => m.split(":")[0])).toEqual(["flight", "budget_status", "itinerary"]);
+    expect(out.report!.missing.map((m) => /\((\w+)\):/.exec(m)?.[1])).toEqual(["flight", "budget_status", "itinerary"]);
     expect(out.failureReason).toMatch(/flight/);
     expect(out.answer).toContain("Missing from this answer");
     expect(out.notifications.at(-1)).toMatchObject({ kind: "outcome", severity: "WARNING" });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Episode } from "../../src/domain/report.js";
 import { STRATEGY_DELTAS, clampConfidence, confidencePoint, outcomeDelta } from "../../src/confidence/update.js";
-import { reflectOnRun, type RunFacts } from "../../src/reflection/reflect.js";
+import { finalStatus, reflectOnRun, type RunFacts } from "../../src/reflection/reflect.js";
 import { adjustParameters } from "../../src/replanning/strategies/index.js";
 import { NO_BUDGET_REQUEST, flightTimeoutRun, runWaves, strategyInput, travelPlan, travelRegistry, withSteps, type RunRecord } from "../fakes/toolkit-fixtures.js";
 
@@ -120,5 +120,23 @@ describe("reflectOnRun", () => {
       itinerary: { status: "skipped", skipReason: "Condition not met: budget_status.withinBudget == false is false" },
     });
     expect(reflectOnRun(factsOf({ plan: p, feedback: [], revisions: [] })).unrecoveredSteps).toEqual([]);
+  });
+});
+
+describe("finalStatus", () => {
+  /** Regression: a fallback step skipped because its condition was false made a fully successful run "partial". */
+  it("a step skipped because its condition was false is not missing: the run is completed", () => {
+    const p = withSteps(travelPlan(NO_BUDGET_REQUEST, travelRegistry()), {
+      flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "done" }, budget_status: { status: "done" },
+      itinerary: { status: "skipped", skipCause: "condition_false", skipReason: "Condition 'failure' not met" },
+    });
+    expect(finalStatus("reflecting", p)).toBe("completed");
+  });
+  it("a step given up on, or blocked by one, makes the run partial; nothing done makes it failed; a human's end stands", () => {
+    const base = travelPlan(NO_BUDGET_REQUEST, travelRegistry());
+    const gap = withSteps(base, { flight: { status: "skipped", skipCause: "failed" }, hotel: { status: "done" } });
+    expect(finalStatus("reflecting", gap)).toBe("partial");
+    expect(finalStatus("reflecting", withSteps(base, { flight: { status: "skipped", skipCause: "failed" } }))).toBe("failed");
+    expect(finalStatus("rejected", gap)).toBe("rejected");
   });
 });

@@ -100,9 +100,9 @@ describe("buildReport after a skipped failure", () => {
     expect(report.summary).toMatchObject({ stepsSucceeded: 2, stepsFailed: 1, stepsSkipped: 3 });
     expect(report.summary.outcome).toBe("Partly completed: some steps were skipped and their results are missing. Not completed: flight could not be recovered.");
     expect(report.missing).toEqual([
-      "flight: Skipped after it failed: search_flights timed out after 30 ms",
-      "budget_status: Dependency flight failed, so this step could not run",
-      "itinerary: Dependency flight, budget_status failed, so this step could not run",
+      "Find flights Madrid → Paris for 2 (flight): Skipped after it failed: search_flights timed out after 30 ms",
+      "Add up the trip's total (budget_status): Dependency flight failed, so this step could not run",
+      "Build a 3-day itinerary (itinerary): Dependency flight, budget_status failed, so this step could not run",
     ]);
     expect(report.tasks.find((t) => t.id === "budget_status")).toMatchObject({ status: "skipped", lastFeedback: "DEPENDENCY_FAILURE", attempts: 0 });
     expect(renderReport(report)).toContain("Missing:");

@@ -22,7 +22,7 @@ export const findWorkaround: Strategy = (input) => {
       .producersOf(failed.expectedOutputs)
       .find((t) => t.name !== tool?.name && failed.expectedOutputs.every((o) => t.produces.includes(o)) && registry.workerForTool(t.name));
     if (!other) return { applies: false, reason: `${failed.tools[0] ?? "The step's tool"} cannot widen its search and no other tool produces ${failed.expectedOutputs.join(", ")}` };
-    alternative = { workerType: registry.workerForTool(other.name)!.name, tools: [other.name], params: failed.params, estimates: other.estimates, description: `Alternative: ${other.description}` };
+    alternative = { workerType: registry.workerForTool(other.name)!.name, tools: [other.name], params: failed.params, estimates: other.estimates, description: other.describeStep?.(failed.params) ?? `${failed.description} (via ${other.name})` };
     how = `use ${other.name} instead of ${tool?.name ?? "the failed tool"}`;
   }
   const step: TaskStep = {
@@ -36,6 +36,7 @@ export const findWorkaround: Strategy = (input) => {
     replaces: failed.id,
     lineage: [...failed.lineage, failed.id],
     skipReason: null,
+    skipCause: null,
   };
   return revise(input, "FIND_WORKAROUND", replaceStep(plan, failed.id, step), {
     rationale: `A workaround was needed because ${failed.id} could not get what it looked for: ${failure.error}. Retrying the same search would fail the same way.`,

@@ -38,6 +38,7 @@ export const retryDifferentAgent: Strategy = (input) => {
     replaces: failed.id,
     lineage: [...failed.lineage, failed.id],
     skipReason: null,
+    skipCause: null,
   };
   return revise(input, "RETRY_DIFFERENT_AGENT", replaceStep(plan, failed.id, retry), {
     rationale: `${failed.id} failed on ${failed.workerType} (${failure.failureClass}: ${failure.error}); ${best.worker.name} can do the same step (${best.reasons.join(", ")}).`,

@@ -9,7 +9,7 @@ export const skip: Strategy = (input) => skipWithReason(input, `No recovery fits
 export function skipWithReason(input: StrategyInput, why: string): StrategyOutcome {
   const failed = input.failure.step;
   const reason = `Skipped after it failed: ${input.failure.error}`;
-  const plan = { ...input.plan, steps: input.plan.steps.map((s) => (s.id === failed.id ? { ...s, status: "skipped" as const, skipReason: reason } : s)) };
+  const plan = { ...input.plan, steps: input.plan.steps.map((s) => (s.id === failed.id ? { ...s, status: "skipped" as const, skipReason: reason, skipCause: "failed" as const } : s)) };
   return revise(input, "SKIP", plan, {
     rationale: `${why} The rest of the plan continues without ${failed.id}; what it would have produced will be missing.`,
     changes: [`Skip task ${failed.id} (${failed.description}); the answer will not include ${failed.expectedOutputs.join(", ") || "its result"}`],

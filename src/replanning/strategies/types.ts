@@ -67,5 +67,6 @@ export function successorOf(failed: TaskStep, id: string, changes: Partial<TaskS
     replaces: failed.id,
     lineage: [...failed.lineage, failed.id],
     skipReason: null,
+    skipCause: null,
   };
 }
