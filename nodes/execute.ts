@@ -1,6 +1,6 @@
 import { Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { ExecutionFeedback } from "../src/domain/feedback.js";
-import { applyFeedback, dependencyInputs, markDispatched, readySteps, settleBlockedSteps } from "../src/planning/schedule.js";
+import type { Notification, Progress } from "../src/domain/notification.js";
+import { applyFeedback, dependencyFailureFeedback, dependencyInputs, markDispatched, readySteps, settleBlockedSteps } from "../src/planning/schedule.js";
 import { computeProgress } from "../src/transparency/progress.js";
 import { notification, progressNotification } from "../src/transparency/notify.js";
 import { emitNotifications, emitProgress, threadIdOf, type NodeDeps } from "./deps.js";
@@ -17,58 +17,42 @@ export function executeNode(deps: NodeDeps) {
     if (!state.plan) throw new Error("execute reached without a plan");
     const before = state.plan;
     let plan = applyFeedback(before, state.feedback);
-    const notifications = [];
+    const notifications: Notification[] = [];
+    // Everything is announced in the order it happened, the moment this node knows it.
+    const tell = (n: Notification) => {
+      notifications.push(n);
+      emitNotifications(config, [n]);
+    };
     const elapsed = Date.now() - Date.parse(state.startedAt ?? new Date().toISOString());
     let progress = state.progress;
+    const report = (p: Progress) => {
+      progress = p;
+      emitProgress(config, p);
+      tell(progressNotification(p));
+    };
     // One progress update per finished step, counted as if they had finished one after another.
     let partial = before;
     for (const step of plan.steps) {
       const was = before.steps.find((s) => s.id === step.id);
       if (was?.status !== "running" || step.status === "running") continue;
       partial = { ...partial, steps: partial.steps.map((s) => (s.id === step.id ? step : s)) };
-      progress = computeProgress(partial, elapsed, { taskId: step.id, status: step.status === "done" ? "SUCCESS" : "FAILURE" });
-      emitProgress(config, progress);
-      notifications.push(progressNotification(progress));
+      report(computeProgress(partial, elapsed, { taskId: step.id, status: step.status === "done" ? "SUCCESS" : "FAILURE" }));
     }
 
     const settled = settleBlockedSteps(plan);
     plan = settled.plan;
-    const feedback: ExecutionFeedback[] = [];
+    const feedback = settled.skipped.filter((s) => s.dependencyFailure).map(({ step, reason }) => dependencyFailureFeedback(step, reason));
     for (const { step, reason, dependencyFailure } of settled.skipped) {
-      if (dependencyFailure) {
-        feedback.push({
-          taskId: step.id,
-          feedbackType: "DEPENDENCY_FAILURE",
-          outputs: {},
-          errors: [reason],
-          failureClass: "dependency_failed",
-          durationMs: 0,
-          cost: 0,
-          at: new Date().toISOString(),
-          attempt: 0,
-          dispatch: step.dispatches,
-          workerType: step.workerType,
-          tool: step.tools[0] ?? null,
-          params: step.params,
-          attempts: [],
-          errorType: null,
-          trace: null,
-        });
-      }
-      notifications.push(notification({ severity: dependencyFailure ? "WARNING" : "INFO", kind: "step_failed", taskId: step.id, title: `${step.description} (${step.id}) skipped: ${reason}` }));
+      tell(notification({ severity: dependencyFailure ? "WARNING" : "INFO", kind: "step_failed", taskId: step.id, title: `${step.description} (${step.id}) skipped: ${reason}` }));
       deps.decisionLog.record({ operation: "dispatch", planId: plan.planId, taskId: step.id, threadId: threadIdOf(config), input: step.description, decision: "skip", reasoning: reason });
     }
-    if (settled.skipped.length > 0) {
-      progress = computeProgress(plan, elapsed, { taskId: settled.skipped[settled.skipped.length - 1]!.step.id, status: "SKIPPED" });
-      emitProgress(config, progress);
-    }
+    if (settled.skipped.length > 0) report(computeProgress(plan, elapsed, { taskId: settled.skipped.at(-1)!.step.id, status: "SKIPPED" }));
 
     const ready = readySteps(plan);
     plan = markDispatched(plan, ready.map((s) => s.id));
     for (const step of ready) {
       deps.decisionLog.record({ operation: "dispatch", planId: plan.planId, taskId: step.id, threadId: threadIdOf(config), input: step.description, decision: `run on ${step.workerType} with ${step.tools.join(", ")}`, reasoning: step.dependsOn.length ? `dependencies ${step.dependsOn.join(", ")} are done` : "no dependencies" });
     }
-    emitNotifications(config, notifications);
     return { plan, feedback, notifications, progress, status: "executing" };
   };
 }

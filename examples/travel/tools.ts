@@ -332,7 +332,7 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     name: "check_budget",
     description: "Add up the flight, hotel and activities totals and compare them with the budget; fails with a CONSTRAINT_VIOLATION (and the breakdown) when the trip costs more.",
     category: "budget",
-    keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total"],
+    keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total", "max", "maximum", "dollars", "usd", "euros", "eur", "spend"],
     consumes: ["flight", "hotel", "activities"],
     produces: ["budget_status"],
     sideEffect: "none",

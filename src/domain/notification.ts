@@ -31,7 +31,10 @@ export const Progress = z.object({
   at: z.string(),
   taskId: z.string().nullable(),
   status: z.enum(["SUCCESS", "FAILURE", "SKIPPED"]).nullable(),
+  /** Steps settled: done, or skipped (counted so the percentage can reach 100). */
   done: z.number().int().min(0),
+  /** Of those, how many were skipped rather than done. */
+  skipped: z.number().int().min(0).default(0),
   total: z.number().int().min(0),
   percent: z.number().min(0).max(100),
   /** Estimated time left, from the remaining steps' estimates and the observed speed so far. */

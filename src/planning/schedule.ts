@@ -81,6 +81,28 @@ export function missingSteps(plan: Plan): TaskStep[] {
   return plan.steps.filter((s) => s.status === "failed" || (s.status === "skipped" && s.skipCause !== "condition_false"));
 }
 
+/** The record of a step that never ran because a dependency's result is missing (seed 000's DEPENDENCY_FAILURE). */
+export function dependencyFailureFeedback(step: TaskStep, reason: string): ExecutionFeedback {
+  return {
+    taskId: step.id,
+    feedbackType: "DEPENDENCY_FAILURE",
+    outputs: {},
+    errors: [reason],
+    failureClass: "dependency_failed",
+    durationMs: 0,
+    cost: 0,
+    at: new Date().toISOString(),
+    attempt: 0,
+    dispatch: step.dispatches,
+    workerType: step.workerType,
+    tool: step.tools[0] ?? null,
+    params: step.params,
+    attempts: [],
+    errorType: null,
+    trace: null,
+  };
+}
+
 /** Pending steps whose dependencies are settled and whose condition holds: they can all run at once. */
 export function readySteps(plan: Plan): TaskStep[] {
   const byId = new Map(plan.steps.map((s) => [s.id, s]));

@@ -108,6 +108,6 @@ export function progressNotification(progress: Progress): Notification {
     severity: "INFO",
     kind: "progress",
     taskId: progress.taskId,
-    title: `Progress: ${progress.done}/${progress.total} steps (${Math.round(progress.percent)}%)${eta}`,
+    title: `Progress: ${progress.done}/${progress.total} steps (${Math.round(progress.percent)}%)${progress.skipped > 0 ? `, ${progress.skipped} of them skipped` : ""}${eta}`,
   });
 }

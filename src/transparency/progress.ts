@@ -20,6 +20,7 @@ export function computeProgress(plan: Plan, elapsedMs: number, last: { taskId: s
     taskId: last.taskId,
     status: last.status,
     done: settled.length,
+    skipped: settled.filter((s) => s.status === "skipped").length,
     total,
     percent: total === 0 ? 100 : Math.round((settled.length / total) * 1000) / 10,
     etaMs: Math.round(remainingMs * pace),
