@@ -4,6 +4,7 @@ import { RulesReasoner } from "../src/reasoning/rules.js";
 import type { Reasoner } from "../src/reasoning/types.js";
 import { generalToolkit } from "../src/tools/builtin/general.js";
 import { ToolRegistry } from "../src/tools/registry.js";
+import type { EffectLedger } from "../src/tools/effects.js";
 import type { Toolkit } from "../src/tools/types.js";
 import { silentDecisionLog, type DecisionLog } from "../src/transparency/decision-log.js";
 import { travelToolkit } from "../examples/travel/index.js";
@@ -30,6 +31,11 @@ export interface AgentDeps {
   decisionLog?: DecisionLog;
   /** The decision log's file, shown to users as where details are. */
   logFile?: string | null;
+  /**
+   * The effect ledger (openEffectLedger(persistence.store.db)): calls with side effects are recorded and never
+   * repeated after a crash or a replay. Absent: no ledger.
+   */
+  ledger?: EffectLedger;
 }
 
 /**
@@ -48,6 +54,7 @@ export function buildAgentGraph(deps: AgentDeps) {
     reasoner: deps.reasoner ?? new RulesReasoner(),
     decisionLog: deps.decisionLog ?? silentDecisionLog,
     logFile: deps.logFile ?? null,
+    ...(deps.ledger ? { ledger: deps.ledger } : {}),
   };
 
   const strategyTargets = Object.values(STRATEGY_NODES);

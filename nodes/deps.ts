@@ -1,6 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Notification, Progress } from "../src/domain/notification.js";
 import type { Reasoner } from "../src/reasoning/types.js";
+import type { EffectLedger } from "../src/tools/effects.js";
 import type { ToolRegistry } from "../src/tools/registry.js";
 import type { DecisionLog } from "../src/transparency/decision-log.js";
 
@@ -11,6 +12,8 @@ export interface NodeDeps {
   decisionLog: DecisionLog;
   /** Where the decision log is, to tell users where details are (null when decisions are not written to a file). */
   logFile: string | null;
+  /** Records calls with side effects so a crash or a replay never repeats one (absent: no ledger, e.g. Studio). */
+  ledger?: EffectLedger;
 }
 
 /** Emits notifications as `custom` stream events the moment they are created (they also go into state). */

@@ -84,10 +84,25 @@ export type WorkerInput = z.infer<typeof WorkerInput>;
  */
 const workerFeedback = append(ExecutionFeedback);
 const workerNotifications = append(Notification);
+/**
+ * What the worker's gate decided about a call that needs approval: approved or denied by a person, or already
+ * `recorded` in the effect ledger (a replay or a resume after the call finished), so nobody is asked twice.
+ */
+export const ToolCallDecision = z.object({
+  decision: z.enum(["approve", "deny", "recorded"]),
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  comment: z.string().nullable(),
+  by: z.string().nullable(),
+});
+export type ToolCallDecision = z.infer<typeof ToolCallDecision>;
+
 export const WorkerState = new StateSchema({
   step: TaskStep,
   inputs: z.record(z.string(), z.unknown()).default(() => ({})),
   planId: z.string(),
+  /** Set by the gate before an irreversible or approval-gated call; null when the step's call needs no approval. */
+  toolDecision: ToolCallDecision.nullable().default(null),
   feedback: workerFeedback,
   notifications: workerNotifications,
 });

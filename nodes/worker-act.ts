@@ -1,40 +1,55 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { runStep } from "../src/tools/run-step.js";
+import { CandorError, ErrorCode } from "../src/errors.js";
+import { callNeedingApproval, deniedFeedback, runStep } from "../src/tools/run-step.js";
 import { failureNotification, retryNotification, successNotification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import type { WorkerStateValue } from "./state.js";
 
 /**
- * The worker's one node: run the step with its granted tools and announce the outcome the moment it is known
- * (a failure is announced here, before any replanning, so nobody waits to hear about it).
+ * The worker's act node: run the step with its granted tools (or fail it without a call when a person denied
+ * it) and announce the outcome the moment it is known (a failure is announced here, before any replanning, so
+ * nobody waits to hear about it).
  */
 export function workerActNode(deps: NodeDeps) {
   return async (state: WorkerStateValue, config: LangGraphRunnableConfig) => {
-    const { step } = state;
+    const { step, toolDecision } = state;
+    const threadId = threadIdOf(config);
+    if (!toolDecision && callNeedingApproval(step, deps.registry)) {
+      throw new CandorError(`Step ${step.id} reached act without the gate's decision on a call that needs approval; the call was not made.`, ErrorCode.CONFIGURATION);
+    }
     const retries: ReturnType<typeof retryNotification>[] = [];
-    const feedback = await runStep({
-      step,
-      inputs: state.inputs,
-      registry: deps.registry,
-      dispatch: step.dispatches,
-      signal: config.signal,
-      onAttemptFailed: (info) => {
-        const n = retryNotification(step, info, deps.logFile);
-        retries.push(n);
-        emitNotifications(config, [n]);
-      },
-    });
+    let recorded: string | null = null;
+    const feedback =
+      toolDecision?.decision === "deny"
+        ? deniedFeedback(step, step.dispatches, toolDecision, toolDecision.comment)
+        : await runStep({
+            step,
+            inputs: state.inputs,
+            registry: deps.registry,
+            dispatch: step.dispatches,
+            signal: config.signal,
+            ...(deps.ledger ? { ledger: deps.ledger, threadId } : {}),
+            onRecordedResult: (info) => {
+              recorded = `${info.tool} was not called again: the effect ledger holds the result of attempt ${info.attempt} (recorded ${info.at})`;
+            },
+            onAttemptFailed: (info) => {
+              const n = retryNotification(step, info, deps.logFile);
+              retries.push(n);
+              emitNotifications(config, [n]);
+            },
+          });
     const ok = feedback.feedbackType === "SUCCESS" || feedback.feedbackType === "PARTIAL_SUCCESS";
     const outcome = ok ? successNotification(step, feedback) : failureNotification(step, feedback, deps.logFile);
     emitNotifications(config, [outcome]);
+    const done = recorded ?? `finished in ${Math.round(feedback.durationMs)} ms after ${feedback.attempt} attempt(s)`;
     deps.decisionLog.record({
       operation: "step_result",
       planId: state.planId,
       taskId: step.id,
-      threadId: threadIdOf(config),
+      threadId,
       input: `${step.description} with ${feedback.tool ?? "no tool"} ${JSON.stringify(step.params)}`,
       decision: feedback.feedbackType,
-      reasoning: ok ? `finished in ${Math.round(feedback.durationMs)} ms after ${feedback.attempt} attempt(s)` : `${feedback.failureClass}: ${feedback.errors.join(" | ")}`,
+      reasoning: ok ? done : `${feedback.failureClass}: ${feedback.errors.join(" | ")}`,
       cost: feedback.cost,
     });
     return { feedback: [feedback], notifications: [...retries, outcome] };

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Plan } from "./plan.js";
 
 /** Why a run is waiting for a person. */
-export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence"]);
+export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "tool_approval"]);
 export type InterruptKind = z.infer<typeof InterruptKind>;
 
 /** Seed 000 scenario 14: asked before any step runs when the plan's confidence is below the threshold. */
@@ -36,11 +36,33 @@ export const FailureEscalationRequest = z.object({
 });
 export type FailureEscalationRequest = z.infer<typeof FailureEscalationRequest>;
 
+/**
+ * Issue 4 item 3: asked by the worker before it calls a tool with an irreversible side effect or one marked as
+ * needing approval, with the exact call (tool and validated arguments). A denial fails the step as
+ * policy_blocked, which goes through replanning like any failure.
+ */
+export const ToolApprovalRequest = z.object({
+  kind: z.literal("tool_approval"),
+  planId: z.string(),
+  taskId: z.string(),
+  tool: z.string(),
+  /** The exact validated arguments the tool will be called with. */
+  args: z.record(z.string(), z.unknown()),
+  sideEffect: z.enum(["none", "reversible", "irreversible"]),
+  question: z.string(),
+  decisions: z.array(z.string()),
+});
+export type ToolApprovalRequest = z.infer<typeof ToolApprovalRequest>;
+
+/** The decisions a tool approval accepts. */
+export const TOOL_APPROVAL_DECISIONS = ["approve", "deny"] as const;
+
 export const InterruptRequest = z.discriminatedUnion("kind", [
   HumanApprovalRequest,
   FailureEscalationRequest.extend({ kind: z.literal("max_revisions") }),
   FailureEscalationRequest.extend({ kind: z.literal("step_failures") }),
   FailureEscalationRequest.extend({ kind: z.literal("low_confidence") }),
+  ToolApprovalRequest,
 ]);
 export type InterruptRequest = z.infer<typeof InterruptRequest>;
 
@@ -61,10 +83,10 @@ export const PLAN_APPROVAL_DECISIONS = ["approve", "reject", "adjust"] as const;
 /**
  * A person's answer, given as the resume value. `approve`/`adjust`/`reject` answer a plan approval; `skip` (give
  * up on the failed step, finish the rest), `retry` (one more revision beyond the cap) and `abort` answer an
- * escalation. `adjustments` goes with `adjust` only.
+ * escalation; `approve`/`deny` answer a tool approval. `adjustments` goes with `adjust` only.
  */
 export const HumanDecision = z.object({
-  decision: z.enum(["approve", "adjust", "reject", "skip", "retry", "abort"]),
+  decision: z.enum(["approve", "adjust", "reject", "skip", "retry", "abort", "deny"]),
   comment: z.string().nullable().default(null),
   by: z.string().nullable().default(null),
   adjustments: z.array(PlanAdjustment).nullable().default(null),

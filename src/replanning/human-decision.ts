@@ -64,6 +64,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * `steps`, or an explicit `adjustments` list), response → reject with the text as comment (replanning with
  * guidance is not built yet), ignore → reject. Escalation: accept → retry, ignore → skip, response → retry with
  * the text as comment; edit → retry, and the comment says edited parameters were not applied (issue 4 item 2).
+ * Tool approval: accept → approve, ignore → deny, response → deny with the text as the reason; edit is refused.
  */
 function fromHumanResponse(raw: Record<string, unknown>, request: DecisionContext): { ok: true; decision: Record<string, unknown> } | { ok: false; error: string } {
   const parsed = HumanResponse.safeParse(raw);
@@ -74,6 +75,12 @@ function fromHumanResponse(raw: Record<string, unknown>, request: DecisionContex
   const { type, args } = parsed.data;
   const text = typeof args === "string" && args.trim() ? args.trim() : null;
   if (type === "response" && !text) return { ok: false, error: `A "response" needs its text in "args" (a non-empty string).` };
+  if (request.kind === "tool_approval") {
+    if (type === "accept") return { ok: true, decision: { decision: "approve" } };
+    if (type === "ignore") return { ok: true, decision: { decision: "deny", comment: "ignored" } };
+    if (type === "response") return { ok: true, decision: { decision: "deny", comment: text } };
+    return { ok: false, error: `Editing a tool call's arguments is not supported: approve the call as shown, or deny it. ${`Send one of: ${request.decisions.join(", ")}.`}` };
+  }
   if (request.kind !== "plan_approval") {
     if (type === "accept") return { ok: true, decision: { decision: "retry" } };
     if (type === "ignore") return { ok: true, decision: { decision: "skip" } };
@@ -180,7 +187,14 @@ export function applyAdjustments(plan: Plan, adjustments: readonly PlanAdjustmen
  */
 export function interruptPayload(request: InterruptRequest, error?: string): InterruptPayload {
   const human: HumanInterrupt =
-    request.kind === "plan_approval"
+    request.kind === "tool_approval"
+      ? {
+          action_request: { action: request.tool, args: request.args },
+          // The call is approved or denied as shown; edited arguments would bypass the plan's validation.
+          config: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: true },
+          description: [request.question, "", `Step ${request.taskId} will call ${request.tool}(${JSON.stringify(request.args)}) (side effect: ${request.sideEffect}).`, "", "Accept runs the call, ignore denies it, respond denies it with your note as the reason."].join("\n"),
+        }
+      : request.kind === "plan_approval"
       ? {
           action_request: { action: "approve_plan", args: { planId: request.planId, confidence: request.confidence, steps: editableSteps(request.plan) } },
           // Respond rejects with the text as the reason (no replan-with-guidance yet).
@@ -243,6 +257,10 @@ export function decisionEffect(args: {
     }
     const reason = `Plan ${plan.planId} was rejected by a human${note}.`;
     return { status: "rejected", message: reason, severity: "WARNING", reasoning: reason, failureReason: reason };
+  }
+  if (request.kind === "tool_approval") {
+    // The worker applies tool approvals itself (run or fail the step); nothing here should ever see one.
+    throw new CandorError(`A tool approval for ${request.tool} is answered inside the worker, not by human_interrupt.`, ErrorCode.INVALID_DECISION);
   }
   switch (decision.decision) {
     case "retry": {

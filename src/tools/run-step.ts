@@ -2,6 +2,7 @@ import type { AttemptRecord, ExecutionFeedback, FailureClass } from "../domain/f
 import type { TaskStep } from "../domain/plan.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/classify.js";
+import { argsHash, type EffectKey, type EffectLedger } from "./effects.js";
 import type { ToolRegistry } from "./registry.js";
 import { sleep } from "./sleep.js";
 import type { ToolSpec } from "./types.js";
@@ -18,13 +19,22 @@ export interface RunStepInput {
   /** Called when an attempt fails and another will follow, so the user hears about it at once. */
   onAttemptFailed?: (info: { attempt: number; error: string; failureClass: FailureClass; nextInMs: number }) => void;
   now?: () => number;
+  /**
+   * The effect ledger: when given with a thread id, calls of tools with a side effect are recorded, a recorded
+   * result is reused instead of calling again, and a call that may have happened is never repeated blindly.
+   */
+  ledger?: EffectLedger;
+  threadId?: string | null;
+  /** Called when the ledger's recorded result is used instead of calling the tool, so the log can say so. */
+  onRecordedResult?: (info: { tool: string; attempt: number; at: string }) => void;
 }
 
 /**
  * Runs one step the way a worker must: only with tools its worker type and the step grant (a call outside the
  * grant is refused and recorded, never executed), arguments validated, each attempt under the step's time
- * limit, transient failures retried with the step's own backoff. Never throws for a step failure: the outcome
- * is ExecutionFeedback.
+ * limit, transient failures retried with the step's own backoff. With a ledger, a call with a side effect runs
+ * at most once per (thread, step, dispatch): a recorded result is reused, and a call that may have happened is
+ * failed as policy_blocked rather than repeated. Never throws for a step failure: the outcome is ExecutionFeedback.
  */
 export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   const { step, registry, dispatch } = input;
@@ -67,6 +77,53 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     return fail(`Invalid parameters for ${tool.name}: ${detail}`, "invalid_parameters", [], tool.name);
   }
 
+  function success(result: unknown, attempt: number, attempts: AttemptRecord[]): ExecutionFeedback {
+    return {
+      ...base,
+      feedbackType: "SUCCESS",
+      outputs: { result },
+      errors: [],
+      failureClass: null,
+      durationMs: Math.max(1, now() - started),
+      cost: tool.estimates.cost,
+      at: new Date().toISOString(),
+      attempt,
+      tool: tool.name,
+      attempts,
+      errorType: null,
+      trace: null,
+    };
+  }
+
+  const ledger = input.ledger && input.threadId && tool.sideEffect !== "none" ? input.ledger : null;
+  const dispatchKey = { threadId: input.threadId ?? "", stepId: step.id, dispatch };
+  if (ledger) {
+    const verdict = ledger.verdict(dispatchKey);
+    if (verdict.kind === "done" && verdict.record.argsHash !== argsHash(parsed.data)) {
+      // A fork changed the step's arguments after the call was made: neither the old result nor a second call is right.
+      return fail(
+        `${tool.name} already ran for step "${step.id}" (dispatch ${dispatch}, recorded ${verdict.record.at}) with different arguments than ${JSON.stringify(parsed.data)}. It was not called again: a human must decide whether the earlier call stands.`,
+        "policy_blocked",
+        [],
+        tool.name,
+      );
+    }
+    if (verdict.kind === "done") {
+      const { record } = verdict;
+      input.onRecordedResult?.({ tool: tool.name, attempt: record.attempt, at: record.at });
+      return success(record.result, record.attempt, [{ attempt: record.attempt, error: null, durationMs: 0 }]);
+    }
+    if (verdict.kind === "unknown") {
+      const { record } = verdict;
+      return fail(
+        `${tool.name} may already have run: attempt ${record.attempt} of step "${step.id}" (dispatch ${dispatch}) was started at ${record.at} but its outcome was never recorded (the process stopped during the call). It was not called again: a human must check whether it took effect before retrying.`,
+        "policy_blocked",
+        [],
+        tool.name,
+      );
+    }
+  }
+
   const attempts: AttemptRecord[] = [];
   const maxAttempts = step.retry.maxAttempts;
   let lastClass: FailureClass = "unknown";
@@ -76,27 +133,17 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
       return fail(`${tool.name} was not called: the run was cancelled (${errorMessage(input.signal.reason)})`, lastClass, attempts, tool.name);
     }
     const attemptStart = now();
+    const key: EffectKey = { ...dispatchKey, attempt };
+    ledger?.recordStarted(key, tool.name, parsed.data);
     try {
       const result = await callWithTimeout(tool, parsed.data, { inputs: input.inputs, stepId: step.id, attempt }, step.timeoutMs, input.signal);
       checkOutput(tool, result);
+      ledger?.recordDone(key, tool.name, parsed.data, result);
       attempts.push({ attempt, error: null, durationMs: now() - attemptStart });
-      return {
-        ...base,
-        feedbackType: "SUCCESS",
-        outputs: { result },
-        errors: [],
-        failureClass: null,
-        durationMs: Math.max(1, now() - started),
-        cost: tool.estimates.cost,
-        at: new Date().toISOString(),
-        attempt,
-        tool: tool.name,
-        attempts,
-        errorType: null,
-        trace: null,
-      };
+      return success(result, attempt, attempts);
     } catch (e) {
       const message = errorMessage(e);
+      ledger?.recordFailed(key, tool.name, parsed.data, message);
       const failureClass = classifyFailure(message, e);
       lastClass = failureClass;
       attempts.push({ attempt, error: message, durationMs: now() - attemptStart });
@@ -164,4 +211,50 @@ function errorFacts(error: unknown): { errorType: string | null; trace: string |
   const errorType = CandorError.isInstance(error) ? error.code : error instanceof Error ? error.name : typeof error;
   const trace = error instanceof Error && error.stack ? error.stack.split("\n").slice(0, 6).join("\n") : null;
   return { errorType, trace };
+}
+
+/** A call that must wait for a person: the tool, and the exact validated arguments it would get. */
+export interface PendingToolCall {
+  tool: ToolSpec;
+  args: Record<string, unknown>;
+}
+
+/**
+ * The call a step is about to make, when its tool has an irreversible side effect or is marked as needing
+ * approval (issue 4 item 3). Null when no approval is needed, and also when the call could not be made anyway
+ * (no tool, not granted, invalid arguments): runStep fails those steps without calling anything, so there is
+ * nothing for a person to approve. Pure: the worker's gate calls it before `interrupt()`.
+ */
+export function callNeedingApproval(step: TaskStep, registry: ToolRegistry): PendingToolCall | null {
+  const name = step.tools[0];
+  if (name === undefined || step.tools.some((t) => !registry.isGranted(step.workerType, t))) return null;
+  const tool = registry.tool(name);
+  if (!tool || (tool.sideEffect !== "irreversible" && !tool.needsApproval)) return null;
+  const parsed = tool.schema.safeParse(step.params);
+  if (!parsed.success) return null;
+  const args = parsed.data !== null && typeof parsed.data === "object" && !Array.isArray(parsed.data) ? (parsed.data as Record<string, unknown>) : { value: parsed.data };
+  return { tool, args };
+}
+
+/** The outcome of a call a person denied: a policy_blocked failure, the tool never called. */
+export function deniedFeedback(step: TaskStep, dispatch: number, call: { tool: string; args: Record<string, unknown> }, comment: string | null): ExecutionFeedback {
+  const reason = comment ? ` (${comment})` : "";
+  return {
+    taskId: step.id,
+    dispatch,
+    workerType: step.workerType,
+    params: step.params,
+    feedbackType: "FAILURE",
+    outputs: {},
+    errors: [`A human denied ${call.tool}(${JSON.stringify(call.args)})${reason}; the tool was not called.`],
+    failureClass: "policy_blocked",
+    durationMs: 1,
+    cost: 0,
+    at: new Date().toISOString(),
+    attempt: 0,
+    tool: call.tool,
+    attempts: [],
+    errorType: "HUMAN_DENIED",
+    trace: null,
+  };
 }

@@ -1,0 +1,70 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { isInterrupted } from "@langchain/langgraph";
+import { afterAll, describe, expect, it } from "vitest";
+import { travelToolkit } from "../../examples/travel/index.js";
+import { compileAgent } from "../../graphs/agent.js";
+import type { AgentStateValue } from "../../nodes/state.js";
+import { openPersistence } from "../../src/memory/persistence.js";
+import { openEffectLedger } from "../../src/tools/effects.js";
+import { countingToolkits, tempDir, threadConfig } from "../fakes/graph-harness.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+/** Starts child-effects.ts and SIGKILLs it the moment it reports that book_trip is being called. */
+function killDuringBooking(threadId: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "test/graph/child-effects.ts", tmp.dbPath, threadId], { cwd: ROOT, env: { ...process.env, OPENAI_API_KEY: "" } });
+    let out = "";
+    let err = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the child never reached book_trip: ${out} ${err}`));
+    }, 30_000);
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("CALLING book_trip")) child.kill("SIGKILL");
+    });
+    child.stderr.on("data", (d: Buffer) => void (err += d.toString()));
+    child.on("exit", (_code, signal) => {
+      clearTimeout(timer);
+      if (signal === "SIGKILL" && out.includes("CALLING book_trip")) resolve(out);
+      else reject(new Error(`the child exited without being killed mid-call (signal ${signal}): ${out} ${err}`));
+    });
+  });
+}
+
+describe("a crash in the middle of an irreversible call (issue 4 item 4)", () => {
+  it("after SIGKILL during book_trip, the resumed run does not call it again: the step fails as policy_blocked for a human to check", async () => {
+    const threadId = "killed-mid-booking";
+    await killDuringBooking(threadId);
+
+    const persistence = openPersistence(tmp.dbPath);
+    try {
+      const ledger = openEffectLedger(persistence.store.db);
+      const { toolkits, calls } = countingToolkits([travelToolkit({ latencyMs: 5 })]);
+      const graph = compileAgent({ toolkits, ledger }, persistence);
+      const config = threadConfig(threadId);
+      const started = (persistence.store.db.prepare("SELECT step_id, status FROM candor_effects").all()) as { step_id: string; status: string }[];
+      expect(started.map((r) => r.status)).toEqual(["started"]);
+
+      // The approval was checkpointed before the call, so resuming continues with act and nobody is asked again.
+      const out = await graph.invoke(null, config);
+      expect(isInterrupted(out)).toBe(false);
+      const done = out as AgentStateValue;
+
+      expect(calls.count("book_trip")).toBe(0);
+      const failed = done.feedback.find((f) => f.tool === "book_trip")!;
+      expect(failed).toMatchObject({ feedbackType: "FAILURE", failureClass: "policy_blocked", taskId: started[0]!.step_id });
+      expect(failed.errors[0]).toMatch(/book_trip may already have run.*a human must check/);
+      expect(done.revisions.map((r) => r.strategy)).toEqual(["SKIP"]);
+      expect(done.status).toBe("partial");
+      // The searches finished before the crash and are not repeated either (their writes were checkpointed).
+      expect(calls.count("search_flights")).toBe(0);
+    } finally {
+      persistence.close();
+    }
+  }, 60_000);
+});
