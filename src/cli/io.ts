@@ -11,6 +11,11 @@ export interface CliIo {
   invokedAs: string;
   /** Aborted when the user presses Ctrl-C; long runs stop at the next step boundary. */
   signal?: AbortSignal;
+  /**
+   * Runs `fn` if the process exits before the returned function is called (a second Ctrl-C exits at once):
+   * how a command gives back a thread's lease on the way out. Absent in tests that run commands in-process.
+   */
+  atExit?(fn: () => void): () => void;
 }
 
 /** Exit codes of every `candor` command. */
@@ -18,6 +23,8 @@ export const Exit = {
   COMPLETED: 0,
   INTERNAL: 1,
   USAGE: 2,
+  /** The thread is busy in another process (its lease is held); same code as bad usage, documented apart. */
+  BUSY: 2,
   WAITING: 3,
   NOT_COMPLETED: 4,
   INTERRUPTED: 130,

@@ -31,6 +31,10 @@ process.exitCode = await runCli(
     err: (text) => void process.stderr.write(`${text}\n`),
     invokedAs,
     signal: interrupt.signal,
+    atExit: (fn) => {
+      process.once("exit", fn);
+      return () => void process.off("exit", fn);
+    },
   },
   // .env (see .env.example) fills in what the shell did not set.
   () => {

@@ -50,6 +50,11 @@ export const ResumeFlags = CommonFlags.extend({
   skip: z.boolean().default(false),
   retry: z.boolean().default(false),
   abort: z.boolean().default(false),
+  deny: z.boolean().default(false),
+  /** `key=value` parameters for --retry (repeatable). */
+  set: z.array(z.string()).default([]),
+  /** Guidance text for a replan decision. */
+  replan: z.string().trim().min(1, "--replan needs guidance text, e.g. --replan \"use the train instead\"").optional(),
   /** The adjustments of an ADJUST decision, as JSON or @file (parsed by the resume command). */
   adjust: z.string().trim().min(1, "--adjust needs a JSON list of {taskId, field, newValue} or @file").optional(),
   comment: z.string().optional(),
@@ -60,6 +65,20 @@ export const HistoryFlags = CommonFlags.extend({
   limit: z.coerce.number({ error: "--limit must be a whole number" }).int().positive("--limit must be 1 or more").optional(),
 });
 export type HistoryFlags = z.infer<typeof HistoryFlags>;
+
+/** `candor replay` and `candor fork`. */
+export const ReplayFlags = CommonFlags.extend({
+  from: z.string().trim().min(1, "--from needs a checkpoint id (see: history <thread>)"),
+  set: z.array(z.string()).default([]),
+  asNode: z.string().trim().min(1).optional(),
+});
+export type ReplayFlags = z.infer<typeof ReplayFlags>;
+
+/** `candor threads`. */
+export const ThreadsFlags = CommonFlags.extend({
+  limit: z.coerce.number({ error: "--limit must be a whole number" }).int().positive("--limit must be 1 or more").optional(),
+});
+export type ThreadsFlags = z.infer<typeof ThreadsFlags>;
 
 export const LogsFlags = CommonFlags.extend({
   thread: z.string().optional(),

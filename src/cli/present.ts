@@ -83,11 +83,12 @@ const PROGRESS_BURST_MS = 50;
 /**
  * Streams a thread, printing each event on stderr the moment it arrives, and returns where the thread stands.
  * Ctrl-C stops the stream; the checkpoints already written stay, so `resume` continues from there.
+ * `checkpointId` starts from that checkpoint instead of the latest (replay, fork).
  */
-export async function executeThread(session: Session, threadId: string, input: ThreadInput, io: CliIo): Promise<ThreadOutcome | "interrupted"> {
+export async function executeThread(session: Session, threadId: string, input: ThreadInput, io: CliIo, checkpointId?: string): Promise<ThreadOutcome | "interrupted"> {
   const log = new LiveLog(io);
   try {
-    await streamThread(session.graph, threadId, input, { onEvent: (e) => log.event(e), onPlan: (p) => log.plan(p) }, io.signal);
+    await streamThread(session.graph, threadId, input, { onEvent: (e) => log.event(e), onPlan: (p) => log.plan(p) }, io.signal, checkpointId);
   } catch (e) {
     if (io.signal?.aborted) return "interrupted";
     throw e;

@@ -18,7 +18,7 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
 
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-const COMMANDS = new Set(["demo", "run", "resume", "history", "report", "logs", "help"]);
+const COMMANDS = new Set(["demo", "run", "resume", "threads", "history", "report", "logs", "replay", "fork", "help"]);
 const HELP_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
 
 /**
@@ -74,9 +74,11 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
         `  ${p} run "${EXAMPLE_REQUEST}"`,
         `  ${p} run "..." --fault search_flights=timeout --json`,
         `  ${p} resume run-1a2b3c4d --approve`,
+        `  ${p} threads                            every thread, newest first, and what each waits for`,
+        `  ${p} fork run-1a2b3c4d --from <checkpoint> --set settings.maxRevisions=1`,
         `  ${p} logs --thread run-1a2b3c4d --step flight`,
         "",
-        "Exit codes: 0 completed · 2 bad usage or input · 3 waiting for a human · 4 failed, rejected, aborted or partial.",
+        "Exit codes: 0 completed · 2 bad usage or input, or the thread is busy in another process · 3 waiting for a human · 4 failed, rejected, aborted or partial.",
       ].join("\n"),
     );
 
@@ -93,14 +95,39 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       .command("resume")
       .description("answer a run that waits for a human, or continue one that stopped part-way")
       .argument("<thread>", "the thread id run printed")
-      .option("--approve", "approve the plan")
+      .option("--approve", "approve the plan, or the tool call a step waits to make")
       .option("--reject", "reject the plan")
       .option("--adjust <json>", "adjust the plan, then run it: a JSON list of {taskId, field, newValue}, or @file")
       .option("--skip", "give up on the failed step and finish the rest")
       .option("--retry", "allow one more recovery attempt")
+      .option("--set <key=value>", "with --retry: a new parameter for the step, repeatable (not supported yet: refused with a message)", collect)
+      .option("--replan <guidance>", "replan the failed part with this guidance (not supported yet: refused with a message)")
       .option("--abort", "stop the run")
+      .option("--deny", "refuse the tool call a step waits to make (the step fails as POLICY_BLOCKED and is replanned)")
       .option("--comment <text>", "why, recorded with the decision"),
   ).action(async (thread: string, opts) => setCode(await (await import("./commands/resume.js")).resumeCommand(thread, opts, io)));
+
+  withCommon(program.command("threads").description("the threads in the database, newest first: status and what each waits for"))
+    .option("--limit <n>", "show only the newest n threads")
+    .action(async (opts) => setCode(await (await import("./commands/threads.js")).threadsCommand(opts, io)));
+
+  withCommon(
+    program
+      .command("replay")
+      .description("run a thread again from one of its checkpoints (a new branch; the old checkpoints stay)")
+      .argument("<thread>", "thread id")
+      .requiredOption("--from <checkpoint>", "the checkpoint id to replay from (see: history <thread>)"),
+  ).action(async (thread: string, opts) => setCode(await (await import("./commands/replay.js")).replayCommand(thread, opts, io)));
+
+  withCommon(
+    program
+      .command("fork")
+      .description("branch a thread from a checkpoint with changed state, and run the branch")
+      .argument("<thread>", "thread id")
+      .requiredOption("--from <checkpoint>", "the checkpoint id to fork from (see: history <thread>)")
+      .option("--set <key=value>", "change the state: a dotted path and a value (JSON if it parses, else text), repeatable", collect)
+      .option("--as-node <node>", "the node the update counts as coming from (default: the checkpoint's last writer)"),
+  ).action(async (thread: string, opts) => setCode(await (await import("./commands/replay.js")).forkCommand(thread, opts, io)));
 
   withCommon(program.command("history").description("a thread's checkpoints, newest first").argument("<thread>", "thread id"))
     .option("--limit <n>", "show only the newest n checkpoints")

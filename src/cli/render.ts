@@ -1,6 +1,7 @@
-import type { InterruptRequest } from "../domain/approval.js";
 import type { CandorEvent, Notification, Progress } from "../domain/notification.js";
 import type { Plan } from "../domain/plan.js";
+import type { FailureEscalationRequest } from "../domain/approval.js";
+import type { WaitingRequest } from "./session.js";
 
 const STEP_WIDTH = 14;
 /** Continuation lines start under the step column: "HH:MM:SS x ". */
@@ -113,8 +114,9 @@ export function planLines(plan: Plan, indent = INDENT): string[] {
     });
 }
 
-const MEANING: Record<string, (r: InterruptRequest) => string> = {
-  approve: () => "run the plan as it is",
+const MEANING: Record<string, (r: WaitingRequest) => string> = {
+  approve: (r) => (r.kind === "tool_approval" ? "let the step make this call" : "run the plan as it is"),
+  deny: () => "refuse the call: the step fails as POLICY_BLOCKED and is replanned",
   reject: () => "stop without running any step",
   adjust: () => "change steps (taskId, field such as params.<key>, newValue), then run the adjusted plan",
   skip: (r) => `give up on ${"taskId" in r ? r.taskId : "the failed step"} and finish the rest`,
@@ -129,7 +131,7 @@ export interface ResumeCommand {
 }
 
 /** The exact commands that continue a waiting thread, one per decision it accepts. */
-export function resumeCommands(threadId: string, request: InterruptRequest, ctx: { commandPrefix: string; dbArg: string | null }): ResumeCommand[] {
+export function resumeCommands(threadId: string, request: WaitingRequest, ctx: { commandPrefix: string; dbArg: string | null }): ResumeCommand[] {
   const db = ctx.dbArg ? ` --db ${shellArg(ctx.dbArg)}` : "";
   return request.decisions.map((decision) => ({
     decision,
@@ -138,21 +140,35 @@ export function resumeCommands(threadId: string, request: InterruptRequest, ctx:
   }));
 }
 
-const KIND_TITLE: Record<InterruptRequest["kind"], string> = {
+const KIND_TITLE: Record<string, string> = {
   plan_approval: "approve the plan before it runs",
   max_revisions: "the run used all its revisions",
   step_failures: "a step kept failing",
   low_confidence: "confidence fell too low to go on",
+  tool_approval: "approve a tool call before it runs",
 };
 
+/** A one-line title for what a waiting thread asks (`candor threads` shows it too). */
+export function kindTitle(kind: string): string {
+  return KIND_TITLE[kind] ?? kind;
+}
+
+function isEscalation(r: WaitingRequest): r is FailureEscalationRequest {
+  return r.kind === "max_revisions" || r.kind === "step_failures" || r.kind === "low_confidence";
+}
+
 /** What a waiting thread asks and how to answer it. */
-export function waitingLines(request: InterruptRequest, commands: readonly ResumeCommand[]): string[] {
-  const out = [`Waiting for a human: ${KIND_TITLE[request.kind]}.`, `  ${request.question}`, ""];
+export function waitingLines(request: WaitingRequest, commands: readonly ResumeCommand[]): string[] {
+  const out = [`Waiting for a human: ${kindTitle(request.kind)}.`, `  ${request.question}`, ""];
   if (request.kind === "plan_approval") {
     out.push(`  Plan ${request.planId} (confidence ${request.confidence.toFixed(2)}, approval needed below ${request.threshold.toFixed(2)}):`);
     out.push(...planLines(request.plan, "  "));
     out.push("", "  Why the confidence is what it is:");
     for (const r of request.reasons) out.push(`    - ${r}`);
+  } else if (!isEscalation(request)) {
+    const r = request as { taskId?: unknown; tool?: unknown; args?: unknown };
+    if (typeof r.taskId === "string") out.push(`  Step ${r.taskId}`);
+    if (typeof r.tool === "string") out.push(`  Call: ${r.tool}(${JSON.stringify(r.args ?? {})})`);
   } else {
     out.push(`  Step ${request.taskId}: ${request.failureCount} failure(s), ${request.revisionCount} revision(s), confidence ${request.confidence.toFixed(2)}.`);
     out.push("  Errors:");

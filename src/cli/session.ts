@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { Command } from "@langchain/langgraph";
+import { Command, type StateSnapshot } from "@langchain/langgraph";
+import { z } from "zod";
 import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
@@ -16,6 +17,7 @@ import type { Reasoner } from "../reasoning/types.js";
 import { parseFaultSpecs, withFaults } from "../tools/faults.js";
 import type { Toolkit } from "../tools/types.js";
 import { fileDecisionLog } from "../transparency/decision-log.js";
+import { openEffectLedger } from "../tools/effects.js";
 import { THREADS_NAMESPACE, ThreadRecord, type ReasonerChoice } from "./options.js";
 
 export type CandorGraph = ReturnType<typeof compileAgent>;
@@ -77,7 +79,9 @@ function compileOn(persistence: Persistence, toolkits: Toolkit[], reasoner: Reas
   const logFile = decisionLogPath(persistence.dbPath);
   try {
     const decisionLog = fileDecisionLog(logFile, env.CANDOR_LOG_LEVEL ?? "info");
-    const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile }, persistence);
+    // Side-effecting tool calls are recorded in the same file, so a resumed or replayed thread never repeats one.
+    const ledger = openEffectLedger(persistence.store.db);
+    const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger }, persistence);
     return { graph, persistence, logFile, close: () => persistence.close() };
   } catch (e) {
     persistence.close();
@@ -142,14 +146,33 @@ export interface StreamHandlers {
 /** What a run or a resume sends to the graph. */
 export type ThreadInput =
   | { kind: "start"; value: Record<string, unknown> }
-  | { kind: "decision"; decision: string; comment: string | null; adjustments?: PlanAdjustment[] }
+  | {
+      kind: "decision";
+      decision: string;
+      comment: string | null;
+      adjustments?: PlanAdjustment[];
+      /** Extra fields of the resume value (e.g. `params` of a retry), passed only when HumanDecision has them. */
+      extra?: Record<string, unknown>;
+      /** When several interrupts wait (parallel tool approvals), the ids this decision answers. */
+      interruptIds?: string[];
+    }
   | { kind: "continue" };
 
-/** Streams a thread to the end or to its next interrupt, passing events to the handlers as they happen. */
-export async function streamThread(graph: CandorGraph, threadId: string, input: ThreadInput, handlers: StreamHandlers, signal?: AbortSignal): Promise<void> {
-  const value =
-    input.kind === "start" ? input.value : input.kind === "decision" ? new Command({ resume: { decision: input.decision, comment: input.comment, ...(input.adjustments ? { adjustments: input.adjustments } : {}) } }) : null;
-  const stream = await graph.stream(value as never, { ...threadConfig(threadId), streamMode: ["custom", "updates"], subgraphs: true, signal });
+/** The resume value a decision sends: one value, or one per interrupt id when several interrupts wait. */
+export function resumeValue(input: Extract<ThreadInput, { kind: "decision" }>): unknown {
+  const value = { decision: input.decision, comment: input.comment, ...(input.adjustments ? { adjustments: input.adjustments } : {}), ...input.extra };
+  const ids = input.interruptIds ?? [];
+  return ids.length > 1 ? Object.fromEntries(ids.map((id) => [id, value])) : value;
+}
+
+/**
+ * Streams a thread to the end or to its next interrupt, passing events to the handlers as they happen.
+ * `checkpointId` starts from that checkpoint instead of the latest (replay and fork).
+ */
+export async function streamThread(graph: CandorGraph, threadId: string, input: ThreadInput, handlers: StreamHandlers, signal?: AbortSignal, checkpointId?: string): Promise<void> {
+  const value = input.kind === "start" ? input.value : input.kind === "decision" ? new Command({ resume: resumeValue(input) }) : null;
+  const config = checkpointId ? { configurable: { thread_id: threadId, checkpoint_id: checkpointId } } : threadConfig(threadId);
+  const stream = await graph.stream(value as never, { ...config, streamMode: ["custom", "updates"], subgraphs: true, signal });
   for await (const chunk of stream as AsyncIterable<unknown>) {
     if (!Array.isArray(chunk) || chunk.length !== 3) continue;
     const [namespace, mode, data] = chunk as [string[], string, unknown];
@@ -163,30 +186,83 @@ export async function streamThread(graph: CandorGraph, threadId: string, input: 
   }
 }
 
+/**
+ * A worker waiting for approval of one tool call (an irreversible or approval-gated tool). Read loosely from the
+ * worker's interrupt payload: only what the CLI shows and checks is required.
+ */
+export const ToolApprovalWait = z.looseObject({
+  kind: z.literal("tool_approval"),
+  decisions: z.array(z.string()).default(["approve", "deny"]),
+  question: z.string().default("A step wants to call a tool that needs approval. Approve the call, or deny it?"),
+  taskId: z.string().optional(),
+  tool: z.string().optional(),
+  args: z.unknown().optional(),
+});
+export type ToolApprovalWait = z.infer<typeof ToolApprovalWait>;
+
+/** What a waiting thread asks: a plan approval or escalation from human_interrupt, or a tool call from a worker. */
+export type WaitingRequest = InterruptRequest | ToolApprovalWait;
+
 /** Where a thread stands after a command: finished, waiting for a person, or stopped part-way (a crash). */
 export interface ThreadOutcome {
   threadId: string;
   status: RunStatus;
   finished: boolean;
-  waitingFor: InterruptRequest | null;
+  waitingFor: WaitingRequest | null;
+  /** The ids of the pending interrupts the waiting request came from (several when parallel workers wait). */
+  interruptIds: string[];
   next: string[];
   values: AgentStateValue;
 }
 
-/** Reads the thread's latest checkpoint: waiting only when a pending request sits before human_interrupt. */
+interface PendingInterrupt {
+  id: string | undefined;
+  value: unknown;
+}
+
+/** Interrupts of every task, subgraph tasks included (a worker's tool approval waits inside the worker). */
+function pendingInterrupts(snapshot: StateSnapshot): PendingInterrupt[] {
+  const out: PendingInterrupt[] = [];
+  const seen = new Set<string>();
+  const visit = (s: StateSnapshot) => {
+    for (const t of s.tasks) {
+      for (const i of t.interrupts ?? []) {
+        if (i.id !== undefined && seen.has(i.id)) continue;
+        if (i.id !== undefined) seen.add(i.id);
+        out.push({ id: i.id, value: i.value });
+      }
+      if (t.state && "tasks" in t.state) visit(t.state);
+    }
+  };
+  visit(snapshot);
+  return out;
+}
+
+/**
+ * Reads the thread's latest checkpoint: waiting when a pending request sits before human_interrupt, or when a
+ * worker waits for a tool call's approval.
+ */
 export async function readOutcome(graph: CandorGraph, threadId: string): Promise<ThreadOutcome> {
-  const snapshot = await graph.getState(threadConfig(threadId));
+  const snapshot = await graph.getState(threadConfig(threadId), { subgraphs: true });
   const values = snapshot.values as AgentStateValue;
   const pending = InterruptRequest.safeParse(values.pendingInterrupt);
   // After a malformed resume value LangGraph leaves the re-asking task out of `next` but keeps its interrupt,
   // so a pending interrupt on any task also means the thread is waiting.
-  const interrupted = snapshot.tasks.some((t) => (t.interrupts?.length ?? 0) > 0);
+  const interrupts = pendingInterrupts(snapshot);
+  const interrupted = interrupts.length > 0;
   const waiting = pending.success && (snapshot.next.includes(Node.HUMAN_INTERRUPT) || interrupted);
+  const tools = interrupts.flatMap((i) => {
+    const parsed = ToolApprovalWait.safeParse(i.value);
+    return parsed.success ? [{ id: i.id, request: parsed.data }] : [];
+  });
+  const waitingFor: WaitingRequest | null = waiting ? pending.data : (tools[0]?.request ?? null);
+  const interruptIds = waiting ? interrupts.flatMap((i) => (i.id ? [i.id] : [])) : tools.flatMap((t) => (t.id ? [t.id] : []));
   return {
     threadId,
     status: values.status,
     finished: snapshot.next.length === 0 && !interrupted,
-    waitingFor: waiting ? pending.data : null,
+    waitingFor,
+    interruptIds,
     next: [...snapshot.next],
     values,
   };

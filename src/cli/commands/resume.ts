@@ -1,17 +1,24 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { PlanAdjustment } from "../../domain/approval.js";
+import { HumanDecision, PlanAdjustment } from "../../domain/approval.js";
 import { CandorError, ErrorCode } from "../../errors.js";
-import type { CliIo, Exit } from "../io.js";
+import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ResumeFlags } from "../options.js";
 import { dbArgFor, executeThread, exitForStatus, presentOutcome } from "../present.js";
 import { readOutcome, threadConfig, type ThreadInput } from "../session.js";
+import { holdThread } from "../thread-lease.js";
+import { updateFromAssignments } from "../../replay.js";
 import { shellArg } from "../render.js";
 import { describeReasoner, headerLines } from "./run.js";
 import { openThread } from "./thread.js";
 
-const DECISIONS = ["approve", "reject", "adjust", "skip", "retry", "abort"] as const;
+const DECISIONS = ["approve", "reject", "adjust", "skip", "retry", "abort", "deny", "replan"] as const;
+type DecisionFlag = (typeof DECISIONS)[number];
+
+/** What the graph's decision schema accepts today; the CLI offers a decision only when the graph can take it. */
+const ACCEPTED: readonly string[] = HumanDecision.shape.decision.options;
+const SHAPE: Record<string, unknown> = HumanDecision.shape;
 
 const ADJUST_EXAMPLE = `--adjust '[{"taskId":"hotel","field":"params.nights","newValue":3}]'`;
 
@@ -44,22 +51,57 @@ export function parseAdjustFlag(value: string, cwd = process.cwd()): PlanAdjustm
   return parsed.data;
 }
 
-const asFlags = (decisions: readonly string[]) => decisions.map((d) => (d === "adjust" ? "--adjust <json>" : `--${d}`)).join(", ");
+const asFlags = (decisions: readonly string[]) =>
+  decisions.map((d) => (d === "adjust" ? "--adjust <json>" : d === "replan" ? `--replan "<guidance>"` : `--${d}`)).join(", ");
+
+const isGiven = (flags: ResumeFlags, d: DecisionFlag) => (d === "adjust" ? flags.adjust !== undefined : d === "replan" ? flags.replan !== undefined : flags[d]);
 
 /**
- * `candor resume <thread> [--approve|--reject|--adjust <json|@file>|--skip|--retry|--abort] [--comment ...]`: answers a waiting
+ * The fields a decision sends beyond `decision` and `comment`, checked before anything is opened: `--set` goes
+ * with `--retry` and needs a `params` field in HumanDecision; `--replan` needs a `replan` decision.
+ */
+export function decisionExtras(flags: ResumeFlags, decision: DecisionFlag | null): { extra?: Record<string, unknown>; comment: string | null } {
+  let comment = flags.comment ?? null;
+  if (flags.set.length > 0) {
+    if (decision !== "retry") {
+      throw new CandorError(`--set goes with --retry (e.g. --retry --set maxPrice=300).`, ErrorCode.INVALID_REQUEST);
+    }
+    if (!("params" in SHAPE)) {
+      throw new CandorError(
+        `--retry --set is not supported yet: a retry decision cannot carry new parameters in this version. Retry without --set, or change the step's parameters by forking the thread (fork <thread> --from <checkpoint> --set plan.steps.<i>.params.<key>=<value>).`,
+        ErrorCode.INVALID_REQUEST,
+      );
+    }
+    return { extra: { params: updateFromAssignments({}, flags.set) }, comment };
+  }
+  if (decision === "replan") {
+    if (!ACCEPTED.includes("replan")) {
+      throw new CandorError(
+        `--replan is not supported yet: a waiting run cannot take replanning guidance in this version. Use --retry (one more recovery attempt), --skip or --abort instead.`,
+        ErrorCode.INVALID_REQUEST,
+      );
+    }
+    if ("guidance" in SHAPE) return { extra: { guidance: flags.replan }, comment };
+    comment = flags.replan ?? comment;
+  }
+  return { comment };
+}
+
+/**
+ * `candor resume <thread> [--approve|--reject|--adjust <json|@file>|--skip|--retry|--abort|--deny] [--comment ...]`: answers a waiting
  * thread, or, with no decision, continues one that stopped part-way (a crash, Ctrl-C). A decision the thread
  * does not wait for is refused with the ones that fit; nothing is sent to the graph.
  */
 export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(ResumeFlags, rawFlags);
-  const given = DECISIONS.filter((d) => (d === "adjust" ? flags.adjust !== undefined : flags[d]));
+  const given = DECISIONS.filter((d) => isGiven(flags, d));
   if (given.length > 1) {
     throw new CandorError(`Give one decision, not ${given.length} (${asFlags(given)}).`, ErrorCode.INVALID_REQUEST);
   }
   const decision = given[0] ?? null;
   // Parsed before the database is opened, so a typo fails fast and touches nothing.
   const adjustments = flags.adjust === undefined ? undefined : parseAdjustFlag(flags.adjust);
+  const extras = decisionExtras(flags, decision);
   if (flags.comment !== undefined && !decision) {
     throw new CandorError(`--comment goes with a decision (e.g. --reject --comment "too expensive").`, ErrorCode.INVALID_REQUEST);
   }
@@ -68,7 +110,15 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
   const prefix = io.invokedAs;
   const dbArg = dbArgFor(dbPath);
   const db = dbArg ? ` --db ${shellArg(dbArg)}` : "";
+  let held: ReturnType<typeof holdThread> | null = null;
   try {
+    // Taken before the thread is read: a second process must not decide on a state the first is replacing.
+    held = holdThread(session, threadId, io);
+    if ("busy" in held) {
+      io.err(held.busy);
+      return Exit.BUSY;
+    }
+    const signal = held.signal;
     const before = await readOutcome(session.graph, threadId);
     let input: ThreadInput;
     if (before.finished) {
@@ -88,7 +138,14 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
           ErrorCode.INVALID_DECISION,
         );
       }
-      input = { kind: "decision", decision, comment: flags.comment ?? null, ...(adjustments ? { adjustments } : {}) };
+      input = {
+        kind: "decision",
+        decision,
+        comment: extras.comment,
+        ...(adjustments ? { adjustments } : {}),
+        ...(extras.extra ? { extra: extras.extra } : {}),
+        interruptIds: before.interruptIds,
+      };
     } else {
       if (decision) {
         throw new CandorError(
@@ -109,7 +166,7 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
         ["faults", thread.record?.faults.join(", ") ?? ""],
       ]).join("\n"),
     );
-    const outcome = await executeThread(session, threadId, input, io);
+    const outcome = await executeThread(session, threadId, input, { ...io, signal });
     if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
       // A refused answer (e.g. an adjustment that makes a cycle) leaves the thread waiting; say why.
       const snapshot = await session.graph.getState(threadConfig(threadId));
@@ -118,6 +175,7 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
     }
     return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
   } finally {
+    if (held && !("busy" in held)) held.release();
     session.close();
   }
 }

@@ -1,10 +1,11 @@
 import { PlanningRequest, RunSettings } from "../../domain/request.js";
 import { CandorError, ErrorCode } from "../../errors.js";
-import type { CliIo, Exit } from "../io.js";
+import { Exit, type CliIo } from "../io.js";
 import { chooseReasoner, EXAMPLE_REQUEST, newThreadId, parseFlags, resolveDbPath, RunFlags, type ReasonerChoice } from "../options.js";
 import { executeThread, presentOutcome } from "../present.js";
 import { noteLine, shellArg } from "../render.js";
 import { openSession, saveThreadRecord, threadExists, type Session } from "../session.js";
+import { holdThread } from "../thread-lease.js";
 
 /** The first lines a run or resume prints: reasoner and thread first, then what it runs on. */
 export function headerLines(title: string, session: Session, fields: [string, string][]): string[] {
@@ -43,7 +44,14 @@ export async function startRun(requestText: string, rawFlags: unknown, io: CliIo
   const threadId = flags.thread ?? newThreadId();
   const dbPath = resolveDbPath(flags.db, io.env);
   const session = await openSession({ dbPath, reasoner, faults: flags.fault, env: io.env, onNote: (note) => io.err(noteLine(note)) });
+  let held: ReturnType<typeof holdThread> | null = null;
   try {
+    held = holdThread(session, threadId, io);
+    if ("busy" in held) {
+      io.err(held.busy);
+      return { exit: Exit.BUSY, threadId };
+    }
+    const signal = held.signal;
     if (await threadExists(session.persistence, threadId)) {
       throw new CandorError(
         `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}, or leave out --thread to start a new one.`,
@@ -66,10 +74,11 @@ export async function startRun(requestText: string, rawFlags: unknown, io: CliIo
         framed ? [] : [["request", request.data.userIntent], ["faults", flags.fault.join(", ")]],
       ).join("\n"),
     );
-    const outcome = await executeThread(session, threadId, { kind: "start", value: { request: request.data, settings } }, io);
+    const outcome = await executeThread(session, threadId, { kind: "start", value: { request: request.data, settings } }, { ...io, signal });
     const exit = presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: reasoner.kind, footer: !framed });
     return { exit, threadId };
   } finally {
+    if (held && !("busy" in held)) held.release();
     session.close();
   }
 }

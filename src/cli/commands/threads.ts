@@ -1,0 +1,74 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { leaseHolder } from "../../memory/lease.js";
+import { openPersistence } from "../../memory/persistence.js";
+import { Exit, type CliIo } from "../io.js";
+import { parseFlags, resolveDbPath, THREADS_NAMESPACE, ThreadRecord, ThreadsFlags } from "../options.js";
+import { stamp } from "../render.js";
+import { readOutcome, sessionOn, threadExists } from "../session.js";
+
+/** One row of `candor threads`. */
+export interface ThreadRow {
+  threadId: string;
+  createdAt: string;
+  request: string;
+  /** The run status, or null when the thread has no checkpoint yet (it crashed before its first superstep). */
+  status: string | null;
+  finished: boolean;
+  waitingFor: { kind: string; decisions: string[] } | null;
+  next: string[];
+  /** The pid of the process that runs the thread now (it holds the lease), else null. */
+  runningIn: number | null;
+}
+
+/** `candor threads`: the threads the CLI started in this database, newest first, with what each waits for. */
+export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
+  const flags = parseFlags(ThreadsFlags, rawFlags);
+  const dbPath = resolveDbPath(flags.db, io.env);
+  if (!existsSync(path.resolve(dbPath))) {
+    io.err(`No threads yet: there is no Candor database at ${dbPath}. Start one with: ${io.invokedAs} run "<request>" (or pass --db with the database your runs used).`);
+    if (flags.json) io.out(JSON.stringify({ db: path.resolve(dbPath), threads: [] }, null, 2));
+    return Exit.COMPLETED;
+  }
+  const session = await sessionOn(openPersistence(dbPath), { reasoner: { kind: "rules", model: null }, faults: [], env: io.env });
+  try {
+    const items = await session.persistence.store.search(THREADS_NAMESPACE, { limit: 10_000 });
+    const records = items.flatMap((item) => {
+      const parsed = ThreadRecord.safeParse(item.value);
+      return parsed.success ? [parsed.data] : [];
+    });
+    records.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    const rows: ThreadRow[] = [];
+    for (const r of flags.limit ? records.slice(0, flags.limit) : records) {
+      const holder = leaseHolder(session.persistence.store.db, r.threadId);
+      const base = { threadId: r.threadId, createdAt: r.createdAt, request: r.request, runningIn: holder?.pid ?? null };
+      if (!(await threadExists(session.persistence, r.threadId))) {
+        rows.push({ ...base, status: null, finished: false, waitingFor: null, next: [] });
+        continue;
+      }
+      const o = await readOutcome(session.graph, r.threadId);
+      rows.push({ ...base, status: o.status, finished: o.finished, waitingFor: o.waitingFor ? { kind: o.waitingFor.kind, decisions: [...o.waitingFor.decisions] } : null, next: o.next });
+    }
+    if (flags.json) {
+      io.out(JSON.stringify({ db: session.persistence.dbPath, threads: rows }, null, 2));
+      return Exit.COMPLETED;
+    }
+    if (rows.length === 0) {
+      io.out(`No threads in ${session.persistence.dbPath} yet. Start one with: ${io.invokedAs} run "<request>"`);
+      return Exit.COMPLETED;
+    }
+    io.out(`Threads in ${session.persistence.dbPath}, newest first (${rows.length}):`);
+    io.out(`  ${"started".padEnd(19)}  ${"thread".padEnd(14)}  ${"status".padEnd(17)}  waiting for / request`);
+    for (const r of rows) io.out(`  ${stamp(r.createdAt)}  ${r.threadId.padEnd(14)}  ${(r.status ?? "not started").padEnd(17)}  ${describeRow(r)}`);
+    return Exit.COMPLETED;
+  } finally {
+    session.close();
+  }
+}
+
+function describeRow(r: ThreadRow): string {
+  if (r.runningIn !== null) return `running now in pid ${r.runningIn} · ${r.request}`;
+  if (r.waitingFor) return `${r.waitingFor.kind}: ${r.waitingFor.decisions.map((d) => `--${d}`).join(" | ")}`;
+  if (!r.finished && r.status !== null) return `stopped part-way (next: ${r.next.join(", ") || "none"}): resume to continue`;
+  return r.request;
+}

@@ -1,0 +1,214 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { acquireLease, leaseHolder, releaseLease } from "../../src/memory/lease.js";
+import { runCli, spawnCli, STACK_LINE, tempDir } from "./helpers.js";
+
+const TRIP = "Plan a 2-day trip from Paris to Rome for 1 person";
+const BOOK = "Plan and book a 2-day trip from Paris to Rome for 1 person";
+const LONG = 120_000;
+
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups) c();
+  cleanups = [];
+});
+
+function freshDb(): string {
+  const t = tempDir();
+  cleanups.push(t.cleanup);
+  return t.db;
+}
+
+/** The human decisions the graph applied to a thread, from the decision log beside the database. */
+function decisionsApplied(db: string, threadId: string): string[] {
+  const log = readFileSync(path.join(path.dirname(db), "decisions.log"), "utf8");
+  return log
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { operation: string; threadId?: string; decision?: string })
+    .filter((l) => l.operation === "human_decision" && l.threadId === threadId)
+    .map((l) => l.decision ?? "?");
+}
+
+/** Holds a thread's lease from this process, as another `candor` would. */
+function holdLease(db: string, threadId: string, pid: number, ttlMs = 60_000, now = Date.now()) {
+  const conn = new Database(db, { timeout: 5000 });
+  const got = acquireLease(conn, threadId, ttlMs, { pid, now });
+  if (!got.acquired) throw new Error("the lease was not free");
+  cleanups.push(() => conn.open && conn.close());
+  return { release: () => releaseLease(conn, got.lease), close: () => conn.close() };
+}
+
+describe("one writer per thread", () => {
+  it("a resume finds the thread busy while another process holds it (exit 2, pid named), and proceeds once it is released", { timeout: LONG }, async () => {
+    const db = freshDb();
+    expect((await runCli(["run", TRIP, "--db", db, "--thread", "held", "--approval-threshold", "0.99"])).code).toBe(3);
+    // This test process stands in for the other `candor`: its pid is alive, so the lease binds.
+    const other = holdLease(db, "held", process.pid);
+    const busy = await runCli(["resume", "held", "--approve", "--db", db]);
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toMatch(new RegExp(`Thread held is busy: another process \\(pid ${process.pid}\\).*until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d.*try again`));
+    expect(busy.stderr.trim().split("\n")).toHaveLength(1);
+    expect(busy.stderr).not.toMatch(STACK_LINE);
+    const listed = JSON.parse((await runCli(["threads", "--json", "--db", db])).stdout);
+    expect(listed.threads[0]).toMatchObject({ threadId: "held", runningIn: process.pid });
+    expect(decisionsApplied(db, "held")).toEqual([]);
+
+    other.release();
+    const approved = await runCli(["resume", "held", "--approve", "--db", db]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(decisionsApplied(db, "held")).toEqual(["approve"]);
+  });
+
+  it("a crashed holder's lease expires: resume proceeds without waiting for it", { timeout: LONG }, async () => {
+    const db = freshDb();
+    expect((await runCli(["run", TRIP, "--db", db, "--thread", "stale", "--approval-threshold", "0.99"])).code).toBe(3);
+    holdLease(db, "stale", 99999, 30_000, Date.now() - 60_000).close();
+    const r = await runCli(["resume", "stale", "--approve", "--db", db]);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
+  it("Ctrl-C gives the lease back: the thread is free the moment the run exits", { timeout: LONG }, async () => {
+    const db = freshDb();
+    const child = spawnCli(["run", "Plan a 3-day trip from Madrid to Paris for 2 people", "--db", db, "--thread", "sigint", "--fault", "search_flights=timeout"]);
+    let seen = "";
+    await new Promise<void>((resolve, reject) => {
+      child.stderr?.on("data", (d: Buffer) => {
+        seen += d.toString();
+        if (/✓ hotel/.test(seen)) resolve();
+      });
+      child.on("close", () => reject(new Error(`the run ended before Ctrl-C:\n${seen}`)));
+    });
+    const conn = new Database(db, { timeout: 5000 });
+    cleanups.push(() => conn.open && conn.close());
+    expect(leaseHolder(conn, "sigint")?.pid).toBe(child.pid);
+    child.kill("SIGINT");
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(code, seen).toBe(130);
+    // Even a holder believed alive would bind: the row itself is gone.
+    expect(leaseHolder(conn, "sigint", { isAlive: () => true })).toBeNull();
+  });
+
+  it("two resumes race on one waiting thread: one proceeds, the other is refused, exactly one decision is applied", { timeout: LONG }, async () => {
+    const db = freshDb();
+    expect((await runCli(["run", TRIP, "--db", db, "--thread", "race", "--approval-threshold", "0.99"])).code).toBe(3);
+    const [a, b] = await Promise.all([runCli(["resume", "race", "--approve", "--db", db]), runCli(["resume", "race", "--reject", "--db", db])]);
+    const winner = a.code === 2 ? b : a;
+    const loser = a.code === 2 ? a : b;
+    expect([a.code, b.code].filter((c) => c === 2), `${a.stderr}\n---\n${b.stderr}`).toHaveLength(1);
+    // The loser either found the lease held or, arriving after the winner, found nothing left to decide.
+    expect(loser.stderr).toMatch(/is busy: another process|not waiting for a decision/);
+    const applied = decisionsApplied(db, "race");
+    expect(applied).toHaveLength(1);
+    const report = JSON.parse((await runCli(["report", "race", "--json", "--db", db])).stdout);
+    expect(report.status).toBe(applied[0] === "approve" ? "completed" : "rejected");
+    expect(winner.code).toBe(applied[0] === "approve" ? 0 : 4);
+  });
+});
+
+describe("candor threads", () => {
+  it("lists threads newest first with their status and what each waits for", { timeout: LONG }, async () => {
+    const db = freshDb();
+    expect((await runCli(["run", TRIP, "--db", db, "--thread", "first"])).code).toBe(0);
+    expect((await runCli(["run", TRIP, "--db", db, "--thread", "second", "--approval-threshold", "0.99"])).code).toBe(3);
+    const text = await runCli(["threads", "--db", db]);
+    expect(text.code, text.stderr).toBe(0);
+    const rows = text.stdout.split("\n").filter((l) => /^\s+\d{4}-/.test(l));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/second\s+awaiting_approval\s+plan_approval: --approve \| --reject \| --adjust/);
+    expect(rows[1]).toMatch(/first\s+completed\s+Plan a 2-day trip/);
+    const json = JSON.parse((await runCli(["threads", "--json", "--db", db])).stdout);
+    expect(json.threads.map((t: { threadId: string }) => t.threadId)).toEqual(["second", "first"]);
+    expect(json.threads[0].waitingFor).toEqual({ kind: "plan_approval", decisions: ["approve", "reject", "adjust"] });
+    expect(json.threads[1]).toMatchObject({ status: "completed", finished: true, waitingFor: null });
+  });
+
+  it("with no database says there are no threads yet (exit 0)", { timeout: LONG }, async () => {
+    const r = await runCli(["threads", "--db", freshDb()]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("No threads yet");
+  });
+});
+
+describe("resume decisions", () => {
+  it("a tool call waiting for approval shows up in threads and is answered with --deny (policy blocked, replanned)", { timeout: LONG }, async () => {
+    const db = freshDb();
+    const waiting = await runCli(["run", BOOK, "--db", db, "--thread", "book"]);
+    expect(waiting.code, waiting.stderr).toBe(3);
+    expect(waiting.stdout).toContain("Waiting for a human: approve a tool call before it runs.");
+    expect(waiting.stdout).toContain(`npm start -- resume book --deny --db ${db}`);
+    const json = JSON.parse((await runCli(["threads", "--json", "--db", db])).stdout);
+    expect(json.threads[0].waitingFor).toEqual({ kind: "tool_approval", decisions: ["approve", "deny"] });
+
+    const wrong = await runCli(["resume", "book", "--reject", "--db", db]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("Give one of: --approve, --deny");
+
+    const denied = await runCli(["resume", "book", "--deny", "--comment", "not now", "--db", db]);
+    expect(denied.code, denied.stderr).toBe(4);
+    expect(denied.stdout).toMatch(/A human denied book_trip/);
+    expect(decisionsApplied(db, "book")).toEqual(["deny"]);
+  });
+
+  const refusals: [string, string[], RegExp][] = [
+    ["--retry --set (no params in a retry decision yet)", ["--retry", "--set", "maxPrice=300"], /--retry --set is not supported yet/],
+    ["--set without --retry", ["--skip", "--set", "a=1"], /--set goes with --retry/],
+    ["--replan (no guidance decision yet)", ["--replan", "take the train"], /--replan is not supported yet/],
+  ];
+  for (const [name, flags, message] of refusals) {
+    it(`refuses ${name} before touching the thread (exit 2, one paragraph)`, { timeout: LONG }, async () => {
+      const r = await runCli(["resume", "any", ...flags, "--db", freshDb()]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).not.toMatch(STACK_LINE);
+    });
+  }
+
+  it("--deny on a plan approval is refused with the decisions that fit", { timeout: LONG }, async () => {
+    const db = freshDb();
+    expect((await runCli(["run", TRIP, "--db", db, "--thread", "plan", "--approval-threshold", "0.99"])).code).toBe(3);
+    const r = await runCli(["resume", "plan", "--deny", "--db", db]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--deny does not answer what thread plan waits for");
+    expect(r.stderr).toContain("--approve, --reject, --adjust <json>");
+  });
+});
+
+describe("replay and fork from the CLI", () => {
+  it("replays from a checkpoint, forks with --set, and refuses an invalid update or checkpoint (exit 2)", { timeout: LONG }, async () => {
+    const db = freshDb();
+    expect((await runCli(["run", TRIP, "--db", db, "--thread", "tt"])).code).toBe(0);
+    const history = JSON.parse((await runCli(["history", "tt", "--json", "--db", db])).stdout) as { checkpoints: { checkpointId: string; step: number; next: string[] }[] };
+    const planned = history.checkpoints.find((c) => c.step === 1 && c.next.includes("execute"))!;
+    expect(planned).toBeDefined();
+
+    const replay = await runCli(["replay", "tt", "--from", planned.checkpointId, "--db", db]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stderr).toContain(`replay:    from checkpoint ${planned.checkpointId}`);
+    expect(replay.stderr).toMatch(/✓ flight/);
+    expect(replay.stdout).toContain("Status: completed");
+
+    const fork = await runCli(["fork", "tt", "--from", planned.checkpointId, "--set", "settings.maxRevisions=0", "--set", "request.userIntent=What if", "--json", "--db", db]);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(fork.stderr).toMatch(/fork: +checkpoint \S+ → new checkpoint \S+ with settings\.maxRevisions=0, request\.userIntent=What if/);
+    expect(JSON.parse(fork.stdout)).toMatchObject({ status: "completed", finished: true });
+    const after = JSON.parse((await runCli(["history", "tt", "--json", "--db", db])).stdout);
+    expect(after.checkpoints.length).toBeGreaterThan(history.checkpoints.length);
+
+    const invalid = await runCli(["fork", "tt", "--from", planned.checkpointId, "--set", "settings.maxRevisions=lots", "--db", db]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/The graph refused the state update \(settings\).*maxRevisions/);
+    expect(invalid.stderr).not.toMatch(STACK_LINE);
+
+    const unknown = await runCli(["replay", "tt", "--from", "nope", "--db", db]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`Thread tt has no checkpoint "nope"`);
+
+    const noSet = await runCli(["fork", "tt", "--from", planned.checkpointId, "--db", db]);
+    expect(noSet.code).toBe(2);
+    expect(noSet.stderr).toContain("fork needs at least one --set");
+  });
+});
