@@ -268,7 +268,9 @@ export function decisionEffect(args: {
       const settings = { ...args.settings };
       if (request.kind === "max_revisions") settings.maxRevisions = args.revisionCount + 1;
       if (request.kind === "step_failures") settings.maxStepFailures = request.failureCount + 1;
-      if (request.kind === "low_confidence") settings.abortBelow = 0;
+      // Just under today's confidence: the next revision (every strategy lowers it) asks again, so the abort
+      // threshold is relaxed for one attempt, not switched off for the rest of the run.
+      if (request.kind === "low_confidence") settings.abortBelow = Math.max(0, Math.round((plan.confidence - 0.01) * 100) / 100);
       return { status: "replanning", settings, message: `A human allowed one more recovery attempt for ${request.taskId}.`, severity: "INFO", reasoning: `a human allowed one more attempt after: ${request.reason}` };
     }
     case "skip": {

@@ -33,7 +33,10 @@ describe("decisionEffect", () => {
   it("retry lifts exactly the cap that stopped the run, by one", () => {
     expect(effect(escalation("max_revisions"), "retry").settings).toEqual({ ...settings, maxRevisions: 4 });
     expect(effect(escalation("step_failures"), "retry").settings).toEqual({ ...settings, maxStepFailures: 4 });
-    expect(effect(escalation("low_confidence"), "retry").settings).toEqual({ ...settings, abortBelow: 0 });
+    // Regression: retry used to set abortBelow to 0, switching the low-confidence abort off for the rest of the run.
+    const relaxed = effect(escalation("low_confidence"), "retry").settings!;
+    expect(relaxed.abortBelow).toBe(Math.round((failed.confidence - 0.01) * 100) / 100);
+    expect(relaxed.abortBelow).toBeGreaterThan(failed.confidence - 0.05);
     expect(effect(escalation("max_revisions"), "retry").status).toBe("replanning");
   });
 
