@@ -34,8 +34,11 @@ class LiveLog {
   private progress: string[] = [];
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly io: CliIo) {
-    this.printer = new EventPrinter(io.invokedAs);
+  constructor(
+    private readonly io: CliIo,
+    scope = "",
+  ) {
+    this.printer = new EventPrinter(io.invokedAs, scope);
   }
 
   event(event: CandorEvent): void {
@@ -86,7 +89,8 @@ const PROGRESS_BURST_MS = 50;
  * `checkpointId` starts from that checkpoint instead of the latest (replay, fork).
  */
 export async function executeThread(session: Session, threadId: string, input: ThreadInput, io: CliIo, checkpointId?: string): Promise<ThreadOutcome | "interrupted"> {
-  const log = new LiveLog(io);
+  const dbArg = dbArgFor(session.persistence.dbPath);
+  const log = new LiveLog(io, ` --thread ${threadId}${dbArg ? ` --db ${shellArg(dbArg)}` : ""}`);
   try {
     await streamThread(session.graph, threadId, input, { onEvent: (e) => log.event(e), onPlan: (p) => log.plan(p) }, io.signal, checkpointId);
   } catch (e) {

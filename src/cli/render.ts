@@ -47,7 +47,11 @@ export class EventPrinter {
   private printedDone = 0;
   private printedTotal = 0;
 
-  constructor(private readonly commandPrefix: string) {}
+  /** `scope` (e.g. " --thread run-1 --db x.db") narrows `logs` pointers to this run, so they never show another's. */
+  constructor(
+    private readonly commandPrefix: string,
+    private readonly scope = "",
+  ) {}
 
   lines(event: CandorEvent): string[] {
     return event.type === "progress" ? this.progress(event.progress) : this.notification(event.notification);
@@ -90,7 +94,8 @@ export class EventPrinter {
 
   /** "candor logs --step x (log file: …)" as the user would type it; the header already names the log file. */
   private pointer(details: string): string {
-    return details.replace(/^candor /, `${this.commandPrefix} `).replace(/\s*\(log file: [^)]*\)$/, "");
+    const command = details.replace(/^candor /, `${this.commandPrefix} `).replace(/\s*\(log file: [^)]*\)$/, "");
+    return / logs\b/.test(command) ? `${command}${this.scope}` : command;
   }
 }
 
