@@ -10,7 +10,7 @@ import type { ToolSpec } from "../tools/types.js";
 import type { FailureContext } from "./context.js";
 import { freshId, replaceStep } from "./plan-edit.js";
 import { skipWithReason } from "./strategies/skip.js";
-import { revise, type StrategyInput, type StrategyOutcome } from "./strategies/types.js";
+import { revise, successorOf, type StrategyInput, type StrategyOutcome } from "./strategies/types.js";
 
 /** Seed 003: a model's proposal below this confidence is not acted on (the caller skips or escalates). */
 export const MIN_PROPOSAL_CONFIDENCE = 0.6;
@@ -313,19 +313,7 @@ function decompose(input: StrategyInput, proposal: RecoveryProposal): Built {
 /** A fresh step in the failed step's place, with its lineage and a clean slate. */
 function successor(input: StrategyInput, suffix: string, changes: Partial<TaskStep>): TaskStep {
   const failed = input.failure.step;
-  return {
-    ...failed,
-    ...changes,
-    id: freshId(input.plan, failed.id, suffix),
-    status: "pending",
-    result: null,
-    attempts: 0,
-    dispatches: 0,
-    replaces: failed.id,
-    lineage: [...failed.lineage, failed.id],
-    skipReason: null,
-    skipCause: null,
-  };
+  return successorOf(failed, freshId(input.plan, failed.id, suffix), changes);
 }
 
 /** What the replacement must produce: the step's expected outputs, else what its tool produces. */

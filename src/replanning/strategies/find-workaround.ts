@@ -1,6 +1,6 @@
 import type { TaskStep } from "../../domain/plan.js";
 import { freshId, replaceStep } from "../plan-edit.js";
-import { revise, type Strategy } from "./types.js";
+import { revise, successorOf, type Strategy } from "./types.js";
 
 /**
  * FIND_WORKAROUND (seed 000 scenario 7): what the step needed is not available, so an alternative step produces
@@ -25,19 +25,7 @@ export const findWorkaround: Strategy = (input) => {
     alternative = { workerType: registry.workerForTool(other.name)!.name, tools: [other.name], params: failed.params, estimates: other.estimates, description: other.describeStep?.(failed.params) ?? `${failed.description} (via ${other.name})` };
     how = `use ${other.name} instead of ${tool?.name ?? "the failed tool"}`;
   }
-  const step: TaskStep = {
-    ...failed,
-    ...alternative,
-    id: freshId(plan, failed.id, "alt"),
-    status: "pending",
-    result: null,
-    attempts: 0,
-    dispatches: 0,
-    replaces: failed.id,
-    lineage: [...failed.lineage, failed.id],
-    skipReason: null,
-    skipCause: null,
-  };
+  const step = successorOf(failed, freshId(plan, failed.id, "alt"), alternative);
   return revise(input, "FIND_WORKAROUND", replaceStep(plan, failed.id, step), {
     rationale: `A workaround was needed because ${failed.id} could not get what it looked for: ${failure.error}. Retrying the same search would fail the same way.`,
     changes: [`Workaround for ${failed.id}: ${how} as ${step.id} (same output: ${failed.expectedOutputs.join(", ")})`],

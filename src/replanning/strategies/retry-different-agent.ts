@@ -1,7 +1,6 @@
-import type { TaskStep } from "../../domain/plan.js";
 import { freshId, replaceStep } from "../plan-edit.js";
 import { rankWorkers } from "../router.js";
-import { revise, type Strategy } from "./types.js";
+import { revise, successorOf, type Strategy } from "./types.js";
 
 /**
  * RETRY_DIFFERENT_AGENT (seed 000 scenario 4): the router ranks the workers able to do the step and the best one
@@ -20,26 +19,14 @@ export const retryDifferentAgent: Strategy = (input) => {
       reason: `No other worker can produce ${failed.expectedOutputs.join(", ") || "this step's output"} with a tool that has not failed it (already tried: ${[...exclude, ...failedTools].join(", ")})`,
     };
   }
-  const retry: TaskStep = {
-    ...failed,
-    id: freshId(plan, failed.id, "retry"),
-    description: failed.description,
+  const retry = successorOf(failed, freshId(plan, failed.id, "retry"), {
     workerType: best.worker.name,
     tools: [best.tool.name],
     // A backup gets one extra attempt after a pause: enough for a blip, not for a dead service.
     retry: { maxAttempts: 2, backoffMs: [500] },
     estimates: best.tool.estimates,
-    timeoutMs: failed.timeoutMs,
-    status: "pending",
-    result: null,
-    attempts: 0,
-    dispatches: 0,
     failedWorkers: exclude,
-    replaces: failed.id,
-    lineage: [...failed.lineage, failed.id],
-    skipReason: null,
-    skipCause: null,
-  };
+  });
   return revise(input, "RETRY_DIFFERENT_AGENT", replaceStep(plan, failed.id, retry), {
     rationale: `${failed.id} failed on ${failed.workerType} (${failure.failureClass}: ${failure.error}); ${best.worker.name} can do the same step (${best.reasons.join(", ")}).`,
     changes: [`Retry task ${failed.id} with agent ${best.worker.name} using ${best.tool.name} as ${retry.id}`],
