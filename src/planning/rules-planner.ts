@@ -10,6 +10,8 @@ import { assertValidRequest, assignOrder, criticalPathMs, validatePlan } from ".
 const BASE_CONFIDENCE = 0.85;
 /** Lost per tool that failed in this user's recent episodes (memory makes the planner humbler, not blind). */
 const UNRELIABLE_TOOL_PENALTY = 0.05;
+/** Lost per step whose parameters the request leaves missing or invalid: enough to ask a human first. */
+const INCOMPLETE_PARAMS_PENALTY = 0.4;
 /** Recent runs in which a tool must have misbehaved before the planner prefers an alternative. */
 const SUBSTITUTE_AFTER = 2;
 
@@ -131,6 +133,15 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
       retry: { maxAttempts: 2, backoffMs: [200] },
     });
   });
+  // Parameters the request did not supply (or supplied wrongly) would only fail at run time; say so now, and let
+  // the lower confidence bring a human in before anything runs.
+  for (const step of steps) {
+    const check = registry.tool(step.tools[0] ?? "")?.schema.safeParse(step.params);
+    if (!check || check.success) continue;
+    const issue = check.error.issues[0];
+    confidence -= INCOMPLETE_PARAMS_PENALTY;
+    reasons.push(`${step.id}: ${issue?.path.join(".") || "parameters"} — ${issue?.message ?? "invalid"}`);
+  }
   const ordered = assignOrder(steps);
   const hash = createHash("sha256")
     .update(JSON.stringify([request.userIntent, ordered.map((s) => [s.id, s.tools, s.params, s.dependsOn])]))

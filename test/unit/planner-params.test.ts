@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { travelToolkit } from "../../examples/travel/index.js";
+import { PlanningRequest } from "../../src/domain/request.js";
+import { planWithRules } from "../../src/planning/rules-planner.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+
+const registry = ToolRegistry.create([travelToolkit({ latencyMs: 0 })]);
+const plan = (userIntent: string) => planWithRules(PlanningRequest.parse({ userIntent }), registry);
+
+describe("the rules planner checks the parameters it extracted", () => {
+  it("a request without a destination is planned with low confidence and says what is missing, so a human is asked first", () => {
+    const p = plan("plan a 3-day trip for 2 people");
+    expect(p.confidence).toBeLessThan(0.5);
+    expect(p.confidenceReasons.join(" | ")).toMatch(/flight: destination — no destination given: say where to go/);
+  });
+
+  it("a complete request keeps its confidence and gives no parameter reasons", () => {
+    const p = plan("Plan a 3-day trip from Madrid to Paris for 2 people");
+    expect(p.confidence).toBe(0.85);
+    expect(p.confidenceReasons.join(" ")).not.toMatch(/—/);
+  });
+});
