@@ -1,6 +1,7 @@
-import { type BaseStore, validateNamespace } from "@langchain/langgraph-checkpoint";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { newestItems, userNamespace } from "../memory/user-items.js";
 import { z } from "zod";
-import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { CandorError, ErrorCode } from "../errors.js";
 import { clampConfidence } from "./update.js";
 
 /** The store namespace leaf under which a user's plan outcomes live: [userId, "calibration"]. */
@@ -18,7 +19,6 @@ export const RATE_THRESHOLD = 0.15;
 /** The adjustment is this fraction of the rate (seed 000: ±0.1 × rate). */
 export const ADJUSTMENT_FACTOR = 0.1;
 
-const PAGE_SIZE = 100;
 
 /** One finished plan run, as the calibrator remembers it (seed 000 PlanOutcome). */
 export const PlanOutcome = z.object({
@@ -139,7 +139,7 @@ export class ConfidenceCalibrator {
     userId: string,
     private readonly window = DEFAULT_WINDOW,
   ) {
-    this.namespace = calibrationNamespace(userId);
+    this.namespace = userNamespace(userId, CALIBRATION_NAMESPACE);
   }
 
   /**
@@ -172,20 +172,9 @@ export class ConfidenceCalibrator {
    * search order (SqliteStore newest first, InMemoryStore oldest first).
    */
   async outcomes(limit = this.window): Promise<PlanOutcome[]> {
-    const found: { key: string; outcome: PlanOutcome }[] = [];
-    for (let offset = 0; ; offset += PAGE_SIZE) {
-      const page = await this.store.search(this.namespace, { limit: PAGE_SIZE, offset });
-      for (const item of page) {
-        // search is a prefix match: an item in a deeper namespace is not one of these outcomes.
-        if (item.namespace.length !== this.namespace.length) continue;
-        const parsed = PlanOutcome.safeParse(item.value);
-        if (parsed.success) found.push({ key: item.key, outcome: parsed.data });
-      }
-      if (page.length < PAGE_SIZE) break;
-    }
-    found.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
-    return found.slice(0, Math.max(0, limit)).map((f) => f.outcome);
+    return newestItems(this.store, this.namespace, PlanOutcome, limit);
   }
+
 
   /** Calibrates a new plan's raw confidence against the user's last `window` outcomes. */
   async calibrate(raw: number): Promise<Calibration> {
@@ -219,17 +208,3 @@ function percent(rate: number): string {
   return `${Math.round(rate * 100)}%`;
 }
 
-/** BaseStore.put rejects labels with "." or ":"; say so in the user's terms before any write is attempted. */
-function calibrationNamespace(userId: string): string[] {
-  const namespace = [userId, CALIBRATION_NAMESPACE];
-  try {
-    validateNamespace(namespace);
-  } catch (e) {
-    throw new CandorError(
-      `User id "${userId}" cannot name a memory namespace: ${errorMessage(e).replace(/\.$/, "")}. Use letters, digits, "-" or "_" (e.g. "ana_example_com").`,
-      ErrorCode.INVALID_REQUEST,
-      { cause: e },
-    );
-  }
-  return namespace;
-}

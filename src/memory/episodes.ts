@@ -1,13 +1,13 @@
-import { type BaseStore, validateNamespace } from "@langchain/langgraph-checkpoint";
-import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { CandorError, ErrorCode } from "../errors.js";
 import { Episode } from "../domain/report.js";
+import { newestItems, userNamespace } from "./user-items.js";
 import type { FailureClass } from "../domain/feedback.js";
 import type { StrategyType } from "../domain/revision.js";
 
 const EPISODES = "episodes";
 const CONFIG = "config";
 const CONFIG_KEY = "agent";
-const PAGE_SIZE = 100;
 /** Statuses in which a run reached its end with an answer, so the strategies it used kept it going. */
 const FINISHED: ReadonlySet<Episode["status"]> = new Set(["completed", "partial"]);
 
@@ -45,20 +45,7 @@ export async function saveEpisode(store: BaseStore, userId: string, episode: Epi
  * oldest first), so sorting by key here is the only order that holds under Studio's injected store too.
  */
 export async function recentEpisodes(store: BaseStore, userId: string, limit = 20): Promise<Episode[]> {
-  const namespace = userNamespace(userId, EPISODES);
-  const found: { key: string; episode: Episode }[] = [];
-  for (let offset = 0; ; offset += PAGE_SIZE) {
-    const page = await store.search(namespace, { limit: PAGE_SIZE, offset });
-    for (const item of page) {
-      // An item in a deeper namespace (e.g. [userId, "episodes", "archive"]) is not one of this list's episodes.
-      if (item.namespace.length !== namespace.length) continue;
-      const parsed = Episode.safeParse(item.value);
-      if (parsed.success) found.push({ key: item.key, episode: parsed.data });
-    }
-    if (page.length < PAGE_SIZE) break;
-  }
-  found.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
-  return found.slice(0, Math.max(0, limit)).map((f) => f.episode);
+  return newestItems(store, userNamespace(userId, EPISODES), Episode, limit);
 }
 
 /** Failure classes that count against a tool's reliability. */
@@ -145,24 +132,6 @@ export async function loadUserConfig(store: BaseStore, userId: string): Promise<
  */
 export async function saveUserConfig(store: BaseStore, userId: string, config: Record<string, unknown>): Promise<void> {
   await store.put(userNamespace(userId, CONFIG), CONFIG_KEY, config);
-}
-
-/**
- * BaseStore.put rejects labels with "." or ":" (and a "langgraph" root) for every store implementation, so an
- * email-like user id would fail deep inside a node; check it here and say so in the user's terms.
- */
-function userNamespace(userId: string, leaf: string): string[] {
-  const namespace = [userId, leaf];
-  try {
-    validateNamespace(namespace);
-  } catch (e) {
-    throw new CandorError(
-      `User id "${userId}" cannot name a memory namespace: ${errorMessage(e).replace(/\.$/, "")}. Use letters, digits, "-" or "_" (e.g. "ana_example_com").`,
-      ErrorCode.INVALID_REQUEST,
-      { cause: e },
-    );
-  }
-  return namespace;
 }
 
 function byCountThenName<K extends string>(counts: Map<K, number>): [K, number][] {

@@ -1,0 +1,45 @@
+import { type BaseStore, validateNamespace } from "@langchain/langgraph-checkpoint";
+import type { z } from "zod";
+import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+
+const PAGE_SIZE = 100;
+
+/**
+ * [userId, leaf] as a store namespace. BaseStore.put rejects labels with "." or ":" (and a "langgraph" root) in
+ * every store implementation, so an email-like user id would fail deep inside a node; check it here and say so
+ * in the user's terms.
+ */
+export function userNamespace(userId: string, leaf: string): string[] {
+  const namespace = [userId, leaf];
+  try {
+    validateNamespace(namespace);
+  } catch (e) {
+    throw new CandorError(
+      `User id "${userId}" cannot name a memory namespace: ${errorMessage(e).replace(/\.$/, "")}. Use letters, digits, "-" or "_" (e.g. "ana_example_com").`,
+      ErrorCode.INVALID_REQUEST,
+      { cause: e },
+    );
+  }
+  return namespace;
+}
+
+/**
+ * The newest valid items of one namespace (keys sort chronologically), parsed with `schema`. Items that no longer
+ * match (older versions, hand edits) are skipped rather than failing the run that wants its memory. Reads every
+ * item and sorts by key, because stores differ in search order (SqliteStore newest first, InMemoryStore oldest
+ * first), and skips deeper namespaces, since search is a prefix match.
+ */
+export async function newestItems<T>(store: BaseStore, namespace: string[], schema: z.ZodType<T>, limit: number): Promise<T[]> {
+  const found: { key: string; value: T }[] = [];
+  for (let offset = 0; ; offset += PAGE_SIZE) {
+    const page = await store.search(namespace, { limit: PAGE_SIZE, offset });
+    for (const item of page) {
+      if (item.namespace.length !== namespace.length) continue;
+      const parsed = schema.safeParse(item.value);
+      if (parsed.success) found.push({ key: item.key, value: parsed.data });
+    }
+    if (page.length < PAGE_SIZE) break;
+  }
+  found.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+  return found.slice(0, Math.max(0, limit)).map((f) => f.value);
+}
