@@ -6,7 +6,7 @@ import { planWithRules } from "../../src/planning/rules-planner.js";
 import { applyFeedback, dependencyInputs, markDispatched, readySteps, settleBlockedSteps } from "../../src/planning/schedule.js";
 import { buildFailureContext, type FailureContext } from "../../src/replanning/context.js";
 import { retryDifferentAgent, skip } from "../../src/replanning/strategies/index.js";
-import type { StrategyInput } from "../../src/replanning/strategies/types.js";
+import type { StrategyInput, StrategyOutcome } from "../../src/replanning/strategies/types.js";
 import type { ConfidencePoint, PlanRevision } from "../../src/domain/revision.js";
 import { parseFaultSpecs, withFaults } from "../../src/tools/faults.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -185,4 +185,23 @@ export async function flightTimeoutRun(recover: boolean): Promise<RunRecord> {
       { at: "2025-01-01T00:00:01.000Z", value: outcome.revision.confidenceAfter, reason: `rev_1 ${outcome.revision.strategy} for flight` },
     ],
   };
+}
+
+/** The outcome of a strategy that must apply; fails the test with the strategy's own reason when it does not. */
+export function applied(outcome: StrategyOutcome) {
+  if (!outcome.applies) throw new Error(`expected the strategy to apply, but: ${outcome.reason}`);
+  return outcome;
+}
+
+/** The reason a strategy gave for not applying; fails the test when it applied. */
+export function refused(outcome: StrategyOutcome): string {
+  if (outcome.applies) throw new Error(`expected the strategy not to apply, but it made ${outcome.revision.changes.join("; ")}`);
+  return outcome.reason;
+}
+
+/** A step by id, failing with the ids the plan has. */
+export function stepOf(p: Plan, id: string): TaskStep {
+  const found = p.steps.find((s) => s.id === id);
+  if (!found) throw new Error(`plan has no step ${id}; it has ${p.steps.map((s) => s.id).join(", ")}`);
+  return found;
 }

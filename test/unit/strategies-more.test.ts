@@ -15,23 +15,13 @@ import {
   travelPlan,
   travelRegistry,
   withSteps,
+  applied,
+  refused,
+  stepOf,
 } from "../fakes/toolkit-fixtures.js";
 
 const travel = travelRegistry();
 
-function applied(outcome: StrategyOutcome) {
-  if (!outcome.applies) throw new Error(`expected the strategy to apply, but: ${outcome.reason}`);
-  return outcome;
-}
-function refused(outcome: StrategyOutcome): string {
-  if (outcome.applies) throw new Error(`expected the strategy not to apply, but it made ${outcome.revision.changes.join("; ")}`);
-  return outcome.reason;
-}
-const stepOf = (p: Plan, id: string): TaskStep => {
-  const found = p.steps.find((s) => s.id === id);
-  if (!found) throw new Error(`plan has no step ${id}; it has ${p.steps.map((s) => s.id).join(", ")}`);
-  return found;
-};
 /** Plan order as the planner assigns it, so a revision's re-ordering does not show up as a change. */
 const ordered = (p: Plan): Plan => ({ ...p, steps: assignOrder(p.steps) });
 const withRequest = (input: StrategyInput, text = NO_BUDGET_REQUEST): StrategyInput => ({ ...input, request: request(text) });

@@ -32,19 +32,12 @@ import {
   travelPlan,
   travelRegistry,
   withSteps,
+  applied,
+  stepOf,
 } from "../fakes/toolkit-fixtures.js";
 
 const registry = travelRegistry();
 
-function applied(outcome: StrategyOutcome) {
-  if (!outcome.applies) throw new Error(`expected the strategy to apply, but: ${outcome.reason}`);
-  return outcome;
-}
-const stepOf = (p: Plan, id: string): TaskStep => {
-  const found = p.steps.find((s) => s.id === id);
-  if (!found) throw new Error(`plan has no step ${id}; it has ${p.steps.map((s) => s.id).join(", ")}`);
-  return found;
-};
 
 /** The demo plan with the hotel and activities searches done (independent results that must survive a revision). */
 function demoWithSearchesDone(): Plan {
