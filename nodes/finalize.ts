@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { finalStatus } from "../src/reflection/reflect.js";
 import { buildReport } from "../src/transparency/report.js";
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -7,7 +8,8 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 /** Writes the post-execution report into state and tells the user how the run ended. */
 export function finalizeNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
-    const status = state.status === "reflecting" || state.status === "executing" ? "completed" : state.status;
+    // The same rule REFLECT applies: a status is never assumed "completed", it is derived from the steps.
+    const status = finalStatus(state.status, state.plan);
     const report = buildReport({
       request: state.request.userIntent,
       plan: state.plan,
