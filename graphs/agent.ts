@@ -16,6 +16,7 @@ import { finalizeNode } from "../nodes/finalize.js";
 import { humanInterruptNode, routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
 import { Node } from "../nodes/names.js";
 import { reflectNode } from "../nodes/reflect.js";
+import { replanWithGuidanceNode, routeAfterReplanWithGuidance } from "../nodes/replan-with-guidance.js";
 import { routeAfterSelectStrategy, selectStrategyNode, STRATEGY_NODES } from "../nodes/select-strategy.js";
 import { AgentState } from "../nodes/state.js";
 import { routeAfterSynthesize, synthesizeNode } from "../nodes/synthesize.js";
@@ -65,6 +66,7 @@ export function buildAgentGraph(deps: AgentDeps) {
     .addNode(Node.SYNTHESIZE, synthesizeNode(nodeDeps))
     .addNode(Node.SELECT_STRATEGY, selectStrategyNode(nodeDeps))
     .addNode(Node.HUMAN_INTERRUPT, humanInterruptNode(nodeDeps))
+    .addNode(Node.REPLAN_WITH_GUIDANCE, replanWithGuidanceNode(nodeDeps))
     .addNode(Node.REFLECT, reflectNode(nodeDeps))
     .addNode(Node.FINALIZE, finalizeNode(nodeDeps))
     .addNode(Node.RETRY_DIFFERENT_AGENT, strategyNode("RETRY_DIFFERENT_AGENT", nodeDeps))
@@ -83,7 +85,8 @@ export function buildAgentGraph(deps: AgentDeps) {
     .addEdge(Node.WORKER, Node.EXECUTE)
     .addConditionalEdges(Node.SYNTHESIZE, routeAfterSynthesize, [Node.SELECT_STRATEGY, Node.REFLECT])
     .addConditionalEdges(Node.SELECT_STRATEGY, routeAfterSelectStrategy, [Node.HUMAN_INTERRUPT, Node.SYNTHESIZE, ...strategyTargets])
-    .addConditionalEdges(Node.HUMAN_INTERRUPT, routeAfterHumanInterrupt, [Node.EXECUTE, Node.SELECT_STRATEGY, Node.REFLECT, Node.HUMAN_INTERRUPT])
+    .addConditionalEdges(Node.HUMAN_INTERRUPT, routeAfterHumanInterrupt, [Node.EXECUTE, Node.SELECT_STRATEGY, Node.REPLAN_WITH_GUIDANCE, Node.REFLECT, Node.HUMAN_INTERRUPT])
+    .addConditionalEdges(Node.REPLAN_WITH_GUIDANCE, routeAfterReplanWithGuidance, [Node.EXECUTE, Node.HUMAN_INTERRUPT])
     .addEdge(Node.REFLECT, Node.FINALIZE)
     .addEdge(Node.FINALIZE, END);
 }

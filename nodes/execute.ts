@@ -53,8 +53,20 @@ export function executeNode(deps: NodeDeps) {
     for (const step of ready) {
       deps.decisionLog.record({ operation: "dispatch", planId: plan.planId, taskId: step.id, threadId: threadIdOf(config), input: step.description, decision: `run on ${step.workerType} with ${step.tools.join(", ")}`, reasoning: step.dependsOn.length ? `dependencies ${step.dependsOn.join(", ")} are done` : "no dependencies" });
     }
-    return { plan, feedback, notifications, progress, status: "executing" };
+    return { plan, feedback, notifications, progress, status: "executing", ...latestToolApproval(state) };
   };
+}
+
+/**
+ * A tool approval answered inside a worker since the thread's last recorded decision becomes its `approval`, so
+ * `approval` always holds the latest human decision whatever it answered (a plan, an escalation or a tool call).
+ */
+function latestToolApproval(state: AgentStateValue): Pick<AgentStateUpdate, "approval"> {
+  const since = state.approval?.at ?? "";
+  const answered = state.feedback.filter((f) => f.approval && f.approval.at > since).sort((a, b) => a.approval!.at.localeCompare(b.approval!.at)).at(-1);
+  if (!answered?.approval) return {};
+  const { decision, comment, by, at } = answered.approval;
+  return { approval: { kind: "tool_approval", decision, comment, by, at, confidence: state.plan?.confidence ?? 0, adjustments: null, params: null, guidance: null } };
 }
 
 export type AfterExecute = Send[] | typeof Node.SYNTHESIZE;

@@ -2,6 +2,7 @@ import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ApprovalRecord } from "../src/domain/approval.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { applyAdjustments, decisionEffect, interruptPayload, parseDecision, type AdjustedPlan } from "../src/replanning/human-decision.js";
+import { retryWithHumanParams, type HumanRetry } from "../src/replanning/human-guidance.js";
 import { explainRevision } from "../src/transparency/explain.js";
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -23,6 +24,7 @@ export function humanInterruptNode(deps: NodeDeps) {
     let payload = interruptPayload(request);
     let decision = null;
     let adjusted: Extract<AdjustedPlan, { ok: true }> | undefined;
+    let retried: Extract<HumanRetry, { ok: true }> | undefined;
     for (let ask = 0; ask < MAX_ASKS && !decision; ask++) {
       const parsed = parseDecision(interrupt(payload), request);
       if (!parsed.ok) {
@@ -38,11 +40,30 @@ export function humanInterruptNode(deps: NodeDeps) {
         }
         adjusted = result;
       }
+      if (parsed.decision.decision === "retry" && parsed.decision.params && "taskId" in request) {
+        // Checked against the tool's schema before anything changes; a value it would refuse is asked again.
+        const result = retryWithHumanParams({ plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId: request.taskId, params: parsed.decision.params });
+        if (!result.ok) {
+          payload = interruptPayload(request, result.error);
+          continue;
+        }
+        retried = result;
+      }
       decision = parsed.decision;
     }
     if (!decision) return {};
-    const effect = decisionEffect({ request, decision, plan, settings: state.settings, revisionCount: state.revisionCount, feedback: state.feedback, registry: deps.registry, adjusted });
-    const record: ApprovalRecord = { kind: request.kind, decision: decision.decision, comment: decision.comment, by: decision.by, at: new Date().toISOString(), confidence: plan.confidence, adjustments: decision.adjustments };
+    const effect = decisionEffect({ request, decision, plan, settings: state.settings, revisionCount: state.revisionCount, feedback: state.feedback, registry: deps.registry, adjusted, retried: retried?.outcome });
+    const record: ApprovalRecord = {
+      kind: request.kind,
+      decision: decision.decision,
+      comment: decision.comment,
+      by: decision.by,
+      at: new Date().toISOString(),
+      confidence: plan.confidence,
+      adjustments: decision.adjustments,
+      params: decision.params,
+      guidance: decision.guidance,
+    };
     const taskId = "taskId" in request ? request.taskId : null;
     deps.decisionLog.record({ operation: "human_decision", planId: plan.planId, taskId, threadId: threadIdOf(config), input: request.kind, decision: decision.decision, reasoning: effect.reasoning, confidenceBefore: plan.confidence, confidenceAfter: effect.skip?.revision.confidenceAfter ?? plan.confidence });
     const told = notification({ severity: effect.severity, kind: "approval", taskId, title: effect.message, message: decision.comment ?? "" });
@@ -58,20 +79,34 @@ export function humanInterruptNode(deps: NodeDeps) {
         plan: effect.skip.plan,
         revisions: [effect.skip.revision],
         revisionCount: state.revisionCount + 1,
-        confidenceHistory: [confidencePoint(effect.skip.revision.confidenceAfter, `human chose SKIP for ${taskId}`)],
+        confidenceHistory: [confidencePoint(effect.skip.revision.confidenceAfter, `human chose ${effect.skip.revision.strategy} for ${taskId}`)],
       };
     }
+    const guidance = effect.guidance ? { ...effect.guidance, request } : null;
     emitNotifications(config, notifications);
-    return { ...revision, approval: record, pendingInterrupt: null, status: effect.status, failureReason: effect.failureReason ?? state.failureReason, ...(effect.settings ? { settings: effect.settings } : {}), notifications };
+    return {
+      ...revision,
+      approval: record,
+      pendingInterrupt: null,
+      guidance,
+      status: effect.status,
+      failureReason: effect.failureReason ?? state.failureReason,
+      ...(effect.settings ? { settings: effect.settings } : {}),
+      notifications,
+    };
   };
 }
 
-export type AfterHumanInterrupt = typeof Node.EXECUTE | typeof Node.SELECT_STRATEGY | typeof Node.REFLECT | typeof Node.HUMAN_INTERRUPT;
+export type AfterHumanInterrupt = typeof Node.EXECUTE | typeof Node.SELECT_STRATEGY | typeof Node.REPLAN_WITH_GUIDANCE | typeof Node.REFLECT | typeof Node.HUMAN_INTERRUPT;
 
-/** Approved or skipped → execute; retry → select_strategy; rejected or aborted → reflect (then finalize). */
+/**
+ * Approved, skipped or retried with new parameters → execute; retry → select_strategy; replan → replan_with_guidance;
+ * rejected or aborted → reflect (then finalize).
+ */
 export function routeAfterHumanInterrupt(state: AgentStateValue): AfterHumanInterrupt {
   if (state.status === "rejected" || state.status === "failed" || state.status === "aborted") return Node.REFLECT;
   if (state.pendingInterrupt) return Node.HUMAN_INTERRUPT;
+  if (state.guidance) return Node.REPLAN_WITH_GUIDANCE;
   if (state.status === "replanning") return Node.SELECT_STRATEGY;
   return Node.EXECUTE;
 }

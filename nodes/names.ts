@@ -14,6 +14,7 @@ export const Node = {
   FIND_WORKAROUND: "find_workaround",
   SKIP: "skip",
   HUMAN_INTERRUPT: "human_interrupt",
+  REPLAN_WITH_GUIDANCE: "replan_with_guidance",
   REFLECT: "reflect",
   FINALIZE: "finalize",
 } as const;

@@ -16,13 +16,19 @@ export function reflectNode(deps: NodeDeps) {
     // Nothing ran when a plan is rejected, so its outcome says nothing about the plan's quality.
     const delta = status === "rejected" ? 0 : reflection.outcomeDelta;
     const confidence = clampConfidence(plan.confidence + delta);
-    const episode = { ...reflection.episode, confidenceFinal: confidence };
+    // Faults injected on purpose (`--fault`) make this a practice run: kept, but apart from what real runs learn.
+    const injected = deps.registry.injectedFaults();
+    const simulated = injected.length > 0;
+    const lessons = simulated
+      ? [...reflection.lessons, `Faults were injected into this run (${injected.join(", ")}): it does not calibrate confidence, and only other runs with injected faults learn from it.`]
+      : reflection.lessons;
+    const episode = { ...reflection.episode, lessons, confidenceFinal: confidence, ...(simulated ? { simulated } : {}) };
     if (config.store) await saveEpisode(config.store, state.request.userContext.userId, episode);
     // A rejected plan never ran, so it says nothing about whether its confidence was right. `initial` is the planner's
     // raw score (UNDERSTAND's first history point), so calibration never learns from its own corrections.
     const outcomeStore = status === "rejected" ? undefined : config.store;
     if (outcomeStore) {
-      const outcome = { planId: plan.planId, confidence: initial, success: status === "completed", executionMs: episode.durationMs, cost: episode.cost, at: episode.at };
+      const outcome = { planId: plan.planId, confidence: initial, success: status === "completed", executionMs: episode.durationMs, cost: episode.cost, at: episode.at, ...(simulated ? { simulated } : {}) };
       await new ConfidenceCalibrator(outcomeStore, state.request.userContext.userId).record(outcome);
     }
     deps.decisionLog.record({
@@ -30,8 +36,8 @@ export function reflectNode(deps: NodeDeps) {
       planId: plan.planId,
       threadId: threadIdOf(config),
       input: `${status}, ${state.revisions.length} revision(s)`,
-      decision: `confidence ${delta >= 0 ? "+" : ""}${delta.toFixed(2)}; ${config.store ? `episode stored${outcomeStore ? ", outcome recorded for calibration" : ""}` : "no store: episode not kept"}`,
-      reasoning: reflection.lessons.join(" "),
+      decision: `confidence ${delta >= 0 ? "+" : ""}${delta.toFixed(2)}; ${config.store ? `${simulated ? "simulated " : ""}episode stored${outcomeStore ? `, outcome recorded${simulated ? " (not used to calibrate)" : " for calibration"}` : ""}` : "no store: episode not kept"}`,
+      reasoning: lessons.join(" "),
       confidenceBefore: plan.confidence,
       confidenceAfter: confidence,
     });
@@ -39,7 +45,7 @@ export function reflectNode(deps: NodeDeps) {
     return {
       plan: { ...plan, confidence },
       status,
-      reflection: { lessons: reflection.lessons, unrecoveredSteps: reflection.unrecoveredSteps },
+      reflection: { lessons, unrecoveredSteps: reflection.unrecoveredSteps },
       confidenceHistory: delta === 0 ? [] : [confidencePoint(confidence, reason)],
       failureReason:
         state.failureReason ?? (status === "partial" || status === "failed" ? `Not completed: ${reflection.unrecoveredSteps.join(", ") || "some steps"} could not be recovered.` : null),

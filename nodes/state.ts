@@ -57,6 +57,12 @@ export const AgentState = new StateSchema({
   pendingInterrupt: InterruptRequest.nullable().default(null),
   /** The latest human decision. */
   approval: ApprovalRecord.nullable().default(null),
+  /**
+   * A person's guidance for planning the unfinished work again (an escalation answered with `replan`), with the
+   * escalation it answered so the question can be asked again if the guided plan fails. Read and cleared by
+   * replan_with_guidance.
+   */
+  guidance: z.object({ taskId: z.string(), text: z.string(), request: InterruptRequest }).nullable().default(null),
   answer: z.string().nullable().default(null),
   /** Lessons from REFLECT. */
   reflection: z.object({ lessons: z.array(z.string()), unrecoveredSteps: z.array(z.string()) }).nullable().default(null),
@@ -94,6 +100,8 @@ export const ToolCallDecision = z.object({
   args: z.record(z.string(), z.unknown()),
   comment: z.string().nullable(),
   by: z.string().nullable(),
+  /** When a person answered (absent for `recorded`). */
+  at: z.string().optional(),
 });
 export type ToolCallDecision = z.infer<typeof ToolCallDecision>;
 

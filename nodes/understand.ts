@@ -10,12 +10,21 @@ import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
+/** How many of the user's most recent episodes the planner learns from. */
+const EPISODES_CONSIDERED = 20;
+
 /** UNDERSTAND: plan (with lessons from this user's episodes), calibrate confidence on past outcomes, decide on approval. */
 export function understandNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const startedAt = state.startedAt ?? new Date().toISOString();
     const userId = state.request.userContext.userId;
-    const memory = config.store ? summarizeLessons(await recentEpisodes(config.store, userId, 20)) : { lessons: [], unreliableTools: {} };
+    // A practice run (faults injected) learns from every episode; a real run never from a practice run's, so a
+    // tool that only failed on purpose is not avoided for real.
+    const simulated = deps.registry.injectedFaults().length > 0;
+    const episodes = config.store ? await recentEpisodes(config.store, userId, 4 * EPISODES_CONSIDERED) : [];
+    const usable = (simulated ? episodes : episodes.filter((e) => !e.simulated)).slice(0, EPISODES_CONSIDERED);
+    const leftOut = episodes.slice(0, EPISODES_CONSIDERED).filter((e) => e.simulated && !simulated).length;
+    const memory = summarizeLessons(usable);
     let result;
     try {
       result = await deps.reasoner.plan(state.request, { registry: deps.registry, lessons: memory.lessons, unreliableTools: memory.unreliableTools, signal: config.signal });
@@ -31,7 +40,11 @@ export function understandNode(deps: NodeDeps) {
     const { plan: raw, notes } = result;
     const plan = applyCalibration(raw, calibration);
     const needsApproval = plan.confidence < state.settings.approvalThreshold;
-    const notes2 = [...notes, ...memory.lessons.map((l) => `Memory: ${l}`)];
+    const notes2 = [
+      ...notes,
+      ...memory.lessons.map((l) => `Memory: ${l}`),
+      ...(leftOut > 0 ? [`Memory: ${leftOut} recent run(s) with injected faults left out; practice runs do not teach real ones.`] : []),
+    ];
     const out = [planNotification(plan, notes2)];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {

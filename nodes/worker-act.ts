@@ -38,6 +38,10 @@ export function workerActNode(deps: NodeDeps) {
               emitNotifications(config, [n]);
             },
           });
+    if (toolDecision && toolDecision.decision !== "recorded") {
+      // Carried to the parent, which records it as the thread's latest approval.
+      feedback.approval = { decision: toolDecision.decision, comment: toolDecision.comment, by: toolDecision.by, at: toolDecision.at ?? feedback.at };
+    }
     const ok = feedback.feedbackType === "SUCCESS" || feedback.feedbackType === "PARTIAL_SUCCESS";
     const outcome = ok ? successNotification(step, feedback) : failureNotification(step, feedback, deps.logFile);
     emitNotifications(config, [outcome]);

@@ -3,6 +3,7 @@ import { TOOL_APPROVAL_DECISIONS, type ToolApprovalRequest } from "../src/domain
 import { interruptPayload, parseDecision } from "../src/replanning/human-decision.js";
 import type { ToolRegistry } from "../src/tools/registry.js";
 import { callNeedingApproval } from "../src/tools/run-step.js";
+import { describeInputs } from "../src/transparency/inputs.js";
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import type { ToolCallDecision, WorkerStateValue } from "./state.js";
@@ -35,14 +36,17 @@ export function workerGateNode(deps: NodeDeps) {
       const recorded: ToolCallDecision = { decision: "recorded", tool: call.tool.name, args: call.args, comment: null, by: null };
       return { toolDecision: recorded };
     }
+    const inputs = describeInputs(state.inputs, call.tool.consumes);
+    const on = Object.entries(inputs).map(([k, v]) => `${k}: ${v}`);
     const request: ToolApprovalRequest = {
       kind: "tool_approval",
       planId: state.planId,
       taskId: step.id,
       tool: call.tool.name,
       args: call.args,
+      inputs,
       sideEffect: call.tool.sideEffect,
-      question: `Step ${step.id} wants to call ${call.tool.name}(${JSON.stringify(call.args)}), which ${call.tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
+      question: `Step ${step.id} wants to call ${call.tool.name}(${JSON.stringify(call.args)})${on.length > 0 ? ` on ${on.join("; ")}` : ""}, which ${call.tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
       decisions: [...TOOL_APPROVAL_DECISIONS],
     };
     let payload = interruptPayload(request);
@@ -54,7 +58,7 @@ export function workerGateNode(deps: NodeDeps) {
         continue;
       }
       const { decision: answer, comment, by } = parsed.decision;
-      const decision: ToolCallDecision = { decision: answer === "approve" ? "approve" : "deny", tool: call.tool.name, args: call.args, comment, by };
+      const decision: ToolCallDecision = { decision: answer === "approve" ? "approve" : "deny", tool: call.tool.name, args: call.args, comment, by, at: new Date().toISOString() };
       const verb = decision.decision === "approve" ? "approved" : "denied";
       deps.decisionLog.record({
         operation: "human_decision",

@@ -34,5 +34,6 @@ export { openPersistence, decisionLogPath, type Persistence } from "./memory/per
 export { recentEpisodes, saveEpisode, summarizeLessons } from "./memory/episodes.js";
 export { fileDecisionLog, memoryDecisionLog, silentDecisionLog, type Decision, type DecisionLog } from "./transparency/decision-log.js";
 export { buildReport, renderReport } from "./transparency/report.js";
+export { pendingRequests, answerRequests, interruptsOf, type PendingRequest, type InspectableGraph } from "./interrupts.js";
 export { listCheckpoints, replayFrom, forkFrom, forkCheckpoint, checkpointAt, checkpointConfig, updateFromAssignments, type CheckpointInfo, type ForkResult, type ReplayableGraph } from "./replay.js";
 export { acquireLease, renewLease, releaseLease, leaseHolder, LEASE_TTL_MS, LEASE_RENEW_MS, type Lease, type LeaseHolder, type LeaseResult } from "./memory/lease.js";

@@ -1,15 +1,18 @@
 /**
- * Embedding Candor in your own app: your own tool and worker type, your own checkpointer, the event stream,
- * and an approval handled in code. Run it with `npx tsx examples/embed/app.ts`.
+ * Embedding Candor in your own app: your own tools and worker types, your own checkpointer, the event stream,
+ * and approvals handled in code — the plan's, and the one a worker asks before a call that cannot be undone.
+ * Run it with `npx tsx examples/embed/app.ts`.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Command } from "@langchain/langgraph";
 import { z } from "zod";
-import { CandorEvent, compileAgent, defineTool, memoryDecisionLog, openPersistence, renderReport, type Toolkit } from "../../src/index.js";
+import { answerRequests, CandorEvent, compileAgent, defineTool, memoryDecisionLog, openPersistence, pendingRequests, renderReport, type Toolkit } from "../../src/index.js";
 
-/** A toolkit of your own: one tool, one worker type that may use it. */
+/** What the app "posted", so you can see the irreversible call ran once. */
+export const posted: string[] = [];
+
+/** A toolkit of your own: a read-only tool, an irreversible one, and the worker types that may use them. */
 const weather: Toolkit = {
   name: "weather",
   tools: [
@@ -28,8 +31,31 @@ const weather: Toolkit = {
       describeStep: (p) => `Forecast for ${String(p.city)}`,
       run: async ({ city }) => ({ summary: `${city}: sunny, 24 °C` }),
     }),
+    defineTool({
+      name: "post_to_team",
+      description: "Post the forecast to the team's channel",
+      category: "messaging",
+      keywords: ["post", "team", "channel"],
+      // It works on the forecast an earlier step produced, so it runs after get_forecast.
+      consumes: ["forecast"],
+      produces: ["post"],
+      // A post cannot be taken back: the worker asks a person before the call, with the exact call and inputs.
+      sideEffect: "irreversible",
+      needsApproval: true,
+      schema: z.object({}),
+      estimates: { durationMs: 20, cost: 0 },
+      describeStep: () => "Post the forecast to the team",
+      run: async (_args, ctx) => {
+        const forecast = z.object({ summary: z.string() }).parse(ctx.inputs.forecast);
+        posted.push(forecast.summary);
+        return { summary: `posted "${forecast.summary}"` };
+      },
+    }),
   ],
-  workers: [{ name: "weather_agent", description: "Answers weather questions", categories: ["weather"], keywords: ["weather"] }],
+  workers: [
+    { name: "weather_agent", description: "Answers weather questions", categories: ["weather"], keywords: ["weather"] },
+    { name: "messenger", description: "Posts messages for the team", categories: ["messaging"], keywords: ["post"] },
+  ],
 };
 
 export async function main(dbPath = join(mkdtempSync(join(tmpdir(), "candor-embed-")), "app.db")): Promise<string> {
@@ -39,18 +65,21 @@ export async function main(dbPath = join(mkdtempSync(join(tmpdir(), "candor-embe
   const config = { configurable: { thread_id: "embed-1" } };
   try {
     // A high approval threshold makes even a good plan wait for a human, to show the approval round trip.
-    let input: unknown = { request: { userIntent: "What is the weather in Porto?" }, settings: { approvalThreshold: 0.99 } };
+    let input: unknown = { request: { userIntent: "What is the weather in Porto? Post it to the team." }, settings: { approvalThreshold: 0.99 } };
     for (;;) {
       for await (const [mode, data] of await app.stream(input as never, { ...config, streamMode: ["custom", "updates"] })) {
         if (mode !== "custom") continue;
         const event = CandorEvent.parse(data);
         if (event.type === "notification") console.log(`[${event.notification.severity}] ${event.notification.title}`);
       }
-      const state = await app.getState(config);
-      const waiting = state.values.pendingInterrupt;
-      if (!waiting) break;
-      console.log(`Approval asked: ${waiting.question} — approving in code.`);
-      input = new Command({ resume: { decision: "approve", comment: "approved by the embedding app" } });
+      // Everything the thread waits on: the plan's approval, or a worker's tool approval (inside the subgraph).
+      const pending = await pendingRequests(app, config);
+      if (pending.length === 0) break;
+      for (const { request } of pending) {
+        if (request?.kind === "tool_approval") console.log(`Tool approval asked: ${request.tool}(${JSON.stringify(request.args)}) on ${JSON.stringify(request.inputs)} — approving in code.`);
+        else console.log(`Approval asked: ${request?.question} — approving in code.`);
+      }
+      input = answerRequests(pending, { decision: "approve", comment: "approved by the embedding app" });
     }
     const final = await app.getState(config);
     console.log(final.values.answer);

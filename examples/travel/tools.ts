@@ -18,6 +18,13 @@ import { parseTripRequest, type TripFacts } from "./parse-request.js";
 /** How far a widened hotel search reaches (FIND_WORKAROUND after "fully booked"). */
 export const WIDE_RADIUS_KM = 15;
 
+/**
+ * The most days search_activities plans in one call. A longer trip fails as too complex, and DECOMPOSE does the
+ * same work in two smaller steps (find_attractions, then plan_days). A week, so every trip of the demo, the
+ * README and the tests that run a plan stays a single call.
+ */
+export const MAX_ACTIVITY_DAYS_PER_CALL = 7;
+
 export interface TravelToolkitOptions {
   /** Simulated latency of every call, in ms; defaults to each tool's `estimates.durationMs`. Tests pass 0–5. */
   latencyMs?: number;
@@ -42,6 +49,8 @@ export const FlightResult = z.object({
   travellers: z.number().int().min(1),
   /** Total for all travellers (return tickets). */
   cost: z.number().min(0),
+  /** The cheapest fare this provider has for the route and travellers: the floor of any price cap. */
+  cheapestCost: z.number().min(0).optional(),
   summary: z.string(),
 });
 export type FlightResult = z.infer<typeof FlightResult>;
@@ -60,6 +69,11 @@ export const HotelResult = z.object({
   searchArea: z.string(),
   /** Total for all nights and rooms. */
   cost: z.number().min(0),
+  /**
+   * The cheapest stay this search reaches, counting its widened form (out to WIDE_RADIUS_KM): the floor of any
+   * price cap, since a cap the centre cannot meet is met by widening.
+   */
+  cheapestCost: z.number().min(0).optional(),
   summary: z.string(),
 });
 export type HotelResult = z.infer<typeof HotelResult>;
@@ -70,12 +84,26 @@ export const ActivitiesResult = z.object({
   activities: z.array(z.object({ day: z.number().int().min(1), name: z.string(), pricePerPerson: z.number().min(0) })),
   /** Total for all travellers. */
   cost: z.number().min(0),
+  /** Always 0: free options fill any day, so no cap is too low. */
+  cheapestCost: z.number().min(0).optional(),
   summary: z.string(),
 });
 export type ActivitiesResult = z.infer<typeof ActivitiesResult>;
 
+/** What find_attractions returns and plan_days consumes: a city's attractions, best first. */
+export const AttractionsResult = z.object({
+  city: z.string(),
+  attractions: z.array(z.object({ id: z.string(), name: z.string(), pricePerPerson: z.number().min(0) })).min(1),
+  summary: z.string(),
+});
+export type AttractionsResult = z.infer<typeof AttractionsResult>;
+
 export const Breakdown = z.object({ flight: z.number(), hotel: z.number(), activities: z.number() });
 export type Breakdown = z.infer<typeof Breakdown>;
+
+/** The least each part could cost (its search's `cheapestCost`); a part whose search did not say is left out. */
+export const Floors = Breakdown.partial();
+export type Floors = z.infer<typeof Floors>;
 
 export const BudgetStatus = z.object({
   withinBudget: z.boolean(),
@@ -107,7 +135,7 @@ export type BookingResult = z.infer<typeof BookingResult>;
 const cap = z.number().positive().nullish();
 
 /** All check_budget needs from a priced result; any provider's result shape passes as long as it has a cost. */
-const Priced = z.object({ cost: z.number().min(0) });
+const Priced = z.object({ cost: z.number().min(0), cheapestCost: z.number().min(0).optional() });
 
 export const FlightSearchArgs = z.object({
   origin: z.string().min(1),
@@ -137,6 +165,15 @@ export const ActivitySearchArgs = z.object({
   maxCost: cap,
 });
 export type ActivitySearchArgs = z.infer<typeof ActivitySearchArgs>;
+
+export const FindAttractionsArgs = z.object({
+  city: z.string({ error: 'no destination given: say where to go, e.g. "in Paris"' }).min(1),
+});
+export type FindAttractionsArgs = z.infer<typeof FindAttractionsArgs>;
+
+/** plan_days takes search_activities' arguments: it is the second half of the same job. */
+export const PlanDaysArgs = ActivitySearchArgs;
+export type PlanDaysArgs = z.infer<typeof PlanDaysArgs>;
 
 export const CheckBudgetArgs = z.object({ budget: z.number().positive().nullable() });
 export const BuildItineraryArgs = z.object({ days: z.number().int().min(1).max(60) });
@@ -198,9 +235,9 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
       }
       const options = flightsFor(from, to, provider);
       const total = (f: (typeof options)[number]): number => f.pricePerTraveller * args.travellers;
+      const cheapest = Math.min(...options.map(total));
       const chosen = args.maxCost == null ? options[0] : options.find((f) => total(f) <= (args.maxCost ?? 0));
       if (!chosen) {
-        const cheapest = Math.min(...options.map(total));
         throw new CandorError(
           `No flight from ${from.name} to ${to.name} under ${money(args.maxCost ?? 0)} for ${args.travellers} traveller(s); the cheapest costs ${money(cheapest)}.`,
           ErrorCode.RESOURCE_UNAVAILABLE,
@@ -213,6 +250,7 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
         ...chosen,
         travellers: args.travellers,
         cost,
+        cheapestCost: cheapest,
         summary: `${chosen.airline} ${chosen.flightNumber} ${from.name} ⇄ ${to.name}, ${stops}, departs ${chosen.departure}: ${money(chosen.pricePerTraveller)} × ${args.travellers} = ${money(cost)}`,
       };
     },
@@ -254,7 +292,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
       const area = central ? "the centre" : `within ${args.radiusKm} km of the centre`;
       const where = central ? `in the centre of ${city.name}` : `within ${args.radiusKm} km of the centre of ${city.name}`;
       const inArea = hotelsIn(city).filter((h) => (central ? h.distanceKm <= CENTRAL_KM : h.distanceKm > CENTRAL_KM && h.distanceKm <= args.radiusKm));
-      const total = (h: (typeof inArea)[number]): number => h.pricePerNight * args.nights * rooms;
+      const total = (h: { pricePerNight: number }): number => h.pricePerNight * args.nights * rooms;
       const chosen = args.maxCost == null ? inArea[0] : inArea.find((h) => total(h) <= (args.maxCost ?? 0));
       if (!chosen) {
         const cheapest = inArea.length > 0 ? Math.min(...inArea.map(total)) : null;
@@ -271,17 +309,50 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
         rooms,
         searchArea: area,
         cost,
+        cheapestCost: Math.min(...hotelsIn(city).filter((h) => h.distanceKm <= Math.max(args.radiusKm, WIDE_RADIUS_KM)).map(total)),
         summary: `${chosen.name} (${chosen.stars}★, ${chosen.distanceKm} km from the centre): ${money(chosen.pricePerNight)} × ${args.nights} night(s) × ${rooms} room(s) = ${money(cost)}`,
       };
     },
   });
 }
 
+/** One activity per day from `options` (best first) within the cap, free days where nothing fits or is left. */
+function planActivities(cityName: string, options: readonly { name: string; pricePerPerson: number }[], args: PlanDaysArgs): ActivitiesResult {
+  const limit = args.maxCost ?? Number.POSITIVE_INFINITY;
+  const picked: { name: string; pricePerPerson: number }[] = [];
+  let spent = 0;
+  for (const a of options) {
+    if (picked.length === args.days) break;
+    const price = a.pricePerPerson * args.travellers;
+    if (spent + price > limit) continue;
+    picked.push({ name: a.name, pricePerPerson: a.pricePerPerson });
+    spent += price;
+  }
+  const activities = Array.from({ length: args.days }, (_, i) => ({
+    day: i + 1,
+    name: picked[i]?.name ?? `Free day to explore ${cityName}`,
+    pricePerPerson: picked[i]?.pricePerPerson ?? 0,
+  }));
+  return {
+    city: cityName,
+    travellers: args.travellers,
+    activities,
+    cost: spent,
+    cheapestCost: 0,
+    summary: `${args.days} day(s) of activities in ${cityName} for ${args.travellers} traveller(s): ${money(spent)}`,
+  };
+}
+
+function activityParams(facts: RequestFacts): Record<string, unknown> {
+  const trip = tripOf(facts);
+  return { ...(trip.destination === null ? {} : { city: trip.destination }), days: trip.days, travellers: trip.travellers };
+}
+
 function activitySearch(latency: (ms: number) => number): ToolSpec {
   const durationMs = 100;
   return defineTool({
     name: "search_activities",
-    description: "Pick one activity per day in a city, best first; with maxCost, the best set whose total for all travellers fits under it (free options always fit).",
+    description: `Pick one activity per day in a city, best first; with maxCost, the best set whose total for all travellers fits under it (free options always fit). Plans at most ${MAX_ACTIVITY_DAYS_PER_CALL} days in one call.`,
     category: "activities",
     keywords: ["activities", "activity", "things to do", "sightseeing", "tour", "museum", "trip", "plan", "vacation", "holiday", "visit", "weekend", "getaway", "week"],
     consumes: [],
@@ -293,35 +364,80 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     estimates: { durationMs, cost: 0.005 },
     costCapParam: "maxCost",
     describeStep: (p) => `Pick activities in ${String(p.city ?? "?")} for ${String(p.days ?? "?")} day(s)`,
-    extractParams: (facts) => {
-      const trip = tripOf(facts);
-      return { ...(trip.destination === null ? {} : { city: trip.destination }), days: trip.days, travellers: trip.travellers };
-    },
+    extractParams: activityParams,
     run: async (args, ctx): Promise<ActivitiesResult> => {
       await sleep(latency(durationMs), ctx.signal);
       const city = requireCity(args.city, "city", "no activities in");
-      const limit = args.maxCost ?? Number.POSITIVE_INFINITY;
-      const picked: { name: string; pricePerPerson: number }[] = [];
-      let spent = 0;
-      for (const a of activitiesIn(city)) {
-        if (picked.length === args.days) break;
-        const price = a.pricePerPerson * args.travellers;
-        if (spent + price > limit) continue;
-        picked.push({ name: a.name, pricePerPerson: a.pricePerPerson });
-        spent += price;
+      if (args.days > MAX_ACTIVITY_DAYS_PER_CALL) {
+        throw new CandorError(
+          `search_activities cannot plan ${args.days} days in ${city.name} in one call: it plans at most ${MAX_ACTIVITY_DAYS_PER_CALL} days per request, so a ${args.days}-day trip is too complex for one step. Split it: find the city's attractions first, then spread them over the days.`,
+          ErrorCode.TOOL_FAILED,
+          { details: { failureClass: "too_complex", days: args.days, maxDaysPerCall: MAX_ACTIVITY_DAYS_PER_CALL } },
+        );
       }
-      const activities = Array.from({ length: args.days }, (_, i) => ({
-        day: i + 1,
-        name: picked[i]?.name ?? `Free day to explore ${city.name}`,
-        pricePerPerson: picked[i]?.pricePerPerson ?? 0,
-      }));
-      return {
-        city: city.name,
-        travellers: args.travellers,
-        activities,
-        cost: spent,
-        summary: `${args.days} day(s) of activities in ${city.name} for ${args.travellers} traveller(s): ${money(spent)}`,
-      };
+      return planActivities(city.name, activitiesIn(city), args);
+    },
+  });
+}
+
+// The two halves of search_activities, for DECOMPOSE. No keywords: the rules planner never plans them for a
+// request, it plans search_activities; they are reached through activities_agent's grant when that step is too
+// big for one call, and registered after it so it stays the first producer of "activities".
+
+function findAttractions(latency: (ms: number) => number): ToolSpec {
+  const durationMs = 60;
+  return defineTool({
+    name: "find_attractions",
+    description: "List a city's attractions with their price per person, best first, for plan_days to spread over the days of a trip of any length.",
+    category: "activities",
+    keywords: [],
+    consumes: [],
+    produces: ["attractions"],
+    sideEffect: "none",
+    needsApproval: false,
+    schema: FindAttractionsArgs,
+    outputSchema: AttractionsResult,
+    estimates: { durationMs, cost: 0.002 },
+    describeStep: (p) => `List attractions in ${String(p.city ?? "?")}`,
+    extractParams: (facts) => {
+      const trip = tripOf(facts);
+      return trip.destination === null ? {} : { city: trip.destination };
+    },
+    run: async (args, ctx): Promise<AttractionsResult> => {
+      await sleep(latency(durationMs), ctx.signal);
+      const city = requireCity(args.city, "city", "no attractions in");
+      const attractions = activitiesIn(city).map(({ id, name, pricePerPerson }) => ({ id, name, pricePerPerson }));
+      const free = attractions.filter((a) => a.pricePerPerson === 0).length;
+      return { city: city.name, attractions, summary: `${attractions.length} attractions in ${city.name} (${free} free)` };
+    },
+  });
+}
+
+function planDays(latency: (ms: number) => number): ToolSpec {
+  const durationMs = 50;
+  return defineTool({
+    name: "plan_days",
+    description: "Spread a city's attractions (from find_attractions) over the days of a trip, one a day, best first; with maxCost, the best set whose total for all travellers fits under it (free days always fit).",
+    category: "activities",
+    keywords: [],
+    consumes: ["attractions"],
+    produces: ["activities"],
+    sideEffect: "none",
+    needsApproval: false,
+    schema: PlanDaysArgs,
+    outputSchema: ActivitiesResult,
+    estimates: { durationMs, cost: 0.003 },
+    costCapParam: "maxCost",
+    describeStep: (p) => `Plan ${String(p.days ?? "?")} day(s) of activities in ${String(p.city ?? "?")}`,
+    extractParams: activityParams,
+    run: async (args, ctx): Promise<ActivitiesResult> => {
+      await sleep(latency(durationMs), ctx.signal);
+      const city = requireCity(args.city, "city", "no activities in");
+      const found = input("plan_days", ctx, "attractions", AttractionsResult);
+      if (found.city !== city.name) {
+        throw invalid(`Invalid city: plan_days was asked to plan ${city.name} but the attractions it received are in ${found.city}.`, "city", args.city);
+      }
+      return planActivities(city.name, found.attractions, args);
     },
   });
 }
@@ -330,7 +446,8 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
   const durationMs = 20;
   return defineTool({
     name: "check_budget",
-    description: "Add up the flight, hotel and activities totals and compare them with the budget; fails with a CONSTRAINT_VIOLATION (and the breakdown) when the trip costs more.",
+    description:
+      "Add up the flight, hotel and activities totals and compare them with the budget; fails with a CONSTRAINT_VIOLATION (with the breakdown, and each part's cheapest option as floors) when the trip costs more.",
     category: "budget",
     keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total", "max", "maximum", "dollars", "usd", "euros", "eur", "spend"],
     consumes: ["flight", "hotel", "activities"],
@@ -344,17 +461,27 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     extractParams: (facts) => ({ budget: facts.constraints.budget ?? tripOf(facts).budget }),
     run: async (args, ctx): Promise<BudgetStatus> => {
       await sleep(latency(durationMs), ctx.signal);
-      const breakdown: Breakdown = {
-        flight: input("check_budget", ctx, "flight", Priced).cost,
-        hotel: input("check_budget", ctx, "hotel", Priced).cost,
-        activities: input("check_budget", ctx, "activities", Priced).cost,
+      const priced = {
+        flight: input("check_budget", ctx, "flight", Priced),
+        hotel: input("check_budget", ctx, "hotel", Priced),
+        activities: input("check_budget", ctx, "activities", Priced),
       };
+      const breakdown: Breakdown = { flight: priced.flight.cost, hotel: priced.hotel.cost, activities: priced.activities.cost };
+      const floors: Floors = {};
+      for (const part of ["flight", "hotel", "activities"] as const) {
+        const cheapest = priced[part].cheapestCost;
+        if (cheapest !== undefined) floors[part] = cheapest;
+      }
       const total = breakdown.flight + breakdown.hotel + breakdown.activities;
       const parts = `flight ${money(breakdown.flight)}, hotel ${money(breakdown.hotel)}, activities ${money(breakdown.activities)}`;
       if (args.budget !== null && total > args.budget) {
         const overage = total - args.budget;
-        throw new CandorError(`Total cost ${money(total)} exceeds budget ${money(args.budget)} (${parts})`, ErrorCode.CONSTRAINT_VIOLATION, {
-          details: { budgetStatus: "EXCEEDED", total, budget: args.budget, overage, breakdown },
+        const known = Object.values(floors);
+        // Only when every part said what it could cost at least: a partial sum would understate the floor.
+        const least = known.length === 3 ? known.reduce((a, b) => a + b, 0) : null;
+        const floorNote = least === null ? "" : `; the cheapest options come to ${money(least)}`;
+        throw new CandorError(`Total cost ${money(total)} exceeds budget ${money(args.budget)} (${parts})${floorNote}`, ErrorCode.CONSTRAINT_VIOLATION, {
+          details: { budgetStatus: "EXCEEDED", total, budget: args.budget, overage, breakdown, floors },
         });
       }
       return {
@@ -471,7 +598,8 @@ export const TRAVEL_WORKERS: readonly WorkerType[] = [
 
 /**
  * The simulated travel domain: flight (primary and backup providers), hotel and activity searches over the
- * deterministic catalog, a budget check, an itinerary writer and an approval-gated booking. Every call waits its
+ * deterministic catalog (activities also in two smaller steps, for DECOMPOSE), a budget check, an itinerary writer
+ * and an approval-gated booking. Every call waits its
  * simulated latency through `sleep`, so it honours the step's AbortSignal like a real network call would.
  */
 export function travelToolkit(options: TravelToolkitOptions = {}): Toolkit {
@@ -486,6 +614,8 @@ export function travelToolkit(options: TravelToolkitOptions = {}): Toolkit {
       checkBudget(latency),
       buildItinerary(latency),
       bookTrip(latency),
+      findAttractions(latency),
+      planDays(latency),
     ],
     workers: [...TRAVEL_WORKERS],
   };

@@ -1,3 +1,4 @@
+import { createInterface, type Interface } from "node:readline/promises";
 import type { CandorEnv } from "../env.js";
 
 /** Where the CLI writes and what it knows about its surroundings; injected so commands never touch globals. */
@@ -16,6 +17,77 @@ export interface CliIo {
    * how a command gives back a thread's lease on the way out. Absent in tests that run commands in-process.
    */
   atExit?(fn: () => void): () => void;
+  /**
+   * Shows `prompt` and reads one line from the person at the terminal; null at end of input (Ctrl-D) or once
+   * `signal` is aborted. Present only when stdin and stderr are terminals: a command without it (a script, a
+   * pipe, CI) never waits for input. `--no-input` makes run and resume ignore it.
+   */
+  ask?(prompt: string): Promise<string | null>;
+}
+
+/** A line reader on a terminal; `close` lets the process exit (an open reader keeps stdin alive). */
+export interface LineReader {
+  ask(prompt: string): Promise<string | null>;
+  close(): void;
+}
+
+/**
+ * Reads answers line by line from `input`, writing prompts to `output`. The terminal stays in its normal
+ * (cooked) mode, so the kernel echoes and edits the line, Ctrl-D ends the input and Ctrl-C still raises SIGINT
+ * for the process's own handler (`signal`). Lines typed ahead of a question are kept for it. Input is paused
+ * between questions, so keys typed while a run streams are not consumed by anyone until the next question.
+ */
+export function lineReader(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, signal?: AbortSignal): LineReader {
+  let rl: Interface | null = null;
+  let ended = false;
+  const typedAhead: string[] = [];
+  let waiting: ((line: string | null) => void) | null = null;
+  const answer = (line: string | null) => {
+    const w = waiting;
+    waiting = null;
+    w?.(line);
+  };
+  const end = () => {
+    ended = true;
+    answer(null);
+  };
+  signal?.addEventListener("abort", end, { once: true });
+  const open = (): Interface => {
+    if (rl) return rl;
+    const created = createInterface({ input, output, terminal: false });
+    created.on("line", (line) => {
+      if (!waiting) {
+        typedAhead.push(line);
+        return;
+      }
+      created.pause();
+      answer(line);
+    });
+    created.on("close", end);
+    rl = created;
+    return created;
+  };
+  return {
+    ask(prompt) {
+      if (ended || signal?.aborted) return Promise.resolve(null);
+      const next = typedAhead.shift();
+      if (next !== undefined) {
+        output.write(`${prompt}${next}\n`);
+        return Promise.resolve(next);
+      }
+      const r = open();
+      return new Promise((resolve) => {
+        waiting = resolve;
+        r.setPrompt(prompt);
+        r.prompt();
+      });
+    },
+    close() {
+      signal?.removeEventListener("abort", end);
+      rl?.close();
+      end();
+    },
+  };
 }
 
 /** Exit codes of every `candor` command. */

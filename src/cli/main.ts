@@ -1,6 +1,7 @@
 import path from "node:path";
 import { setMaxListeners } from "node:events";
 import { loadDotEnv, readEnv } from "../env.js";
+import { lineReader } from "./io.js";
 import { runCli } from "./program.js";
 
 // LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
@@ -24,21 +25,31 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const invokedAs = path.basename(process.argv[1] ?? "").startsWith("candor") ? "candor" : "npm start --";
 
-process.exitCode = await runCli(
-  process.argv.slice(2),
-  {
-    out: (text) => void process.stdout.write(`${text}\n`),
-    err: (text) => void process.stderr.write(`${text}\n`),
-    invokedAs,
-    signal: interrupt.signal,
-    atExit: (fn) => {
-      process.once("exit", fn);
-      return () => void process.off("exit", fn);
+// A person at a terminal (stdin to type, stderr to read the prompt) is asked inline when a run waits for a
+// decision; anything else (a pipe, a script, CI) gets the exit-3 behaviour, and so does `--no-input`.
+const reader = process.stdin.isTTY && process.stderr.isTTY ? lineReader(process.stdin, process.stderr, interrupt.signal) : null;
+
+try {
+  process.exitCode = await runCli(
+    process.argv.slice(2),
+    {
+      out: (text) => void process.stdout.write(`${text}\n`),
+      err: (text) => void process.stderr.write(`${text}\n`),
+      invokedAs,
+      signal: interrupt.signal,
+      atExit: (fn) => {
+        process.once("exit", fn);
+        return () => void process.off("exit", fn);
+      },
+      ...(reader ? { ask: (prompt: string) => reader.ask(prompt) } : {}),
     },
-  },
-  // .env (see .env.example) fills in what the shell did not set.
-  () => {
-    loadDotEnv();
-    return readEnv();
-  },
-);
+    // .env (see .env.example) fills in what the shell did not set.
+    () => {
+      loadDotEnv();
+      return readEnv();
+    },
+  );
+} finally {
+  // An open reader would keep stdin, and so the process, alive after the command is done.
+  reader?.close();
+}

@@ -40,6 +40,8 @@ export const RunFlags = CommonFlags.extend({
     .optional(),
   approvalThreshold: Probability("--approval-threshold").optional(),
   abortBelow: Probability("--abort-below").optional(),
+  /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
+  input: z.boolean().default(true),
 });
 export type RunFlags = z.infer<typeof RunFlags>;
 
@@ -58,6 +60,8 @@ export const ResumeFlags = CommonFlags.extend({
   /** The adjustments of an ADJUST decision, as JSON or @file (parsed by the resume command). */
   adjust: z.string().trim().min(1, "--adjust needs a JSON list of {taskId, field, newValue} or @file").optional(),
   comment: z.string().optional(),
+  /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
+  input: z.boolean().default(true),
 });
 export type ResumeFlags = z.infer<typeof ResumeFlags>;
 

@@ -40,6 +40,8 @@ function withCommon(c: Command, json = "print one JSON object on stdout instead 
     .option("--debug", "print the stack trace of an unexpected error");
 }
 
+const NO_INPUT = "never ask at the terminal: when the run waits for a person, print the commands to continue and exit 3 (what happens anyway when stdin is not a terminal)";
+
 function withRunOptions(c: Command): Command {
   return withCommon(c)
     .option("--thread <id>", "thread id (default: a new run-xxxxxxxx)")
@@ -49,7 +51,8 @@ function withRunOptions(c: Command): Command {
     .option("--fault <tool=kind[*N]>", `inject a fault, repeatable; kinds: ${FAULT_KINDS.join(", ")}`, collect)
     .option("--max-revisions <n>", "plan revisions before a human is asked (default 3)")
     .option("--approval-threshold <x>", "plans with confidence below x (0..1) wait for approval (default 0.5)")
-    .option("--abort-below <x>", "stop and ask a human when confidence falls below x (0..1, default 0.3)");
+    .option("--abort-below <x>", "stop and ask a human when confidence falls below x (0..1, default 0.3)")
+    .option("--no-input", NO_INPUT);
 }
 
 /**
@@ -74,10 +77,12 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
         `  ${p} run "${EXAMPLE_REQUEST}"`,
         `  ${p} run "..." --fault search_flights=timeout --json`,
         `  ${p} resume run-1a2b3c4d --approve`,
+        `  ${p} run "..." --no-input                 never ask at the terminal: exit 3 with the commands to continue`,
         `  ${p} threads                            every thread, newest first, and what each waits for`,
         `  ${p} fork run-1a2b3c4d --from <checkpoint> --set settings.maxRevisions=1`,
         `  ${p} logs --thread run-1a2b3c4d --step flight`,
         "",
+        "At a terminal, a run that waits for a decision asks for it inline; elsewhere (or with --no-input) it exits 3.",
         "Exit codes: 0 completed · 2 bad usage or input, or the thread is busy in another process · 3 waiting for a human · 4 failed, rejected, aborted or partial.",
       ].join("\n"),
     );
@@ -100,11 +105,12 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       .option("--adjust <json>", "adjust the plan, then run it: a JSON list of {taskId, field, newValue}, or @file")
       .option("--skip", "give up on the failed step and finish the rest")
       .option("--retry", "allow one more recovery attempt")
-      .option("--set <key=value>", "with --retry: a new parameter for the step, repeatable (not supported yet: refused with a message)", collect)
-      .option("--replan <guidance>", "replan the failed part with this guidance (not supported yet: refused with a message)")
+      .option("--set <key=value>", "with --retry: a new value for one of the failed step's parameters, repeatable (checked against the tool's schema)", collect)
+      .option("--replan <guidance>", "plan the unfinished work again, following this guidance (finished steps the new plan repeats are kept)")
       .option("--abort", "stop the run")
       .option("--deny", "refuse the tool call a step waits to make (the step fails as POLICY_BLOCKED and is replanned)")
-      .option("--comment <text>", "why, recorded with the decision"),
+      .option("--comment <text>", "why, recorded with the decision")
+      .option("--no-input", NO_INPUT),
   ).action(async (thread: string, opts) => setCode(await (await import("./commands/resume.js")).resumeCommand(thread, opts, io)));
 
   withCommon(program.command("threads").description("the threads in the database, newest first: status and what each waits for"))

@@ -119,15 +119,45 @@ export function planLines(plan: Plan, indent = INDENT): string[] {
     });
 }
 
+/**
+ * The plan as a numbered list with what each step will do: its worker, tools, parameters and dependencies on a
+ * line of their own under the description (what a person approving the plan needs to see).
+ */
+export function planDetailLines(plan: Plan, indent = "  "): string[] {
+  const under = `${indent}${" ".repeat(4 + STEP_WIDTH + 1)}`;
+  return [...plan.steps]
+    .sort((a, b) => a.order - b.order)
+    .flatMap((s, i) => {
+      const facts = [
+        `worker ${s.workerType}`,
+        s.tools.length > 0 ? `tools ${s.tools.join(", ")}` : "",
+        Object.keys(s.params).length > 0 ? `params ${JSON.stringify(s.params)}` : "",
+        s.dependsOn.length > 0 ? `after ${s.dependsOn.join(", ")}` : "",
+      ];
+      return [`${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${s.description}`, `${under}${facts.filter(Boolean).join(" · ")}`];
+    });
+}
+
+/** A tool call exactly as it will be made: `book_trip({"tripId":"t-1"})`. */
+export function toolCall(tool: string, args: unknown): string {
+  return `${tool}(${JSON.stringify(args ?? {})})`;
+}
+
 const MEANING: Record<string, (r: WaitingRequest) => string> = {
   approve: (r) => (r.kind === "tool_approval" ? "let the step make this call" : "run the plan as it is"),
   deny: () => "refuse the call: the step fails as POLICY_BLOCKED and is replanned",
   reject: () => "stop without running any step",
   adjust: () => "change steps (taskId, field such as params.<key>, newValue), then run the adjusted plan",
   skip: (r) => `give up on ${"taskId" in r ? r.taskId : "the failed step"} and finish the rest`,
-  retry: () => "allow one more recovery attempt",
+  retry: () => "allow one more recovery attempt (add --set key=value to change the step's parameters)",
+  replan: () => "plan the unfinished work again, following your guidance; finished steps are kept",
   abort: () => "stop the run here",
 };
+
+/** What choosing `decision` does, in a few words. */
+export function decisionMeaning(decision: string, request: WaitingRequest): string {
+  return MEANING[decision]?.(request) ?? decision;
+}
 
 export interface ResumeCommand {
   decision: string;
@@ -135,13 +165,18 @@ export interface ResumeCommand {
   meaning: string;
 }
 
+const DECISION_ARG: Record<string, string> = {
+  adjust: ` '[{"taskId":"<step>","field":"params.<key>","newValue":<value>}]'`,
+  replan: ` "<guidance>"`,
+};
+
 /** The exact commands that continue a waiting thread, one per decision it accepts. */
 export function resumeCommands(threadId: string, request: WaitingRequest, ctx: { commandPrefix: string; dbArg: string | null }): ResumeCommand[] {
   const db = ctx.dbArg ? ` --db ${shellArg(ctx.dbArg)}` : "";
   return request.decisions.map((decision) => ({
     decision,
-    command: `${ctx.commandPrefix} resume ${threadId} --${decision}${decision === "adjust" ? ` '[{"taskId":"<step>","field":"params.<key>","newValue":<value>}]'` : ""}${db}`,
-    meaning: MEANING[decision]?.(request) ?? decision,
+    command: `${ctx.commandPrefix} resume ${threadId} --${decision}${DECISION_ARG[decision] ?? ""}${db}`,
+    meaning: decisionMeaning(decision, request),
   }));
 }
 
@@ -150,6 +185,7 @@ const KIND_TITLE: Record<string, string> = {
   max_revisions: "the run used all its revisions",
   step_failures: "a step kept failing",
   low_confidence: "confidence fell too low to go on",
+  infeasible_constraint: "a limit cannot be met",
   tool_approval: "approve a tool call before it runs",
 };
 
@@ -159,28 +195,40 @@ export function kindTitle(kind: string): string {
 }
 
 function isEscalation(r: WaitingRequest): r is FailureEscalationRequest {
-  return r.kind === "max_revisions" || r.kind === "step_failures" || r.kind === "low_confidence";
+  return r.kind === "max_revisions" || r.kind === "step_failures" || r.kind === "low_confidence" || r.kind === "infeasible_constraint";
 }
 
-/** What a waiting thread asks and how to answer it. */
-export function waitingLines(request: WaitingRequest, commands: readonly ResumeCommand[]): string[] {
-  const out = [`Waiting for a human: ${kindTitle(request.kind)}.`, `  ${request.question}`, ""];
+/**
+ * What a waiting thread asks, after its question: the plan and the reasons for its confidence, the failures and
+ * suggested actions, or the exact tool call. `detailed` (the interactive prompt) adds each step's tools and
+ * parameters, the escalation's reason and the call's side effect.
+ */
+export function requestLines(request: WaitingRequest, detailed = false): string[] {
+  const out: string[] = [];
   if (request.kind === "plan_approval") {
     out.push(`  Plan ${request.planId} (confidence ${request.confidence.toFixed(2)}, approval needed below ${request.threshold.toFixed(2)}):`);
-    out.push(...planLines(request.plan, "  "));
+    out.push(...(detailed ? planDetailLines(request.plan, "  ") : planLines(request.plan, "  ")));
     out.push("", "  Why the confidence is what it is:");
     for (const r of request.reasons) out.push(`    - ${r}`);
   } else if (!isEscalation(request)) {
-    const r = request as { taskId?: unknown; tool?: unknown; args?: unknown };
+    const r = request as { taskId?: unknown; tool?: unknown; args?: unknown; sideEffect?: unknown };
     if (typeof r.taskId === "string") out.push(`  Step ${r.taskId}`);
-    if (typeof r.tool === "string") out.push(`  Call: ${r.tool}(${JSON.stringify(r.args ?? {})})`);
+    if (typeof r.tool === "string") out.push(`  Call: ${toolCall(r.tool, r.args)}`);
+    if (detailed && typeof r.sideEffect === "string") out.push(`  Side effect: ${r.sideEffect}${r.sideEffect === "irreversible" ? " (it cannot be undone)" : ""}`);
   } else {
     out.push(`  Step ${request.taskId}: ${request.failureCount} failure(s), ${request.revisionCount} revision(s), confidence ${request.confidence.toFixed(2)}.`);
+    if (detailed && request.reason) out.push(`  Reason: ${request.reason}`);
     out.push("  Errors:");
     for (const e of request.errors) out.push(`    - ${e}`);
     out.push("  Suggested:");
     for (const s of request.suggestedActions) out.push(`    - ${s}`);
   }
+  return out;
+}
+
+/** What a waiting thread asks and how to answer it. */
+export function waitingLines(request: WaitingRequest, commands: readonly ResumeCommand[]): string[] {
+  const out = [`Waiting for a human: ${kindTitle(request.kind)}.`, `  ${request.question}`, "", ...requestLines(request)];
   out.push("", "Continue with one of:");
   const width = Math.max(...commands.map((c) => c.command.length));
   for (const c of commands) out.push(`  ${c.command.padEnd(width)}   # ${c.meaning}`);

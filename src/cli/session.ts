@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { Command, type StateSnapshot } from "@langchain/langgraph";
+import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
@@ -18,6 +18,7 @@ import { parseFaultSpecs, withFaults } from "../tools/faults.js";
 import type { Toolkit } from "../tools/types.js";
 import { fileDecisionLog } from "../transparency/decision-log.js";
 import { openEffectLedger } from "../tools/effects.js";
+import { interruptsOf } from "../interrupts.js";
 import { THREADS_NAMESPACE, ThreadRecord, type ReasonerChoice } from "./options.js";
 
 export type CandorGraph = ReturnType<typeof compileAgent>;
@@ -215,29 +216,6 @@ export interface ThreadOutcome {
   values: AgentStateValue;
 }
 
-interface PendingInterrupt {
-  id: string | undefined;
-  value: unknown;
-}
-
-/** Interrupts of every task, subgraph tasks included (a worker's tool approval waits inside the worker). */
-function pendingInterrupts(snapshot: StateSnapshot): PendingInterrupt[] {
-  const out: PendingInterrupt[] = [];
-  const seen = new Set<string>();
-  const visit = (s: StateSnapshot) => {
-    for (const t of s.tasks) {
-      for (const i of t.interrupts ?? []) {
-        if (i.id !== undefined && seen.has(i.id)) continue;
-        if (i.id !== undefined) seen.add(i.id);
-        out.push({ id: i.id, value: i.value });
-      }
-      if (t.state && "tasks" in t.state) visit(t.state);
-    }
-  };
-  visit(snapshot);
-  return out;
-}
-
 /**
  * Reads the thread's latest checkpoint: waiting when a pending request sits before human_interrupt, or when a
  * worker waits for a tool call's approval.
@@ -248,7 +226,8 @@ export async function readOutcome(graph: CandorGraph, threadId: string): Promise
   const pending = InterruptRequest.safeParse(values.pendingInterrupt);
   // After a malformed resume value LangGraph leaves the re-asking task out of `next` but keeps its interrupt,
   // so a pending interrupt on any task also means the thread is waiting.
-  const interrupts = pendingInterrupts(snapshot);
+  // Every task's interrupts, subgraph tasks included (a worker's tool approval waits inside the worker).
+  const interrupts = interruptsOf(snapshot);
   const interrupted = interrupts.length > 0;
   const waiting = pending.success && (snapshot.next.includes(Node.HUMAN_INTERRUPT) || interrupted);
   const tools = interrupts.flatMap((i) => {

@@ -31,6 +31,11 @@ export const PlanOutcome = z.object({
   cost: z.number().min(0),
   /** ISO time the run finished. */
   at: z.string(),
+  /**
+   * Faults were injected into the run (`--fault`, withFaults): kept for the record, never used to calibrate,
+   * because a failure put there on purpose says nothing about whether the planner's confidence was right.
+   */
+  simulated: z.boolean().optional(),
 });
 export type PlanOutcome = z.infer<typeof PlanOutcome>;
 
@@ -176,9 +181,10 @@ export class ConfidenceCalibrator {
   }
 
 
-  /** Calibrates a new plan's raw confidence against the user's last `window` outcomes. */
+  /** Calibrates a new plan's raw confidence against the user's last `window` real (not simulated) outcomes. */
   async calibrate(raw: number): Promise<Calibration> {
-    return calibrate(raw, await this.outcomes());
+    const real = (await this.outcomes(Number.MAX_SAFE_INTEGER)).filter((o) => !o.simulated);
+    return calibrate(raw, real.slice(0, this.window));
   }
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Plan } from "./plan.js";
 
 /** Why a run is waiting for a person. */
-export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "tool_approval"]);
+export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "tool_approval"]);
 export type InterruptKind = z.infer<typeof InterruptKind>;
 
 /** Seed 000 scenario 14: asked before any step runs when the plan's confidence is below the threshold. */
@@ -20,9 +20,13 @@ export const HumanApprovalRequest = z.object({
 });
 export type HumanApprovalRequest = z.infer<typeof HumanApprovalRequest>;
 
-/** Seed 000 scenarios 11, 12, 16: the run cannot continue on its own. */
+/**
+ * Seed 000 scenarios 11, 12, 16: the run cannot continue on its own — the revision cap, a step that keeps
+ * failing, confidence below the abort threshold, or a constraint that no recovery can meet (even the cheapest
+ * options break the limit: scenario 6 with nothing left to adjust).
+ */
 export const FailureEscalationRequest = z.object({
-  kind: z.enum(["max_revisions", "step_failures", "low_confidence"]),
+  kind: z.enum(["max_revisions", "step_failures", "low_confidence", "infeasible_constraint"]),
   planId: z.string(),
   taskId: z.string(),
   failureCount: z.number().int(),
@@ -30,6 +34,11 @@ export const FailureEscalationRequest = z.object({
   confidence: z.number(),
   errors: z.array(z.string()),
   reason: z.string(),
+  /**
+   * The failed step's parameters, so a person can retry it with some of them changed (`--retry --set`). Absent
+   * in requests made before it existed, hence optional.
+   */
+  params: z.record(z.string(), z.unknown()).optional(),
   suggestedActions: z.array(z.string()),
   decisions: z.array(z.string()),
   question: z.string(),
@@ -48,6 +57,11 @@ export const ToolApprovalRequest = z.object({
   tool: z.string(),
   /** The exact validated arguments the tool will be called with. */
   args: z.record(z.string(), z.unknown()),
+  /**
+   * What the call works on besides its arguments: the outputs of earlier steps it consumes (book_trip books the
+   * itinerary), each as a one-line summary, so a person approves the booking they can see, not `book_trip({})`.
+   */
+  inputs: z.record(z.string(), z.string()).optional(),
   sideEffect: z.enum(["none", "reversible", "irreversible"]),
   question: z.string(),
   decisions: z.array(z.string()),
@@ -62,6 +76,7 @@ export const InterruptRequest = z.discriminatedUnion("kind", [
   FailureEscalationRequest.extend({ kind: z.literal("max_revisions") }),
   FailureEscalationRequest.extend({ kind: z.literal("step_failures") }),
   FailureEscalationRequest.extend({ kind: z.literal("low_confidence") }),
+  FailureEscalationRequest.extend({ kind: z.literal("infeasible_constraint") }),
   ToolApprovalRequest,
 ]);
 export type InterruptRequest = z.infer<typeof InterruptRequest>;
@@ -82,14 +97,18 @@ export const PLAN_APPROVAL_DECISIONS = ["approve", "reject", "adjust"] as const;
 
 /**
  * A person's answer, given as the resume value. `approve`/`adjust`/`reject` answer a plan approval; `skip` (give
- * up on the failed step, finish the rest), `retry` (one more revision beyond the cap) and `abort` answer an
- * escalation; `approve`/`deny` answer a tool approval. `adjustments` goes with `adjust` only.
+ * up on the failed step, finish the rest), `retry` (one more attempt beyond the cap, with `params` replacing some
+ * of the failed step's parameters), `replan` (plan the unfinished work again, following `guidance`) and `abort`
+ * answer an escalation; `approve`/`deny` answer a tool approval. `adjustments` goes with `adjust` only, `params`
+ * with `retry` only, `guidance` with `replan` only (and is required there).
  */
 export const HumanDecision = z.object({
-  decision: z.enum(["approve", "adjust", "reject", "skip", "retry", "abort", "deny"]),
+  decision: z.enum(["approve", "adjust", "reject", "skip", "retry", "replan", "abort", "deny"]),
   comment: z.string().nullable().default(null),
   by: z.string().nullable().default(null),
   adjustments: z.array(PlanAdjustment).nullable().default(null),
+  params: z.record(z.string(), z.unknown()).nullable().default(null),
+  guidance: z.string().trim().min(1, "guidance must not be empty").nullable().default(null),
 });
 export type HumanDecision = z.infer<typeof HumanDecision>;
 
@@ -103,6 +122,10 @@ export const ApprovalRecord = z.object({
   confidence: z.number(),
   /** The edits an ADJUST applied, so the report and Studio show what the human changed. */
   adjustments: z.array(PlanAdjustment).nullable().default(null),
+  /** The parameters a retry changed. */
+  params: z.record(z.string(), z.unknown()).nullable().default(null),
+  /** The guidance a replan followed. */
+  guidance: z.string().nullable().default(null),
 });
 export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
 

@@ -52,6 +52,13 @@ export const ExecutionFeedback = z.object({
    * notifications or explanations.
    */
   trace: z.string().nullable().default(null),
+  /**
+   * A person's answer to this dispatch's tool approval, when the call needed one. The parent graph records it
+   * as the thread's latest `approval`, as it does for plan approvals and escalations.
+   */
+  approval: z
+    .object({ decision: z.enum(["approve", "deny"]), comment: z.string().nullable(), by: z.string().nullable(), at: z.string() })
+    .optional(),
 });
 export type ExecutionFeedback = z.infer<typeof ExecutionFeedback>;
 export type ExecutionFeedbackInput = z.input<typeof ExecutionFeedback>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { FailureClass, FeedbackType } from "./feedback.js";
-import { StrategyType, ConfidencePoint } from "./revision.js";
+import { RevisionStrategy, ConfidencePoint } from "./revision.js";
 
 export const RunStatus = z.enum([
   "planning",
@@ -53,7 +53,7 @@ export const ExecutionReport = z.object({
   revisions: z.array(
     z.object({
       revisionId: z.string(),
-      strategy: StrategyType,
+      strategy: RevisionStrategy,
       failedTaskId: z.string(),
       failureClass: FailureClass,
       reason: z.string(),
@@ -77,12 +77,17 @@ export const Episode = z.object({
   status: RunStatus,
   plan: z.object({ steps: z.array(z.object({ id: z.string(), workerType: z.string(), tools: z.array(z.string()) })) }),
   failures: z.array(z.object({ taskId: z.string(), tool: z.string().nullable(), workerType: z.string().nullable(), failureClass: FailureClass, error: z.string() })),
-  strategiesUsed: z.array(StrategyType),
+  strategiesUsed: z.array(RevisionStrategy),
   confidenceInitial: z.number(),
   confidenceFinal: z.number(),
   lessons: z.array(z.string()),
   durationMs: z.number(),
   cost: z.number(),
   at: z.string(),
+  /**
+   * Faults were injected into the run (`--fault`): only other simulated runs learn from it, so a practice run
+   * never makes a real one avoid a tool that only failed on purpose. Absent in episodes stored before it existed.
+   */
+  simulated: z.boolean().optional(),
 });
 export type Episode = z.infer<typeof Episode>;

@@ -13,13 +13,21 @@ export const StrategyType = z.enum([
 ]);
 export type StrategyType = z.infer<typeof StrategyType>;
 
+/**
+ * What made a revision: one of the strategies, or a person's guidance on an escalation (`candor resume --replan
+ * "<guidance>"`), which plans the unfinished work again. Kept apart from StrategyType because no rule and no model
+ * may choose it: only a person can.
+ */
+export const RevisionStrategy = z.union([StrategyType, z.literal("REPLAN_WITH_GUIDANCE")]);
+export type RevisionStrategy = z.infer<typeof RevisionStrategy>;
+
 /** A change to the plan made in response to a failure (seed 000 PlanRevision). Append-only in state. */
 export const PlanRevision = z.object({
   revisionId: z.string(),
   planId: z.string(),
   /** What caused it, e.g. "1 failures, 0 violations" (seed 000 scenario 4). */
   trigger: z.string(),
-  strategy: StrategyType,
+  strategy: RevisionStrategy,
   failedTaskId: z.string(),
   failureClass: FailureClass,
   /** Why this strategy, in plain language. */

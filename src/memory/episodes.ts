@@ -3,7 +3,7 @@ import { CandorError, ErrorCode } from "../errors.js";
 import { Episode } from "../domain/report.js";
 import { newestItems, userNamespace } from "./user-items.js";
 import type { FailureClass } from "../domain/feedback.js";
-import type { StrategyType } from "../domain/revision.js";
+import type { RevisionStrategy } from "../domain/revision.js";
 
 const EPISODES = "episodes";
 const CONFIG = "config";
@@ -71,7 +71,7 @@ export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
   const toolEpisodes = new Map<string, number>();
   const unreliable = new Map<string, number>();
   const toolClasses = new Map<string, Map<FailureClass, number>>();
-  const strategyUses = new Map<StrategyType, { used: number; recovered: number }>();
+  const strategyUses = new Map<RevisionStrategy, { used: number; recovered: number }>();
 
   for (const episode of episodes) {
     const failedTools = new Set<string>();

@@ -3,7 +3,7 @@ import { CandorError, ErrorCode } from "../errors.js";
 import { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { RequestFacts, ToolSpec } from "../tools/types.js";
+import { canStandIn, type RequestFacts, type ToolSpec } from "../tools/types.js";
 import { assertValidRequest, assignOrder, criticalPathMs, validatePlan } from "./validate.js";
 
 /** Confidence of a rules plan whose every tool matched the request and has no bad record. */
@@ -96,7 +96,7 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     if (failures < SUBSTITUTE_AFTER) continue;
     const alternative = registry
       .producersOf(tool.produces)
-      .filter((t) => t !== tool && !selected.includes(t) && tool.produces.every((p) => t.produces.includes(p)) && registry.workerForTool(t.name))
+      .filter((t) => t !== tool && !selected.includes(t) && canStandIn(t, tool.produces, tool.consumes) && registry.workerForTool(t.name))
       .sort((a, b) => (unreliable[a.name] ?? 0) - (unreliable[b.name] ?? 0))[0];
     if (!alternative || (unreliable[alternative.name] ?? 0) >= failures) continue;
     selected[i] = alternative;

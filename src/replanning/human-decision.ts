@@ -18,8 +18,11 @@ import type { StrategyOutcome } from "./strategies/types.js";
 
 export type ParsedDecision = { ok: true; decision: HumanDecision } | { ok: false; error: string };
 
-/** What parseDecision needs to know about the request; the plan lets an `edit` response be turned into adjustments. */
-export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & { plan?: Plan };
+/**
+ * What parseDecision needs to know about the request: the plan lets an `edit` of a plan approval become
+ * adjustments, the failed step's params let an `edit` of an escalation become a retry with the changed ones.
+ */
+export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & { plan?: Plan; params?: Record<string, unknown> };
 
 /**
  * Parses a resume value against what the thread is waiting for. Accepts Candor's `{decision: "approve"}`, the
@@ -54,6 +57,21 @@ export function parseDecision(raw: unknown, request: DecisionContext): ParsedDec
   if (decision.decision !== "adjust" && decision.adjustments !== null) {
     return { ok: false, error: `"adjustments" only go with "adjust", not with "${decision.decision}". ${fits}` };
   }
+  if (decision.params !== null && decision.decision !== "retry") {
+    return { ok: false, error: `"params" only go with "retry" (new parameters for the failed step), not with "${decision.decision}". ${fits}` };
+  }
+  if (decision.params !== null && Object.keys(decision.params).length === 0) {
+    return { ok: false, error: `"params" is empty: name the parameters to change (e.g. {"decision":"retry","params":{"maxPrice":300}}), or leave "params" out to retry as before.` };
+  }
+  if (request.kind === "infeasible_constraint" && decision.decision === "retry" && decision.params === null) {
+    return { ok: false, error: `A plain retry would fail the same way: the limit cannot be met as it is. Retry with a new limit in "params" (e.g. {"decision":"retry","params":{"budget":900}}), replan with guidance, skip or abort.` };
+  }
+  if (decision.decision === "replan" && decision.guidance === null) {
+    return { ok: false, error: `"replan" needs "guidance": say what to do differently (e.g. {"decision":"replan","guidance":"a budget of 4000 dollars is fine"}).` };
+  }
+  if (decision.guidance !== null && decision.decision !== "replan") {
+    return { ok: false, error: `"guidance" only goes with "replan", not with "${decision.decision}". ${fits}` };
+  }
   return { ok: true, decision };
 }
 
@@ -61,9 +79,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /**
  * Maps a HumanResponse onto Candor's decisions. Plan approval: accept → approve, edit → adjust (the edited
- * `steps`, or an explicit `adjustments` list), response → reject with the text as comment (replanning with
- * guidance is not built yet), ignore → reject. Escalation: accept → retry, ignore → skip, response → retry with
- * the text as comment; edit → retry, and the comment says edited parameters were not applied (issue 4 item 2).
+ * `steps`, or an explicit `adjustments` list), response → reject with the text as comment, ignore → reject.
+ * Escalation: accept → retry, ignore → skip, response → replan with the text as guidance (retry with it as a
+ * comment where replanning is not offered), edit → retry with the edited `params` (issue 4 items 2 and 11).
  * Tool approval: accept → approve, ignore → deny, response → deny with the text as the reason; edit is refused.
  */
 function fromHumanResponse(raw: Record<string, unknown>, request: DecisionContext): { ok: true; decision: Record<string, unknown> } | { ok: false; error: string } {
@@ -84,8 +102,13 @@ function fromHumanResponse(raw: Record<string, unknown>, request: DecisionContex
   if (request.kind !== "plan_approval") {
     if (type === "accept") return { ok: true, decision: { decision: "retry" } };
     if (type === "ignore") return { ok: true, decision: { decision: "skip" } };
-    if (type === "response") return { ok: true, decision: { decision: "retry", comment: text } };
-    return { ok: true, decision: { decision: "retry", comment: "edited parameters were not applied: retrying with new parameters is not supported yet" } };
+    if (type === "response") return { ok: true, decision: request.decisions.includes("replan") ? { decision: "replan", guidance: text } : { decision: "retry", comment: text } };
+    const edited = isObject(args) && isObject((args as { args?: unknown }).args) ? (args as { args: Record<string, unknown> }).args.params : undefined;
+    if (!isObject(edited)) return { ok: false, error: `An "edit" of an escalation needs args.args.params: the failed step's parameters with the values you want changed.` };
+    const before = request.params ?? {};
+    const changed = Object.fromEntries(Object.entries(edited).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k])));
+    // An edit that changes nothing is a plain retry.
+    return { ok: true, decision: Object.keys(changed).length > 0 ? { decision: "retry", params: changed } : { decision: "retry", comment: "edited without changes" } };
   }
   if (type === "accept") return { ok: true, decision: { decision: "approve" } };
   if (type === "ignore") return { ok: true, decision: { decision: "reject", comment: "ignored" } };
@@ -202,10 +225,15 @@ export function interruptPayload(request: InterruptRequest, error?: string): Int
           description: [request.question, "", "Why the confidence is low:", ...request.reasons.map((r) => `- ${r}`), "", "Accept runs the plan, edit adjusts it (edit `steps`), respond or ignore rejects it."].join("\n"),
         }
       : {
-          action_request: { action: "recover_step", args: { taskId: request.taskId, kind: request.kind, failureCount: request.failureCount, errors: request.errors, suggestedActions: request.suggestedActions } },
-          // Editing parameters on an escalation is not applied yet, so clients are not offered it.
-          config: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: request.decisions.includes("skip") },
-          description: [request.question, "", ...request.errors.map((e) => `- ${e}`), "", "Accept retries once more, ignore skips the step, respond retries with your note recorded."].join("\n"),
+          action_request: { action: "recover_step", args: { taskId: request.taskId, kind: request.kind, failureCount: request.failureCount, errors: request.errors, suggestedActions: request.suggestedActions, params: request.params ?? {} } },
+          config: { allow_accept: true, allow_edit: Object.keys(request.params ?? {}).length > 0, allow_respond: true, allow_ignore: request.decisions.includes("skip") },
+          description: [
+            request.question,
+            "",
+            ...request.errors.map((e) => `- ${e}`),
+            "",
+            `Accept retries once more, edit retries with the parameters you change, ignore skips the step, ${request.decisions.includes("replan") ? "respond plans the unfinished work again following your text" : "respond retries with your note recorded"}.`,
+          ].join("\n"),
         };
   return { ...request, ...human, candor: request, ...(error ? { error } : {}) };
 }
@@ -221,8 +249,10 @@ export interface DecisionEffect {
   failureReason?: string;
   /** New caps, when a human allowed one more attempt. */
   settings?: RunSettings;
-  /** The revision, when a human chose to skip the failed step. */
+  /** The revision, when a human chose to skip the failed step or to retry it with new parameters. */
   skip?: Extract<StrategyOutcome, { applies: true }>;
+  /** Set when a human asked to plan the unfinished work again: the replan node plans with this guidance. */
+  guidance?: { taskId: string; text: string };
   /** The plan that replaces the current one, when a human adjusted it. */
   plan?: Plan;
 }
@@ -230,7 +260,9 @@ export interface DecisionEffect {
 /**
  * Applies a validated decision. approve → execute; adjust → execute the adjusted plan (already applied and
  * validated by applyAdjustments, passed as `adjusted`); reject → rejected; abort → failed with the escalation's
- * reason; retry → one more attempt beyond the cap that stopped the run; skip → SKIP on the failed step.
+ * reason; retry → one more attempt beyond the cap that stopped the run, with the person's parameters when given
+ * (already built and checked by retryWithHumanParams, passed as `retried`); replan → one more revision, made by
+ * planning again with the person's guidance; skip → SKIP on the failed step.
  */
 export function decisionEffect(args: {
   request: InterruptRequest;
@@ -241,6 +273,7 @@ export function decisionEffect(args: {
   feedback: readonly ExecutionFeedback[];
   registry: ToolRegistry;
   adjusted?: Extract<AdjustedPlan, { ok: true }>;
+  retried?: Extract<StrategyOutcome, { applies: true }>;
 }): DecisionEffect {
   const { request, decision, plan } = args;
   const note = decision.comment ? `: ${decision.comment}` : "";
@@ -262,16 +295,32 @@ export function decisionEffect(args: {
     // The worker applies tool approvals itself (run or fail the step); nothing here should ever see one.
     throw new CandorError(`A tool approval for ${request.tool} is answered inside the worker, not by human_interrupt.`, ErrorCode.INVALID_DECISION);
   }
+  // One more try beyond the cap that stopped the run; the other caps still hold, and none is ever lowered.
+  const settings = { ...args.settings };
+  if (request.kind === "max_revisions") settings.maxRevisions = Math.max(settings.maxRevisions, args.revisionCount + 1);
+  if (request.kind === "step_failures") settings.maxStepFailures = Math.max(settings.maxStepFailures, request.failureCount + 1);
+  // Just under today's confidence: the next revision (every strategy lowers it) asks again, so the abort
+  // threshold is relaxed for one attempt, not switched off for the rest of the run.
+  if (request.kind === "low_confidence") settings.abortBelow = Math.max(0, Math.round((plan.confidence - 0.01) * 100) / 100);
   switch (decision.decision) {
     case "retry": {
-      // One more try beyond the cap that stopped the run; the other caps still hold.
-      const settings = { ...args.settings };
-      if (request.kind === "max_revisions") settings.maxRevisions = args.revisionCount + 1;
-      if (request.kind === "step_failures") settings.maxStepFailures = request.failureCount + 1;
-      // Just under today's confidence: the next revision (every strategy lowers it) asks again, so the abort
-      // threshold is relaxed for one attempt, not switched off for the rest of the run.
-      if (request.kind === "low_confidence") settings.abortBelow = Math.max(0, Math.round((plan.confidence - 0.01) * 100) / 100);
+      if (decision.params) {
+        if (!args.retried) throw new CandorError("A retry with parameters needs its revision (retryWithHumanParams) before its effect.", ErrorCode.INVALID_DECISION);
+        const message = `A human retried ${request.taskId} with new parameters (${Object.entries(decision.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}).`;
+        return { status: "executing", settings, skip: args.retried, message, severity: "INFO", reasoning: `${message} After: ${request.reason}` };
+      }
       return { status: "replanning", settings, message: `A human allowed one more recovery attempt for ${request.taskId}.`, severity: "INFO", reasoning: `a human allowed one more attempt after: ${request.reason}` };
+    }
+    case "replan": {
+      const text = decision.guidance ?? "";
+      return {
+        status: "replanning",
+        settings,
+        guidance: { taskId: request.taskId, text },
+        message: `A human asked to plan the unfinished work again: "${text}".`,
+        severity: "INFO",
+        reasoning: `a human gave guidance after: ${request.reason}`,
+      };
     }
     case "skip": {
       const outcome = applyStrategy("SKIP", { plan, feedback: args.feedback, revisionCount: args.revisionCount, registry: args.registry, taskId: request.taskId });

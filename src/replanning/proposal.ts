@@ -6,7 +6,7 @@ import { StrategyType } from "../domain/revision.js";
 import { assignOrder } from "../planning/validate.js";
 import type { RecoveryProposal } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { ToolSpec } from "../tools/types.js";
+import { canStandIn, type ToolSpec } from "../tools/types.js";
 import type { FailureContext } from "./context.js";
 import { freshId, replaceStep } from "./plan-edit.js";
 import { skipWithReason } from "./strategies/skip.js";
@@ -229,7 +229,8 @@ function retryDifferentAgent(input: StrategyInput, proposal: RecoveryProposal): 
   const failedWorkers = [...new Set([...failed.failedWorkers, failed.workerType, ...failure.history.map((f) => f.workerType).filter((w): w is string => w !== null)])];
   if (failedWorkers.includes(name)) return { reason: `RETRY_DIFFERENT_AGENT names ${name}, which already failed this step` };
   const outputs = neededOutputs(failed, registry);
-  const producers = registry.grant(name).filter((t) => outputs.every((o) => t.produces.includes(o)));
+  const received = registry.tool(failed.tools[0] ?? "")?.consumes ?? [];
+  const producers = registry.grant(name).filter((t) => canStandIn(t, outputs, received));
   const asked = proposal.modifications.tool;
   const tried = triedTools(failure);
   // The model's tool when the worker may use it; otherwise one that has not failed yet, then the failed one.

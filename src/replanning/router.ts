@@ -1,6 +1,6 @@
 import type { TaskStep } from "../domain/plan.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { ToolSpec, WorkerType } from "../tools/types.js";
+import { canStandIn, type ToolSpec, type WorkerType } from "../tools/types.js";
 
 export interface WorkerCandidate {
   worker: WorkerType;
@@ -21,12 +21,13 @@ const words = (text: string) => new Set(text.toLowerCase().split(/[^a-z0-9]+/).f
 export function rankWorkers(registry: ToolRegistry, step: TaskStep, exclude: readonly string[] = [], excludeTools: readonly string[] = []): WorkerCandidate[] {
   const needed = step.expectedOutputs.length > 0 ? step.expectedOutputs : (registry.tool(step.tools[0] ?? "")?.produces ?? []);
   const failedTool = step.tools[0];
+  const received = registry.tool(failedTool ?? "")?.consumes ?? [];
   const stepWords = words(step.description);
   const candidates: WorkerCandidate[] = [];
   for (const worker of registry.workers.values()) {
     if (exclude.includes(worker.name)) continue;
     // A tool that already failed this step's lineage is not a different agent, whoever runs it.
-    const tools = registry.grant(worker.name).filter((t) => needed.every((o) => t.produces.includes(o)) && !excludeTools.includes(t.name));
+    const tools = registry.grant(worker.name).filter((t) => canStandIn(t, needed, received) && !excludeTools.includes(t.name));
     if (tools.length === 0) continue;
     // Prefer a different tool: the one that failed is the likeliest to fail again.
     tools.sort((a, b) => Number(a.name === failedTool) - Number(b.name === failedTool));

@@ -6,6 +6,7 @@ import type { PlanRevision, StrategyType } from "../domain/revision.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { buildFailureContext, type FailureContext } from "./context.js";
 import type { ProposalVerdict } from "./proposal.js";
+import { infeasibility } from "./strategies/adjust-parameters.js";
 import { skipWithReason, STRATEGIES, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
 
 /**
@@ -84,6 +85,26 @@ export function repeatsFailedCall(outcome: Extract<StrategyOutcome, { applies: t
   return null;
 }
 
+/**
+ * The input guard: a revision whose new step calls a tool without an input that tool consumes would only fail.
+ * A tool producing the same output is no drop-in replacement when it needs something the step does not receive
+ * (travel's plan_days needs the attractions find_attractions lists, which is how DECOMPOSE chains them), and the
+ * worker ranking offers such tools by what they produce alone. Checked on the revised plan: the step's
+ * dependencies, by id or expected output, must provide every input its tool consumes.
+ */
+export function lacksInputs(outcome: Extract<StrategyOutcome, { applies: true }>, registry: ToolRegistry): string | null {
+  for (const id of outcome.revision.newStepIds) {
+    const step = outcome.plan.steps.find((s) => s.id === id);
+    const tool = step ? registry.tool(step.tools[0] ?? "") : undefined;
+    if (!step || !tool) continue;
+    const deps = outcome.plan.steps.filter((s) => step.dependsOn.includes(s.id));
+    const available = new Set([...deps.map((s) => s.id), ...deps.flatMap((s) => s.expectedOutputs)]);
+    const missing = tool.consumes.filter((c) => !available.has(c));
+    if (missing.length > 0) return `${step.id} would call ${tool.name} without the ${missing.join(", ")} it needs, which none of its dependencies produce`;
+  }
+  return null;
+}
+
 export interface StrategyChoice {
   kind: "strategy";
   strategy: StrategyType;
@@ -109,9 +130,17 @@ export function nextFailedStep(plan: Plan) {
   return plan.steps.filter((s) => s.status === "failed").sort((a, b) => a.order - b.order)[0];
 }
 
-const ESCALATION_DECISIONS = ["skip", "retry", "abort"];
+const ESCALATION_DECISIONS = ["skip", "retry", "replan", "abort"];
 
-function escalate(kind: FailureEscalationRequest["kind"], plan: Plan, failure: FailureContext, revisionCount: number, reason: string, suggestions: string[]): Escalation {
+function escalate(
+  kind: FailureEscalationRequest["kind"],
+  plan: Plan,
+  failure: FailureContext,
+  revisionCount: number,
+  reason: string,
+  suggestions: string[],
+  overrides: { question?: string; decisions?: string[] } = {},
+): Escalation {
   return {
     kind: "escalate",
     request: {
@@ -123,9 +152,12 @@ function escalate(kind: FailureEscalationRequest["kind"], plan: Plan, failure: F
       confidence: plan.confidence,
       errors: failure.history.map((f) => f.errors[f.errors.length - 1] ?? "unknown error"),
       reason,
+      params: failure.step.params,
       suggestedActions: suggestions,
-      decisions: ESCALATION_DECISIONS,
-      question: `${reason} Skip ${failure.step.id} and finish the rest, retry once more, or abort the run?`,
+      decisions: overrides.decisions ?? ESCALATION_DECISIONS,
+      question:
+        overrides.question ??
+        `${reason} Skip ${failure.step.id} and finish the rest, retry once more (with new parameters if you like), replan the unfinished work with your guidance, or abort the run?`,
     },
   };
 }
@@ -148,9 +180,47 @@ export interface SelectArgs {
 }
 
 /**
- * Decides what happens to the next failed step: escalate to a human when a cap is hit (revisions, failures of
- * the step, confidence); else, for an unknown failure, the reasoner's validated proposal; else the first strategy
- * in the class's preference list that applies, has budget left and does not repeat a failed call.
+ * A constraint no recovery can meet, put to a human at once (issue 3, seed 000 scenario 6): the violation's
+ * floors (each part's cheapest option) already exceed the limit, so ADJUST_PARAMETERS has no cap to set and the
+ * only strategy left, SKIP, would drop the check and let the rest go on as if the limit held. No revision is
+ * spent on it. Raising the limit is a replan with it as guidance, or a retry of the check with a new limit
+ * (`retry --set budget=…`); a plain retry is refused, since the same check would fail the same way.
+ */
+function infeasibleConstraint(plan: Plan, failure: FailureContext, revisionCount: number): Escalation | null {
+  if (failure.failureClass !== "constraint_violated") return null;
+  const hopeless = infeasibility(failure.outputs);
+  if (!hopeless) return null;
+  const id = failure.step.id;
+  const least = `$${Math.ceil(hopeless.least).toLocaleString("en-US")}`;
+  const reason = `The limit checked by ${id} cannot be met. ${hopeless.reason}.`;
+  const decisions = ESCALATION_DECISIONS;
+  const replan = decisions.includes("replan");
+  const choices = [
+    ...(replan ? [`replan the unfinished work with a budget of at least ${least} as your guidance`] : []),
+    `retry ${id} with a new limit (e.g. retry --set budget=${Math.ceil(hopeless.least)})`,
+    `skip ${id} and finish without it`,
+    "abort the run",
+  ];
+  return escalate(
+    "infeasible_constraint",
+    plan,
+    failure,
+    revisionCount,
+    reason,
+    [
+      `Raise the budget to at least ${least}: ${replan ? `replan with it as guidance (e.g. "a budget of ${least} is fine"), or ` : ""}abort and ask again`,
+      "Change the request so that its cheapest options cost less",
+      `Skip ${id}: the rest finishes without it, and nothing that depends on it runs`,
+    ],
+    { decisions, question: `${reason} ${choices.slice(0, -1).join(", ").replace(/^./, (c) => c.toUpperCase())}, or ${choices[choices.length - 1]}?` },
+  );
+}
+
+/**
+ * Decides what happens to the next failed step: escalate to a human when a constraint cannot be met at all or a
+ * cap is hit (revisions, failures of the step, confidence); else, for an unknown failure, the reasoner's
+ * validated proposal; else the first strategy in the class's preference list that applies, has budget left and
+ * does not repeat a failed call.
  */
 export function selectStrategy(args: SelectArgs): Selection | null {
   const { plan, feedback, settings, revisionCount, registry } = args;
@@ -160,6 +230,9 @@ export function selectStrategy(args: SelectArgs): Selection | null {
   const failure = buildFailureContext(step, feedback);
   const errors = failure.history.map((f) => f.errors[f.errors.length - 1]).filter(Boolean).slice(-3).join("; ");
 
+  // Before the caps: that no revision can help is the more useful thing to tell, whatever the count.
+  const infeasible = infeasibleConstraint(plan, failure, revisionCount);
+  if (infeasible) return infeasible;
   if (revisionCount >= settings.maxRevisions) {
     return escalate(
       "max_revisions",
@@ -195,7 +268,9 @@ export function selectStrategy(args: SelectArgs): Selection | null {
   let prefix = "";
   if (failure.failureClass === "unknown" && args.advice) {
     const advice = args.advice;
-    const refused = advice.ok ? (budgetSpent(advice.outcome.revision.strategy, step, revisions) ?? repeatsFailedCall(advice.outcome, feedback)) : advice.reason;
+    const refused = advice.ok
+      ? (budgetSpent(advice.outcome.revision.strategy, step, revisions) ?? repeatsFailedCall(advice.outcome, feedback) ?? lacksInputs(advice.outcome, registry))
+      : advice.reason;
     if (advice.ok && refused === null) {
       const strategy = advice.outcome.revision.strategy;
       return { ...base, strategy, source: "model", outcome: advice.outcome, reasoning: `No rule recognises ${step.id}'s failure ("${failure.error}"); the reasoner proposed ${strategy}, and its proposal passed validation. ${advice.outcome.revision.rationale}` };
@@ -212,7 +287,7 @@ export function selectStrategy(args: SelectArgs): Selection | null {
       continue;
     }
     const outcome = STRATEGIES[strategy](input);
-    const refused = outcome.applies ? repeatsFailedCall(outcome, feedback) : outcome.reason;
+    const refused = outcome.applies ? (repeatsFailedCall(outcome, feedback) ?? lacksInputs(outcome, registry)) : outcome.reason;
     if (refused === null) {
       const why = `${prefix}${step.id} failed with ${failure.failureClass} ("${failure.error}"), which ${strategy} addresses.`;
       return { ...base, strategy, source: "rules", reasoning: passed.length > 0 ? `${why} Passed over: ${passed.join("; ")}.` : why };
@@ -235,7 +310,7 @@ export function applyStrategy(strategy: StrategyType, args: { plan: Plan; feedba
   }
   const outcome = STRATEGIES[strategy](input);
   // The loop guard again: selection checked it, but the plan may have changed since (another failed step).
-  if (outcome.applies && repeatsFailedCall(outcome, args.feedback) === null) return outcome;
+  if (outcome.applies && repeatsFailedCall(outcome, args.feedback) === null && lacksInputs(outcome, args.registry) === null) return outcome;
   const fallback = STRATEGIES.SKIP(input);
   if (!fallback.applies) throw new Error("SKIP must always apply");
   return fallback;

@@ -17,8 +17,11 @@ import type { ToolContext, ToolSpec, Toolkit } from "./types.js";
  *   it succeeds unless the step's time limit is tighter.
  * - `garbage`: the call returns a nonsense string instead of the tool's structured output, for checking that
  *   consumers validate what they receive instead of trusting it.
+ * - `complex`: the call throws CandorError TOOL_FAILED ("<tool>: the request is too complex to handle in one
+ *   step"), declared too_complex, the case DECOMPOSE answers by splitting the step into smaller tools of the same
+ *   worker's grant (`--fault search_activities=complex*1` shows it in the travel demo).
  */
-export const FAULT_KINDS = ["timeout", "error", "unavailable", "slow", "garbage"] as const;
+export const FAULT_KINDS = ["timeout", "error", "unavailable", "slow", "garbage", "complex"] as const;
 
 export const FaultKind = z.enum(FAULT_KINDS);
 export type FaultKind = z.infer<typeof FaultKind>;
@@ -94,6 +97,8 @@ function faulty(tool: ToolSpec, faults: readonly FaultSpec[]): ToolSpec {
   };
   return {
     ...tool,
+    // Marks the copy, so a run using it is known to be simulated (its outcome is kept apart from real runs').
+    injectedFaults: [...(tool.injectedFaults ?? []), ...faults.map((f) => `${f.kind}${f.times === null ? "" : `*${f.times}`}`)],
     run: async (args: unknown, ctx: ToolContext) => {
       const kind = next();
       if (kind === null) return tool.run(args, ctx);
@@ -117,6 +122,10 @@ async function inject(kind: FaultKind, tool: ToolSpec, args: unknown, ctx: ToolC
       return tool.run(args, ctx);
     case "garbage":
       return garbage(tool.name);
+    case "complex":
+      throw new CandorError(`${tool.name}: the request is too complex to handle in one step (simulated); split it into smaller steps`, ErrorCode.TOOL_FAILED, {
+        details: { tool: tool.name, injected: true, failureClass: "too_complex" },
+      });
   }
 }
 

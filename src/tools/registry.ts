@@ -57,6 +57,11 @@ export class ToolRegistry {
     return new ToolRegistry(tools, workers);
   }
 
+  /** The faults injected into this registry's tools, as `tool=kind[*N]`; empty for real tools. */
+  injectedFaults(): string[] {
+    return [...this.tools.values()].flatMap((t) => (t.injectedFaults ?? []).map((f) => `${t.name}=${f}`));
+  }
+
   tool(name: string): ToolSpec | undefined {
     return this.tools.get(name);
   }

@@ -33,8 +33,9 @@ export interface RunStepInput {
  * Runs one step the way a worker must: only with tools its worker type and the step grant (a call outside the
  * grant is refused and recorded, never executed), arguments validated, each attempt under the step's time
  * limit, transient failures retried with the step's own backoff. With a ledger, a call with a side effect runs
- * at most once per (thread, step, dispatch): a recorded result is reused, and a call that may have happened is
- * failed as policy_blocked rather than repeated. Never throws for a step failure: the outcome is ExecutionFeedback.
+ * at most once per (thread, step, dispatch): a recorded result is reused, and a call that may have happened (a
+ * crash mid-call, or a call cut off by its time limit or a cancelled run) is failed as policy_blocked rather than
+ * repeated. Never throws for a step failure: the outcome is ExecutionFeedback.
  */
 export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   const { step, registry, dispatch } = input;
@@ -116,7 +117,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     if (verdict.kind === "unknown") {
       const { record } = verdict;
       return fail(
-        `${tool.name} may already have run: attempt ${record.attempt} of step "${step.id}" (dispatch ${dispatch}) was started at ${record.at} but its outcome was never recorded (the process stopped during the call). It was not called again: a human must check whether it took effect before retrying.`,
+        `${tool.name} may already have run: attempt ${record.attempt} of step "${step.id}" (dispatch ${dispatch}) was started at ${record.at} but its outcome was never recorded (the call was stopped before it answered: a crash, Ctrl-C or its time limit). It was not called again: a human must check whether it took effect before retrying.`,
         "policy_blocked",
         [],
         tool.name,
@@ -143,12 +144,20 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
       return success(result, attempt, attempts);
     } catch (e) {
       const message = errorMessage(e);
+      const outputs = CandorError.isInstance(e) ? e.details : {};
+      const cancelled = input.signal?.aborted === true;
+      if (tool.sideEffect !== "none" && (cancelled || isTimeout(e))) {
+        // Cut off by the time limit or a cancelled run, the call never said whether it took effect (a tool may
+        // ignore its signal, or the provider may have acted before the abort). Recording it as failed would let
+        // this retry, or a resume, call it again: its ledger row stays "started" and a human must check.
+        const unknown = `${message}: ${tool.name} may already have run (it was stopped before it answered). It was not called again: a human must check whether it took effect before retrying.`;
+        attempts.push({ attempt, error: unknown, durationMs: now() - attemptStart });
+        return fail(unknown, "policy_blocked", attempts, tool.name, outputs, e);
+      }
       ledger?.recordFailed(key, tool.name, parsed.data, message);
       const failureClass = classifyFailure(message, e);
       lastClass = failureClass;
       attempts.push({ attempt, error: message, durationMs: now() - attemptStart });
-      const outputs = CandorError.isInstance(e) ? e.details : {};
-      const cancelled = input.signal?.aborted === true;
       if (cancelled || attempt >= maxAttempts || !isTransient(failureClass)) {
         return fail(message, failureClass, attempts, tool.name, outputs, e);
       }
@@ -157,6 +166,11 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
       await sleep(wait, input.signal).catch(() => undefined);
     }
   }
+}
+
+/** The step's time limit cut the call off (or the tool's own client gave up waiting): its outcome is unknown. */
+function isTimeout(e: unknown): boolean {
+  return CandorError.isInstance(e) && e.code === ErrorCode.TIMEOUT;
 }
 
 /**

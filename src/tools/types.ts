@@ -56,6 +56,11 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
    * violation). Absent: the tool's cost cannot be steered.
    */
   costCapParam?: string;
+  /**
+   * Set by withFaults on a copy that misbehaves on purpose (e.g. ["timeout*1"]): a run that uses such tools is
+   * simulated, and its outcome is kept apart from what real runs learn.
+   */
+  injectedFaults?: readonly string[];
   run: (args: z.infer<Args>, ctx: ToolContext) => Promise<unknown>;
 }
 
@@ -95,4 +100,13 @@ export interface Toolkit {
  */
 export function defineTool<Args extends z.ZodType>(spec: ToolSpec<Args>): ToolSpec {
   return spec as unknown as ToolSpec;
+}
+
+/**
+ * Whether `candidate` can do `tool`'s job in a step: it produces every output the step needs and consumes
+ * nothing the step does not already receive (its inputs are what `tool` consumes). A tool that needs an extra
+ * input (plan_days needs attractions) is a part of a decomposition, not a stand-in.
+ */
+export function canStandIn(candidate: Pick<ToolSpec, "produces" | "consumes">, needed: readonly string[], received: readonly string[]): boolean {
+  return needed.every((o) => candidate.produces.includes(o)) && candidate.consumes.every((c) => received.includes(c));
 }

@@ -1,10 +1,10 @@
 import type { FailureEscalationRequest, HumanApprovalRequest } from "../domain/approval.js";
 import type { Notification } from "../domain/notification.js";
 import type { TaskStep } from "../domain/plan.js";
-import type { PlanRevision, StrategyType } from "../domain/revision.js";
+import type { PlanRevision, RevisionStrategy } from "../domain/revision.js";
 import { describeFailureClass, detailsPointer, estimatedDelay, notification } from "./notify.js";
 
-const WHAT_WE_DO: Record<StrategyType, string> = {
+const WHAT_WE_DO: Record<RevisionStrategy, string> = {
   RETRY_DIFFERENT_AGENT: "Retrying with a different agent",
   RETRY_WITH_PARAMS: "Retrying with corrected parameters",
   SWAP_TOOL: "Switching to another tool with the same purpose",
@@ -13,6 +13,7 @@ const WHAT_WE_DO: Record<StrategyType, string> = {
   FIX_DEPENDENCIES: "Repairing the step it depends on first",
   FIND_WORKAROUND: "Looking for a workaround",
   SKIP: "Skipping the step and finishing the rest",
+  REPLAN_WITH_GUIDANCE: "Planning the unfinished work again with a person's guidance",
 };
 
 /**

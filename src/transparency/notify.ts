@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Notification, type NotificationInput, type Progress } from "../domain/notification.js";
 import type { ExecutionFeedback, FailureClass } from "../domain/feedback.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
-import type { StrategyType } from "../domain/revision.js";
+import type { RevisionStrategy } from "../domain/revision.js";
 
 /** Builds a notification with id and timestamp; every notification in Candor goes through here. */
 export function notification(input: Omit<NotificationInput, "id" | "at">): Notification {
@@ -33,7 +33,7 @@ export function describeFailureClass(cls: FailureClass): string {
 }
 
 /** Expected extra time per strategy, in words (seed 000 scenario 2's estimated_delay). */
-export function estimatedDelay(strategy: StrategyType | null, step: Pick<TaskStep, "estimates"> | undefined): string {
+export function estimatedDelay(strategy: RevisionStrategy | null, step: Pick<TaskStep, "estimates"> | undefined): string {
   if (!strategy) return "to be decided";
   const ms = step?.estimates.durationMs ?? 1000;
   const seconds = (factor: number) => Math.max(1, Math.round((ms * factor) / 1000));
@@ -46,6 +46,8 @@ export function estimatedDelay(strategy: StrategyType | null, step: Pick<TaskSte
       return `${about(2, 3)} (affected steps run again)`;
     case "DECOMPOSE":
       return about(2, 4);
+    case "REPLAN_WITH_GUIDANCE":
+      return `${about(1, 3)} (the unfinished steps are planned again)`;
     default:
       return about(1, 2);
   }

@@ -153,10 +153,38 @@ describe("resume decisions", () => {
   });
 
   const refusals: [string, string[], RegExp][] = [
-    ["--retry --set (no params in a retry decision yet)", ["--retry", "--set", "maxPrice=300"], /--retry --set is not supported yet/],
+    ["--set that is not key=value", ["--retry", "--set", "maxPrice"], /--set "maxPrice" is not key=value/],
     ["--set without --retry", ["--skip", "--set", "a=1"], /--set goes with --retry/],
-    ["--replan (no guidance decision yet)", ["--replan", "take the train"], /--replan is not supported yet/],
+    ["--replan without guidance", ["--replan", " "], /--replan needs guidance text/],
   ];
+  // The demo trip is over its $2000 budget; a revision cap of 0 escalates at once instead of adjusting prices.
+  const OVER_BUDGET = "Plan a 3-day trip from Madrid to Paris for 2 people under $2000";
+
+  it("--retry --set gives the failed step new parameters: refused values keep it waiting, good ones finish it", { timeout: LONG }, async () => {
+    const db = freshDb();
+    const run = await runCli(["run", OVER_BUDGET, "--db", db, "--thread", "esc", "--max-revisions", "0"]);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stdout).toContain(`npm start -- resume esc --replan "<guidance>" --db ${db}`);
+    const bad = await runCli(["resume", "esc", "--retry", "--set", "budget=-5", "--db", db]);
+    expect(bad.code, bad.stderr).toBe(3);
+    expect(bad.stderr).toMatch(/The decision was not applied: check_budget would refuse these parameters \(budget: /);
+    const good = await runCli(["resume", "esc", "--retry", "--set", "budget=5000", "--db", db]);
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toMatch(/RETRY_WITH_PARAMS for budget_status/);
+    expect(decisionsApplied(db, "esc")).toEqual(["retry"]);
+  });
+
+  it("--replan plans the unfinished work again with the guidance and keeps the finished searches", { timeout: LONG }, async () => {
+    const db = freshDb();
+    expect((await runCli(["run", OVER_BUDGET, "--db", db, "--thread", "guided", "--max-revisions", "0"])).code).toBe(3);
+    const r = await runCli(["resume", "guided", "--replan", "a budget of 5000 dollars is fine", "--db", db]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/Planning the unfinished work again with a person's guidance/);
+    expect(r.stdout).toMatch(/REPLAN_WITH_GUIDANCE for budget_status/);
+    const report = JSON.parse((await runCli(["report", "guided", "--json", "--db", db])).stdout);
+    expect(report.report.revisions[0].changes.join(" ")).toMatch(/Keep 3 finished step\(s\) and their results \(flight, hotel, activities\)/);
+  });
+
   for (const [name, flags, message] of refusals) {
     it(`refuses ${name} before touching the thread (exit 2, one paragraph)`, { timeout: LONG }, async () => {
       const r = await runCli(["resume", "any", ...flags, "--db", freshDb()]);

@@ -127,7 +127,7 @@ describe("human interrupts across processes", () => {
 
     const wrong = await runCli(["resume", "esc", "--approve", "--db", db]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain("--skip, --retry, --abort");
+    expect(wrong.stderr).toContain(`--skip, --retry, --replan "<guidance>", --abort`);
 
     const aborted = await runCli(["resume", "esc", "--abort", "--db", db]);
     expect(aborted.code, aborted.stderr).toBe(4);

@@ -153,4 +153,34 @@ describe("Candor in `langgraphjs dev` (what Studio and Agent Inbox talk to), thr
     expect(after.length).toBeGreaterThan(history.length);
     expect(after.some((h) => h.values.approval?.decision === "approve")).toBe(true);
   });
+
+  it("answers an escalation with a HumanResponse `response`: the text becomes guidance and the unfinished work is planned again", { timeout: LONG }, async () => {
+    const thread = await client.threads.create();
+    // Over its $2000 budget; a revision cap of 0 escalates at once instead of adjusting prices.
+    const input = { request: { userIntent: `${TRIP} under $2000` }, settings: { maxRevisions: 0 } };
+    await client.runs.wait(thread.thread_id, "candor", { input });
+    const waiting = await client.threads.getState<Values>(thread.thread_id);
+    const payload = waiting.tasks.flatMap((t) => t.interrupts)[0]?.value as { kind: string; decisions: string[]; config: { allow_respond: boolean } };
+    expect(payload).toMatchObject({ kind: "max_revisions", decisions: ["skip", "retry", "replan", "abort"], config: { allow_respond: true } });
+
+    await client.runs.wait(thread.thread_id, "candor", { command: { resume: [{ type: "response", args: "a budget of 5000 dollars is fine" }] } });
+    const done = await client.threads.getState<Values & { revisions: { strategy: string }[] }>(thread.thread_id);
+    expect(done.values.status).toBe("completed");
+    expect(done.values.approval).toMatchObject({ decision: "replan", guidance: "a budget of 5000 dollars is fine" });
+    expect(done.values.revisions.map((r) => r.strategy)).toEqual(["REPLAN_WITH_GUIDANCE"]);
+  });
+
+  it("shows a worker's tool approval (inside the worker subgraph) and resumes it with `accept`", { timeout: LONG }, async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "candor", { input: { request: { userIntent: "Plan and book a 2-day trip from Paris to Rome for 1 person" } } });
+    const waiting = await client.threads.getState<Values>(thread.thread_id, undefined, { subgraphs: true });
+    const payload = waiting.tasks.flatMap((t) => t.interrupts)[0]?.value as { kind: string; tool: string; inputs: Record<string, string> };
+    expect(payload).toMatchObject({ kind: "tool_approval", tool: "book_trip", inputs: { itinerary: expect.stringContaining("Paris") } });
+    expect(HumanInterrupt.parse(payload).action_request.action).toBe("book_trip");
+
+    await client.runs.wait(thread.thread_id, "candor", { command: { resume: [{ type: "accept", args: null }] } });
+    const done = await client.threads.getState<Values>(thread.thread_id);
+    expect(done.values.status).toBe("completed");
+    expect(done.values.approval).toMatchObject({ kind: "tool_approval", decision: "approve" });
+  });
 });

@@ -187,6 +187,7 @@ export function agentState(overrides: Partial<AgentStateValue> = {}): AgentState
     pendingStrategy: null,
     pendingInterrupt: null,
     approval: null,
+    guidance: null,
     answer: null,
     reflection: null,
     report: null,

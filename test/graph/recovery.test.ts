@@ -165,7 +165,7 @@ describe("the revision cap", () => {
     const out = await a.graph.invoke(tripInput(EASY_TRIP, { maxRevisions: 1 }), config);
     const [payload, ...more] = interruptValues(out);
     expect(more).toEqual([]);
-    expect(payload).toMatchObject({ kind: "max_revisions", taskId: "flight_retry", revisionCount: 1, decisions: ["skip", "retry", "abort"] });
+    expect(payload).toMatchObject({ kind: "max_revisions", taskId: "flight_retry", revisionCount: 1, decisions: ["skip", "retry", "replan", "abort"] });
     const planId = out.plan!.planId;
     expect(payload!.planId).toBe(planId);
     expect(payload!.errors).toEqual(["search_flights timed out after 150 ms", "search_flights_backup timed out after 150 ms"]);

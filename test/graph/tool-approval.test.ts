@@ -49,6 +49,9 @@ describe("approval before an irreversible call (issue 4 item 3)", () => {
     expect(request).toMatchObject({ kind: "tool_approval", planId: plan.planId, taskId: book.id, tool: "book_trip", args: book.params, sideEffect: "irreversible", decisions: ["approve", "deny"] });
     // The HumanInterrupt convention: the exact call as the action request, editing not offered.
     expect(payload).toMatchObject({ action_request: { action: "book_trip", args: book.params }, config: { allow_accept: true, allow_edit: false, allow_ignore: true } });
+    // book_trip takes no arguments: what it books is the itinerary it consumes, so the request shows that too.
+    expect(request.inputs).toEqual({ itinerary: expect.stringMatching(/itinerary .* total \$/) });
+    expect(request.question).toContain(`on itinerary: ${request.inputs!.itinerary}`);
     expect(a.calls.count("book_trip")).toBe(0);
     expect(a.calls.count("build_itinerary")).toBe(1);
     // The parent's pendingInterrupt is for the main graph's own requests; the worker's is on its task.
@@ -69,6 +72,8 @@ describe("approval before an irreversible call (issue 4 item 3)", () => {
     expect(done.feedback.find((f) => f.tool === "book_trip")).toMatchObject({ feedbackType: "SUCCESS" });
     expect(done.notifications.some((n) => n.kind === "approval" && /approved book_trip/.test(n.title))).toBe(true);
     expect(a.decisionLog.entries.some((d) => d.operation === "human_decision" && d.decision === "approve")).toBe(true);
+    // The parent records the worker's tool approval as the thread's latest human decision.
+    expect(done.approval).toMatchObject({ kind: "tool_approval", decision: "approve", by: "ops" });
   });
 
   it("a malformed answer re-asks with an error, and the tool stays uncalled", async () => {
@@ -93,6 +98,7 @@ describe("approval before an irreversible call (issue 4 item 3)", () => {
     expect(failed).toMatchObject({ feedbackType: "FAILURE", failureClass: "policy_blocked", tool: "book_trip", attempt: 0 });
     expect(failed.errors[0]).toMatch(/^A human denied book_trip\(\{.*\}\) \(not this week\)/);
     expect(done.revisions.map((r) => r.strategy)).toEqual(["SKIP"]);
+    expect(done.approval).toMatchObject({ kind: "tool_approval", decision: "deny", comment: "not this week" });
     expect(done.status).toBe("partial");
     expect(JSON.stringify(done.report)).toMatch(/A human denied book_trip/);
   });

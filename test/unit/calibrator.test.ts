@@ -193,6 +193,20 @@ describe("ConfidenceCalibrator on a SqliteStore file", () => {
     expect(c.reason).toBeNull();
   });
 
+  it("never calibrates from simulated outcomes (faults injected on purpose), however many there are", async () => {
+    const store = open();
+    const calibrator = new ConfidenceCalibrator(store, "ana", 10);
+    // 12 real successes at 0.9, then 20 newer practice failures at 0.9: without the filter they would fill the window.
+    const real = outcomes(repeat(12, 0.9, true));
+    for (const o of real) await calibrator.record(o);
+    const practice = outcomes(repeat(20, 0.9, false)).map((o, i) => ({ ...o, planId: `practice-${i}`, at: new Date(Date.parse(real.at(-1)!.at) + (i + 1) * 1000).toISOString(), simulated: true }));
+    for (const o of practice) await calibrator.record(o);
+    expect((await calibrator.outcomes(50)).filter((o) => o.simulated)).toHaveLength(20);
+    const c = await calibrator.calibrate(0.9);
+    expect(c.metrics).toMatchObject({ sampleSize: 10, overConfidenceRate: 0 });
+    expect(c.confidence).toBe(0.9);
+  });
+
   it("skips items that are not outcomes and items in deeper namespaces instead of failing the run", async () => {
     const store = open();
     const calibrator = new ConfidenceCalibrator(store, "ana");

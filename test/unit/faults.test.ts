@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../src/errors.js";
+import { classifyFailure } from "../../src/replanning/classify.js";
 import { FAULT_KINDS, SLOW_FACTOR, parseFaultSpec, parseFaultSpecs, withFaults, type FaultSpec } from "../../src/tools/faults.js";
 import { sleep } from "../../src/tools/sleep.js";
 import type { ToolContext, ToolSpec, Toolkit } from "../../src/tools/types.js";
@@ -125,6 +126,20 @@ describe("withFaults", () => {
     const e = await echo.run({ x: 1 }, ctx()).catch((err: unknown) => err);
     expect(CandorError.hasCode(e, ErrorCode.RESOURCE_UNAVAILABLE)).toBe(true);
     expect((e as Error).message).toBe("echo: the requested option is fully booked / unavailable");
+  });
+
+  it("complex: throws TOOL_FAILED that classifies as too_complex, marked as injected, without running the tool", async () => {
+    const { kit, calls } = fakeKit();
+    const echo = tool(withFaults([kit], [parseFaultSpec("echo=complex*1")]), "echo");
+    const e = await echo.run({ x: 1 }, ctx()).catch((err: unknown) => err);
+    expect(CandorError.hasCode(e, ErrorCode.TOOL_FAILED)).toBe(true);
+    expect((e as Error).message).toBe("echo: the request is too complex to handle in one step (simulated); split it into smaller steps");
+    expect((e as CandorError).details).toEqual({ tool: "echo", injected: true, failureClass: "too_complex" });
+    expect(classifyFailure((e as Error).message, e)).toBe("too_complex");
+    // The wording alone classifies the same, for a caller that only kept the message.
+    expect(classifyFailure((e as Error).message)).toBe("too_complex");
+    expect(calls.echo).toBe(0);
+    await expect(echo.run({ x: 2 }, ctx())).resolves.toEqual({ ok: true, args: { x: 2 } });
   });
 
   it("timeout: hangs until the signal aborts, then rejects with the abort reason, using no timer", async () => {

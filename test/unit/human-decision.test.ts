@@ -102,7 +102,7 @@ describe("applyAdjustments (seed 000 scenario 15: ADJUST edits the plan, which i
 
 describe("parseDecision with ADJUST and LangGraph HumanResponse values", () => {
   const approvalCtx = { kind: "plan_approval" as const, decisions: ["approve", "reject", "adjust"], plan: base };
-  const escalationCtx = { kind: "step_failures" as const, decisions: ["skip", "retry", "abort"] };
+  const escalationCtx = { kind: "step_failures" as const, decisions: ["skip", "retry", "replan", "abort"] };
   const ok = (raw: unknown, ctx: Parameters<typeof parseDecision>[1] = approvalCtx) => {
     const r = parseDecision(raw, ctx);
     if (!r.ok) throw new Error(r.error);
@@ -117,7 +117,7 @@ describe("parseDecision with ADJUST and LangGraph HumanResponse values", () => {
     expect(refused({ decision: "adjust", adjustments: [] })).toMatch(/non-empty/);
     expect(refused({ decision: "approve", adjustments })).toMatch(/"adjustments" only go with "adjust", not with "approve"/);
     expect(refused({ decision: "adjust", adjustments: [{ taskId: "hotel" }] })).toMatch(/is not valid \(adjustments.0.field: /);
-    expect(refused({ decision: "adjust", adjustments }, escalationCtx)).toBe('"adjust" does not answer a step_failures request. Send one of: skip, retry, abort.');
+    expect(refused({ decision: "adjust", adjustments }, escalationCtx)).toBe('"adjust" does not answer a step_failures request. Send one of: skip, retry, replan, abort.');
   });
 
   it("maps HumanResponse on a plan approval: accept → approve, ignore → reject, response → reject with the text", () => {
@@ -143,11 +143,30 @@ describe("parseDecision with ADJUST and LangGraph HumanResponse values", () => {
     expect(ok({ type: "edit", args: { action: "approve_plan", args: { adjustments } } })).toMatchObject({ decision: "adjust", adjustments });
   });
 
-  it("maps HumanResponse on an escalation: accept → retry, ignore → skip, response → retry with the note, edit → retry saying params were not applied", () => {
+  it("maps HumanResponse on an escalation: accept → retry, ignore → skip, response → replan with the text as guidance, edit → retry with the changed params", () => {
     expect(ok({ type: "accept", args: null }, escalationCtx)).toMatchObject({ decision: "retry" });
     expect(ok({ type: "ignore", args: null }, escalationCtx)).toMatchObject({ decision: "skip" });
-    expect(ok({ type: "response", args: "try the other airline" }, escalationCtx)).toMatchObject({ decision: "retry", comment: "try the other airline" });
-    expect(ok({ type: "edit", args: { action: "recover_step", args: { taskId: "flight" } } }, escalationCtx)).toMatchObject({ decision: "retry", comment: expect.stringMatching(/not applied/) });
+    expect(ok({ type: "response", args: "try the other airline" }, escalationCtx)).toMatchObject({ decision: "replan", guidance: "try the other airline" });
+    // Where replanning is not offered, the text is kept as a retry's comment.
+    expect(ok({ type: "response", args: "try again" }, { ...escalationCtx, decisions: ["skip", "retry", "abort"] })).toMatchObject({ decision: "retry", comment: "try again" });
+    const params = { origin: "Madrid", destination: "Paris", travellers: 2 };
+    const ctx = { ...escalationCtx, params };
+    // Only what the person changed is sent as new parameters; an unchanged edit is a plain retry.
+    expect(ok({ type: "edit", args: { action: "recover_step", args: { taskId: "flight", params: { ...params, travellers: 3 } } } }, ctx)).toEqual(
+      expect.objectContaining({ decision: "retry", params: { travellers: 3 } }),
+    );
+    expect(ok({ type: "edit", args: { action: "recover_step", args: { taskId: "flight", params } } }, ctx)).toMatchObject({ decision: "retry", params: null });
+    expect(refused({ type: "edit", args: { action: "recover_step", args: { taskId: "flight" } } }, ctx)).toMatch(/needs args.args.params/);
+  });
+
+  it.each([
+    ["params with a decision other than retry", { decision: "skip", params: { a: 1 } }, /"params" only go with "retry"/],
+    ["empty params", { decision: "retry", params: {} }, /"params" is empty/],
+    ["replan without guidance", { decision: "replan" }, /"replan" needs "guidance"/],
+    ["blank guidance", { decision: "replan", guidance: "   " }, /guidance must not be empty/],
+    ["guidance with a decision other than replan", { decision: "retry", guidance: "go by train" }, /"guidance" only goes with "replan"/],
+  ])("refuses %s on an escalation", (_what, raw, error) => {
+    expect(refused(raw, escalationCtx)).toMatch(error);
   });
 
   it("accepts a one-item array (Agent Inbox sends arrays) and refuses other lengths", () => {
@@ -178,11 +197,16 @@ describe("interruptPayload (LangGraph's HumanInterrupt convention beside Candor'
     expect(Object.keys(p.action_request.args.steps as object)).toEqual(base.steps.map((s) => s.id));
   });
 
-  it("offers accept, respond and ignore on an escalation but not edit (new parameters are not applied yet)", () => {
-    const p = interruptPayload(escalation("step_failures"));
-    expect(p).not.toHaveProperty("error");
-    expect(p.action_request).toEqual({ action: "recover_step", args: { taskId: "flight", kind: "step_failures", failureCount: 3, errors: ["e1", "e2", "e3"], suggestedActions: [] } });
-    expect(p.config).toEqual({ allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: true });
+  it("offers edit on an escalation only when the failed step has parameters to change, and says what respond does", () => {
+    const bare = interruptPayload(escalation("step_failures"));
+    expect(bare).not.toHaveProperty("error");
+    expect(bare.action_request).toEqual({ action: "recover_step", args: { taskId: "flight", kind: "step_failures", failureCount: 3, errors: ["e1", "e2", "e3"], suggestedActions: [], params: {} } });
+    expect(bare.config).toEqual({ allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: true });
+    const params = { origin: "Madrid", destination: "Paris" };
+    const p = interruptPayload({ ...escalation("step_failures"), params, decisions: ["skip", "retry", "replan", "abort"] });
+    expect(p.action_request.args.params).toEqual(params);
+    expect(p.config).toEqual({ allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true });
+    expect(p.description).toMatch(/respond plans the unfinished work again following your text/);
   });
 
   it("stays assignable to the prebuilt types Agent Inbox and agent-chat-ui use", () => {

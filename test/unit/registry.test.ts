@@ -55,7 +55,7 @@ describe("ToolRegistry.create validates before anything runs", () => {
 
   it("accepts the travel toolkit", () => {
     const registry = ToolRegistry.create([travelKit()]);
-    expect(registry.tools.size).toBe(7);
+    expect(registry.tools.size).toBe(9);
     expect(registry.workers.size).toBe(7);
   });
 });
@@ -123,6 +123,8 @@ describe("workerForTool and producersOf", () => {
       search_flights_backup: "backup_flight_agent",
       search_hotels: "hotel_agent",
       search_activities: "activities_agent",
+      find_attractions: "activities_agent",
+      plan_days: "activities_agent",
       check_budget: "budget_agent",
       build_itinerary: "itinerary_agent",
       book_trip: "booking_agent",

@@ -102,8 +102,8 @@ describe("selectStrategy escalates to a human at each cap (seed 000 scenarios 11
     if (s?.kind !== "escalate") throw new Error("expected an escalation");
     expect(s.request.reason).toContain(`Plan ${plan.planId} exceeded 3 revisions`);
     expect(s.request.reason).toContain("Still failing");
-    expect(s.request).toMatchObject({ taskId: "flight", revisionCount: 3, decisions: ["skip", "retry", "abort"] });
-    expect(s.request.question).toMatch(/Skip flight and finish the rest, retry once more, or abort the run\?/);
+    expect(s.request).toMatchObject({ taskId: "flight", revisionCount: 3, decisions: ["skip", "retry", "replan", "abort"], params: plan.steps.find((x) => x.id === "flight")!.params });
+    expect(s.request.question).toMatch(/Skip flight and finish the rest, retry once more \(with new parameters if you like\), replan the unfinished work with your guidance, or abort the run\?/);
     expect(() => FailureEscalationRequest.parse(s.request)).not.toThrow();
   });
 
@@ -197,8 +197,9 @@ describe("parseDecision (the human's answer to an escalation or approval)", () =
   const approval = { kind: "plan_approval" as const, decisions: ["approve", "reject"] };
 
   it("accepts an object or a bare string, case and spaces forgiven", () => {
-    expect(parseDecision({ decision: "skip", comment: "fine", by: "ana" }, escalation)).toEqual({ ok: true, decision: { decision: "skip", comment: "fine", by: "ana", adjustments: null } });
-    expect(parseDecision("  Retry ", escalation)).toEqual({ ok: true, decision: { decision: "retry", comment: null, by: null, adjustments: null } });
+    const none = { adjustments: null, params: null, guidance: null };
+    expect(parseDecision({ decision: "skip", comment: "fine", by: "ana" }, escalation)).toEqual({ ok: true, decision: { decision: "skip", comment: "fine", by: "ana", ...none } });
+    expect(parseDecision("  Retry ", escalation)).toEqual({ ok: true, decision: { decision: "retry", comment: null, by: null, ...none } });
   });
 
   it("refuses a decision that does not answer this request, listing those that do", () => {

@@ -326,7 +326,7 @@ describe("ADJUST_PARAMETERS (seed 000 scenario 6)", () => {
     });
     const outcome = adjustParameters(strategyInput(p, "budget_status", [f], registry));
     expect(outcome.applies).toBe(false);
-    if (!outcome.applies) expect(outcome.reason).toMatch(/cannot remove the \$4000 overage/);
+    if (!outcome.applies) expect(outcome.reason).toBe("Capping flight, hotel and activities cannot remove the $4,000 overage: together they cost only $1,483");
   });
 
   it("does not apply without a breakdown, within the limit, or when no contributor can be capped", () => {

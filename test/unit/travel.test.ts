@@ -8,6 +8,7 @@ import {
   DEMO_FAULTS,
   DEMO_REQUEST,
   KNOWN_CITIES,
+  MAX_ACTIVITY_DAYS_PER_CALL,
   WIDE_RADIUS_KM,
   flightsFor,
   hotelsIn,
@@ -16,6 +17,9 @@ import {
   type Breakdown,
   type TripFacts,
 } from "../../examples/travel/index.js";
+import { EXAMPLE_REQUEST } from "../../src/cli/options.js";
+import { classifyFailure } from "../../src/replanning/classify.js";
+import { travelPlan } from "../fakes/toolkit-fixtures.js";
 
 function facts(text: string, budget?: number): RequestFacts {
   return { text, lower: text.toLowerCase(), constraints: budget === undefined ? {} : { budget }, preferences: {} };
@@ -111,6 +115,7 @@ describe("travel tools", () => {
     expect(registry.grant("backup_flight_agent").map((t) => t.name)).toEqual(["search_flights_backup"]);
     expect(registry.workerForTool("search_flights_backup")?.name).toBe("backup_flight_agent");
     expect(registry.workerForTool("search_hotels")?.name).toBe("hotel_agent");
+    expect(registry.grant("activities_agent").map((t) => t.name)).toEqual(["search_activities", "find_attractions", "plan_days"]);
     expect(registry.worker("general")).toBeUndefined();
   });
 
@@ -196,6 +201,25 @@ describe("travel tools", () => {
     expect(zero.activities).toHaveLength(3);
   });
 
+  it("each search reports its cheapest option for the query, the floor of any cap", async () => {
+    const paris = CITIES.find((c) => c.name === "Paris")!;
+    const flight = await call(kit, "search_flights", DEMO_REQUEST);
+    expect(flight.cheapestCost).toBe(Math.min(...flightsFor(CITIES[0]!, paris, "primary").map((f) => f.pricePerTraveller * 2)));
+    expect(flight.cheapestCost).toBe(482);
+    const backup = await call(kit, "search_flights_backup", DEMO_REQUEST);
+    expect(backup.cheapestCost).toBe(Math.min(...flightsFor(CITIES[0]!, paris, "backup").map((f) => f.pricePerTraveller * 2)));
+    // The hotel floor counts the widened search: a cap the centre cannot meet is met within 15 km.
+    const hotel = await call(kit, "search_hotels", DEMO_REQUEST);
+    const reachable = hotelsIn(paris).filter((h) => h.distanceKm <= WIDE_RADIUS_KM);
+    expect(hotel.cheapestCost).toBe(Math.min(...reachable.map((h) => h.pricePerNight * 2)));
+    expect(hotel.cheapestCost).toBe(392);
+    expect(await call(kit, "search_hotels", DEMO_REQUEST, { radiusKm: WIDE_RADIUS_KM })).toMatchObject({ cheapestCost: 392 });
+    expect(await call(kit, "search_activities", DEMO_REQUEST)).toMatchObject({ cheapestCost: 0 });
+    // The floors are real: a cap at each floor finds an option (the hotel on its widened search).
+    expect((await call(kit, "search_flights", DEMO_REQUEST, { maxCost: 482 })).cost).toBe(482);
+    expect((await call(kit, "search_hotels", DEMO_REQUEST, { radiusKm: WIDE_RADIUS_KM, maxCost: 392 })).cost).toBe(392);
+  });
+
   it("an unknown city fails as invalid parameters listing the known cities", async () => {
     const e = await rejection(call(kit, "search_flights", "Trip to Narnia for 2"));
     expect(CandorError.hasCode(e, ErrorCode.TOOL_FAILED)).toBe(true);
@@ -233,6 +257,17 @@ describe("check_budget, build_itinerary, book_trip", () => {
     expect(tool.extractParams?.(facts(DEMO_REQUEST))).toEqual({ budget: 2000 });
     expect(tool.extractParams?.(facts(DEMO_REQUEST, 2500))).toEqual({ budget: 2500 });
     expect(tool.extractParams?.(facts("trip to rome"))).toEqual({ budget: null });
+  });
+
+  it("with the searches' cheapest options, a violation carries each part's floor and says what they come to", async () => {
+    const priced = { flight: { cost: 900, cheapestCost: 480 }, hotel: { cost: 950, cheapestCost: 390 }, activities: { cost: 300, cheapestCost: 0 } };
+    const e = await rejection(call(kit, "check_budget", DEMO_REQUEST, { budget: 500 }, priced));
+    expect((e as Error).message).toBe("Total cost $2,150 exceeds budget $500 (flight $900, hotel $950, activities $300); the cheapest options come to $870");
+    expect((e as CandorError).details).toMatchObject({ total: 2150, budget: 500, breakdown: { flight: 900, hotel: 950, activities: 300 }, floors: { flight: 480, hotel: 390, activities: 0 } });
+    // A part whose search did not say is left out of the floors, and no sum is claimed from the others.
+    const partial = await rejection(call(kit, "check_budget", DEMO_REQUEST, { budget: 500 }, { ...priced, hotel: { cost: 950 } }));
+    expect((partial as CandorError).details.floors).toEqual({ flight: 480, activities: 0 });
+    expect((partial as Error).message).not.toContain("cheapest");
   });
 
   it("throws CONSTRAINT_VIOLATION with total, budget, overage and breakdown", async () => {
@@ -330,5 +365,79 @@ describe("the demo", () => {
     const widened = await call(faulty, "search_hotels", DEMO_REQUEST, { radiusKm: WIDE_RADIUS_KM });
     expect(widened.distanceKm).toBeGreaterThan(1);
     await expect(call(faulty, "search_flights_backup", DEMO_REQUEST)).resolves.toMatchObject({ provider: "backup" });
+  });
+});
+
+describe("activities in one call or two (DECOMPOSE's tools)", () => {
+  const TEN_DAYS = "Plan a 10-day trip from Madrid to Rome for 2 people";
+
+  it(`search_activities refuses more than ${MAX_ACTIVITY_DAYS_PER_CALL} days as too complex, saying why and what would work`, async () => {
+    const week = await call(kit, "search_activities", "a week in Rome for 2");
+    expect(week.activities).toHaveLength(7);
+    const e = await rejection(call(kit, "search_activities", TEN_DAYS));
+    expect(CandorError.hasCode(e, ErrorCode.TOOL_FAILED)).toBe(true);
+    expect((e as Error).message).toBe(
+      "search_activities cannot plan 10 days in Rome in one call: it plans at most 7 days per request, so a 10-day trip is too complex for one step. Split it: find the city's attractions first, then spread them over the days.",
+    );
+    expect((e as CandorError).details).toMatchObject({ failureClass: "too_complex", days: 10, maxDaysPerCall: 7 });
+    expect(classifyFailure((e as Error).message, e)).toBe("too_complex");
+    expect(classifyFailure((e as Error).message)).toBe("too_complex");
+  });
+
+  it("the demo's, the CLI example's and the README's trips each fit in one call", () => {
+    for (const text of [DEMO_REQUEST, EXAMPLE_REQUEST, "a week in Tokyo from London for 4 under 9000", "weekend in Rome from Berlin"]) {
+      expect(parseTripRequest(text).days).toBeLessThanOrEqual(MAX_ACTIVITY_DAYS_PER_CALL);
+    }
+  });
+
+  it("find_attractions then plan_days give exactly what one search_activities call gives, and are each shorter", async () => {
+    const attractions = await call(kit, "find_attractions", DEMO_REQUEST);
+    expect(attractions).toMatchObject({ city: "Paris", summary: "7 attractions in Paris (2 free)" });
+    const planned = await call(kit, "plan_days", DEMO_REQUEST, {}, { attractions });
+    expect(planned).toEqual(await call(kit, "search_activities", DEMO_REQUEST));
+    const capped = await call(kit, "plan_days", DEMO_REQUEST, { maxCost: 100 }, { attractions });
+    expect(capped).toEqual(await call(kit, "search_activities", DEMO_REQUEST, { maxCost: 100 }));
+    const whole = toolOf(kit, "search_activities").estimates.durationMs;
+    for (const name of ["find_attractions", "plan_days"]) expect(toolOf(kit, name).estimates.durationMs).toBeLessThan(whole);
+  });
+
+  it("plan_days plans a trip of any length, free days after the attractions run out", async () => {
+    const attractions = await call(kit, "find_attractions", TEN_DAYS);
+    const planned = await call(kit, "plan_days", TEN_DAYS, {}, { attractions });
+    const days = planned.activities as { day: number; name: string; pricePerPerson: number }[];
+    expect(days.map((d) => d.day)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(days.slice(7).map((d) => d.name)).toEqual(Array(3).fill("Free day to explore Rome"));
+    expect(planned.cost).toBe(days.reduce((sum, d) => sum + d.pricePerPerson * 2, 0));
+    expect(planned.cheapestCost).toBe(0);
+  });
+
+  it("plan_days fails by name without attractions, or with another city's", async () => {
+    const none = await rejection(call(kit, "plan_days", TEN_DAYS));
+    expect((none as Error).message).toContain("plan_days cannot use the attractions result");
+    const paris = await call(kit, "find_attractions", DEMO_REQUEST);
+    const wrong = await rejection(call(kit, "plan_days", TEN_DAYS, {}, { attractions: paris }));
+    expect((wrong as Error).message).toBe("Invalid city: plan_days was asked to plan Rome but the attractions it received are in Paris.");
+    expect((wrong as CandorError).details.failureClass).toBe("invalid_parameters");
+  });
+
+  it("what plan_days produces is what check_budget and build_itinerary consume", async () => {
+    const flight = await call(kit, "search_flights", TEN_DAYS);
+    const hotel = await call(kit, "search_hotels", TEN_DAYS);
+    const activities = await call(kit, "plan_days", TEN_DAYS, {}, { attractions: await call(kit, "find_attractions", TEN_DAYS) });
+    const budget_status = await call(kit, "check_budget", TEN_DAYS, {}, { flight, hotel, activities });
+    expect(budget_status.summary).toContain(`activities $${activities.cost}`);
+    const itinerary = await call(kit, "build_itinerary", TEN_DAYS, {}, { flight, hotel, activities, budget_status });
+    const lines = String(itinerary.itinerary).split("\n");
+    expect(lines.filter((l) => l.startsWith("Day "))).toHaveLength(10);
+    expect(lines[10]).toContain("Free day to explore Rome");
+  });
+
+  it("the rules planner plans search_activities, never the smaller tools, whatever the request says", () => {
+    for (const text of [DEMO_REQUEST, TEN_DAYS, "hotel and flights to Paris under $900", "find attractions and plan days in Rome", "two weeks of sightseeing in Vienna"]) {
+      const tools = travelPlan(text).steps.flatMap((s) => s.tools);
+      expect(tools).toContain("search_activities");
+      expect(tools).not.toContain("find_attractions");
+      expect(tools).not.toContain("plan_days");
+    }
   });
 });

@@ -34,6 +34,7 @@ export async function demoCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   const tries: [string, string][] = [
     ["another trip, no faults", `${p} run ${shellArg(EXAMPLE_REQUEST)}${db}`],
     ["inject a fault, get JSON", `${p} run ${shellArg(EXAMPLE_REQUEST)} --fault search_hotels=unavailable --json${db}`],
+    ["split a step (DECOMPOSE)", `${p} run ${shellArg(EXAMPLE_REQUEST)} --fault ${shellArg("search_activities=complex*1")}${db}`],
     ["stop for plan approval", `${p} run ${shellArg(EXAMPLE_REQUEST)} --approval-threshold 0.99${db}`],
     ["answer a waiting run", `${p} resume <thread> --approve${db}`],
     ["learn across runs (try 3x)", `${p} --user me${db}`],

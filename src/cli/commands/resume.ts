@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { HumanDecision, PlanAdjustment } from "../../domain/approval.js";
+import { PlanAdjustment } from "../../domain/approval.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ResumeFlags } from "../options.js";
@@ -11,14 +11,11 @@ import { holdThread } from "../thread-lease.js";
 import { updateFromAssignments } from "../../replay.js";
 import { shellArg } from "../render.js";
 import { describeReasoner, headerLines } from "./run.js";
+import { decideInteractively, lastRefusal } from "../interactive.js";
 import { openThread } from "./thread.js";
 
 const DECISIONS = ["approve", "reject", "adjust", "skip", "retry", "abort", "deny", "replan"] as const;
 type DecisionFlag = (typeof DECISIONS)[number];
-
-/** What the graph's decision schema accepts today; the CLI offers a decision only when the graph can take it. */
-const ACCEPTED: readonly string[] = HumanDecision.shape.decision.options;
-const SHAPE: Record<string, unknown> = HumanDecision.shape;
 
 const ADJUST_EXAMPLE = `--adjust '[{"taskId":"hotel","field":"params.nights","newValue":3}]'`;
 
@@ -57,38 +54,29 @@ const asFlags = (decisions: readonly string[]) =>
 const isGiven = (flags: ResumeFlags, d: DecisionFlag) => (d === "adjust" ? flags.adjust !== undefined : d === "replan" ? flags.replan !== undefined : flags[d]);
 
 /**
- * The fields a decision sends beyond `decision` and `comment`, checked before anything is opened: `--set` goes
- * with `--retry` and needs a `params` field in HumanDecision; `--replan` needs a `replan` decision.
+ * The fields a decision sends beyond `decision` and `comment`, checked before anything is opened: `--set
+ * key=value` (repeatable) gives a retry new parameters for the failed step; `--replan` carries the guidance.
+ * Whether the parameters suit the step's tool is checked by the graph, which keeps the thread waiting if not.
  */
 export function decisionExtras(flags: ResumeFlags, decision: DecisionFlag | null): { extra?: Record<string, unknown>; comment: string | null } {
-  let comment = flags.comment ?? null;
+  const comment = flags.comment ?? null;
   if (flags.set.length > 0) {
     if (decision !== "retry") {
       throw new CandorError(`--set goes with --retry (e.g. --retry --set maxPrice=300).`, ErrorCode.INVALID_REQUEST);
     }
-    if (!("params" in SHAPE)) {
-      throw new CandorError(
-        `--retry --set is not supported yet: a retry decision cannot carry new parameters in this version. Retry without --set, or change the step's parameters by forking the thread (fork <thread> --from <checkpoint> --set plan.steps.<i>.params.<key>=<value>).`,
-        ErrorCode.INVALID_REQUEST,
-      );
+    const bad = flags.set.find((a) => !/^\s*[A-Za-z_][\w.]*\s*=/.test(a));
+    if (bad !== undefined) {
+      throw new CandorError(`--set "${bad}" is not key=value: name one of the step's parameters and its new value, e.g. --retry --set maxPrice=300.`, ErrorCode.INVALID_REQUEST);
     }
     return { extra: { params: updateFromAssignments({}, flags.set) }, comment };
   }
-  if (decision === "replan") {
-    if (!ACCEPTED.includes("replan")) {
-      throw new CandorError(
-        `--replan is not supported yet: a waiting run cannot take replanning guidance in this version. Use --retry (one more recovery attempt), --skip or --abort instead.`,
-        ErrorCode.INVALID_REQUEST,
-      );
-    }
-    if ("guidance" in SHAPE) return { extra: { guidance: flags.replan }, comment };
-    comment = flags.replan ?? comment;
-  }
+  if (decision === "replan") return { extra: { guidance: flags.replan }, comment };
   return { comment };
 }
 
 /**
- * `candor resume <thread> [--approve|--reject|--adjust <json|@file>|--skip|--retry|--abort|--deny] [--comment ...]`: answers a waiting
+ * `candor resume <thread> [--approve|--reject|--adjust <json|@file>|--skip|--retry [--set k=v]|--replan "<guidance>"|--abort|--deny]
+ * [--comment ...]`: answers a waiting
  * thread, or, with no decision, continues one that stopped part-way (a crash, Ctrl-C). A decision the thread
  * does not wait for is refused with the ones that fit; nothing is sent to the graph.
  */
@@ -129,6 +117,13 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
       io.err(`Thread ${threadId} has already finished with status ${before.status}; there is nothing to continue. ${see}.`);
       return exitForStatus(before.status);
     }
+    // At a terminal, a waiting thread resumed without a decision asks for one inline (unless --no-input).
+    const asking = flags.input && io.ask !== undefined;
+    if (before.waitingFor && !decision && asking) {
+      io.err(headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · thread ${threadId} is waiting`, session, [["request", thread.record?.request ?? before.values.request?.userIntent ?? ""]]).join("\n"));
+      const outcome = await decideInteractively(session, threadId, before, { ...io, signal });
+      return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+    }
     if (before.waitingFor) {
       const fits = before.waitingFor.decisions;
       if (!decision || !fits.includes(decision)) {
@@ -157,7 +152,7 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
     }
     const what: [string, string] =
       input.kind === "decision"
-        ? ["decision", `--${input.decision}${input.adjustments ? ` ${JSON.stringify(input.adjustments)}` : ""}${input.comment ? ` (comment: ${input.comment})` : ""}`]
+        ? ["decision", `--${input.decision}${input.adjustments ? ` ${JSON.stringify(input.adjustments)}` : ""}${input.extra ? ` ${JSON.stringify(input.extra)}` : ""}${input.comment ? ` (comment: ${input.comment})` : ""}`]
         : ["continue", `from ${before.next.join(", ")}, where the run stopped part-way`];
     io.err(
       headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · resuming thread ${threadId}`, session, [
@@ -167,10 +162,15 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
       ]).join("\n"),
     );
     const outcome = await executeThread(session, threadId, input, { ...io, signal });
+    if (asking) {
+      // Asks about whatever the thread waits for next, and says itself when the answer given here was refused.
+      const final = await decideInteractively(session, threadId, outcome, { ...io, signal });
+      return presentOutcome(final, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+    }
     if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
-      // A refused answer (e.g. an adjustment that makes a cycle) leaves the thread waiting; say why.
-      const snapshot = await session.graph.getState(threadConfig(threadId));
-      const refused = snapshot.tasks.flatMap((t) => t.interrupts ?? []).map((i) => (i.value as { error?: unknown } | undefined)?.error).find((e) => typeof e === "string");
+      // A refused answer (e.g. an adjustment that makes a cycle, a parameter the tool refuses) leaves the
+      // thread waiting; say why.
+      const refused = await lastRefusal(session.graph, threadId);
       if (refused) io.err(`The decision was not applied: ${refused}`);
     }
     return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });

@@ -1,5 +1,6 @@
 import { PlanningRequest, RunSettings } from "../../domain/request.js";
 import { CandorError, ErrorCode } from "../../errors.js";
+import { decideInteractively } from "../interactive.js";
 import { Exit, type CliIo } from "../io.js";
 import { chooseReasoner, EXAMPLE_REQUEST, newThreadId, parseFlags, resolveDbPath, RunFlags, type ReasonerChoice } from "../options.js";
 import { executeThread, presentOutcome } from "../present.js";
@@ -17,7 +18,10 @@ export function describeReasoner(choice: ReasonerChoice): string {
   return choice.kind === "llm" ? `llm (model ${choice.model})` : "rules (offline)";
 }
 
-/** `candor run "<request>"`: plans and executes a request on a new thread. */
+/**
+ * `candor run "<request>"`: plans and executes a request on a new thread. When it waits for a person, it asks at
+ * the terminal (`io.ask`, unless --no-input), else exits 3 with the commands that answer it.
+ */
 export async function runCommand(requestText: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
   return (await startRun(requestText, rawFlags, io)).exit;
 }
@@ -74,7 +78,9 @@ export async function startRun(requestText: string, rawFlags: unknown, io: CliIo
         framed ? [] : [["request", request.data.userIntent], ["faults", flags.fault.join(", ")]],
       ).join("\n"),
     );
-    const outcome = await executeThread(session, threadId, { kind: "start", value: { request: request.data, settings } }, { ...io, signal });
+    const started = await executeThread(session, threadId, { kind: "start", value: { request: request.data, settings } }, { ...io, signal });
+    // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
+    const outcome = flags.input ? await decideInteractively(session, threadId, started, { ...io, signal }) : started;
     const exit = presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: reasoner.kind, footer: !framed });
     return { exit, threadId };
   } finally {

@@ -62,8 +62,11 @@ export const decompose: Strategy = (input) => {
   const substeps: TaskStep[] = [];
   let taken: Plan = plan;
   for (const [i, tool] of chain.entries()) {
-    const params = paramsFor(input, tool);
-    if (!params) return { applies: false, reason: `${tool.name} (substep ${i + 1} of ${failed.id}) does not accept the step's parameters` };
+    const accepted = paramsFor(input, tool);
+    if (!accepted) return { applies: false, reason: `${tool.name} (substep ${i + 1} of ${failed.id}) does not accept the step's parameters` };
+    // Each part keeps only the parameters its own tool takes: the step and its log then show what that call used.
+    const parsed = tool.schema.safeParse(accepted);
+    const params = parsed.success ? (parsed.data as Record<string, unknown>) : accepted;
     const last = i === chain.length - 1;
     const feeders = [...substeps.filter((s) => s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id)];
     const upstream = plan.steps.filter((s) => failed.dependsOn.includes(s.id) && s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id);

@@ -19,8 +19,11 @@ export interface StrategyInput {
   request?: PlanningRequest;
 }
 
+/** A revision made by one of the strategies (never by a person's guidance). */
+export type StrategyRevision = PlanRevision & { strategy: StrategyType };
+
 /** A strategy either revises the plan or says why it does not apply (and the next strategy is tried). */
-export type StrategyOutcome = { applies: true; plan: Plan; revision: PlanRevision } | { applies: false; reason: string };
+export type StrategyOutcome = { applies: true; plan: Plan; revision: StrategyRevision } | { applies: false; reason: string };
 
 /** A replanning strategy: a pure function from the plan and one failure to a revised plan. */
 export type Strategy = (input: StrategyInput) => StrategyOutcome;
@@ -34,7 +37,7 @@ export function revise(
 ): StrategyOutcome {
   const before = input.plan.confidence;
   const after = clampConfidence(before + STRATEGY_DELTAS[strategy]);
-  const revision: PlanRevision = {
+  const revision: StrategyRevision = {
     revisionId: `rev_${input.revisionNumber}`,
     planId: input.plan.planId,
     trigger: triggerText(input.plan, input.feedback),

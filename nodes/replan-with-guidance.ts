@@ -1,0 +1,78 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { confidencePoint } from "../src/confidence/update.js";
+import { CandorError } from "../src/errors.js";
+import { buildFailureContext } from "../src/replanning/context.js";
+import { guidedRequest, guidedRevision, mergeGuidedPlan } from "../src/replanning/human-guidance.js";
+import { explainRevision } from "../src/transparency/explain.js";
+import { notification } from "../src/transparency/notify.js";
+import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
+import { Node } from "./names.js";
+import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+
+/**
+ * REPLAN_WITH_GUIDANCE: a person answered an escalation with guidance. The reasoner plans the request again with
+ * the guidance put first; finished steps the new plan repeats are kept with their results, the rest runs. When no
+ * usable plan comes out, the person is asked again, told why — the thread never fails silently here.
+ */
+export function replanWithGuidanceNode(deps: NodeDeps) {
+  return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+    const guidance = state.guidance;
+    const current = state.plan;
+    if (!guidance || !current) return { guidance: null };
+    const request = guidedRequest(state.request, guidance.text);
+    const failed = current.steps.find((s) => s.id === guidance.taskId);
+    const failureClass = failed ? buildFailureContext(failed, state.feedback).failureClass : "unknown";
+    const askAgain = (why: string): AgentStateUpdate => {
+      const told = notification({ severity: "WARNING", kind: "approval", taskId: guidance.taskId, title: `Replanning with your guidance did not work: ${why}`, message: "The run is waiting for your decision again." });
+      emitNotifications(config, [told]);
+      deps.decisionLog.record({ operation: "revision", planId: current.planId, taskId: guidance.taskId, threadId: threadIdOf(config), input: guidance.text, decision: "ask again", reasoning: why, confidenceBefore: current.confidence });
+      const again = guidance.request;
+      const reason = `Replanning with "${guidance.text}" did not work: ${why}`;
+      return {
+        guidance: null,
+        status: "awaiting_approval",
+        pendingInterrupt: "reason" in again ? { ...again, reason: `${reason} ${again.reason}` } : again,
+        notifications: [told],
+      };
+    };
+    let fresh;
+    try {
+      fresh = await deps.reasoner.plan(request, { registry: deps.registry, lessons: [], unreliableTools: {}, signal: config.signal });
+    } catch (e) {
+      if (!CandorError.isInstance(e)) throw e;
+      return askAgain(e.message);
+    }
+    const used = [...state.feedback.map((f) => f.taskId), ...state.revisions.flatMap((r) => [...r.removedStepIds, ...r.newStepIds])];
+    const merge = mergeGuidedPlan(current, fresh.plan, used);
+    const outcome = guidedRevision({ current, merge, guidance: guidance.text, request, registry: deps.registry, feedback: state.feedback, revisionCount: state.revisionCount, failed, failureClass });
+    if (!outcome.ok) return askAgain(outcome.error);
+    const { plan, revision } = outcome;
+    const told = explainRevision(revision, failed ?? plan.steps[0]!, failed ? buildFailureContext(failed, state.feedback).error : "the run was escalated", deps.logFile);
+    emitNotifications(config, [told]);
+    deps.decisionLog.record({
+      operation: "revision",
+      planId: plan.planId,
+      taskId: guidance.taskId,
+      threadId: threadIdOf(config),
+      input: guidance.text,
+      decision: revision.changes.join("; "),
+      reasoning: [revision.rationale, ...fresh.notes].join(" "),
+      confidenceBefore: revision.confidenceBefore,
+      confidenceAfter: revision.confidenceAfter,
+    });
+    return {
+      plan,
+      guidance: null,
+      status: "executing",
+      revisions: [revision],
+      revisionCount: state.revisionCount + 1,
+      confidenceHistory: [confidencePoint(revision.confidenceAfter, `${revision.revisionId} planned again with a person's guidance`)],
+      notifications: [told],
+    };
+  };
+}
+
+/** A guided plan runs; a guidance that gave no usable plan goes back to the person. */
+export function routeAfterReplanWithGuidance(state: AgentStateValue): typeof Node.EXECUTE | typeof Node.HUMAN_INTERRUPT {
+  return state.pendingInterrupt ? Node.HUMAN_INTERRUPT : Node.EXECUTE;
+}

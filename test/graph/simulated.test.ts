@@ -1,0 +1,54 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { ConfidenceCalibrator } from "../../src/confidence/calibrator.js";
+import { recentEpisodes } from "../../src/memory/episodes.js";
+import { EASY_TRIP, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+
+/*
+ * Runs with injected faults are practice: their episodes and outcomes are kept, marked simulated; they teach
+ * other practice runs (the demo's "learn across runs") but never a real run, and never calibrate confidence.
+ */
+const tmp = tempDir();
+const agents: Agent[] = [];
+afterAll(() => {
+  for (const a of agents) a.close();
+  tmp.cleanup();
+});
+const USER = "practice_user";
+const practice = () => {
+  const a = startAgent({ dbPath: tmp.dbPath, faults: ["search_flights=timeout"], stepTimeoutMs: 150 });
+  agents.push(a);
+  return a;
+};
+const real = () => {
+  const a = startAgent({ dbPath: tmp.dbPath });
+  agents.push(a);
+  return a;
+};
+const flightTool = (out: { plan: { steps: { id: string; tools: string[] }[] } | null }) => out.plan!.steps.find((s) => s.id.startsWith("flight"))!.tools[0];
+
+describe("simulated runs (faults injected)", () => {
+  it("are stored marked simulated, teach later practice runs, and are left out of a real run's memory", async () => {
+    for (const n of [1, 2]) {
+      const out = await practice().graph.invoke(tripInput(EASY_TRIP, {}, USER), threadConfig(`practice-${n}`));
+      expect(out.status).toBe("completed");
+      expect(out.reflection!.lessons.at(-1)).toMatch(/^Faults were injected into this run \(search_flights=timeout\): it does not calibrate confidence/);
+    }
+    const a = real();
+    const episodes = await recentEpisodes(a.persistence.store, USER);
+    expect(episodes.map((e) => e.simulated)).toEqual([true, true]);
+    const outcomes = await new ConfidenceCalibrator(a.persistence.store, USER).outcomes();
+    expect(outcomes.map((o) => o.simulated)).toEqual([true, true]);
+
+    // Another practice run learns from the first two: the flight search that kept timing out is planned around.
+    const third = await practice().graph.invoke(tripInput(EASY_TRIP, {}, USER), threadConfig("practice-3"));
+    expect(flightTool(third)).toBe("search_flights_backup");
+
+    // A real run does not: search_flights never failed for real, and the plan says what memory left out.
+    const live = await a.graph.invoke(tripInput(EASY_TRIP, {}, USER), threadConfig("real"));
+    expect(live.status).toBe("completed");
+    expect(flightTool(live)).toBe("search_flights");
+    expect(live.planNotes).toContain("Memory: 3 recent run(s) with injected faults left out; practice runs do not teach real ones.");
+    expect(live.reflection!.lessons.join(" ")).not.toMatch(/Faults were injected/);
+    expect((await recentEpisodes(a.persistence.store, USER))[0]!.simulated).toBeUndefined();
+  });
+});
