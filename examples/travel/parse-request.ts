@@ -10,6 +10,8 @@ export const TripFacts = z.object({
   travellers: z.number().int().min(1),
   /** Null: the request sets no budget. */
   budget: z.number().positive().nullable(),
+  /** The currency the budget was written in, when it said (the catalog prices everything in US dollars). */
+  budgetCurrency: z.enum(["USD", "EUR", "GBP"]).nullable(),
   /** Facts that were not in the request and took their default, so a summary can say what it assumed. */
   assumed: z.array(z.enum(["origin", "days", "travellers"])),
 });
@@ -67,7 +69,8 @@ export function parseTripRequest(text: string): TripFacts {
     travellers = DEFAULT_TRAVELLERS;
     assumed.push("travellers");
   }
-  return { origin, destination: places.destination, days, travellers, budget: findBudget(norm), assumed };
+  const budget = findBudget(norm);
+  return { origin, destination: places.destination, days, travellers, budget: budget?.amount ?? null, budgetCurrency: budget?.currency ?? null, assumed };
 }
 
 /** Lower case without accents, one character per character, so indices still point into the original text. */
@@ -205,9 +208,20 @@ const AMOUNT = "(\\d{1,3}(?:[.,]\\d{3})+(?:[.,]\\d{1,2})?|\\d+(?:[.,]\\d+)?)(k\\
 const BUDGET_BEFORE =
   /\b(?:budget|under|below|less than|max|maximum|at most|up to|no more than|within|cap|spend|spending|afford|total of|around|about)\s*(?:is|of|:|=|around|about|~)?\s*$/;
 
-function findBudget(norm: string): number | null {
+type Budget = { amount: number; currency: TripFacts["budgetCurrency"] };
+
+/** The currency a budget's mark names (`€`, "euros", "gbp"…); null when it has none. */
+function currencyOf(mark: string | undefined): TripFacts["budgetCurrency"] {
+  const m = mark?.trim();
+  if (!m) return null;
+  if (/€|eur/.test(m)) return "EUR";
+  if (/£|gbp|pound/.test(m)) return "GBP";
+  return "USD";
+}
+
+function findBudget(norm: string): Budget | null {
   const re = new RegExp(`(${CURRENCY}\\s*)?${AMOUNT}(\\s*${CURRENCY})?`, "g");
-  let fallback: number | null = null;
+  let fallback: Budget | null = null;
   for (const m of norm.matchAll(re)) {
     const [, prefix, digits, kilo, suffix] = m;
     if (digits === undefined) continue;
@@ -216,8 +230,9 @@ function findBudget(norm: string): number | null {
     const amount = parseAmount(digits) * (kilo ? 1000 : 1);
     if (!(amount > 0)) continue;
     const cued = BUDGET_BEFORE.test(norm.slice(0, m.index));
-    if (cued && (prefix || suffix || kilo || amount >= 50)) return amount;
-    if ((prefix || suffix || kilo) && fallback === null) fallback = amount;
+    const found = { amount, currency: currencyOf(prefix ?? suffix) };
+    if (cued && (prefix || suffix || kilo || amount >= 50)) return found;
+    if ((prefix || suffix || kilo) && fallback === null) fallback = found;
   }
   return fallback;
 }

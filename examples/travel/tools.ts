@@ -5,6 +5,8 @@ import { defineTool, type RequestFacts, type ToolContext, type ToolSpec, type To
 import {
   CENTRAL_KM,
   activitiesIn,
+  findCity,
+  KNOWN_CITIES,
   flightsFor,
   hotelsIn,
   nightsFor,
@@ -137,9 +139,19 @@ const cap = z.number().positive().nullish();
 /** All check_budget needs from a priced result; any provider's result shape passes as long as it has a cost. */
 const Priced = z.object({ cost: z.number().min(0), cheapestCost: z.number().min(0).optional() });
 
+/**
+ * A city the catalog serves. In the schema, not only in `run`, so the planner's parameter check sees an unknown
+ * place before anything runs: the plan's confidence drops, a person is asked, and the reason names the city.
+ */
+const knownCity = (missing: string) =>
+  z
+    .string({ error: missing })
+    .min(1, missing)
+    .refine((name) => findCity(name) !== undefined, { error: (issue) => `${JSON.stringify(issue.input)} is not a city the travel tools serve; known cities: ${KNOWN_CITIES.join(", ")}` });
+
 export const FlightSearchArgs = z.object({
-  origin: z.string().min(1),
-  destination: z.string({ error: 'no destination given: say where to go, e.g. "to Paris"' }).min(1),
+  origin: knownCity('no origin given: say where from, e.g. "from Madrid"'),
+  destination: knownCity('no destination given: say where to go, e.g. "to Paris"'),
   travellers: z.number().int().min(1).max(20).default(1),
   /** Cap on the total flight price for all travellers. */
   maxCost: cap,
@@ -147,7 +159,7 @@ export const FlightSearchArgs = z.object({
 export type FlightSearchArgs = z.infer<typeof FlightSearchArgs>;
 
 export const HotelSearchArgs = z.object({
-  city: z.string({ error: 'no destination given: say where to stay, e.g. "in Paris"' }).min(1),
+  city: knownCity('no destination given: say where to stay, e.g. "in Paris"'),
   nights: z.number().int().min(1).max(60),
   travellers: z.number().int().min(1).max(20).default(1),
   /** 0: central hotels only. Above 0: the neighbourhoods around the centre, out to this distance. */
@@ -158,7 +170,7 @@ export const HotelSearchArgs = z.object({
 export type HotelSearchArgs = z.infer<typeof HotelSearchArgs>;
 
 export const ActivitySearchArgs = z.object({
-  city: z.string({ error: 'no destination given: say where to go, e.g. "in Paris"' }).min(1),
+  city: knownCity('no destination given: say where to go, e.g. "in Paris"'),
   days: z.number().int().min(1).max(60),
   travellers: z.number().int().min(1).max(20).default(1),
   /** Cap on the activities total for all travellers. */
@@ -167,7 +179,7 @@ export const ActivitySearchArgs = z.object({
 export type ActivitySearchArgs = z.infer<typeof ActivitySearchArgs>;
 
 export const FindAttractionsArgs = z.object({
-  city: z.string({ error: 'no destination given: say where to go, e.g. "in Paris"' }).min(1),
+  city: knownCity('no destination given: say where to go, e.g. "in Paris"'),
 });
 export type FindAttractionsArgs = z.infer<typeof FindAttractionsArgs>;
 
@@ -182,6 +194,19 @@ export const BookTripArgs = z.object({});
 
 function tripOf(facts: RequestFacts): TripFacts {
   return parseTripRequest(facts.text);
+}
+
+/** What a trip's parameters take for granted that the request did not say (shown with the plan). */
+export function tripAssumptions(facts: RequestFacts): string[] {
+  const trip = tripOf(facts);
+  const out: string[] = [];
+  if (trip.assumed.includes("origin")) out.push(`leaving from ${trip.origin}: the request names no origin (say "from <city>")`);
+  if (trip.assumed.includes("days")) out.push(`${trip.days} days: the request gives no length (say "for 5 days")`);
+  if (trip.assumed.includes("travellers")) out.push(`${trip.travellers} traveller: the request does not say how many (say "for 2 people")`);
+  if (trip.budget !== null && trip.budgetCurrency !== null && trip.budgetCurrency !== "USD" && facts.constraints.budget === undefined) {
+    out.push(`the budget of ${trip.budget} ${trip.budgetCurrency} is taken as ${money(trip.budget)}: the travel prices are in US dollars`);
+  }
+  return out;
 }
 
 function money(n: number): string {
@@ -222,6 +247,7 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
     estimates: { durationMs, cost: provider === "primary" ? 0.01 : 0.012 },
     costCapParam: "maxCost",
     describeStep: (p) => `${provider === "primary" ? "Find flights" : "Find flights (backup provider)"} ${String(p.origin ?? "?")} → ${String(p.destination ?? "?")} for ${String(p.travellers ?? 1)}`,
+    assumptions: tripAssumptions,
     extractParams: (facts) => {
       const trip = tripOf(facts);
       return { origin: trip.origin, ...(trip.destination === null ? {} : { destination: trip.destination }), travellers: trip.travellers };
@@ -274,6 +300,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
     estimates: { durationMs, cost: 0.01 },
     costCapParam: "maxCost",
     describeStep: (p) => `Find a hotel in ${String(p.city ?? "?")} for ${String(p.nights ?? "?")} night(s)${typeof p.radiusKm === "number" && p.radiusKm > 0 ? ` within ${p.radiusKm} km` : ""}`,
+    assumptions: tripAssumptions,
     extractParams: (facts) => {
       const trip = tripOf(facts);
       return { ...(trip.destination === null ? {} : { city: trip.destination }), nights: nightsFor(trip.days), travellers: trip.travellers, radiusKm: 0 };
@@ -364,6 +391,7 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     estimates: { durationMs, cost: 0.005 },
     costCapParam: "maxCost",
     describeStep: (p) => `Pick activities in ${String(p.city ?? "?")} for ${String(p.days ?? "?")} day(s)`,
+    assumptions: tripAssumptions,
     extractParams: activityParams,
     run: async (args, ctx): Promise<ActivitiesResult> => {
       await sleep(latency(durationMs), ctx.signal);
@@ -458,6 +486,7 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     outputSchema: BudgetStatus,
     estimates: { durationMs, cost: 0.001 },
     describeStep: (p) => (typeof p.budget === "number" ? `Check the total against the $${p.budget} budget` : "Add up the trip's total"),
+    assumptions: tripAssumptions,
     extractParams: (facts) => ({ budget: facts.constraints.budget ?? tripOf(facts).budget }),
     run: async (args, ctx): Promise<BudgetStatus> => {
       await sleep(latency(durationMs), ctx.signal);
@@ -513,6 +542,7 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     outputSchema: ItineraryResult,
     estimates: { durationMs, cost: 0.002 },
     describeStep: (p) => `Build a ${String(p.days ?? "")}-day itinerary`.replace(" -day", ""),
+    assumptions: tripAssumptions,
     extractParams: (facts) => ({ days: tripOf(facts).days }),
     run: async (args, ctx): Promise<ItineraryResult> => {
       await sleep(latency(durationMs), ctx.signal);

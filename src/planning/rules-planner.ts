@@ -167,3 +167,10 @@ export function firstSentence(text: string): string {
   const match = /^(.+?[.!?])(\s|$)/.exec(text.trim());
   return (match?.[1] ?? text).replace(/[.!?]$/, "").slice(0, 120);
 }
+
+/** What the plan's tools assumed about the request (their `assumptions`), each once, in plan order. */
+export function planAssumptions(request: PlanningRequest, registry: ToolRegistry, plan: Plan): string[] {
+  const facts = requestFacts(request);
+  const tools = [...new Set(plan.steps.flatMap((s) => s.tools))].map((name) => registry.tool(name));
+  return [...new Set(tools.flatMap((t) => t?.assumptions?.(facts) ?? []))];
+}

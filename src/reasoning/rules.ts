@@ -1,5 +1,5 @@
 import type { PlanningRequest } from "../domain/request.js";
-import { planWithRules } from "../planning/rules-planner.js";
+import { planAssumptions, planWithRules } from "../planning/rules-planner.js";
 import type { PlanResult, PlanningContext, Reasoner, RecoveryProposal, SynthesisInput } from "./types.js";
 
 /** One line for a step's result: its own `summary` when it has one, else compact JSON. */
@@ -18,7 +18,7 @@ export class RulesReasoner implements Reasoner {
 
   async plan(request: PlanningRequest, ctx: PlanningContext): Promise<PlanResult> {
     const plan = planWithRules(request, ctx.registry, { unreliableTools: ctx.unreliableTools });
-    return { plan, notes: [] };
+    return { plan, notes: planAssumptions(request, ctx.registry, plan).map((a) => `Assumed: ${a}`) };
   }
 
   /** Rules classify every failure they know before asking; an unknown one gets no proposal from rules. */

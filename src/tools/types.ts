@@ -47,6 +47,11 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   /** Turns the request into this tool's parameters (the rules planner's parameter extraction). */
   extractParams?: (request: RequestFacts) => Record<string, unknown>;
   /**
+   * What `extractParams` had to assume because the request did not say (a default origin, a currency taken as
+   * another), in plain language: shown with the plan, so a default never passes for something the user said.
+   */
+  assumptions?: (request: RequestFacts) => string[];
+  /**
    * Parameters that widen the search when the first choice is unavailable (FIND_WORKAROUND), with a
    * plain-language description of the widening. Absent: the tool has no wider search.
    */

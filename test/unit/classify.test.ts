@@ -107,7 +107,9 @@ describe("classifyFailure by the thrown value", () => {
     });
     const feedback = await runStep({ step, inputs: {}, registry, dispatch: 1 });
     expect(feedback.failureClass).toBe("invalid_parameters");
-    expect(feedback.attempt).toBe(1);
+    // The argument schema refuses the unknown city before any call: no attempt is made, let alone retried.
+    expect(feedback.attempt).toBe(0);
+    expect(feedback.errors[0]).toMatch(/"Narnia" is not a city the travel tools serve/);
     expect(STRATEGY_PREFERENCES[feedback.failureClass!][0]).toBe("RETRY_WITH_PARAMS");
   });
 });

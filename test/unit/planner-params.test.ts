@@ -14,6 +14,12 @@ describe("the rules planner checks the parameters it extracted", () => {
     expect(p.confidenceReasons.join(" | ")).toMatch(/flight: destination — no destination given: say where to go/);
   });
 
+  it("a city the tools do not serve is caught at planning, named in the reasons, so a human is asked first", () => {
+    const p = plan("Plan a 4-day trip to Atlantis from Paris");
+    expect(p.confidence).toBeLessThan(0.5);
+    expect(p.confidenceReasons.join(" | ")).toMatch(/hotel: city — "Atlantis" is not a city the travel tools serve; known cities: Madrid/);
+  });
+
   it("a complete request keeps its confidence and gives no parameter reasons", () => {
     const p = plan("Plan a 3-day trip from Madrid to Paris for 2 people");
     expect(p.confidence).toBe(0.85);

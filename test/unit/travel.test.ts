@@ -16,9 +16,12 @@ import {
   travelToolkit,
   type Breakdown,
   type TripFacts,
+  tripAssumptions,
 } from "../../examples/travel/index.js";
 import { EXAMPLE_REQUEST } from "../../src/cli/options.js";
 import { classifyFailure } from "../../src/replanning/classify.js";
+import { PlanningRequest } from "../../src/domain/request.js";
+import { RulesReasoner } from "../../src/reasoning/rules.js";
 import { travelPlan } from "../fakes/toolkit-fixtures.js";
 
 function facts(text: string, budget?: number): RequestFacts {
@@ -90,6 +93,35 @@ describe("parseTripRequest", () => {
 
   it("does not read day counts or traveller counts as a budget", () => {
     expect(parseTripRequest("5 days in Rome for 4 people").budget).toBeNull();
+  });
+
+  it("records the currency a budget was written in", () => {
+    expect(parseTripRequest("Weekend in Barcelona for 2, €1,200").budgetCurrency).toBe("EUR");
+    expect(parseTripRequest("vacation in rome, 2 adults, total of 1800 euros").budgetCurrency).toBe("EUR");
+    expect(parseTripRequest("London trip, budget 900 GBP").budgetCurrency).toBe("GBP");
+    expect(parseTripRequest(DEMO_REQUEST).budgetCurrency).toBe("USD");
+    expect(parseTripRequest("solo trip to Rome for 3 days, spend at most 900").budgetCurrency).toBeNull();
+  });
+});
+
+describe("tripAssumptions (what a plan takes for granted, shown with it)", () => {
+  it("names each default taken and a budget in another currency, and nothing for a complete request", () => {
+    expect(tripAssumptions(facts("3 days in Berlin, budget 1500 euros"))).toEqual([
+      'leaving from Madrid: the request names no origin (say "from <city>")',
+      '1 traveller: the request does not say how many (say "for 2 people")',
+      "the budget of 1500 EUR is taken as $1,500: the travel prices are in US dollars",
+    ]);
+    expect(tripAssumptions(facts(DEMO_REQUEST))).toEqual([]);
+  });
+
+  it("reach the user as the rules reasoner's plan notes, each once", async () => {
+    const registry = ToolRegistry.create([travelToolkit({ latencyMs: 0 })]);
+    const { notes } = await new RulesReasoner().plan(PlanningRequest.parse({ userIntent: "plan a trip to rome" }), { registry, lessons: [], unreliableTools: {} });
+    expect(notes).toEqual([
+      'Assumed: leaving from Madrid: the request names no origin (say "from <city>")',
+      'Assumed: 3 days: the request gives no length (say "for 5 days")',
+      'Assumed: 1 traveller: the request does not say how many (say "for 2 people")',
+    ]);
   });
 });
 
@@ -220,13 +252,21 @@ describe("travel tools", () => {
     expect((await call(kit, "search_hotels", DEMO_REQUEST, { radiusKm: WIDE_RADIUS_KM, maxCost: 392 })).cost).toBe(392);
   });
 
-  it("an unknown city fails as invalid parameters listing the known cities", async () => {
-    const e = await rejection(call(kit, "search_flights", "Trip to Narnia for 2"));
+  it("an unknown city is refused by the argument schema, naming it and the known cities", () => {
+    for (const name of ["search_flights", "search_hotels", "search_activities", "find_attractions"]) {
+      const tool = toolOf(kit, name);
+      const parsed = tool.schema.safeParse(tool.extractParams?.(facts("Trip from Paris to Narnia for 2")));
+      expect(parsed.success, name).toBe(false);
+      expect(parsed.error?.issues[0]?.message, name).toBe(`"Narnia" is not a city the travel tools serve; known cities: ${KNOWN_CITIES.join(", ")}`);
+    }
+  });
+
+  it("an unknown city that gets past the schema (a tool called directly) still fails as invalid parameters", async () => {
+    const flights = toolOf(kit, "search_flights");
+    const e = await rejection(flights.run({ origin: "Paris", destination: "Narnia", travellers: 2 }, ctx()));
     expect(CandorError.hasCode(e, ErrorCode.TOOL_FAILED)).toBe(true);
     expect((e as Error).message).toContain("no flights to Narnia; known cities: Madrid, Paris");
     expect((e as CandorError).details.failureClass).toBe("invalid_parameters");
-    const h = await rejection(call(kit, "search_hotels", "Trip to Narnia for 2"));
-    expect((h as Error).message).toContain("no hotels in Narnia; known cities:");
   });
 
   it("a request without a destination fails argument validation with a hint", () => {
