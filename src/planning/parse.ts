@@ -33,15 +33,15 @@ export interface ExtractedJson {
  * and repairs trailing commas, single quotes, unquoted keys and comments. Throws MODEL_OUTPUT saying what was
  * wrong when there is no usable JSON.
  */
-export function extractJson(text: string): unknown {
-  return extractJsonWithNotes(text).value;
+export function extractJson(text: string, expected = "the plan"): unknown {
+  return extractJsonWithNotes(text, expected).value;
 }
 
-/** `extractJson`, also reporting the repairs it made so callers can say so. */
-export function extractJsonWithNotes(text: string): ExtractedJson {
+/** `extractJson`, also reporting the repairs it made so callers can say so. `expected` names what the JSON is. */
+export function extractJsonWithNotes(text: string, expected = "the plan"): ExtractedJson {
   const trimmed = text.trim();
   if (trimmed.length === 0) {
-    throw new CandorError("The model returned an empty answer where a JSON plan was expected.", ErrorCode.MODEL_OUTPUT);
+    throw new CandorError(`The model returned an empty answer where ${expected} (JSON) was expected.`, ErrorCode.MODEL_OUTPUT);
   }
   const direct = parseStrict(trimmed);
   if (direct !== undefined && isContainer(direct)) return { value: direct, notes: [] };
@@ -57,7 +57,7 @@ export function extractJsonWithNotes(text: string): ExtractedJson {
   const span = outermostSpan(body);
   if (span === null) {
     throw new CandorError(
-      `The model's answer contains no JSON object: ${preview(trimmed)}. Expected the plan as a JSON object.`,
+      `The model's answer contains no JSON object: ${preview(trimmed)}. Expected ${expected} as a JSON object.`,
       ErrorCode.MODEL_OUTPUT,
     );
   }

@@ -286,7 +286,7 @@ function argumentsOf(schema: z.ZodType): string {
 function recoveryFromText(text: string): { proposal: RecoveryProposal } | { why: string } {
   let value: unknown;
   try {
-    value = extractJson(text);
+    value = extractJson(text, "the recovery proposal");
   } catch (e) {
     if (!CandorError.isInstance(e)) throw e;
     return { why: `its answer has no usable JSON: ${briefError(e)}` };
