@@ -69,8 +69,8 @@ async function freshDb(onFinished: (fn: OnTestFinishedHandler) => void): Promise
 }
 
 /** SIGKILLs the child once the freeze's mark is committed, then lifts the freeze for the next process. */
-async function killAtMark(child: CliChild, db: string, what: string): Promise<void> {
-  await child.waitUntil(what, () => marked(db));
+async function killAtMark(child: CliChild, db: string, what: string, andThen: () => boolean = () => true): Promise<void> {
+  await child.waitUntil(what, () => marked(db) && andThen());
   await child.kill();
   removeFreeze(db);
 }
@@ -183,7 +183,9 @@ describe.concurrent("SIGKILL at any point, then resume: the same result, and no 
       ],
     });
     const approve = spawn(["resume", THREAD, "--approve"]);
-    await killAtMark(approve, db, "book_trip's result to be recorded");
+    // The call's log line follows the ledger's commit (both synchronous, before the held checkpoint write): wait
+    // for both, or a loaded machine can kill the process between them.
+    await killAtMark(approve, db, "book_trip's result to be recorded", () => bookingCalls(db).includes("called"));
     const killed = threadFacts(db, THREAD);
     expect(killed.effects).toMatchObject([{ stepId: "booking", tool: "book_trip", status: "done" }]);
     expect(killed.leasePid).toBe(approve.pid);

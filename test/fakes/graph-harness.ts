@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isInterrupted, type StateSnapshot } from "@langchain/langgraph";
+import { afterAll } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent, type AgentDeps } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
@@ -116,6 +117,27 @@ export function startAgent(options: AgentOptions) {
   return { graph, persistence, calls, decisionLog, close: () => persistence.close() };
 }
 export type Agent = ReturnType<typeof startAgent>;
+
+/**
+ * A test file's agents: each on the file's own temp database, all closed (and the database removed) after the
+ * file's tests. `defaults` apply to every agent; `agent(options)` overrides them.
+ */
+export function agentsOnTempDb(defaults: Omit<AgentOptions, "dbPath"> = {}) {
+  const tmp = tempDir();
+  const agents: Agent[] = [];
+  afterAll(() => {
+    for (const a of agents) a.close();
+    tmp.cleanup();
+  });
+  return {
+    dbPath: tmp.dbPath,
+    agent(options: Omit<AgentOptions, "dbPath"> = {}): Agent {
+      const a = startAgent({ dbPath: tmp.dbPath, ...defaults, ...options });
+      agents.push(a);
+      return a;
+    },
+  };
+}
 
 /**
  * The graph input for a request, with optional per-run settings. Each call gets its own user unless one is

@@ -1,20 +1,10 @@
 import { Command } from "@langchain/langgraph";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Node } from "../../nodes/names.js";
 import { HumanApprovalRequest } from "../../src/domain/approval.js";
-import { EASY_TRIP, interruptValues, notificationsOf, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import { EASY_TRIP, interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
 
-const tmp = tempDir();
-const agents: Agent[] = [];
-afterAll(() => {
-  for (const a of agents) a.close();
-  tmp.cleanup();
-});
-function agent(): Agent {
-  const a = startAgent({ dbPath: tmp.dbPath });
-  agents.push(a);
-  return a;
-}
+const { agent } = agentsOnTempDb();
 /** The rules plan's confidence is 0.85, so this threshold always asks. */
 const ASK = { approvalThreshold: 0.99 };
 

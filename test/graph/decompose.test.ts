@@ -1,20 +1,11 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { EASY_TRIP, notificationsOf, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import { describe, expect, it } from "vitest";
+import { EASY_TRIP, notificationsOf, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
 
 // Issue 3 / seed 000 scenario 5: DECOMPOSE never happened in a travel run; a too-long trip or the `complex` fault
 // must now recover through it, end to end, on a real SQLite checkpointer.
 
-const tmp = tempDir();
-const agents: Agent[] = [];
-afterAll(() => {
-  for (const a of agents) a.close();
-  tmp.cleanup();
-});
-function agent(faults: readonly string[] = []): Agent {
-  const a = startAgent({ dbPath: tmp.dbPath, faults });
-  agents.push(a);
-  return a;
-}
+const pool = agentsOnTempDb();
+const agent = (faults: readonly string[] = []): Agent => pool.agent({ faults });
 const strategies = (out: { revisions: { strategy: string; failedTaskId: string }[] }) => out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`);
 
 const TEN_DAYS = "Plan a 10-day trip from Madrid to Rome for 2 people";

@@ -1,23 +1,13 @@
 import { Command } from "@langchain/langgraph";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Node } from "../../nodes/names.js";
 import { FailureEscalationRequest } from "../../src/domain/approval.js";
-import { interruptValues, notificationsOf, startAgent, tempDir, threadConfig, tripInput, valuesOf, type Agent } from "../fakes/graph-harness.js";
+import { interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput, valuesOf, type Agent } from "../fakes/graph-harness.js";
 
 // Issue 3 / seed 000 scenario 6: a budget far below anything the catalog offers burnt every revision on price caps
 // no search could meet (flight under $33, hotel under $36) before a human heard that the budget was the problem.
 
-const tmp = tempDir();
-const agents: Agent[] = [];
-afterAll(() => {
-  for (const a of agents) a.close();
-  tmp.cleanup();
-});
-function agent(): Agent {
-  const a = startAgent({ dbPath: tmp.dbPath });
-  agents.push(a);
-  return a;
-}
+const { agent } = agentsOnTempDb();
 const TRIP = (budget: number, extra = "") => `Plan a 3-day trip from Madrid to Paris for 2 people under $${budget}${extra}`;
 const FIGURES = "Even the cheapest options cost $874 (flight $482, hotel $392, activities $0), over the $500 limit";
 

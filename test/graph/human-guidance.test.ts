@@ -1,5 +1,5 @@
 import { Command } from "@langchain/langgraph";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RulesReasoner } from "../../src/reasoning/rules.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import type { PlanningContext, PlanResult } from "../../src/reasoning/types.js";
@@ -9,23 +9,13 @@ import { compileAgent } from "../../graphs/agent.js";
 import { openPersistence } from "../../src/memory/persistence.js";
 import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
-import { EASY_TRIP, TEST_LATENCY_MS, interruptValues, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import { EASY_TRIP, TEST_LATENCY_MS, interruptValues, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
 
 /*
  * Issue 4 item 2: an escalation answered with `retry` and new parameters, or with `replan` and guidance. The
  * hotel search is fully booked once, and a revision cap of 0 escalates at the first failure instead of recovering.
  */
-const tmp = tempDir();
-const agents: Agent[] = [];
-afterAll(() => {
-  for (const a of agents) a.close();
-  tmp.cleanup();
-});
-function agent(): Agent {
-  const a = startAgent({ dbPath: tmp.dbPath, faults: ["search_hotels=unavailable*1"] });
-  agents.push(a);
-  return a;
-}
+const { agent, dbPath } = agentsOnTempDb({ faults: ["search_hotels=unavailable*1"] });
 
 async function escalated(a: Agent, thread: string) {
   const out = await a.graph.invoke(tripInput(EASY_TRIP, { maxRevisions: 0 }), threadConfig(thread));
@@ -92,7 +82,7 @@ describe("replan with guidance", () => {
         return super.plan(request, ctx);
       }
     }
-    const persistence = openPersistence(tmp.dbPath);
+    const persistence = openPersistence(dbPath);
     // The hotel is always booked out, and the reasoner plans once (the first plan) but not again.
     const booked = travelToolkit({ latencyMs: TEST_LATENCY_MS });
     const toolkit = { ...booked, tools: booked.tools.map((t) => (t.name === "search_hotels" ? { ...t, run: () => Promise.reject(new Error("search_hotels: fully booked")) } : t)) };

@@ -1,20 +1,10 @@
 import { Command } from "@langchain/langgraph";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEMO_FAULTS, DEMO_REQUEST, travelToolkit } from "../../examples/travel/index.js";
 import { Node } from "../../nodes/names.js";
-import { EASY_TRIP, TEST_LATENCY_MS, interruptValues, notificationsOf, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import { EASY_TRIP, TEST_LATENCY_MS, interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
 
-const tmp = tempDir();
-const agents: Agent[] = [];
-afterAll(() => {
-  for (const a of agents) a.close();
-  tmp.cleanup();
-});
-function agent(options: Omit<Parameters<typeof startAgent>[0], "dbPath">): Agent {
-  const a = startAgent({ dbPath: tmp.dbPath, ...options });
-  agents.push(a);
-  return a;
-}
+const { agent } = agentsOnTempDb();
 const strategies = (out: { revisions: { strategy: string; failedTaskId: string }[] }) => out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`);
 
 describe("each kind of failure in the demo, recovered on its own", () => {

@@ -1,29 +1,16 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfidenceCalibrator } from "../../src/confidence/calibrator.js";
 import { recentEpisodes } from "../../src/memory/episodes.js";
-import { EASY_TRIP, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import { EASY_TRIP, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
 
 /*
  * Runs with injected faults are practice: their episodes and outcomes are kept, marked simulated; they teach
  * other practice runs (the demo's "learn across runs") but never a real run, and never calibrate confidence.
  */
-const tmp = tempDir();
-const agents: Agent[] = [];
-afterAll(() => {
-  for (const a of agents) a.close();
-  tmp.cleanup();
-});
+const { agent } = agentsOnTempDb();
 const USER = "practice_user";
-const practice = () => {
-  const a = startAgent({ dbPath: tmp.dbPath, faults: ["search_flights=timeout"], stepTimeoutMs: 150 });
-  agents.push(a);
-  return a;
-};
-const real = () => {
-  const a = startAgent({ dbPath: tmp.dbPath });
-  agents.push(a);
-  return a;
-};
+const practice = () => agent({ faults: ["search_flights=timeout"], stepTimeoutMs: 150 });
+const real = () => agent();
 const flightTool = (out: { plan: { steps: { id: string; tools: string[] }[] } | null }) => out.plan!.steps.find((s) => s.id.startsWith("flight"))!.tools[0];
 
 describe("simulated runs (faults injected)", () => {
