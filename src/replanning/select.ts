@@ -183,8 +183,9 @@ export interface SelectArgs {
  * A constraint no recovery can meet, put to a human at once (issue 3, seed 000 scenario 6): the violation's
  * floors (each part's cheapest option) already exceed the limit, so ADJUST_PARAMETERS has no cap to set and the
  * only strategy left, SKIP, would drop the check and let the rest go on as if the limit held. No revision is
- * spent on it. Raising the limit is a replan with it as guidance, or a retry of the check with a new limit
- * (`retry --set budget=…`); a plain retry is refused, since the same check would fail the same way.
+ * spent on it. Raising the limit is a replan with it as guidance, or a retry of the check with a new limit (the
+ * check's parameter that holds the limit, e.g. `retry --set budget=…`); a plain retry is refused, since the same
+ * check would fail the same way.
  */
 function infeasibleConstraint(plan: Plan, failure: FailureContext, revisionCount: number): Escalation | null {
   if (failure.failureClass !== "constraint_violated") return null;
@@ -195,9 +196,12 @@ function infeasibleConstraint(plan: Plan, failure: FailureContext, revisionCount
   const reason = `The limit checked by ${id} cannot be met. ${hopeless.reason}.`;
   const decisions = ESCALATION_DECISIONS;
   const replan = decisions.includes("replan");
+  // The check's parameter that holds the limit, so the retry can be spelled out (`budget` for check_budget).
+  const param = Object.entries(failure.step.params).find(([, v]) => v === hopeless.limit)?.[0];
+  const retry = param ? `retry --set ${param}=${Math.ceil(hopeless.least)}` : `retry with a new limit`;
   const choices = [
     ...(replan ? [`replan the unfinished work with a budget of at least ${least} as your guidance`] : []),
-    `retry ${id} with a new limit (e.g. retry --set budget=${Math.ceil(hopeless.least)})`,
+    `retry ${id} with a new limit${param ? ` (e.g. ${retry})` : ""}`,
     `skip ${id} and finish without it`,
     "abort the run",
   ];
@@ -208,7 +212,7 @@ function infeasibleConstraint(plan: Plan, failure: FailureContext, revisionCount
     revisionCount,
     reason,
     [
-      `Raise the budget to at least ${least}: ${replan ? `replan with it as guidance (e.g. "a budget of ${least} is fine"), or ` : ""}abort and ask again`,
+      `Raise the budget to at least ${least}: ${param ? `${retry}, ` : ""}${replan ? `replan with it as guidance (e.g. "a budget of ${least} is fine"), ` : ""}or abort and ask again`,
       "Change the request so that its cheapest options cost less",
       `Skip ${id}: the rest finishes without it, and nothing that depends on it runs`,
     ],

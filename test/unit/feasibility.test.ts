@@ -107,7 +107,7 @@ describe("selectStrategy: an infeasible limit goes to a human on the first viola
     );
     expect(r.question).toContain(r.reason);
     expect(r.question).toMatch(/skip budget_status and finish without it, or abort the run\?$/);
-    expect(r.suggestedActions[0]).toMatch(/^Raise the budget to at least \$874/);
+    expect(r.suggestedActions[0]).toMatch(/^Raise the budget to at least \$874: retry --set budget=874, replan with it as guidance/);
     expect(r.question).toContain("retry budget_status with a new limit (e.g. retry --set budget=874)");
     // A plain retry would fail the same check the same way: only a retry with a new limit is taken.
     expect(r.decisions).toEqual(["skip", "retry", "replan", "abort"]);
