@@ -4,15 +4,19 @@ import { CandorError } from "../src/errors.js";
 import { buildFailureContext } from "../src/replanning/context.js";
 import { guidedRequest, guidedRevision, mergeGuidedPlan } from "../src/replanning/human-guidance.js";
 import { explainRevision } from "../src/transparency/explain.js";
-import { notification } from "../src/transparency/notify.js";
+import { notification, planNotification } from "../src/transparency/notify.js";
+import { approvalNotification } from "../src/transparency/explain.js";
+import { planApprovalRequest } from "../src/domain/approval.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
 /**
- * REPLAN_WITH_GUIDANCE: a person answered an escalation with guidance. The reasoner plans the request again with
- * the guidance put first; finished steps the new plan repeats are kept with their results, the rest runs. When no
- * usable plan comes out, the person is asked again, told why — the thread never fails silently here.
+ * REPLAN_WITH_GUIDANCE: a person answered a plan approval or an escalation with guidance. The reasoner plans the
+ * request again with the guidance put first, and the guided request replaces the old one in state. For a plan not
+ * yet approved, the new plan replaces it (and is asked about again if still below the threshold); after an
+ * escalation, finished steps the new plan repeats are kept with their results and the rest runs. When no usable
+ * plan comes out, the person is asked again, told why — the thread never fails silently here.
  */
 export function replanWithGuidanceNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
@@ -31,7 +35,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       return {
         guidance: null,
         status: "awaiting_approval",
-        pendingInterrupt: "reason" in again ? { ...again, reason: `${reason} ${again.reason}` } : again,
+        pendingInterrupt: "reason" in again ? { ...again, reason: `${reason} ${again.reason}` } : { ...again, question: `${reason} ${again.question}` },
         notifications: [told],
       };
     };
@@ -41,6 +45,35 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
     } catch (e) {
       if (!CandorError.isInstance(e)) throw e;
       return askAgain(e.message);
+    }
+    if (guidance.request.kind === "plan_approval") {
+      // Nothing has run yet: the new plan replaces the old one whole, and is asked about again if it is still
+      // below the approval threshold (guidance is not an approval).
+      const plan = fresh.plan;
+      const threshold = state.settings.approvalThreshold;
+      const ask = plan.confidence < threshold ? planApprovalRequest(plan, threshold) : null;
+      const told = [planNotification(plan, fresh.notes), ...(ask ? [approvalNotification(ask)] : [])];
+      emitNotifications(config, told);
+      deps.decisionLog.record({
+        operation: "plan",
+        planId: plan.planId,
+        threadId: threadIdOf(config),
+        input: guidance.text,
+        decision: `made again with a person's guidance: ${plan.steps.map((s) => `${s.id}[${s.workerType}]`).join(", ")}${ask ? "; needs approval" : ""}`,
+        reasoning: [plan.contextSummary, ...plan.confidenceReasons, ...fresh.notes].filter(Boolean).join(" "),
+        confidenceBefore: current.confidence,
+        confidenceAfter: plan.confidence,
+      });
+      return {
+        plan,
+        request,
+        planNotes: fresh.notes,
+        guidance: null,
+        pendingInterrupt: ask,
+        status: ask ? "awaiting_approval" : "executing",
+        confidenceHistory: [confidencePoint(plan.confidence, `plan made again with a person's guidance`)],
+        notifications: told,
+      };
     }
     const used = [...state.feedback.map((f) => f.taskId), ...state.revisions.flatMap((r) => [...r.removedStepIds, ...r.newStepIds])];
     const merge = mergeGuidedPlan(current, fresh.plan, used);
@@ -62,6 +95,8 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
     });
     return {
       plan,
+      // Kept, so a later recovery that re-reads the request (RETRY_WITH_PARAMS) or another replan starts from it.
+      request,
       guidance: null,
       status: "executing",
       revisions: [revision],

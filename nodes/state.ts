@@ -62,7 +62,7 @@ export const AgentState = new StateSchema({
    * escalation it answered so the question can be asked again if the guided plan fails. Read and cleared by
    * replan_with_guidance.
    */
-  guidance: z.object({ taskId: z.string(), text: z.string(), request: InterruptRequest }).nullable().default(null),
+  guidance: z.object({ taskId: z.string().nullable(), text: z.string(), request: InterruptRequest }).nullable().default(null),
   answer: z.string().nullable().default(null),
   /** Lessons from REFLECT. */
   reflection: z.object({ lessons: z.array(z.string()), unrecoveredSteps: z.array(z.string()) }).nullable().default(null),

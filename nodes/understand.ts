@@ -1,5 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { PLAN_APPROVAL_DECISIONS, type HumanApprovalRequest } from "../src/domain/approval.js";
+import { planApprovalRequest, type HumanApprovalRequest } from "../src/domain/approval.js";
 import { CandorError } from "../src/errors.js";
 import { applyCalibration, ConfidenceCalibrator } from "../src/confidence/calibrator.js";
 import { confidencePoint } from "../src/confidence/update.js";
@@ -48,17 +48,7 @@ export function understandNode(deps: NodeDeps) {
     const out = [planNotification(plan, notes2)];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {
-      pendingInterrupt = {
-        kind: "plan_approval",
-        planId: plan.planId,
-        confidence: plan.confidence,
-        threshold: state.settings.approvalThreshold,
-        reasons: plan.confidenceReasons.length > 0 ? plan.confidenceReasons : ["the planner is unsure this plan fits the request"],
-        recommendedAction: "REVIEW_AND_ADJUST",
-        plan,
-        decisions: [...PLAN_APPROVAL_DECISIONS],
-        question: `Plan ${plan.planId} has confidence ${plan.confidence.toFixed(2)} (below ${state.settings.approvalThreshold.toFixed(2)}). Approve it to run, adjust it, or reject it?`,
-      };
+      pendingInterrupt = planApprovalRequest(plan, state.settings.approvalThreshold);
       out.push(approvalNotification(pendingInterrupt));
     }
     emitNotifications(config, out);

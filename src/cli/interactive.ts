@@ -23,8 +23,11 @@ const KEYS: Record<string, string> = { approve: "a", reject: "r", adjust: "e", s
 const ASKED_NEXT: Record<string, string> = {
   adjust: "change steps, then run the adjusted plan (the edits are asked next)",
   retry: "allow one more recovery attempt (new parameters for the step are asked next, optional)",
-  replan: "plan the unfinished work again (your guidance is asked next)",
 };
+
+/** What replan does depends on what waits: a plan not yet run is made again; after a failure, the rest is. */
+const replanMeaning = (request: WaitingRequest) =>
+  request.kind === "plan_approval" ? "make the plan again with your guidance (asked next)" : "plan the unfinished work again (your guidance is asked next)";
 
 /** The decisions `request` accepts, in its order, each with a one-letter key (a decision without one gets a free letter). */
 export function decisionChoices(request: WaitingRequest): Choice[] {
@@ -33,7 +36,7 @@ export function decisionChoices(request: WaitingRequest): Choice[] {
     const preferred = KEYS[decision];
     const key = preferred && !taken.has(preferred) ? preferred : ([...decision.toLowerCase()].find((c) => /[a-z]/.test(c) && !taken.has(c)) ?? decision);
     taken.add(key);
-    return { decision, key, meaning: ASKED_NEXT[decision] ?? decisionMeaning(decision, request) };
+    return { decision, key, meaning: decision === "replan" ? replanMeaning(request) : (ASKED_NEXT[decision] ?? decisionMeaning(decision, request)) };
   });
 }
 

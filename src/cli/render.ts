@@ -150,7 +150,7 @@ const MEANING: Record<string, (r: WaitingRequest) => string> = {
   adjust: () => "change steps (taskId, field such as params.<key>, newValue), then run the adjusted plan",
   skip: (r) => `give up on ${"taskId" in r ? r.taskId : "the failed step"} and finish the rest`,
   retry: () => "allow one more recovery attempt (add --set key=value to change the step's parameters)",
-  replan: () => "plan the unfinished work again, following your guidance; finished steps are kept",
+  replan: (r) => (r.kind === "plan_approval" ? "make the plan again, following your guidance" : "plan the unfinished work again, following your guidance; finished steps are kept"),
   abort: () => "stop the run here",
 };
 

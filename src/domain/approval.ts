@@ -93,7 +93,22 @@ export const PlanAdjustment = z.object({
 export type PlanAdjustment = z.infer<typeof PlanAdjustment>;
 
 /** The decisions a plan approval accepts, in the order the CLI lists them. */
-export const PLAN_APPROVAL_DECISIONS = ["approve", "reject", "adjust"] as const;
+export const PLAN_APPROVAL_DECISIONS = ["approve", "reject", "adjust", "replan"] as const;
+
+/** The approval a plan below the threshold waits for (UNDERSTAND, and a plan re-made with a person's guidance). */
+export function planApprovalRequest(plan: Plan, threshold: number): HumanApprovalRequest {
+  return {
+    kind: "plan_approval",
+    planId: plan.planId,
+    confidence: plan.confidence,
+    threshold,
+    reasons: plan.confidenceReasons.length > 0 ? plan.confidenceReasons : ["the planner is unsure this plan fits the request"],
+    recommendedAction: "REVIEW_AND_ADJUST",
+    plan,
+    decisions: [...PLAN_APPROVAL_DECISIONS],
+    question: `Plan ${plan.planId} has confidence ${plan.confidence.toFixed(2)} (below ${threshold.toFixed(2)}). Approve it to run, adjust it, replan it with your guidance, or reject it?`,
+  };
+}
 
 /**
  * A person's answer, given as the resume value. `approve`/`adjust`/`reject` answer a plan approval; `skip` (give

@@ -79,7 +79,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /**
  * Maps a HumanResponse onto Candor's decisions. Plan approval: accept → approve, edit → adjust (the edited
- * `steps`, or an explicit `adjustments` list), response → reject with the text as comment, ignore → reject.
+ * `steps`, or an explicit `adjustments` list), response → replan with the text as guidance (reject with it as
+ * the reason where replanning is not offered), ignore → reject.
  * Escalation: accept → retry, ignore → skip, response → replan with the text as guidance (retry with it as a
  * comment where replanning is not offered), edit → retry with the edited `params` (issue 4 items 2 and 11).
  * Tool approval: accept → approve, ignore → deny, response → deny with the text as the reason; edit is refused.
@@ -112,7 +113,7 @@ function fromHumanResponse(raw: Record<string, unknown>, request: DecisionContex
   }
   if (type === "accept") return { ok: true, decision: { decision: "approve" } };
   if (type === "ignore") return { ok: true, decision: { decision: "reject", comment: "ignored" } };
-  if (type === "response") return { ok: true, decision: { decision: "reject", comment: text } };
+  if (type === "response") return { ok: true, decision: request.decisions.includes("replan") ? { decision: "replan", guidance: text } : { decision: "reject", comment: text } };
   if (!isObject(args)) return { ok: false, error: `An "edit" needs "args" to be {action, args} with the edited plan (args.steps) or an adjustments list (args.adjustments).` };
   const edited = (args as { args: Record<string, unknown> }).args;
   if ("adjustments" in edited) return { ok: true, decision: { decision: "adjust", adjustments: edited.adjustments } };
@@ -220,9 +221,15 @@ export function interruptPayload(request: InterruptRequest, error?: string): Int
       : request.kind === "plan_approval"
       ? {
           action_request: { action: "approve_plan", args: { planId: request.planId, confidence: request.confidence, steps: editableSteps(request.plan) } },
-          // Respond rejects with the text as the reason (no replan-with-guidance yet).
           config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
-          description: [request.question, "", "Why the confidence is low:", ...request.reasons.map((r) => `- ${r}`), "", "Accept runs the plan, edit adjusts it (edit `steps`), respond or ignore rejects it."].join("\n"),
+          description: [
+            request.question,
+            "",
+            "Why the confidence is low:",
+            ...request.reasons.map((r) => `- ${r}`),
+            "",
+            `Accept runs the plan, edit adjusts it (edit \`steps\`), ${request.decisions.includes("replan") ? "respond plans it again following your text, ignore rejects it" : "respond or ignore rejects it"}.`,
+          ].join("\n"),
         }
       : {
           action_request: { action: "recover_step", args: { taskId: request.taskId, kind: request.kind, failureCount: request.failureCount, errors: request.errors, suggestedActions: request.suggestedActions, params: request.params ?? {} } },
@@ -251,8 +258,11 @@ export interface DecisionEffect {
   settings?: RunSettings;
   /** The revision, when a human chose to skip the failed step or to retry it with new parameters. */
   skip?: Extract<StrategyOutcome, { applies: true }>;
-  /** Set when a human asked to plan the unfinished work again: the replan node plans with this guidance. */
-  guidance?: { taskId: string; text: string };
+  /**
+   * Set when a human asked to plan again: the replan node plans with this guidance. `taskId` is the failed step
+   * of an escalation, null for a plan not yet approved.
+   */
+  guidance?: { taskId: string | null; text: string };
   /** The plan that replaces the current one, when a human adjusted it. */
   plan?: Plan;
 }
@@ -282,6 +292,11 @@ export function decisionEffect(args: {
     if (decision.decision === "approve") {
       const message = `Plan ${plan.planId} approved by a human despite confidence ${confidence}; executing.`;
       return { status: "executing", message, severity: "INFO", reasoning: message };
+    }
+    if (decision.decision === "replan") {
+      const text = decision.guidance ?? "";
+      const message = `A human asked for plan ${plan.planId} to be made again: "${text}".`;
+      return { status: "replanning", guidance: { taskId: null, text }, message, severity: "INFO", reasoning: message };
     }
     if (decision.decision === "adjust") {
       if (!args.adjusted) throw new CandorError("An adjust decision needs the adjusted plan (applyAdjustments) before its effect.", ErrorCode.INVALID_DECISION);

@@ -121,7 +121,7 @@ describe("candor threads", () => {
     expect(rows[1]).toMatch(/first\s+completed\s+Plan a 2-day trip/);
     const json = JSON.parse((await runCli(["threads", "--json", "--db", db])).stdout);
     expect(json.threads.map((t: { threadId: string }) => t.threadId)).toEqual(["second", "first"]);
-    expect(json.threads[0].waitingFor).toEqual({ kind: "plan_approval", decisions: ["approve", "reject", "adjust"] });
+    expect(json.threads[0].waitingFor).toEqual({ kind: "plan_approval", decisions: ["approve", "reject", "adjust", "replan"] });
     expect(json.threads[1]).toMatchObject({ status: "completed", finished: true, waitingFor: null });
   });
 

@@ -63,7 +63,7 @@ async function runAsked(args: string[], person: ReturnType<typeof scriptedPerson
 describe("candor run asks at a terminal", () => {
   it("shows the plan for approval with each step's worker, tools and parameters, and runs it once approved", { timeout: LONG }, async () => {
     const db = freshDb();
-    const person = scriptedPerson([[/^Decision \[a\/r\/e\]: $/, "a"]]);
+    const person = scriptedPerson([[/^Decision \[a\/r\/e\/p\]: $/, "a"]]);
     const r = await runAsked(["run", TRIP, "--db", db, "--thread", "ok", "--approval-threshold", "0.99"], person);
     expect(r.code, r.stderr).toBe(0);
     expect(person.done()).toBe(true);
@@ -165,7 +165,7 @@ describe("candor run under a real terminal", () => {
     let answered = false;
     child.stdout.on("data", (d: Buffer) => {
       seen += d.toString();
-      if (!answered && /Decision \[a\/r\/e\]: $/.test(seen)) {
+      if (!answered && /Decision \[a\/r\/e\/p\]: $/.test(seen)) {
         answered = true;
         child.stdin.write("approve\n");
       }

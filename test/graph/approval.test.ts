@@ -16,7 +16,7 @@ describe("plan approval (a plan below the confidence threshold waits for a human
     const [payload, ...more] = interruptValues(out);
     expect(more).toEqual([]);
     const request = HumanApprovalRequest.parse(payload);
-    expect(request).toMatchObject({ kind: "plan_approval", confidence: 0.85, threshold: 0.99, recommendedAction: "REVIEW_AND_ADJUST", decisions: ["approve", "reject", "adjust"] });
+    expect(request).toMatchObject({ kind: "plan_approval", confidence: 0.85, threshold: 0.99, recommendedAction: "REVIEW_AND_ADJUST", decisions: ["approve", "reject", "adjust", "replan"] });
     expect(request.reasons.length).toBeGreaterThan(0);
     expect(request.plan.steps.map((s) => s.id)).toEqual(out.plan!.steps.map((s) => s.id));
     expect(request.planId).toBe(out.plan!.planId);

@@ -38,8 +38,9 @@ describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, ag
     const human = HumanInterrupt.parse(payload);
     expect(human.action_request.action).toBe("approve_plan");
     expect(human.config).toEqual({ allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true });
-    expect(human.description).toMatch(/Approve it to run, adjust it, or reject it\?/);
-    expect(InterruptRequest.parse(payload.candor)).toMatchObject({ kind: "plan_approval", decisions: ["approve", "reject", "adjust"] });
+    expect(human.description).toMatch(/Approve it to run, adjust it, replan it with your guidance, or reject it\?/);
+    expect(human.description).toMatch(/respond plans it again following your text, ignore rejects it/);
+    expect(InterruptRequest.parse(payload.candor)).toMatchObject({ kind: "plan_approval", decisions: ["approve", "reject", "adjust", "replan"] });
     // The state keeps Candor's own request (the CLI reads it); only the interrupt payload gains the convention.
     expect((await graph.getState(config)).values.pendingInterrupt).toEqual(payload.candor);
 
@@ -97,10 +98,24 @@ describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, ag
     expect(done.feedback).toEqual([]);
   });
 
-  it("response rejects with the text as the reason (replanning with guidance is not built)", async () => {
+  it("response makes the plan again with the text as guidance, and a plan still below the threshold is asked about again", async () => {
     const { graph, config } = await waitingThread("hr-respond");
-    const done = await graph.invoke(new Command({ resume: { type: "response", args: "fly on Friday instead" } }), config);
+    const again = await graph.invoke(new Command({ resume: { type: "response", args: "We are 4 people" } }), config);
+    const [payload] = interruptValues(again);
+    // The guidance reached the plan; nothing ran, and guidance is not an approval (0.85 is still below 0.99).
+    expect(again.request.userIntent).toBe(`We are 4 people. ${EASY_TRIP}`);
+    expect(again.plan!.steps.find((s) => s.id === "flight")!.params.travellers).toBe(4);
+    expect(again.feedback).toEqual([]);
+    expect(payload).toMatchObject({ kind: "plan_approval", planId: again.plan!.planId, plan: { steps: expect.arrayContaining([expect.objectContaining({ params: expect.objectContaining({ travellers: 4 }) })]) } });
+    expect(again.approval).toMatchObject({ decision: "replan", guidance: "We are 4 people" });
+    const done = await graph.invoke(new Command({ resume: { type: "accept", args: null } }), config);
+    expect(done.status).toBe("completed");
+  });
+
+  it("ignore rejects, naming no reason beyond that it was ignored", async () => {
+    const { graph, config } = await waitingThread("hr-ignore-plan");
+    const done = await graph.invoke(new Command({ resume: { type: "ignore", args: null } }), config);
     expect(done.status).toBe("rejected");
-    expect(done.failureReason).toMatch(/rejected by a human: fly on Friday instead/);
+    expect(done.failureReason).toMatch(/rejected by a human: ignored/);
   });
 });

@@ -169,6 +169,11 @@ describe("parseDecision with ADJUST and LangGraph HumanResponse values", () => {
     expect(refused(raw, escalationCtx)).toMatch(error);
   });
 
+  it("maps a `response` on a plan approval to replan with the text as guidance where replanning is offered", () => {
+    expect(ok({ type: "response", args: "we are 4 people" }, { ...approvalCtx, decisions: ["approve", "reject", "adjust", "replan"] })).toMatchObject({ decision: "replan", guidance: "we are 4 people" });
+    expect(ok({ type: "response", args: "too expensive" })).toMatchObject({ decision: "reject", comment: "too expensive" });
+  });
+
   it("accepts a one-item array (Agent Inbox sends arrays) and refuses other lengths", () => {
     expect(ok([{ type: "accept", args: null }])).toMatchObject({ decision: "approve" });
     expect(refused([])).toMatch(/A list of 0 responses does not answer one request/);
