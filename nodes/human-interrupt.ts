@@ -70,7 +70,10 @@ export function humanInterruptNode(deps: NodeDeps) {
     const notifications = [told];
     let revision: AgentStateUpdate = {};
     if (effect.plan) {
-      revision = { plan: effect.plan, confidenceHistory: [confidencePoint(effect.plan.confidence, `plan adjusted by a human (${adjusted?.changes.length ?? 0} change(s))`)] };
+      // An adjusted plan is a new plan (its confidence point says so); a step re-run after a person's check is not.
+      revision = adjusted
+        ? { plan: effect.plan, confidenceHistory: [confidencePoint(effect.plan.confidence, `plan adjusted by a human (${adjusted.changes.length} change(s))`)] }
+        : { plan: effect.plan };
     }
     if (effect.skip && taskId) {
       const step = plan.steps.find((s) => s.id === taskId)!;

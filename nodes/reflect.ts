@@ -11,7 +11,7 @@ export function reflectNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const plan = state.plan!;
     const status = finalStatus(state.status, plan);
-    const initial = state.confidenceHistory[0]?.value ?? plan.confidence;
+    const initial = state.plannedConfidence ?? state.confidenceHistory[0]?.value ?? plan.confidence;
     const reflection = reflectOnRun({ threadId: threadIdOf(config), request: state.request.userIntent, plan, feedback: state.feedback, revisions: state.revisions, status, initialConfidence: initial, startedAt: state.startedAt ?? new Date().toISOString() });
     // Nothing ran when a plan is rejected, so its outcome says nothing about the plan's quality.
     const delta = status === "rejected" ? 0 : reflection.outcomeDelta;

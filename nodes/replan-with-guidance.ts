@@ -8,6 +8,7 @@ import { notification, planNotification } from "../src/transparency/notify.js";
 import { approvalNotification } from "../src/transparency/explain.js";
 import { planApprovalRequest } from "../src/domain/approval.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
+import { planWithMemory, type PlannedWithMemory } from "./understand.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
@@ -18,6 +19,9 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
  * escalation, finished steps the new plan repeats are kept with their results and the rest runs. When no usable
  * plan comes out, the person is asked again, told why — the thread never fails silently here.
  */
+/** Joins why a replan failed to what the person was asked before it. */
+const BEFORE = " Before that: ";
+
 export function replanWithGuidanceNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const guidance = state.guidance;
@@ -32,16 +36,20 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       deps.decisionLog.record({ operation: "revision", planId: current.planId, taskId: guidance.taskId, threadId: threadIdOf(config), input: guidance.text, decision: "ask again", reasoning: why, confidenceBefore: current.confidence });
       const again = guidance.request;
       const reason = `Replanning with "${guidance.text}" did not work: ${why}`;
+      // Only the latest attempt is told: an earlier failed replan's sentence is replaced, not stacked.
+      const original = (text: string) => (text.includes(BEFORE) ? text.slice(text.lastIndexOf(BEFORE) + BEFORE.length) : text);
       return {
         guidance: null,
         status: "awaiting_approval",
-        pendingInterrupt: "reason" in again ? { ...again, reason: `${reason} ${again.reason}` } : { ...again, question: `${reason} ${again.question}` },
+        pendingInterrupt:
+          "reason" in again ? { ...again, reason: `${reason}${BEFORE}${original(again.reason)}` } : { ...again, question: `${reason}${BEFORE}${original(again.question)}` },
         notifications: [told],
       };
     };
-    let fresh;
+    // The same planning as UNDERSTAND: the user's memory, then calibration on their past outcomes.
+    let fresh: PlannedWithMemory;
     try {
-      fresh = await deps.reasoner.plan(request, { registry: deps.registry, lessons: [], unreliableTools: {}, signal: config.signal });
+      fresh = await planWithMemory(deps, request, config);
     } catch (e) {
       if (!CandorError.isInstance(e)) throw e;
       return askAgain(e.message);
@@ -67,6 +75,8 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       return {
         plan,
         request,
+        // The plan that runs is this one: calibration learns from its planner's score, not the rejected plan's.
+        plannedConfidence: fresh.raw.confidence,
         planNotes: fresh.notes,
         guidance: null,
         pendingInterrupt: ask,

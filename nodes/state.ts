@@ -37,6 +37,11 @@ export const AgentState = new StateSchema({
   settings: RunSettings.default(() => RunSettings.parse({})),
   /** The current plan; strategies revise it in place (partial replanning). */
   plan: Plan.nullable().default(null),
+  /**
+   * The planner's own confidence in the plan that runs, before calibration: what REFLECT records as the outcome's
+   * confidence. Set by UNDERSTAND, and again when a plan not yet approved is made again with a person's guidance.
+   */
+  plannedConfidence: z.number().nullable().default(null),
   /** How the plan was obtained (fallbacks, repairs), shown to the user. */
   planNotes: z.array(z.string()).default(() => []),
   /** Every step outcome, in the order they finished. */

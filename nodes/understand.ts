@@ -1,7 +1,9 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { planApprovalRequest, type HumanApprovalRequest } from "../src/domain/approval.js";
 import { CandorError } from "../src/errors.js";
-import { applyCalibration, ConfidenceCalibrator } from "../src/confidence/calibrator.js";
+import { applyCalibration, ConfidenceCalibrator, type Calibration } from "../src/confidence/calibrator.js";
+import type { Plan } from "../src/domain/plan.js";
+import type { PlanningRequest } from "../src/domain/request.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { recentEpisodes, summarizeLessons } from "../src/memory/episodes.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
@@ -13,21 +15,48 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 /** How many of the user's most recent episodes the planner learns from. */
 const EPISODES_CONSIDERED = 20;
 
+/** A plan made with the user's memory and calibrated on their past outcomes. */
+export interface PlannedWithMemory {
+  /** The planner's own plan, before calibration: its confidence is what calibration learns from. */
+  raw: Plan;
+  /** The plan that runs (or waits for approval): confidence calibrated. */
+  plan: Plan;
+  /** How the plan was made (fallbacks, assumptions) and what memory taught, for the user. */
+  notes: string[];
+  calibration: Calibration | null;
+}
+
+/**
+ * Plans a request the way UNDERSTAND does, for it and for a plan made again with a person's guidance: lessons
+ * from the user's episodes, then calibration on their past outcomes. A practice run (faults injected) learns
+ * from every episode; a real run never from a practice run's, so a tool that only failed on purpose is not avoided
+ * for real. Throws what the reasoner throws (CandorError NO_VALID_PLAN).
+ */
+export async function planWithMemory(deps: NodeDeps, request: PlanningRequest, config: LangGraphRunnableConfig): Promise<PlannedWithMemory> {
+  const userId = request.userContext.userId;
+  const simulated = deps.registry.injectedFaults().length > 0;
+  const all = config.store ? await recentEpisodes(config.store, userId, Number.MAX_SAFE_INTEGER) : [];
+  const usable = (simulated ? all : all.filter((e) => !e.simulated)).slice(0, EPISODES_CONSIDERED);
+  const leftOut = all.slice(0, EPISODES_CONSIDERED).filter((e) => e.simulated && !simulated).length;
+  const memory = summarizeLessons(usable);
+  const result = await deps.reasoner.plan(request, { registry: deps.registry, lessons: memory.lessons, unreliableTools: memory.unreliableTools, signal: config.signal });
+  // Before the approval check, so a history of failed high-confidence plans brings this one to a human sooner.
+  const calibration = config.store ? await new ConfidenceCalibrator(config.store, userId).calibrate(result.plan.confidence) : null;
+  const notes = [
+    ...result.notes,
+    ...memory.lessons.map((l) => `Memory: ${l}`),
+    ...(leftOut > 0 ? [`Memory: ${leftOut} recent run(s) with injected faults left out; practice runs do not teach real ones.`] : []),
+  ];
+  return { raw: result.plan, plan: applyCalibration(result.plan, calibration), notes, calibration };
+}
+
 /** UNDERSTAND: plan (with lessons from this user's episodes), calibrate confidence on past outcomes, decide on approval. */
 export function understandNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const startedAt = state.startedAt ?? new Date().toISOString();
-    const userId = state.request.userContext.userId;
-    // A practice run (faults injected) learns from every episode; a real run never from a practice run's, so a
-    // tool that only failed on purpose is not avoided for real.
-    const simulated = deps.registry.injectedFaults().length > 0;
-    const episodes = config.store ? await recentEpisodes(config.store, userId, 4 * EPISODES_CONSIDERED) : [];
-    const usable = (simulated ? episodes : episodes.filter((e) => !e.simulated)).slice(0, EPISODES_CONSIDERED);
-    const leftOut = episodes.slice(0, EPISODES_CONSIDERED).filter((e) => e.simulated && !simulated).length;
-    const memory = summarizeLessons(usable);
-    let result;
+    let result: PlannedWithMemory;
     try {
-      result = await deps.reasoner.plan(state.request, { registry: deps.registry, lessons: memory.lessons, unreliableTools: memory.unreliableTools, signal: config.signal });
+      result = await planWithMemory(deps, state.request, config);
     } catch (e) {
       if (!CandorError.isInstance(e)) throw e;
       const failed = notification({ severity: "ERROR", kind: "outcome", title: `No plan could be made: ${e.message}`, message: `Error code ${e.code}.` });
@@ -35,17 +64,9 @@ export function understandNode(deps: NodeDeps) {
       deps.decisionLog.record({ operation: "plan", planId: null, threadId: threadIdOf(config), input: state.request.userIntent, decision: "no plan", reasoning: e.message });
       return { startedAt, status: "failed", failureReason: e.message, notifications: [failed] };
     }
-    // Before the approval check, so a history of failed high-confidence plans brings this one to a human sooner.
-    const calibration = config.store ? await new ConfidenceCalibrator(config.store, userId).calibrate(result.plan.confidence) : null;
-    const { plan: raw, notes } = result;
-    const plan = applyCalibration(raw, calibration);
+    const { raw, plan, notes, calibration } = result;
     const needsApproval = plan.confidence < state.settings.approvalThreshold;
-    const notes2 = [
-      ...notes,
-      ...memory.lessons.map((l) => `Memory: ${l}`),
-      ...(leftOut > 0 ? [`Memory: ${leftOut} recent run(s) with injected faults left out; practice runs do not teach real ones.`] : []),
-    ];
-    const out = [planNotification(plan, notes2)];
+    const out = [planNotification(plan, notes)];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {
       pendingInterrupt = planApprovalRequest(plan, state.settings.approvalThreshold);
@@ -61,10 +82,12 @@ export function understandNode(deps: NodeDeps) {
       confidenceAfter: plan.confidence,
     });
     return {
-      startedAt, plan, planNotes: notes2, pendingInterrupt,
+      startedAt, plan, planNotes: notes, pendingInterrupt,
+      plannedConfidence: raw.confidence,
       status: needsApproval ? "awaiting_approval" : "executing",
       notifications: out,
-      // The raw score comes first: REFLECT records it as the outcome's confidence, so calibration learns from the planner, not from itself.
+      // The raw score is kept apart (and comes first in the history): REFLECT records it as the outcome's
+      // confidence, so calibration learns from the planner, not from itself.
       confidenceHistory: [confidencePoint(raw.confidence, `initial plan (${plan.createdBy})`), ...(calibration?.reason ? [confidencePoint(plan.confidence, calibration.reason)] : [])],
     };
   };

@@ -142,6 +142,13 @@ async function followUp(decision: string, request: WaitingRequest, ask: NonNulla
     case "retry": {
       const current = "params" in request && request.params && typeof request.params === "object" ? ` (now ${JSON.stringify(request.params)})` : "";
       const step = "taskId" in request && typeof request.taskId === "string" ? ` for ${request.taskId}` : "";
+      if (request.kind === "infeasible_constraint") {
+        // The same limit fails the same way: new parameters are required here, so blank goes back instead.
+        const example = "retryWith" in request && request.retryWith ? Object.entries(request.retryWith).map(([k, v]) => `${k}=${String(v)}`).join(" ") : "budget=900";
+        const got = await askUntil(ask, io, `A limit that can be met${step}${current}, e.g. ${example} (blank goes back): `, parseParams);
+        if (got.kind === "eof") return got;
+        return got.value ? { kind: "answer", answer: { decision, comment: null, extra: { params: got.value } } } : { kind: "back" };
+      }
       const got = await askUntil(ask, io, `New parameters${step}${current} as key=value, blank for none: `, parseParams);
       if (got.kind === "eof") return got;
       return got.value ? { kind: "answer", answer: { decision, comment: null, extra: { params: got.value } } } : plain();

@@ -149,7 +149,12 @@ const MEANING: Record<string, (r: WaitingRequest) => string> = {
   reject: () => "stop without running any step",
   adjust: () => "change steps (taskId, field such as params.<key>, newValue), then run the adjusted plan",
   skip: (r) => `give up on ${"taskId" in r ? r.taskId : "the failed step"} and finish the rest`,
-  retry: () => "allow one more recovery attempt (add --set key=value to change the step's parameters)",
+  retry: (r) =>
+    r.kind === "unknown_outcome"
+      ? "it did not take effect: run the step again (its approval is asked again)"
+      : r.kind === "infeasible_constraint"
+        ? "check again with a limit that can be met"
+        : "allow one more recovery attempt (add --set key=value to change the step's parameters)",
   replan: (r) => (r.kind === "plan_approval" ? "make the plan again, following your guidance" : "plan the unfinished work again, following your guidance; finished steps are kept"),
   abort: () => "stop the run here",
 };
@@ -173,9 +178,13 @@ const DECISION_ARG: Record<string, string> = {
 /** The exact commands that continue a waiting thread, one per decision it accepts. */
 export function resumeCommands(threadId: string, request: WaitingRequest, ctx: { commandPrefix: string; dbArg: string | null }): ResumeCommand[] {
   const db = ctx.dbArg ? ` --db ${shellArg(ctx.dbArg)}` : "";
+  // A retry that can only work with new parameters (an infeasible limit) is printed with them.
+  const retryWith = "retryWith" in request && request.retryWith && typeof request.retryWith === "object" ? Object.entries(request.retryWith as Record<string, unknown>) : [];
+  const args = (decision: string) =>
+    decision === "retry" && retryWith.length > 0 ? retryWith.map(([k, v]) => ` --set ${shellArg(`${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)}`).join("") : (DECISION_ARG[decision] ?? "");
   return request.decisions.map((decision) => ({
     decision,
-    command: `${ctx.commandPrefix} resume ${threadId} --${decision}${DECISION_ARG[decision] ?? ""}${db}`,
+    command: `${ctx.commandPrefix} resume ${threadId} --${decision}${args(decision)}${db}`,
     meaning: decisionMeaning(decision, request),
   }));
 }
@@ -186,6 +195,7 @@ const KIND_TITLE: Record<string, string> = {
   step_failures: "a step kept failing",
   low_confidence: "confidence fell too low to go on",
   infeasible_constraint: "a limit cannot be met",
+  unknown_outcome: "check whether a call took effect",
   tool_approval: "approve a tool call before it runs",
 };
 
@@ -195,7 +205,7 @@ export function kindTitle(kind: string): string {
 }
 
 function isEscalation(r: WaitingRequest): r is FailureEscalationRequest {
-  return r.kind === "max_revisions" || r.kind === "step_failures" || r.kind === "low_confidence" || r.kind === "infeasible_constraint";
+  return r.kind === "max_revisions" || r.kind === "step_failures" || r.kind === "low_confidence" || r.kind === "infeasible_constraint" || r.kind === "unknown_outcome";
 }
 
 /**

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Plan } from "./plan.js";
 
 /** Why a run is waiting for a person. */
-export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "tool_approval"]);
+export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "tool_approval"]);
 export type InterruptKind = z.infer<typeof InterruptKind>;
 
 /** Seed 000 scenario 14: asked before any step runs when the plan's confidence is below the threshold. */
@@ -23,10 +23,11 @@ export type HumanApprovalRequest = z.infer<typeof HumanApprovalRequest>;
 /**
  * Seed 000 scenarios 11, 12, 16: the run cannot continue on its own — the revision cap, a step that keeps
  * failing, confidence below the abort threshold, or a constraint that no recovery can meet (even the cheapest
- * options break the limit: scenario 6 with nothing left to adjust).
+ * options break the limit: scenario 6 with nothing left to adjust), or a call with a side effect that may have
+ * taken effect (stopped before it answered), which only a person can check.
  */
 export const FailureEscalationRequest = z.object({
-  kind: z.enum(["max_revisions", "step_failures", "low_confidence", "infeasible_constraint"]),
+  kind: z.enum(["max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome"]),
   planId: z.string(),
   taskId: z.string(),
   failureCount: z.number().int(),
@@ -39,6 +40,11 @@ export const FailureEscalationRequest = z.object({
    * in requests made before it existed, hence optional.
    */
   params: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Parameters a retry needs to have a chance, when replanning knows them (the limit that would fit, for an
+   * infeasible constraint): the CLI prints the retry command with them.
+   */
+  retryWith: z.record(z.string(), z.unknown()).optional(),
   suggestedActions: z.array(z.string()),
   decisions: z.array(z.string()),
   question: z.string(),
@@ -77,6 +83,7 @@ export const InterruptRequest = z.discriminatedUnion("kind", [
   FailureEscalationRequest.extend({ kind: z.literal("step_failures") }),
   FailureEscalationRequest.extend({ kind: z.literal("low_confidence") }),
   FailureEscalationRequest.extend({ kind: z.literal("infeasible_constraint") }),
+  FailureEscalationRequest.extend({ kind: z.literal("unknown_outcome") }),
   ToolApprovalRequest,
 ]);
 export type InterruptRequest = z.infer<typeof InterruptRequest>;

@@ -13,6 +13,7 @@ import type { PlanningRequest, RunSettings } from "../domain/request.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import { assignOrder, validatePlan } from "../planning/validate.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { resetForRerun } from "./plan-edit.js";
 import { applyStrategy } from "./select.js";
 import type { StrategyOutcome } from "./strategies/types.js";
 
@@ -22,7 +23,7 @@ export type ParsedDecision = { ok: true; decision: HumanDecision } | { ok: false
  * What parseDecision needs to know about the request: the plan lets an `edit` of a plan approval become
  * adjustments, the failed step's params let an `edit` of an escalation become a retry with the changed ones.
  */
-export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & { plan?: Plan; params?: Record<string, unknown> };
+export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & { plan?: Plan; params?: Record<string, unknown>; retryWith?: Record<string, unknown> };
 
 /**
  * Parses a resume value against what the thread is waiting for. Accepts Candor's `{decision: "approve"}`, the
@@ -64,7 +65,8 @@ export function parseDecision(raw: unknown, request: DecisionContext): ParsedDec
     return { ok: false, error: `"params" is empty: name the parameters to change (e.g. {"decision":"retry","params":{"maxPrice":300}}), or leave "params" out to retry as before.` };
   }
   if (request.kind === "infeasible_constraint" && decision.decision === "retry" && decision.params === null) {
-    return { ok: false, error: `A plain retry would fail the same way: the limit cannot be met as it is. Retry with a new limit in "params" (e.g. {"decision":"retry","params":{"budget":900}}), replan with guidance, skip or abort.` };
+    const example = JSON.stringify({ decision: "retry", params: request.retryWith ?? { "<limit>": "<a value that can be met>" } });
+    return { ok: false, error: `A plain retry would fail the same way: the limit cannot be met as it is. Retry with a new limit in "params" (e.g. ${example}), replan with guidance, skip or abort.` };
   }
   if (decision.decision === "replan" && decision.guidance === null) {
     return { ok: false, error: `"replan" needs "guidance": say what to do differently (e.g. {"decision":"replan","guidance":"a budget of 4000 dollars is fine"}).` };
@@ -315,10 +317,17 @@ export function decisionEffect(args: {
   if (request.kind === "max_revisions") settings.maxRevisions = Math.max(settings.maxRevisions, args.revisionCount + 1);
   if (request.kind === "step_failures") settings.maxStepFailures = Math.max(settings.maxStepFailures, request.failureCount + 1);
   // Just under today's confidence: the next revision (every strategy lowers it) asks again, so the abort
-  // threshold is relaxed for one attempt, not switched off for the rest of the run.
-  if (request.kind === "low_confidence") settings.abortBelow = Math.max(0, Math.round((plan.confidence - 0.01) * 100) / 100);
+  // threshold is relaxed for one attempt, not switched off for the rest of the run. Only for a retry: a replan
+  // makes a new plan whose confidence starts again, and the lower threshold would outlive it.
+  if (request.kind === "low_confidence" && decision.decision === "retry") settings.abortBelow = Math.max(0, Math.round((plan.confidence - 0.01) * 100) / 100);
   switch (decision.decision) {
     case "retry": {
+      if (request.kind === "unknown_outcome" && !decision.params) {
+        // The person checked that the call did not take effect: the same step runs again on a new dispatch (a new
+        // ledger key, so the call is really made), and its approval is asked again.
+        const message = `A human checked that ${request.taskId}'s call did not take effect; it runs again${note}.`;
+        return { status: "executing", plan: resetForRerun(plan, [request.taskId]), message, severity: "INFO", reasoning: message };
+      }
       if (decision.params) {
         if (!args.retried) throw new CandorError("A retry with parameters needs its revision (retryWithHumanParams) before its effect.", ErrorCode.INVALID_DECISION);
         const message = `A human retried ${request.taskId} with new parameters (${Object.entries(decision.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}).`;

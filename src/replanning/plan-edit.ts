@@ -46,10 +46,14 @@ export function resetForRerun(plan: Plan, ids: readonly string[]): Plan {
   };
 }
 
-/** An id not yet used in the plan: `<base>_<suffix>`, then `<base>_<suffix>2`, … */
-export function freshId(plan: Plan, base: string, suffix: string): string {
+/**
+ * An id never used in the run: `<base>_<suffix>`, then `<base>_<suffix>2`, … Steps the plan no longer has still
+ * count: those its steps replaced (their lineage) and any other id in `used` (e.g. every step that got feedback).
+ * The effect ledger keys calls by step id, so a reused id could be served an old step's recorded result.
+ */
+export function freshId(plan: Plan, base: string, suffix: string, used: Iterable<string> = []): string {
   const root = base.replace(new RegExp(`_${suffix}\\d*$`), "");
-  const taken = new Set(plan.steps.map((s) => s.id));
+  const taken = new Set([...plan.steps.flatMap((s) => [s.id, ...s.lineage]), ...used]);
   let candidate = `${root}_${suffix}`;
   for (let n = 2; taken.has(candidate); n++) candidate = `${root}_${suffix}${n}`;
   return candidate;

@@ -314,7 +314,7 @@ function decompose(input: StrategyInput, proposal: RecoveryProposal): Built {
 /** A fresh step in the failed step's place, with its lineage and a clean slate. */
 function successor(input: StrategyInput, suffix: string, changes: Partial<TaskStep>): TaskStep {
   const failed = input.failure.step;
-  return successorOf(failed, freshId(input.plan, failed.id, suffix), changes);
+  return successorOf(failed, freshId(input.plan, failed.id, suffix, input.feedback.map((f) => f.taskId)), changes);
 }
 
 /** What the replacement must produce: the step's expected outputs, else what its tool produces. */

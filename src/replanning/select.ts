@@ -7,6 +7,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { buildFailureContext, type FailureContext } from "./context.js";
 import type { ProposalVerdict } from "./proposal.js";
 import { infeasibility } from "./strategies/adjust-parameters.js";
+import { OUTCOME_UNKNOWN } from "../tools/run-step.js";
 import { skipWithReason, STRATEGIES, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
 
 /**
@@ -139,7 +140,7 @@ function escalate(
   revisionCount: number,
   reason: string,
   suggestions: string[],
-  overrides: { question?: string; decisions?: string[] } = {},
+  overrides: { question?: string; decisions?: string[]; retryWith?: Record<string, unknown> } = {},
 ): Escalation {
   return {
     kind: "escalate",
@@ -153,6 +154,7 @@ function escalate(
       errors: failure.history.map((f) => f.errors[f.errors.length - 1] ?? "unknown error"),
       reason,
       params: failure.step.params,
+      ...(overrides.retryWith ? { retryWith: overrides.retryWith } : {}),
       suggestedActions: suggestions,
       decisions: overrides.decisions ?? ESCALATION_DECISIONS,
       question:
@@ -216,7 +218,36 @@ function infeasibleConstraint(plan: Plan, failure: FailureContext, revisionCount
       "Change the request so that its cheapest options cost less",
       `Skip ${id}: the rest finishes without it, and nothing that depends on it runs`,
     ],
-    { decisions, question: `${reason} ${choices.slice(0, -1).join(", ").replace(/^./, (c) => c.toUpperCase())}, or ${choices[choices.length - 1]}?` },
+    {
+      decisions,
+      question: `${reason} ${choices.slice(0, -1).join(", ").replace(/^./, (c) => c.toUpperCase())}, or ${choices[choices.length - 1]}?`,
+      ...(param ? { retryWith: { [param]: Math.ceil(hopeless.least) } } : {}),
+    },
+  );
+}
+
+/**
+ * A call with a side effect that may have taken effect (stopped before it answered, or started before a crash).
+ * No rule may guess: calling it again could book twice, skipping it could leave a booking nobody knows about. A
+ * person checks, then retries (it did not happen: the step runs again, asking its approval again), skips (it did,
+ * or it is not wanted) or aborts. No revision is spent.
+ */
+function unknownOutcome(plan: Plan, failure: FailureContext, revisionCount: number): Escalation {
+  const id = failure.step.id;
+  const tool = failure.tool ?? "its tool";
+  const reason = `${tool} for ${id} may already have taken effect: it was stopped before it answered, so nobody knows.`;
+  return escalate(
+    "unknown_outcome",
+    plan,
+    failure,
+    revisionCount,
+    reason,
+    [
+      `Check with the provider whether ${tool} took effect (see the call in the step's details)`,
+      `If it did not: retry ${id} (it runs again, and asks its approval again)`,
+      `If it did, or you no longer want it: skip ${id}`,
+    ],
+    { decisions: ["retry", "skip", "abort"], question: `${reason} Check, then retry ${id} if it did not happen, skip it if it did, or abort the run?` },
   );
 }
 
@@ -234,7 +265,9 @@ export function selectStrategy(args: SelectArgs): Selection | null {
   const failure = buildFailureContext(step, feedback);
   const errors = failure.history.map((f) => f.errors[f.errors.length - 1]).filter(Boolean).slice(-3).join("; ");
 
-  // Before the caps: that no revision can help is the more useful thing to tell, whatever the count.
+  // Before the caps: that only a person can decide (a call that may have taken effect, a limit no revision can
+  // meet) is the more useful thing to tell, whatever the count.
+  if (failure.errorType === OUTCOME_UNKNOWN) return unknownOutcome(plan, failure, revisionCount);
   const infeasible = infeasibleConstraint(plan, failure, revisionCount);
   if (infeasible) return infeasible;
   if (revisionCount >= settings.maxRevisions) {

@@ -37,6 +37,12 @@ export interface RunStepInput {
  * crash mid-call, or a call cut off by its time limit or a cancelled run) is failed as policy_blocked rather than
  * repeated. Never throws for a step failure: the outcome is ExecutionFeedback.
  */
+/**
+ * The errorType of a failure whose call may have taken effect (stopped before it answered, or started before a
+ * crash): replanning puts it to a person instead of deciding for them.
+ */
+export const OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN";
+
 export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   const { step, registry, dispatch } = input;
   const now = input.now ?? Date.now;
@@ -116,12 +122,15 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     }
     if (verdict.kind === "unknown") {
       const { record } = verdict;
-      return fail(
-        `${tool.name} may already have run: attempt ${record.attempt} of step "${step.id}" (dispatch ${dispatch}) was started at ${record.at} but its outcome was never recorded (the call was stopped before it answered: a crash, Ctrl-C or its time limit). It was not called again: a human must check whether it took effect before retrying.`,
-        "policy_blocked",
-        [],
-        tool.name,
-      );
+      return {
+        ...fail(
+          `${tool.name} may already have run: attempt ${record.attempt} of step "${step.id}" (dispatch ${dispatch}) was started at ${record.at} but its outcome was never recorded (the call was stopped before it answered: a crash, Ctrl-C or its time limit). It was not called again: a human must check whether it took effect before retrying.`,
+          "policy_blocked",
+          [],
+          tool.name,
+        ),
+        errorType: OUTCOME_UNKNOWN,
+      };
     }
   }
 
@@ -152,7 +161,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
         // this retry, or a resume, call it again: its ledger row stays "started" and a human must check.
         const unknown = `${message}: ${tool.name} may already have run (it was stopped before it answered). It was not called again: a human must check whether it took effect before retrying.`;
         attempts.push({ attempt, error: unknown, durationMs: now() - attemptStart });
-        return fail(unknown, "policy_blocked", attempts, tool.name, outputs, e);
+        return { ...fail(unknown, "policy_blocked", attempts, tool.name, outputs, e), errorType: OUTCOME_UNKNOWN };
       }
       ledger?.recordFailed(key, tool.name, parsed.data, message);
       const failureClass = classifyFailure(message, e);

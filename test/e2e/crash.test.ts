@@ -90,6 +90,13 @@ function asksForApproval(r: CliResult): boolean {
   return (r.code === 3 && waitingFor?.kind === "tool_approval") || (r.code === 2 && /is waiting for a decision: Step booking wants to call book_trip/.test(r.stderr));
 }
 
+/** The thread waits for a person to check whether book_trip took effect (its outcome is unknown). */
+function asksToCheckBooking(expect: ExpectStatic, r: CliResult): void {
+  expect(r.code, r.output).toBe(3);
+  expect(r.json?.waitingFor).toMatchObject({ kind: "unknown_outcome", taskId: "booking", decisions: ["retry", "skip", "abort"] });
+  expect(String((r.json?.waitingFor as { reason?: string }).reason)).toMatch(/^book_trip for booking may already have taken effect/);
+}
+
 /** `resume`, then `resume --approve` whenever the thread asks for the booking's approval, until it stops asking. */
 async function resumeToEnd(db: string): Promise<{ commands: string[]; last: CliResult }> {
   const commands: string[] = [];
@@ -198,7 +205,7 @@ describe.concurrent("SIGKILL at any point, then resume: the same result, and no 
     expect(bookingCalls(db)).toEqual(["called", "reused"]);
   });
 
-  it("killed while the approved book_trip runs: its outcome is unknown, so resume never calls it again and skips the step as policy_blocked", { timeout: LONG }, async ({ expect, onTestFinished }) => {
+  it("killed while the approved book_trip runs: its outcome is unknown, so resume never calls it again and asks a person, who skips it", { timeout: LONG }, async ({ expect, onTestFinished }) => {
     const ref = reference();
     const { db, spawn } = await freshDb(onTestFinished);
     expect((await cli(["run", REQUEST, ...FAULTS, "--thread", THREAD, "--db", db])).code).toBe(3);
@@ -213,7 +220,9 @@ describe.concurrent("SIGKILL at any point, then resume: the same result, and no 
     expect(killed.effects).toMatchObject([{ stepId: "booking", tool: "book_trip", status: "started", result: null }]);
     expect(killed.leasePid).toBe(approve.pid);
 
-    const { last } = await resumeToEnd(db);
+    const { last: asked } = await resumeToEnd(db);
+    asksToCheckBooking(expect, asked);
+    const last = await cli(["resume", THREAD, "--skip", "--json", "--db", db]);
     expect(last.code, last.output).toBe(4);
     expect(threadFacts(db, THREAD).effects, "book_trip was not called again").toEqual(killed.effects);
     expect(bookingCalls(db)).toEqual([expect.stringMatching(/^FAILURE: policy_blocked: book_trip may already have run.*a human must check/)]);
@@ -238,7 +247,7 @@ async function outcome(db: string): Promise<{ status: unknown; booking: unknown 
 }
 
 describe.concurrent("a side-effecting call stopped before it answered is an unknown outcome too", () => {
-  it("Ctrl-C while book_trip runs: the aborted call is not repeated by resume (it used to be recorded as failed, and booked again)", { timeout: LONG }, async ({ expect, onTestFinished }) => {
+  it("Ctrl-C while book_trip runs: the aborted call is not repeated by resume (it used to be recorded as failed, and booked again); a person's retry books once", { timeout: LONG }, async ({ expect, onTestFinished }) => {
     const { db, spawn } = await freshDb(onTestFinished);
     // book_trip's first call in each process waits 1.5 s before booking: Ctrl-C lands inside that call.
     expect((await cli(["run", REQUEST, "--fault", "book_trip=slow*1", "--thread", THREAD, "--db", db])).code).toBe(3);
@@ -256,17 +265,29 @@ describe.concurrent("a side-effecting call stopped before it answered is an unkn
     expect(stopped.effects).toMatchObject([{ stepId: "booking", tool: "book_trip", status: "started", result: null }]);
     expect(stopped.leasePid).toBeNull();
 
-    const { last } = await resumeToEnd(db);
-    expect(last.code, last.output).toBe(4);
+    const { last: asked } = await resumeToEnd(db);
+    asksToCheckBooking(expect, asked);
     expect(threadFacts(db, THREAD).effects, "book_trip was not called again").toEqual(stopped.effects);
     expect(bookingCalls(db).filter((c) => c === "called")).toEqual([]);
-    expect(await outcome(db)).toEqual({ status: "partial", booking: { status: "skipped", errors: [expect.stringMatching(/book_trip may already have run.*a human must check/)] } });
+
+    // The person checked: it did not happen. The step runs again on a new dispatch, asking its approval again.
+    const retried = await cli(["resume", THREAD, "--retry", "--json", "--db", db]);
+    expect(retried.code, retried.output).toBe(3);
+    expect(retried.json?.waitingFor).toMatchObject({ kind: "tool_approval", tool: "book_trip" });
+    const done = await cli(["resume", THREAD, "--approve", "--json", "--db", db]);
+    expect(done.code, done.output).toBe(0);
+    expect(bookingCalls(db).filter((c) => c === "called")).toEqual(["called"]);
+    expect(threadFacts(db, THREAD).effects.map((e) => [e.dispatch, e.status])).toEqual([
+      [1, "started"],
+      [2, "done"],
+    ]);
   });
 
-  it("book_trip cut off by its time limit is not retried: it may have booked, so the step is skipped for a human to check", { timeout: LONG }, async ({ expect, onTestFinished }) => {
+  it("book_trip cut off by its time limit is not retried: it may have booked, so a person is asked, who skips it", { timeout: LONG }, async ({ expect, onTestFinished }) => {
     const { db } = await freshDb(onTestFinished);
     expect((await cli(["run", REQUEST, "--fault", "book_trip=timeout*1", "--thread", THREAD, "--db", db])).code).toBe(3);
-    const approved = await cli(["resume", THREAD, "--approve", "--db", db]);
+    asksToCheckBooking(expect, await cli(["resume", THREAD, "--approve", "--json", "--db", db]));
+    const approved = await cli(["resume", THREAD, "--skip", "--db", db]);
     expect(approved.code, approved.output).toBe(4);
     expect(threadFacts(db, THREAD).effects).toMatchObject([{ stepId: "booking", dispatch: 1, attempt: 1, tool: "book_trip", status: "started", result: null }]);
     expect(bookingCalls(db)).toEqual([expect.stringMatching(/^FAILURE: policy_blocked: book_trip timed out after \d+ ms: book_trip may already have run.*a human must check/)]);

@@ -199,6 +199,7 @@ export function agentState(overrides: Partial<AgentStateValue> = {}): AgentState
     request: { userIntent: "test", userContext: { userId: "tester", preferences: {} }, constraints: {} },
     settings: { maxRevisions: 3, approvalThreshold: 0.5, abortBelow: 0.3, maxStepFailures: 3 },
     plan: null,
+    plannedConfidence: null,
     planNotes: [],
     feedback: [],
     revisions: [],

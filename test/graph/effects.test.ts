@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { isInterrupted } from "@langchain/langgraph";
+import { Command } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
 import type { AgentStateValue } from "../../nodes/state.js";
 import { openPersistence } from "../../src/memory/persistence.js";
 import { openEffectLedger } from "../../src/tools/effects.js";
-import { countingToolkits, tempDir, threadConfig } from "../fakes/graph-harness.js";
+import { countingToolkits, interruptValues, tempDir, threadConfig } from "../fakes/graph-harness.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = tempDir();
@@ -37,7 +37,7 @@ function killDuringBooking(threadId: string): Promise<string> {
 }
 
 describe("a crash in the middle of an irreversible call (issue 4 item 4)", () => {
-  it("after SIGKILL during book_trip, the resumed run does not call it again: the step fails as policy_blocked for a human to check", async () => {
+  it("after SIGKILL during book_trip, the resumed run does not call it again: a person is asked to check, and may retry it", async () => {
     const threadId = "killed-mid-booking";
     await killDuringBooking(threadId);
 
@@ -50,19 +50,26 @@ describe("a crash in the middle of an irreversible call (issue 4 item 4)", () =>
       const started = (persistence.store.db.prepare("SELECT step_id, status FROM candor_effects").all()) as { step_id: string; status: string }[];
       expect(started.map((r) => r.status)).toEqual(["started"]);
 
-      // The approval was checkpointed before the call, so resuming continues with act and nobody is asked again.
+      // The approval was checkpointed before the call, so resuming continues with act; the call's outcome is
+      // unknown, so it is not made again and no rule decides: a person is asked to check.
       const out = await graph.invoke(null, config);
-      expect(isInterrupted(out)).toBe(false);
-      const done = out as AgentStateValue;
-
+      const [asked] = interruptValues(out);
+      const waiting = (await graph.getState(config)).values as AgentStateValue;
       expect(calls.count("book_trip")).toBe(0);
-      const failed = done.feedback.find((f) => f.tool === "book_trip")!;
-      expect(failed).toMatchObject({ feedbackType: "FAILURE", failureClass: "policy_blocked", taskId: started[0]!.step_id });
+      const failed = waiting.feedback.find((f) => f.tool === "book_trip")!;
+      expect(failed).toMatchObject({ feedbackType: "FAILURE", failureClass: "policy_blocked", errorType: "OUTCOME_UNKNOWN", taskId: started[0]!.step_id });
       expect(failed.errors[0]).toMatch(/book_trip may already have run.*a human must check/);
-      expect(done.revisions.map((r) => r.strategy)).toEqual(["SKIP"]);
-      expect(done.status).toBe("partial");
+      expect(asked).toMatchObject({ kind: "unknown_outcome", taskId: started[0]!.step_id, decisions: ["retry", "skip", "abort"] });
+      expect(waiting.revisions).toEqual([]);
       // The searches finished before the crash and are not repeated either (their writes were checkpointed).
       expect(calls.count("search_flights")).toBe(0);
+
+      // It did not happen: retry runs the step on a new dispatch, which asks for its approval again, then books once.
+      const again = interruptValues(await graph.invoke(new Command({ resume: "retry" }), config));
+      expect(again[0]).toMatchObject({ kind: "tool_approval", tool: "book_trip" });
+      const done = (await graph.invoke(new Command({ resume: "approve" }), config)) as AgentStateValue;
+      expect(done.status).toBe("completed");
+      expect(calls.count("book_trip")).toBe(1);
     } finally {
       persistence.close();
     }

@@ -8,6 +8,7 @@ import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
 import { openPersistence } from "../../src/memory/persistence.js";
 import { Node } from "../../nodes/names.js";
+import { ConfidenceCalibrator } from "../../src/confidence/calibrator.js";
 import type { AgentStateValue } from "../../nodes/state.js";
 import { EASY_TRIP, TEST_LATENCY_MS, interruptValues, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
 
@@ -49,6 +50,23 @@ describe("retry with new parameters", () => {
     // Still answerable: a valid retry goes through.
     const done = await a.graph.invoke(new Command({ resume: { decision: "retry", params: { radiusKm: 10 } } }), config);
     expect(done.status).toBe("completed");
+  });
+});
+
+describe("replan with guidance on a plan not yet approved", () => {
+  it("makes the plan again with memory and calibration, runs it once above the threshold, and calibration learns from the plan that ran", async () => {
+    const a = agent({ faults: [] });
+    const config = threadConfig("plan-replan");
+    const user = "plan_replan_user";
+    const [payload] = interruptValues(await a.graph.invoke(tripInput("Plan a 4-day trip to Atlantis from Paris", {}, user), config));
+    expect(payload).toMatchObject({ kind: "plan_approval", confidence: 0, decisions: ["approve", "reject", "adjust", "replan"] });
+    const done = await a.graph.invoke(new Command({ resume: { decision: "replan", guidance: "Go to Rome instead" } }), config);
+    expect(done.status).toBe("completed");
+    expect(done.request.userIntent).toBe("Go to Rome instead. Plan a 4-day trip to Atlantis from Paris");
+    expect(done.plan!.steps.find((s) => s.id === "hotel")!.params.city).toBe("Rome");
+    expect(done.plannedConfidence).toBe(0.85);
+    const [outcome] = await new ConfidenceCalibrator(a.persistence.store, user).outcomes();
+    expect(outcome).toMatchObject({ planId: done.plan!.planId, confidence: 0.85, success: true });
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FailureEscalationRequest } from "../../src/domain/approval.js";
 import { RunSettings } from "../../src/domain/request.js";
 import { parseDecision } from "../../src/replanning/human-decision.js";
+import { resumeCommands } from "../../src/cli/render.js";
 import { selectStrategy } from "../../src/replanning/select.js";
 import { adjustParameters, infeasibility, violationFacts } from "../../src/replanning/strategies/adjust-parameters.js";
 import { applied, failStep, refused, runWaves, stepOf, strategyInput, travelPlan, travelRegistry, withSteps } from "../fakes/toolkit-fixtures.js";
@@ -114,6 +115,10 @@ describe("selectStrategy: an infeasible limit goes to a human on the first viola
     expect(parseDecision("retry", r)).toMatchObject({ ok: false, error: expect.stringMatching(/^A plain retry would fail the same way/) });
     expect(parseDecision({ decision: "retry", params: { budget: 900 } }, r)).toMatchObject({ ok: true });
     expect(parseDecision("abort", r)).toMatchObject({ ok: true });
+    // The printed retry command carries the limit that would fit, since a plain retry is refused.
+    expect(r.retryWith).toEqual({ budget: 874 });
+    const commands = resumeCommands("t1", r, { commandPrefix: "candor", dbArg: null });
+    expect(commands.find((c) => c.decision === "retry")).toMatchObject({ command: "candor resume t1 --retry --set budget=874", meaning: "check again with a limit that can be met" });
   });
 
   it("is reported before the revision cap, which would only say that revisions ran out", () => {

@@ -34,6 +34,8 @@ describe("decisionEffect", () => {
     expect(effect(escalation("max_revisions"), "retry").settings).toEqual({ ...settings, maxRevisions: 4 });
     expect(effect(escalation("step_failures"), "retry").settings).toEqual({ ...settings, maxStepFailures: 4 });
     // Regression: retry used to set abortBelow to 0, switching the low-confidence abort off for the rest of the run.
+    // A replan starts a new plan whose confidence starts again: the abort threshold is left as it was.
+    expect(decisionEffect({ request: escalation("low_confidence"), decision: HumanDecision.parse({ decision: "replan", guidance: "go by train" }), plan: failed, settings, revisionCount: 3, feedback: [feedback], registry }).settings!.abortBelow).toBe(settings.abortBelow);
     const relaxed = effect(escalation("low_confidence"), "retry").settings!;
     expect(relaxed.abortBelow).toBe(Math.round((failed.confidence - 0.01) * 100) / 100);
     expect(relaxed.abortBelow).toBeGreaterThan(failed.confidence - 0.05);

@@ -26,6 +26,29 @@ describe("retryWithHumanParams (resume --retry --set)", () => {
     expect(r.outcome.revision.changes[0]).toContain("radiusKm 0 → 20");
   });
 
+  it("refuses a parameter the tool does not have, listing those it has, instead of repeating the call", () => {
+    expect(retry({ radiusKM: 20 })).toMatchObject({ ok: false, error: 'search_hotels has no parameter "radiusKM"; its parameters are city, nights, travellers, radiusKm, maxCost.' });
+  });
+
+  it("never gives a retried step an id the run used before, however often a person retries", () => {
+    let plan = stuck;
+    const ids: string[] = [];
+    const fb = [feedback];
+    for (const radiusKm of [5, 10, 15, 20]) {
+      const taskId = ids.at(-1) ?? "hotel";
+      const r = retryWithHumanParams({ plan, feedback: fb, revisionCount: ids.length, registry, taskId, params: { radiusKm } });
+      if (!r.ok) throw new Error(r.error);
+      const id = r.outcome.revision.newStepIds[0]!;
+      ids.push(id);
+      // The new step fails too, so the next retry starts from it.
+      const failedAgain = failStep(r.outcome.plan, id, "search_hotels: fully booked", { failureClass: "resource_unavailable" });
+      plan = failedAgain.plan;
+      fb.push(failedAgain.feedback);
+    }
+    expect(new Set(ids).size).toBe(4);
+    expect(ids).not.toContain("hotel");
+  });
+
   it("refuses a value the tool's schema rejects, naming the field", () => {
     const r = retry({ radiusKm: 500 });
     expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/search_hotels would refuse these parameters \(radiusKm: /) });

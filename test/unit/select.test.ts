@@ -4,7 +4,9 @@ import type { ExecutionFeedback } from "../../src/domain/feedback.js";
 import type { Plan } from "../../src/domain/plan.js";
 import { RunSettings } from "../../src/domain/request.js";
 import { buildFailureContext } from "../../src/replanning/context.js";
-import { parseDecision } from "../../src/replanning/human-decision.js";
+import { decisionEffect, parseDecision } from "../../src/replanning/human-decision.js";
+import { HumanDecision } from "../../src/domain/approval.js";
+import { OUTCOME_UNKNOWN } from "../../src/tools/run-step.js";
 import { applyStrategy, nextFailedStep, selectStrategy, type Selection } from "../../src/replanning/select.js";
 import { failStep, feedback, failure, travelPlan, travelRegistry, withSteps } from "../fakes/toolkit-fixtures.js";
 
@@ -242,5 +244,19 @@ describe("revision history across several failures (seed 000 scenario 13)", () =
     expect([revisions[0]!.confidenceBefore, ...revisions.map((r) => r.confidenceAfter)]).toEqual([0.85, 0.75, 0.7]);
     expect(revisions[1]!.confidenceBefore).toBe(revisions[0]!.confidenceAfter);
     expect(p.confidence).toBe(0.7);
+  });
+});
+
+describe("a call whose outcome is unknown (stopped before it answered)", () => {
+  it("is put to a person at once, whatever the caps, with retry, skip and abort; a retry re-runs the step", () => {
+    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "search_flights may already have run: … a human must check", { failureClass: "policy_blocked", errorType: OUTCOME_UNKNOWN });
+    const s = select(plan, [fb], 0);
+    expect(strategyOf(s)).toBe("escalate:unknown_outcome");
+    if (s?.kind !== "escalate") throw new Error("expected an escalation");
+    expect(s.request).toMatchObject({ taskId: "flight", decisions: ["retry", "skip", "abort"], revisionCount: 0 });
+    expect(s.request.reason).toBe("search_flights for flight may already have taken effect: it was stopped before it answered, so nobody knows.");
+    const effect = decisionEffect({ request: s.request, decision: HumanDecision.parse({ decision: "retry" }), plan, settings: RunSettings.parse({}), revisionCount: 0, feedback: [fb], registry: travelRegistry() });
+    expect(effect.status).toBe("executing");
+    expect(effect.plan!.steps.find((x) => x.id === "flight")).toMatchObject({ status: "pending", dispatches: 1 });
   });
 });

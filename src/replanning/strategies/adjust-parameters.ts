@@ -135,7 +135,10 @@ export const adjustParameters: Strategy = (input) => {
     // leave the total just over; never below its floor, where the search would find nothing.
     const cut = Math.min(room(c), (overage * room(c)) / share + room(c) * 0.01);
     const previous = typeof c.step.params[c.param] === "number" ? (c.step.params[c.param] as number) : null;
-    const cap = Math.max(Math.ceil(c.floor), Math.floor(Math.min(previous ?? Infinity, c.amount - cut)));
+    let cap = Math.max(Math.ceil(c.floor), Math.floor(Math.min(previous ?? Infinity, c.amount - cut)));
+    // A part whose cheapest option is free (floor 0) can be asked to cost almost nothing: a cap of 1 still finds
+    // the free options, so a limit exactly at the floors' sum is met. Without floors nobody knows that.
+    if (cap < 1 && floored && c.floor < 1) cap = 1;
     if (cap < 1) {
       return { applies: false, reason: `Capping ${listed(names)} cannot remove the ${money(overage)} overage: ${c.step.id} would have to cost nothing` };
     }

@@ -70,7 +70,7 @@ export const decompose: Strategy = (input) => {
     const last = i === chain.length - 1;
     const feeders = [...substeps.filter((s) => s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id)];
     const upstream = plan.steps.filter((s) => failed.dependsOn.includes(s.id) && s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id);
-    const sub = successorOf(failed, freshId(taken, failed.id, `part${i + 1}`), {
+    const sub = successorOf(failed, freshId(taken, failed.id, `part${i + 1}`, input.feedback.map((f) => f.taskId)), {
       description: `${tool.describeStep?.(params) ?? tool.description} (part ${i + 1} of ${chain.length} of ${failed.id})`,
       tools: [tool.name],
       params,

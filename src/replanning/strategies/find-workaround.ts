@@ -25,7 +25,7 @@ export const findWorkaround: Strategy = (input) => {
     alternative = { workerType: registry.workerForTool(other.name)!.name, tools: [other.name], params: failed.params, estimates: other.estimates, description: other.describeStep?.(failed.params) ?? `${failed.description} (via ${other.name})` };
     how = `use ${other.name} instead of ${tool?.name ?? "the failed tool"}`;
   }
-  const step = successorOf(failed, freshId(plan, failed.id, "alt"), alternative);
+  const step = successorOf(failed, freshId(plan, failed.id, "alt", input.feedback.map((f) => f.taskId)), alternative);
   return revise(input, "FIND_WORKAROUND", replaceStep(plan, failed.id, step), {
     rationale: `A workaround was needed because ${failed.id} could not get what it looked for: ${failure.error}. Retrying the same search would fail the same way.`,
     changes: [`Workaround for ${failed.id}: ${how} as ${step.id} (same output: ${failed.expectedOutputs.join(", ")})`],

@@ -19,7 +19,7 @@ export const retryDifferentAgent: Strategy = (input) => {
       reason: `No other worker can produce ${failed.expectedOutputs.join(", ") || "this step's output"} with a tool that has not failed it (already tried: ${[...exclude, ...failedTools].join(", ")})`,
     };
   }
-  const retry = successorOf(failed, freshId(plan, failed.id, "retry"), {
+  const retry = successorOf(failed, freshId(plan, failed.id, "retry", input.feedback.map((f) => f.taskId)), {
     workerType: best.worker.name,
     tools: [best.tool.name],
     // A backup gets one extra attempt after a pause: enough for a blip, not for a dead service.

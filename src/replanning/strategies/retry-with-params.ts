@@ -99,7 +99,7 @@ export const retryWithParams: Strategy = (input) => {
     const left = unresolved.length > 0 ? unresolved : check.success ? [] : check.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     return { applies: false, reason: `The corrected parameters of ${failed.id} would still be invalid: ${left.join("; ")}` };
   }
-  const step = successorOf(failed, freshId(plan, failed.id, "params"), { params, description: tool.describeStep?.(params) ?? failed.description });
+  const step = successorOf(failed, freshId(plan, failed.id, "params", input.feedback.map((f) => f.taskId)), { params, description: tool.describeStep?.(params) ?? failed.description });
   const listed = fixes.map((f) => `${f.key} ${show(failed.params[f.key])} → ${show(f.value)} (${f.why})`);
   return revise(input, "RETRY_WITH_PARAMS", replaceStep(plan, failed.id, step), {
     rationale: `${tool.name} refused the parameters of ${failed.id} (${failure.error}); the same tool should work with ${listed.length === 1 ? "this correction" : "these corrections"}.`,

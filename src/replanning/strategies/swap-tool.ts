@@ -44,7 +44,7 @@ export const swapTool: Strategy = (input) => {
       rejected.push(`${tool.name} does not accept the step's parameters`);
       continue;
     }
-    const step = successorOf(failed, freshId(plan, failed.id, "swap"), {
+    const step = successorOf(failed, freshId(plan, failed.id, "swap", input.feedback.map((f) => f.taskId)), {
       tools: [tool.name],
       params,
       estimates: tool.estimates,
