@@ -196,6 +196,15 @@ function tripOf(facts: RequestFacts): TripFacts {
   return parseTripRequest(facts.text);
 }
 
+/**
+ * A request that names a city the catalog serves as where to go is a trip, whatever words it uses ("10 days in
+ * Rome from Madrid"): the trip's tools recognise it when no keyword matched.
+ */
+export function namesATrip(facts: RequestFacts): boolean {
+  const destination = tripOf(facts).destination;
+  return destination !== null && findCity(destination) !== undefined;
+}
+
 /** What a trip's parameters take for granted that the request did not say (shown with the plan). */
 export function tripAssumptions(facts: RequestFacts): string[] {
   const trip = tripOf(facts);
@@ -238,6 +247,7 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
         : "Backup flight provider: same search as search_flights on a second provider with slightly different prices. Use when the primary flight search fails.",
     category: "flights",
     keywords: provider === "primary" ? ["flight", "flights", "fly", "trip", "travel", "plan", "vacation", "holiday", "getaway", "visit", "weekend", "week"] : ["backup", "alternative provider"],
+    ...(provider === "primary" ? { appliesTo: namesATrip } : {}),
     consumes: [],
     produces: ["flight"],
     sideEffect: "none",
@@ -291,6 +301,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
       "Search hotels in a city for the trip's nights. radiusKm 0 looks in the centre and returns the preferred central hotel; a positive radius looks in the neighbourhoods around the centre out to that distance. With maxCost, the best hotel whose total fits under it.",
     category: "hotels",
     keywords: ["hotel", "hotels", "stay", "accommodation", "room", "nights", "trip", "travel", "plan", "vacation", "holiday", "weekend", "getaway", "week"],
+    appliesTo: namesATrip,
     consumes: [],
     produces: ["hotel"],
     sideEffect: "none",
@@ -382,6 +393,7 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     description: `Pick one activity per day in a city, best first; with maxCost, the best set whose total for all travellers fits under it (free options always fit). Plans at most ${MAX_ACTIVITY_DAYS_PER_CALL} days in one call.`,
     category: "activities",
     keywords: ["activities", "activity", "things to do", "sightseeing", "tour", "museum", "trip", "plan", "vacation", "holiday", "visit", "weekend", "getaway", "week"],
+    appliesTo: namesATrip,
     consumes: [],
     produces: ["activities"],
     sideEffect: "none",
@@ -534,6 +546,7 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     description: "Write a day-by-day itinerary from the chosen flight, hotel and activities, with totals against the budget.",
     category: "itinerary",
     keywords: ["itinerary", "plan", "trip", "schedule", "day by day", "vacation", "holiday", "weekend", "getaway", "week"],
+    appliesTo: namesATrip,
     consumes: ["flight", "hotel", "activities", "budget_status"],
     produces: ["itinerary"],
     sideEffect: "none",

@@ -12,6 +12,8 @@ const BASE_CONFIDENCE = 0.85;
 const UNRELIABLE_TOOL_PENALTY = 0.05;
 /** Lost per step whose parameters the request leaves missing or invalid: enough to ask a human first. */
 const INCOMPLETE_PARAMS_PENALTY = 0.4;
+/** A plan found by what tools recognise in the request, not by its words, is a little less certain. */
+const RECOGNISED_ONLY_PENALTY = 0.1;
 /** Recent runs in which a tool must have misbehaved before the planner prefers an alternative. */
 const SUBSTITUTE_AFTER = 2;
 
@@ -50,9 +52,13 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   const facts = requestFacts(request);
   const tools = [...registry.tools.values()];
   const scores = new Map(tools.map((t) => [t.name, keywordScore(t, facts.lower)]));
-  const matched = tools.filter((t) => (scores.get(t.name) ?? 0) > 0 && registry.workerForTool(t.name));
+  let matched = tools.filter((t) => (scores.get(t.name) ?? 0) > 0 && registry.workerForTool(t.name));
+  // No keyword matched: the tools that recognise the request by its content (a trip named by its cities).
+  const recognised = matched.length === 0;
+  if (recognised) matched = tools.filter((t) => t.appliesTo?.(facts) === true && registry.workerForTool(t.name));
   if (matched.length === 0) {
-    const abilities = tools.map((t) => `${t.name} (${t.keywords[0] ?? t.category})`).join(", ");
+    // Tools with no keywords (parts of a decomposition) are never matched by words: naming them would mislead.
+    const abilities = tools.filter((t) => t.keywords.length > 0).map((t) => `${t.name} (${t.keywords[0]})`).join(", ");
     throw new CandorError(
       `No tool matches "${request.userIntent}". Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
       ErrorCode.NO_VALID_PLAN,
@@ -104,6 +110,10 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     reasons.push(`${tool.name} failed in ${failures} recent runs, so ${alternative.name} is planned instead`);
   }
   let confidence = BASE_CONFIDENCE;
+  if (recognised) {
+    confidence -= RECOGNISED_ONLY_PENALTY;
+    reasons.push(`no tool's keywords appear in the request; ${matched.map((t) => t.name).join(", ")} recognised what it asks`);
+  }
   for (const tool of selected) {
     const failures = unreliable[tool.name] ?? 0;
     if (failures > 0) {

@@ -29,6 +29,12 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   describeStep?: (params: Record<string, unknown>) => string;
   /** Words in a request that suggest this tool (the rules planner matches them). */
   keywords: string[];
+  /**
+   * Whether a request is about what this tool does although none of its keywords appear (a trip named only by its
+   * cities: "10 days in Rome from Madrid"). The rules planner asks it only when no tool's keywords match, so it
+   * never adds a tool to a request that already named what it wants.
+   */
+  appliesTo?: (request: RequestFacts) => boolean;
   /** Output names this tool needs from earlier steps: they become the step's dependencies. */
   consumes: string[];
   /** Output names this tool produces. */

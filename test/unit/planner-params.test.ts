@@ -20,6 +20,23 @@ describe("the rules planner checks the parameters it extracted", () => {
     expect(p.confidenceReasons.join(" | ")).toMatch(/hotel: city — "Atlantis" is not a city the travel tools serve; known cities: Madrid/);
   });
 
+  it("a trip named only by its cities is recognised by the travel tools when no keyword matches, a little less surely", () => {
+    const p = plan("10 days in Rome from Madrid");
+    expect(p.steps.map((s) => s.tools[0])).toEqual(expect.arrayContaining(["search_flights", "search_hotels", "search_activities", "build_itinerary"]));
+    expect(p.steps.find((s) => s.id === "hotel")!.params).toMatchObject({ city: "Rome", nights: 9 });
+    expect(p.confidence).toBe(0.75);
+    expect(p.confidenceReasons[0]).toMatch(/^no tool's keywords appear in the request; .*search_hotels.* recognised what it asks/);
+  });
+
+  it("recognising never adds a tool to a request whose words matched: asking for flights plans no hotel", () => {
+    expect(plan("Find flights from Madrid to Paris for 2").steps.map((s) => s.tools[0])).toEqual(["search_flights"]);
+  });
+
+  it("a request with neither keywords nor a known city still has no plan, and is told the words tools know", () => {
+    expect(() => plan("hello there")).toThrow(/No tool matches "hello there". Rephrase it with words the tools know — .*search_hotels \(hotel\)/);
+    expect(() => plan("hello there")).not.toThrow(/plan_days/);
+  });
+
   it("a complete request keeps its confidence and gives no parameter reasons", () => {
     const p = plan("Plan a 3-day trip from Madrid to Paris for 2 people");
     expect(p.confidence).toBe(0.85);
