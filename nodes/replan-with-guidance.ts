@@ -3,14 +3,16 @@ import { confidencePoint } from "../src/confidence/update.js";
 import { CandorError } from "../src/errors.js";
 import { buildFailureContext } from "../src/replanning/context.js";
 import { guidedRequest, guidedRevision, mergeGuidedPlan } from "../src/replanning/human-guidance.js";
-import { explainRevision } from "../src/transparency/explain.js";
-import { notification, planNotification } from "../src/transparency/notify.js";
-import { approvalNotification } from "../src/transparency/explain.js";
 import { planApprovalRequest } from "../src/domain/approval.js";
+import { approvalNotification, explainRevision } from "../src/transparency/explain.js";
+import { notification, planNotification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { planWithMemory, type PlannedWithMemory } from "./understand.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+
+/** Joins why a replan failed to what the person was asked before it. */
+const BEFORE = " Before that: ";
 
 /**
  * REPLAN_WITH_GUIDANCE: a person answered a plan approval or an escalation with guidance. The reasoner plans the
@@ -19,9 +21,6 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
  * escalation, finished steps the new plan repeats are kept with their results and the rest runs. When no usable
  * plan comes out, the person is asked again, told why — the thread never fails silently here.
  */
-/** Joins why a replan failed to what the person was asked before it. */
-const BEFORE = " Before that: ";
-
 export function replanWithGuidanceNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const guidance = state.guidance;

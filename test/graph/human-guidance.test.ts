@@ -115,6 +115,10 @@ describe("replan with guidance", () => {
       const state = await g2.getState(cfg);
       expect(state.next).toEqual([Node.HUMAN_INTERRUPT]);
       expect((state.values as AgentStateValue).notifications.at(-1)!.title).toMatch(/^Replanning with your guidance did not work: no tool matches the request/);
+      // A second failed replan replaces the first one's sentence instead of stacking it.
+      const twice = interruptValues(await g2.invoke(new Command({ resume: { decision: "replan", guidance: "a hostel is fine" } }), cfg));
+      expect(twice[0]!.reason).toMatch(/^Replanning with "a hostel is fine" did not work: no tool matches the request Before that: /);
+      expect(twice[0]!.reason).not.toContain("any hotel will do");
       const aborted = await g2.invoke(new Command({ resume: "abort" }), cfg);
       expect(aborted.status).toBe("failed");
     } finally {
