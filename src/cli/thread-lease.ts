@@ -62,3 +62,20 @@ export function holdThread(session: Session, threadId: string, io: CliIo, timing
     },
   };
 }
+
+/**
+ * Runs `body` while holding the thread's lease, and gives the lease back however it ends. When another process
+ * holds it, says so on stderr and returns `busy()` without running `body`: the command changes nothing.
+ */
+export async function whileHolding<T>(session: Session, threadId: string, io: CliIo, busy: () => T, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const held = holdThread(session, threadId, io);
+  if ("busy" in held) {
+    io.err(held.busy);
+    return busy();
+  }
+  try {
+    return await body(held.signal);
+  } finally {
+    held.release();
+  }
+}

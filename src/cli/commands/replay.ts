@@ -3,7 +3,7 @@ import { checkpointAt, forkCheckpoint, updateFromAssignments } from "../../repla
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ReplayFlags } from "../options.js";
 import { executeThread, presentOutcome } from "../present.js";
-import { holdThread } from "../thread-lease.js";
+import { whileHolding } from "../thread-lease.js";
 import { describeReasoner, headerLines } from "./run.js";
 import { openThread, type OpenThread } from "./thread.js";
 
@@ -49,25 +49,20 @@ async function onBranch(
 ): Promise<Exit> {
   const thread = await openThread(rawId, flags.db, io, "execute");
   const { threadId, session, dbPath } = thread;
-  let held: ReturnType<typeof holdThread> | null = null;
   try {
-    held = holdThread(session, threadId, io);
-    if ("busy" in held) {
-      io.err(held.busy);
-      return Exit.BUSY;
-    }
-    const { checkpointId, what } = await prepare(thread);
-    io.err(
-      headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · ${verb} of thread ${threadId}`, session, [
-        ["request", thread.record?.request ?? ""],
-        what,
-        ["faults", thread.record?.faults.join(", ") ?? ""],
-      ]).join("\n"),
-    );
-    const outcome = await executeThread(session, threadId, { kind: "continue" }, { ...io, signal: held.signal }, checkpointId);
-    return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+    return await whileHolding(session, threadId, io, () => Exit.BUSY, async (signal) => {
+      const { checkpointId, what } = await prepare(thread);
+      io.err(
+        headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · ${verb} of thread ${threadId}`, session, [
+          ["request", thread.record?.request ?? ""],
+          what,
+          ["faults", thread.record?.faults.join(", ") ?? ""],
+        ]).join("\n"),
+      );
+      const outcome = await executeThread(session, threadId, { kind: "continue" }, { ...io, signal }, checkpointId);
+      return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+    });
   } finally {
-    if (held && !("busy" in held)) held.release();
     session.close();
   }
 }

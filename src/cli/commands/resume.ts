@@ -7,7 +7,7 @@ import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ResumeFlags } from "../options.js";
 import { dbArgFor, executeThread, exitForStatus, presentOutcome } from "../present.js";
 import { readOutcome, threadConfig, type ThreadInput } from "../session.js";
-import { holdThread } from "../thread-lease.js";
+import { whileHolding } from "../thread-lease.js";
 import { updateFromAssignments } from "../../replay.js";
 import { shellArg } from "../render.js";
 import { describeReasoner, headerLines } from "./run.js";
@@ -98,84 +98,78 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
   const prefix = io.invokedAs;
   const dbArg = dbArgFor(dbPath);
   const db = dbArg ? ` --db ${shellArg(dbArg)}` : "";
-  let held: ReturnType<typeof holdThread> | null = null;
   try {
     // Taken before the thread is read: a second process must not decide on a state the first is replacing.
-    held = holdThread(session, threadId, io);
-    if ("busy" in held) {
-      io.err(held.busy);
-      return Exit.BUSY;
-    }
-    const signal = held.signal;
-    const before = await readOutcome(session.graph, threadId);
-    let input: ThreadInput;
-    if (before.finished) {
-      const see = `See its report with: ${prefix} report ${threadId}${db}`;
-      if (decision) {
-        throw new CandorError(`Thread ${threadId} has already finished (status ${before.status}); it is not waiting for a decision. ${see}.`, ErrorCode.INVALID_DECISION);
+    return await whileHolding(session, threadId, io, () => Exit.BUSY, async (signal) => {
+      const before = await readOutcome(session.graph, threadId);
+      let input: ThreadInput;
+      if (before.finished) {
+        const see = `See its report with: ${prefix} report ${threadId}${db}`;
+        if (decision) {
+          throw new CandorError(`Thread ${threadId} has already finished (status ${before.status}); it is not waiting for a decision. ${see}.`, ErrorCode.INVALID_DECISION);
+        }
+        io.err(`Thread ${threadId} has already finished with status ${before.status}; there is nothing to continue. ${see}.`);
+        return exitForStatus(before.status);
       }
-      io.err(`Thread ${threadId} has already finished with status ${before.status}; there is nothing to continue. ${see}.`);
-      return exitForStatus(before.status);
-    }
-    // At a terminal, a waiting thread resumed without a decision asks for one inline (unless --no-input).
-    const asking = flags.input && io.ask !== undefined;
-    if (before.waitingFor && !decision && asking) {
-      io.err(headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · thread ${threadId} is waiting`, session, [["request", thread.record?.request ?? before.values.request?.userIntent ?? ""]]).join("\n"));
-      const outcome = await decideInteractively(session, threadId, before, { ...io, signal });
+      // At a terminal, a waiting thread resumed without a decision asks for one inline (unless --no-input).
+      const asking = flags.input && io.ask !== undefined;
+      if (before.waitingFor && !decision && asking) {
+        io.err(headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · thread ${threadId} is waiting`, session, [["request", thread.record?.request ?? before.values.request?.userIntent ?? ""]]).join("\n"));
+        const outcome = await decideInteractively(session, threadId, before, { ...io, signal });
+        return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+      }
+      if (before.waitingFor) {
+        const fits = before.waitingFor.decisions;
+        if (!decision || !fits.includes(decision)) {
+          const what = decision ? `--${decision} does not answer what thread ${threadId} waits for` : `Thread ${threadId} is waiting for a decision`;
+          throw new CandorError(
+            `${what}: ${before.waitingFor.question} Give one of: ${asFlags(fits)} (e.g. ${prefix} resume ${threadId} --${fits[0]}${db}).`,
+            ErrorCode.INVALID_DECISION,
+          );
+        }
+        input = {
+          kind: "decision",
+          decision,
+          comment: extras.comment,
+          ...(adjustments ? { adjustments } : {}),
+          ...(extras.extra ? { extra: extras.extra } : {}),
+          interruptIds: before.interruptIds,
+        };
+      } else {
+        if (decision) {
+          throw new CandorError(
+            `Thread ${threadId} is not waiting for a decision: it stopped part-way (status ${before.status}, next: ${before.next.join(", ")}). Continue it without a decision: ${prefix} resume ${threadId}${db}.`,
+            ErrorCode.INVALID_DECISION,
+          );
+        }
+        input = { kind: "continue" };
+      }
+      const what: [string, string] =
+        input.kind === "decision"
+          ? ["decision", `--${input.decision}${input.adjustments ? ` ${JSON.stringify(input.adjustments)}` : ""}${input.extra ? ` ${JSON.stringify(input.extra)}` : ""}${input.comment ? ` (comment: ${input.comment})` : ""}`]
+          : ["continue", `from ${before.next.join(", ")}, where the run stopped part-way`];
+      io.err(
+        headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · resuming thread ${threadId}`, session, [
+          ["request", thread.record?.request ?? before.values.request?.userIntent ?? ""],
+          what,
+          ["faults", thread.record?.faults.join(", ") ?? ""],
+        ]).join("\n"),
+      );
+      const outcome = await executeThread(session, threadId, input, { ...io, signal });
+      if (asking) {
+        // Asks about whatever the thread waits for next, and says itself when the answer given here was refused.
+        const final = await decideInteractively(session, threadId, outcome, { ...io, signal });
+        return presentOutcome(final, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+      }
+      if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
+        // A refused answer (e.g. an adjustment that makes a cycle, a parameter the tool refuses) leaves the
+        // thread waiting; say why.
+        const refused = await lastRefusal(session.graph, threadId);
+        if (refused) io.err(`The decision was not applied: ${refused}`);
+      }
       return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-    }
-    if (before.waitingFor) {
-      const fits = before.waitingFor.decisions;
-      if (!decision || !fits.includes(decision)) {
-        const what = decision ? `--${decision} does not answer what thread ${threadId} waits for` : `Thread ${threadId} is waiting for a decision`;
-        throw new CandorError(
-          `${what}: ${before.waitingFor.question} Give one of: ${asFlags(fits)} (e.g. ${prefix} resume ${threadId} --${fits[0]}${db}).`,
-          ErrorCode.INVALID_DECISION,
-        );
-      }
-      input = {
-        kind: "decision",
-        decision,
-        comment: extras.comment,
-        ...(adjustments ? { adjustments } : {}),
-        ...(extras.extra ? { extra: extras.extra } : {}),
-        interruptIds: before.interruptIds,
-      };
-    } else {
-      if (decision) {
-        throw new CandorError(
-          `Thread ${threadId} is not waiting for a decision: it stopped part-way (status ${before.status}, next: ${before.next.join(", ")}). Continue it without a decision: ${prefix} resume ${threadId}${db}.`,
-          ErrorCode.INVALID_DECISION,
-        );
-      }
-      input = { kind: "continue" };
-    }
-    const what: [string, string] =
-      input.kind === "decision"
-        ? ["decision", `--${input.decision}${input.adjustments ? ` ${JSON.stringify(input.adjustments)}` : ""}${input.extra ? ` ${JSON.stringify(input.extra)}` : ""}${input.comment ? ` (comment: ${input.comment})` : ""}`]
-        : ["continue", `from ${before.next.join(", ")}, where the run stopped part-way`];
-    io.err(
-      headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · resuming thread ${threadId}`, session, [
-        ["request", thread.record?.request ?? before.values.request?.userIntent ?? ""],
-        what,
-        ["faults", thread.record?.faults.join(", ") ?? ""],
-      ]).join("\n"),
-    );
-    const outcome = await executeThread(session, threadId, input, { ...io, signal });
-    if (asking) {
-      // Asks about whatever the thread waits for next, and says itself when the answer given here was refused.
-      const final = await decideInteractively(session, threadId, outcome, { ...io, signal });
-      return presentOutcome(final, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-    }
-    if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
-      // A refused answer (e.g. an adjustment that makes a cycle, a parameter the tool refuses) leaves the
-      // thread waiting; say why.
-      const refused = await lastRefusal(session.graph, threadId);
-      if (refused) io.err(`The decision was not applied: ${refused}`);
-    }
-    return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+    });
   } finally {
-    if (held && !("busy" in held)) held.release();
     session.close();
   }
 }

@@ -6,7 +6,7 @@ import { chooseReasoner, EXAMPLE_REQUEST, newThreadId, parseFlags, resolveDbPath
 import { executeThread, presentOutcome } from "../present.js";
 import { noteLine, shellArg } from "../render.js";
 import { openSession, saveThreadRecord, threadExists, type Session } from "../session.js";
-import { holdThread } from "../thread-lease.js";
+import { whileHolding } from "../thread-lease.js";
 
 /** The first lines a run or resume prints: reasoner and thread first, then what it runs on. */
 export function headerLines(title: string, session: Session, fields: [string, string][]): string[] {
@@ -48,43 +48,37 @@ export async function startRun(requestText: string, rawFlags: unknown, io: CliIo
   const threadId = flags.thread ?? newThreadId();
   const dbPath = resolveDbPath(flags.db, io.env);
   const session = await openSession({ dbPath, reasoner, faults: flags.fault, env: io.env, onNote: (note) => io.err(noteLine(note)) });
-  let held: ReturnType<typeof holdThread> | null = null;
   try {
-    held = holdThread(session, threadId, io);
-    if ("busy" in held) {
-      io.err(held.busy);
-      return { exit: Exit.BUSY, threadId };
-    }
-    const signal = held.signal;
-    if (await threadExists(session.persistence, threadId)) {
-      throw new CandorError(
-        `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}, or leave out --thread to start a new one.`,
-        ErrorCode.INVALID_REQUEST,
+    return await whileHolding(session, threadId, io, () => ({ exit: Exit.BUSY, threadId }), async (signal) => {
+      if (await threadExists(session.persistence, threadId)) {
+        throw new CandorError(
+          `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}, or leave out --thread to start a new one.`,
+          ErrorCode.INVALID_REQUEST,
+        );
+      }
+      await saveThreadRecord(session.persistence, {
+        threadId,
+        request: request.data.userIntent,
+        userId: flags.user,
+        reasoner: reasoner.kind,
+        model: reasoner.model,
+        faults: flags.fault,
+        createdAt: new Date().toISOString(),
+      });
+      io.err(
+        headerLines(
+          `Candor · reasoner: ${describeReasoner(reasoner)} · thread ${threadId}`,
+          session,
+          framed ? [] : [["request", request.data.userIntent], ["faults", flags.fault.join(", ")]],
+        ).join("\n"),
       );
-    }
-    await saveThreadRecord(session.persistence, {
-      threadId,
-      request: request.data.userIntent,
-      userId: flags.user,
-      reasoner: reasoner.kind,
-      model: reasoner.model,
-      faults: flags.fault,
-      createdAt: new Date().toISOString(),
+      const started = await executeThread(session, threadId, { kind: "start", value: { request: request.data, settings } }, { ...io, signal });
+      // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
+      const outcome = flags.input ? await decideInteractively(session, threadId, started, { ...io, signal }) : started;
+      const exit = presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: reasoner.kind, footer: !framed });
+      return { exit, threadId };
     });
-    io.err(
-      headerLines(
-        `Candor · reasoner: ${describeReasoner(reasoner)} · thread ${threadId}`,
-        session,
-        framed ? [] : [["request", request.data.userIntent], ["faults", flags.fault.join(", ")]],
-      ).join("\n"),
-    );
-    const started = await executeThread(session, threadId, { kind: "start", value: { request: request.data, settings } }, { ...io, signal });
-    // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
-    const outcome = flags.input ? await decideInteractively(session, threadId, started, { ...io, signal }) : started;
-    const exit = presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: reasoner.kind, footer: !framed });
-    return { exit, threadId };
   } finally {
-    if (held && !("busy" in held)) held.release();
     session.close();
   }
 }
