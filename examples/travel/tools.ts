@@ -197,12 +197,14 @@ function tripOf(facts: RequestFacts): TripFacts {
 }
 
 /**
- * A request that names a city the catalog serves as where to go is a trip, whatever words it uses ("10 days in
- * Rome from Madrid"): the trip's tools recognise it when no keyword matched.
+ * A request that names a city the catalog serves as where to go, and where from or for how long, is a trip
+ * whatever words it uses ("10 days in Rome from Madrid"): the trip's tools recognise it when no keyword matched.
+ * A city alone is not enough ("What is the weather in Paris", "Email the Tokyo team").
  */
 export function namesATrip(facts: RequestFacts): boolean {
-  const destination = tripOf(facts).destination;
-  return destination !== null && findCity(destination) !== undefined;
+  const trip = tripOf(facts);
+  const known = trip.destination !== null && findCity(trip.destination) !== undefined;
+  return known && (!trip.assumed.includes("origin") || !trip.assumed.includes("days"));
 }
 
 /** What a trip's parameters take for granted that the request did not say (shown with the plan). */

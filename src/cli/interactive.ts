@@ -25,6 +25,15 @@ const ASKED_NEXT: Record<string, string> = {
   retry: "allow one more recovery attempt (new parameters for the step are asked next, optional)",
 };
 
+/** What a decision does, as the prompt says it: with what is asked next where a follow-up question comes. */
+function meaningAt(decision: string, request: WaitingRequest): string {
+  if (decision === "replan") return replanMeaning(request);
+  // A re-run after a check asks nothing more; a retry of an impossible limit needs the new limit.
+  if (decision === "retry" && request.kind === "unknown_outcome") return decisionMeaning(decision, request);
+  if (decision === "retry" && request.kind === "infeasible_constraint") return "check again with a limit that can be met (asked next)";
+  return ASKED_NEXT[decision] ?? decisionMeaning(decision, request);
+}
+
 /** What replan does depends on what waits: a plan not yet run is made again; after a failure, the rest is. */
 const replanMeaning = (request: WaitingRequest) =>
   request.kind === "plan_approval" ? "make the plan again with your guidance (asked next)" : "plan the unfinished work again (your guidance is asked next)";
@@ -36,7 +45,7 @@ export function decisionChoices(request: WaitingRequest): Choice[] {
     const preferred = KEYS[decision];
     const key = preferred && !taken.has(preferred) ? preferred : ([...decision.toLowerCase()].find((c) => /[a-z]/.test(c) && !taken.has(c)) ?? decision);
     taken.add(key);
-    return { decision, key, meaning: decision === "replan" ? replanMeaning(request) : (ASKED_NEXT[decision] ?? decisionMeaning(decision, request)) };
+    return { decision, key, meaning: meaningAt(decision, request) };
   });
 }
 
@@ -140,6 +149,7 @@ async function followUp(decision: string, request: WaitingRequest, ask: NonNulla
       return got.value === BACK ? { kind: "back" } : { kind: "answer", answer: { decision, comment: null, adjustments: got.value } };
     }
     case "retry": {
+      if (request.kind === "unknown_outcome") return plain();
       const current = "params" in request && request.params && typeof request.params === "object" ? ` (now ${JSON.stringify(request.params)})` : "";
       const step = "taskId" in request && typeof request.taskId === "string" ? ` for ${request.taskId}` : "";
       if (request.kind === "infeasible_constraint") {

@@ -151,7 +151,7 @@ const MEANING: Record<string, (r: WaitingRequest) => string> = {
   skip: (r) => `give up on ${"taskId" in r ? r.taskId : "the failed step"} and finish the rest`,
   retry: (r) =>
     r.kind === "unknown_outcome"
-      ? "it did not take effect: run the step again (its approval is asked again)"
+      ? "it did not take effect: run the step again"
       : r.kind === "infeasible_constraint"
         ? "check again with a limit that can be met"
         : "allow one more recovery attempt (add --set key=value to change the step's parameters)",

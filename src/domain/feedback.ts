@@ -26,6 +26,12 @@ export const AttemptRecord = z.object({
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
 
+/**
+ * The errorType of a failure whose call may have taken effect (stopped before it answered, or started before a
+ * crash): replanning puts it to a person (an `unknown_outcome` escalation) instead of deciding for them.
+ */
+export const OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN";
+
 /** The outcome of one dispatch of one step (seed 000 ExecutionFeedback). Append-only in state. */
 export const ExecutionFeedback = z.object({
   taskId: z.string(),

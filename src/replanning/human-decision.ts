@@ -23,7 +23,7 @@ export type ParsedDecision = { ok: true; decision: HumanDecision } | { ok: false
  * What parseDecision needs to know about the request: the plan lets an `edit` of a plan approval become
  * adjustments, the failed step's params let an `edit` of an escalation become a retry with the changed ones.
  */
-export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & { plan?: Plan; params?: Record<string, unknown>; retryWith?: Record<string, unknown> };
+export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & { plan?: Plan; params?: Record<string, unknown>; retryWith?: Record<string, unknown>; taskId?: string };
 
 /**
  * Parses a resume value against what the thread is waiting for. Accepts Candor's `{decision: "approve"}`, the
@@ -101,6 +101,13 @@ function fromHumanResponse(raw: Record<string, unknown>, request: DecisionContex
     if (type === "ignore") return { ok: true, decision: { decision: "deny", comment: "ignored" } };
     if (type === "response") return { ok: true, decision: { decision: "deny", comment: text } };
     return { ok: false, error: `Editing a tool call's arguments is not supported: approve the call as shown, or deny it. ${`Send one of: ${request.decisions.join(", ")}.`}` };
+  }
+  if (request.kind === "unknown_outcome") {
+    // Only a person's check can answer it: accept = it did not happen (run it again), ignore = it did (skip). A
+    // note is not an answer, and must never run a side-effecting call again by default.
+    if (type === "accept" && request.decisions.includes("retry")) return { ok: true, decision: { decision: "retry" } };
+    if (type === "ignore") return { ok: true, decision: { decision: "skip", comment: "it took effect, or is not wanted" } };
+    return { ok: false, error: `Say what your check found: accept if ${request.taskId ?? "the step"}'s call did not take effect${request.decisions.includes("retry") ? " (it runs again)" : " (not offered any more: it has failed too often)"}, ignore if it did (the step is skipped). ${`Send one of: ${request.decisions.join(", ")}.`}` };
   }
   if (request.kind !== "plan_approval") {
     if (type === "accept") return { ok: true, decision: { decision: "retry" } };
@@ -231,6 +238,19 @@ export function interruptPayload(request: InterruptRequest, error?: string): Int
             ...request.reasons.map((r) => `- ${r}`),
             "",
             `Accept runs the plan, edit adjusts it (edit \`steps\`), ${request.decisions.includes("replan") ? "respond plans it again following your text, ignore rejects it" : "respond or ignore rejects it"}.`,
+          ].join("\n"),
+        }
+      : request.kind === "unknown_outcome"
+      ? {
+          action_request: { action: "check_call", args: { taskId: request.taskId, failureCount: request.failureCount, errors: request.errors, suggestedActions: request.suggestedActions } },
+          // Accept and ignore are the two answers a check can give; a free-text note would not say which.
+          config: { allow_accept: request.decisions.includes("retry"), allow_edit: false, allow_respond: false, allow_ignore: true },
+          description: [
+            request.question,
+            "",
+            ...request.errors.map((e) => `- ${e}`),
+            "",
+            request.decisions.includes("retry") ? "Accept if it did not take effect (the step runs again); ignore if it did (the step is skipped)." : "Ignore skips the step (it took effect, or is not wanted).",
           ].join("\n"),
         }
       : {

@@ -1,13 +1,13 @@
-import type { ExecutionFeedback, FailureClass } from "../domain/feedback.js";
+import { OUTCOME_UNKNOWN, type ExecutionFeedback, type FailureClass } from "../domain/feedback.js";
 import type { FailureEscalationRequest } from "../domain/approval.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { PlanRevision, StrategyType } from "../domain/revision.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { buildFailureContext, type FailureContext } from "./context.js";
+import { callNeedingApproval } from "../tools/run-step.js";
 import type { ProposalVerdict } from "./proposal.js";
 import { infeasibility } from "./strategies/adjust-parameters.js";
-import { OUTCOME_UNKNOWN } from "../tools/run-step.js";
 import { skipWithReason, STRATEGIES, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
 
 /**
@@ -232,10 +232,15 @@ function infeasibleConstraint(plan: Plan, failure: FailureContext, revisionCount
  * person checks, then retries (it did not happen: the step runs again, asking its approval again), skips (it did,
  * or it is not wanted) or aborts. No revision is spent.
  */
-function unknownOutcome(plan: Plan, failure: FailureContext, revisionCount: number): Escalation {
+function unknownOutcome(plan: Plan, failure: FailureContext, revisionCount: number, settings: RunSettings, registry: ToolRegistry): Escalation {
   const id = failure.step.id;
   const tool = failure.tool ?? "its tool";
-  const reason = `${tool} for ${id} may already have taken effect: it was stopped before it answered, so nobody knows.`;
+  const times = failure.failureCount === 1 ? "" : ` (it has failed ${failure.failureCount} times)`;
+  const reason = `${tool} for ${id} may already have taken effect: it was stopped before it answered, so nobody knows${times}.`;
+  // The step-failure cap holds here too: past it, running the call yet again is no longer offered.
+  const spent = failure.failureCount >= settings.maxStepFailures;
+  const asksFirst = callNeedingApproval(failure.step, registry) !== null;
+  const again = `it runs again${asksFirst ? ", and asks its approval again" : ""}`;
   return escalate(
     "unknown_outcome",
     plan,
@@ -244,10 +249,13 @@ function unknownOutcome(plan: Plan, failure: FailureContext, revisionCount: numb
     reason,
     [
       `Check with the provider whether ${tool} took effect (see the call in the step's details)`,
-      `If it did not: retry ${id} (it runs again, and asks its approval again)`,
+      ...(spent ? [`It has failed ${failure.failureCount} times: skip ${id} if it did not happen either, and try again later`] : [`If it did not: retry ${id} (${again})`]),
       `If it did, or you no longer want it: skip ${id}`,
     ],
-    { decisions: ["retry", "skip", "abort"], question: `${reason} Check, then retry ${id} if it did not happen, skip it if it did, or abort the run?` },
+    {
+      decisions: spent ? ["skip", "abort"] : ["retry", "skip", "abort"],
+      question: spent ? `${reason} Check, then skip ${id} or abort the run?` : `${reason} Check, then retry ${id} if it did not happen (${again}), skip it if it did, or abort the run?`,
+    },
   );
 }
 
@@ -267,7 +275,7 @@ export function selectStrategy(args: SelectArgs): Selection | null {
 
   // Before the caps: that only a person can decide (a call that may have taken effect, a limit no revision can
   // meet) is the more useful thing to tell, whatever the count.
-  if (failure.errorType === OUTCOME_UNKNOWN) return unknownOutcome(plan, failure, revisionCount);
+  if (failure.errorType === OUTCOME_UNKNOWN) return unknownOutcome(plan, failure, revisionCount, settings, registry);
   const infeasible = infeasibleConstraint(plan, failure, revisionCount);
   if (infeasible) return infeasible;
   if (revisionCount >= settings.maxRevisions) {

@@ -1,4 +1,4 @@
-import type { AttemptRecord, ExecutionFeedback, FailureClass } from "../domain/feedback.js";
+import { OUTCOME_UNKNOWN, type AttemptRecord, type ExecutionFeedback, type FailureClass } from "../domain/feedback.js";
 import type { TaskStep } from "../domain/plan.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/classify.js";
@@ -35,14 +35,8 @@ export interface RunStepInput {
  * limit, transient failures retried with the step's own backoff. With a ledger, a call with a side effect runs
  * at most once per (thread, step, dispatch): a recorded result is reused, and a call that may have happened (a
  * crash mid-call, or a call cut off by its time limit or a cancelled run) is failed as policy_blocked rather than
- * repeated. Never throws for a step failure: the outcome is ExecutionFeedback.
+ * repeated (errorType OUTCOME_UNKNOWN). Never throws for a step failure: the outcome is ExecutionFeedback.
  */
-/**
- * The errorType of a failure whose call may have taken effect (stopped before it answered, or started before a
- * crash): replanning puts it to a person instead of deciding for them.
- */
-export const OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN";
-
 export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   const { step, registry, dispatch } = input;
   const now = input.now ?? Date.now;

@@ -28,6 +28,13 @@ describe("the rules planner checks the parameters it extracted", () => {
     expect(p.confidenceReasons[0]).toMatch(/^no tool's keywords appear in the request; .*search_hotels.* recognised what it asks/);
   });
 
+  it.each(["Email the Tokyo team the Q3 numbers", "What is the weather in Paris", "Cancel my dentist appointment in London", "Translate this paragraph into Japanese for the Rome office"])(
+    "a city alone does not make a trip: %s",
+    (text) => {
+      expect(() => plan(text)).toThrow(/No tool matches/);
+    },
+  );
+
   it("recognising never adds a tool to a request whose words matched: asking for flights plans no hotel", () => {
     expect(plan("Find flights from Madrid to Paris for 2").steps.map((s) => s.tools[0])).toEqual(["search_flights"]);
   });

@@ -4,9 +4,9 @@ import type { ExecutionFeedback } from "../../src/domain/feedback.js";
 import type { Plan } from "../../src/domain/plan.js";
 import { RunSettings } from "../../src/domain/request.js";
 import { buildFailureContext } from "../../src/replanning/context.js";
-import { decisionEffect, parseDecision } from "../../src/replanning/human-decision.js";
+import { decisionEffect, interruptPayload, parseDecision } from "../../src/replanning/human-decision.js";
 import { HumanDecision } from "../../src/domain/approval.js";
-import { OUTCOME_UNKNOWN } from "../../src/tools/run-step.js";
+import { OUTCOME_UNKNOWN } from "../../src/domain/feedback.js";
 import { applyStrategy, nextFailedStep, selectStrategy, type Selection } from "../../src/replanning/select.js";
 import { failStep, feedback, failure, travelPlan, travelRegistry, withSteps } from "../fakes/toolkit-fixtures.js";
 
@@ -258,5 +258,29 @@ describe("a call whose outcome is unknown (stopped before it answered)", () => {
     const effect = decisionEffect({ request: s.request, decision: HumanDecision.parse({ decision: "retry" }), plan, settings: RunSettings.parse({}), revisionCount: 0, feedback: [fb], registry: travelRegistry() });
     expect(effect.status).toBe("executing");
     expect(effect.plan!.steps.find((x) => x.id === "flight")).toMatchObject({ status: "pending", dispatches: 1 });
+  });
+
+  it("answers to a HumanResponse only with what a check can find: accept re-runs, ignore skips, a note is refused", () => {
+    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "search_flights may already have run", { failureClass: "policy_blocked", errorType: OUTCOME_UNKNOWN });
+    const s = select(plan, [fb], 0);
+    if (s?.kind !== "escalate") throw new Error("expected an escalation");
+    expect(parseDecision({ type: "accept", args: null }, s.request)).toMatchObject({ ok: true, decision: { decision: "retry" } });
+    expect(parseDecision({ type: "ignore", args: null }, s.request)).toMatchObject({ ok: true, decision: { decision: "skip" } });
+    expect(parseDecision({ type: "response", args: "still checking" }, s.request)).toMatchObject({ ok: false, error: expect.stringMatching(/^Say what your check found: accept if flight's call did not take effect/) });
+    expect(interruptPayload(s.request).config).toEqual({ allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true });
+  });
+
+  it("stops offering to run the call again once the step has failed as often as the cap allows", () => {
+    let plan = travelPlan();
+    const all: ExecutionFeedback[] = [];
+    for (let i = 1; i <= 3; i++) {
+      const f = failStep(withSteps(plan, { flight: { dispatches: i - 1 } }), "flight", "search_flights may already have run", { failureClass: "policy_blocked", errorType: OUTCOME_UNKNOWN });
+      plan = f.plan;
+      all.push(f.feedback);
+    }
+    const s = select(plan, all, 0);
+    if (s?.kind !== "escalate") throw new Error("expected an escalation");
+    expect(s.request).toMatchObject({ kind: "unknown_outcome", decisions: ["skip", "abort"] });
+    expect(s.request.reason).toContain("(it has failed 3 times)");
   });
 });
