@@ -1,15 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ExecutionFeedback } from "../../src/domain/feedback.js";
 import type { Plan, TaskStep } from "../../src/domain/plan.js";
-import { StrategyType } from "../../src/domain/revision.js";
 import { settleBlockedSteps } from "../../src/planning/schedule.js";
 import { assertLogicalOrder, findCycle, validatePlan } from "../../src/planning/validate.js";
 import { triggerText } from "../../src/replanning/context.js";
 import { freshId, replaceStep, resetForRerun, transitiveDependents } from "../../src/replanning/plan-edit.js";
 import { rankWorkers } from "../../src/replanning/router.js";
 import {
-  IMPLEMENTED,
-  STRATEGIES,
   adjustParameters,
   findWorkaround,
   retryDifferentAgent,
@@ -17,7 +14,6 @@ import {
   violationFacts,
   type StrategyOutcome,
 } from "../../src/replanning/strategies/index.js";
-import { notYetAvailable } from "../../src/replanning/strategies/not-yet.js";
 import { DEMO_REQUEST } from "../../examples/travel/index.js";
 import {
   countingTool,
@@ -371,23 +367,6 @@ describe("SKIP", () => {
   });
 });
 
-describe("notYetAvailable (kept for strategies added later)", () => {
-  it("skips the step and says plainly that Candor cannot do the strategy yet", () => {
-    const { plan: failed, feedback: fb } = failStep(travelPlan(), "hotel", "Task too complex to execute", { failureClass: "too_complex" });
-    const { plan: revised, revision } = applied(notYetAvailable("DECOMPOSE")(strategyInput(failed, "hotel", [fb], registry)));
-    expect(revision.strategy).toBe("SKIP");
-    expect(revision.rationale).toMatch(/DECOMPOSE would fit this failure \(too_complex\), but Candor cannot do it yet/);
-    expect(stepOf(revised, "hotel").status).toBe("skipped");
-  });
-
-  it("is no longer behind any strategy: every strategy is implemented", () => {
-    expect([...IMPLEMENTED].sort()).toEqual([...StrategyType.options].sort());
-    expect(STRATEGIES.RETRY_DIFFERENT_AGENT).toBe(retryDifferentAgent);
-    expect(STRATEGIES.ADJUST_PARAMETERS).toBe(adjustParameters);
-    expect(STRATEGIES.FIND_WORKAROUND).toBe(findWorkaround);
-    expect(STRATEGIES.SKIP).toBe(skip);
-  });
-});
 
 describe("revision bookkeeping", () => {
   it("numbers the revision from the input and clamps confidence at 0", () => {

@@ -31,14 +31,3 @@ export const STRATEGIES: Record<StrategyType, Strategy> = {
   SKIP: skip,
 };
 
-/** Strategies that really revise the plan (all of them: `notYetAvailable` is kept for strategies added later). */
-export const IMPLEMENTED: readonly StrategyType[] = [
-  "RETRY_DIFFERENT_AGENT",
-  "RETRY_WITH_PARAMS",
-  "SWAP_TOOL",
-  "DECOMPOSE",
-  "ADJUST_PARAMETERS",
-  "FIX_DEPENDENCIES",
-  "FIND_WORKAROUND",
-  "SKIP",
-];
