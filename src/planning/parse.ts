@@ -321,23 +321,29 @@ function isCatchAll(worker: { categories: string[]; fallback?: boolean }): boole
   return worker.fallback === true || worker.categories.includes(ALL_CATEGORIES);
 }
 
-/** Parameters arrive JSON-encoded because strict mode forbids free-form objects. */
-function paramsFromJson(stepId: string, json: string | null): Record<string, unknown> {
-  if (json === null || json.trim() === "" || json.trim() === "null") return {};
+/**
+ * Reads parameters a model sent JSON-encoded (strict structured output forbids free-form objects): null when it
+ * sent none, repaired when the JSON is malformed, refused when it is not JSON or not an object.
+ */
+export function readParamsJson(json: string | null): { ok: true; value: Record<string, unknown> | null } | { ok: false; problem: "is not JSON" | "is not a JSON object" } {
+  if (json === null || json.trim() === "" || json.trim() === "null") return { ok: true, value: null };
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch {
     try {
       value = JSON.parse(jsonrepair(json));
-    } catch (e) {
-      throw new CandorError(`Step "${stepId}" has paramsJson that is not JSON: ${preview(json)}.`, ErrorCode.MODEL_OUTPUT, { cause: e });
+    } catch {
+      return { ok: false, problem: "is not JSON" };
     }
   }
-  if (!isRecord(value)) {
-    throw new CandorError(`Step "${stepId}" has paramsJson that is not a JSON object: ${preview(json)}.`, ErrorCode.MODEL_OUTPUT);
-  }
-  return value;
+  return isRecord(value) ? { ok: true, value } : { ok: false, problem: "is not a JSON object" };
+}
+
+function paramsFromJson(stepId: string, json: string | null): Record<string, unknown> {
+  const read = readParamsJson(json);
+  if (!read.ok) throw new CandorError(`Step "${stepId}" has paramsJson that ${read.problem}: ${preview(json ?? "")}.`, ErrorCode.MODEL_OUTPUT);
+  return read.value ?? {};
 }
 
 function readConfidence(raw: number | null, author: string, notes: string[]): { value: number; reason: string } {

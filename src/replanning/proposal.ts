@@ -1,4 +1,4 @@
-import { jsonrepair } from "jsonrepair";
+import { readParamsJson } from "../planning/parse.js";
 import { z } from "zod";
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
@@ -104,18 +104,8 @@ function loosen(raw: unknown): unknown {
 }
 
 function paramsFromJson(json: string | null, where: string): { value: Record<string, unknown> | null } | { why: string } {
-  if (json === null || json.trim() === "" || json.trim() === "null") return { value: null };
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    try {
-      value = JSON.parse(jsonrepair(json));
-    } catch {
-      return { why: `${where} is not JSON: ${json.slice(0, 80)}` };
-    }
-  }
-  return isRecord(value) ? { value } : { why: `${where} is not a JSON object: ${json.slice(0, 80)}` };
+  const read = readParamsJson(json);
+  return read.ok ? { value: read.value } : { why: `${where} ${read.problem}: ${(json ?? "").slice(0, 80)}` };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
