@@ -1,25 +1,15 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { acquireLease, leaseHolder, releaseLease } from "../../src/memory/lease.js";
-import { runCli, spawnCli, STACK_LINE, tempDir } from "./helpers.js";
+import { runCli, spawnCli, STACK_LINE, perTest } from "./helpers.js";
 
 const TRIP = "Plan a 2-day trip from Paris to Rome for 1 person";
 const BOOK = "Plan and book a 2-day trip from Paris to Rome for 1 person";
 const LONG = 120_000;
 
-let cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function freshDb(): string {
-  const t = tempDir();
-  cleanups.push(t.cleanup);
-  return t.db;
-}
+const { freshDb, later } = perTest();
 
 /** The human decisions the graph applied to a thread, from the decision log beside the database. */
 function decisionsApplied(db: string, threadId: string): string[] {
@@ -37,7 +27,7 @@ function holdLease(db: string, threadId: string, pid: number, ttlMs = 60_000, no
   const conn = new Database(db, { timeout: 5000 });
   const got = acquireLease(conn, threadId, ttlMs, { pid, now });
   if (!got.acquired) throw new Error("the lease was not free");
-  cleanups.push(() => conn.open && conn.close());
+  later(() => conn.open && conn.close());
   return { release: () => releaseLease(conn, got.lease), close: () => conn.close() };
 }
 
@@ -82,7 +72,7 @@ describe("one writer per thread", () => {
       child.on("close", () => reject(new Error(`the run ended before Ctrl-C:\n${seen}`)));
     });
     const conn = new Database(db, { timeout: 5000 });
-    cleanups.push(() => conn.open && conn.close());
+    later(() => conn.open && conn.close());
     expect(leaseHolder(conn, "sigint")?.pid).toBe(child.pid);
     child.kill("SIGINT");
     const code = await new Promise((resolve) => child.on("close", resolve));

@@ -1,23 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FakeOpenAIServer } from "../fakes/fake-openai-server.js";
-import { runCli, spawnCli, STACK_LINE, tempDir } from "./helpers.js";
+import { runCli, spawnCli, STACK_LINE, perTest } from "./helpers.js";
 
 const TRIP = "Plan a 2-day trip from Paris to Rome for 1 person";
 const LONG = 120_000;
 
-let cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function freshDb(): string {
-  const t = tempDir();
-  cleanups.push(t.cleanup);
-  return t.db;
-}
+const { freshDb } = perTest();
 
 describe("candor run", () => {
   it("plans and runs a fault-free trip: readable lines on stderr, answer and report on stdout, exit 0", { timeout: LONG }, async () => {

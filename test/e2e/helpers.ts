@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { afterEach } from "vitest";
 
 /** The repository root: the CLI runs from here, as `npm start` does. */
 export const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -44,6 +45,29 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
 export function tempDir(prefix = "candor-cli-"): { dir: string; db: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   return { dir, db: path.join(dir, "candor.db"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Cleanup after each test of a file: `later(fn)` runs `fn` once the current test ends, and `freshDb()` gives a
+ * database path in a new temp directory that is removed then.
+ */
+export function perTest(prefix?: string): { later: (fn: () => void) => void; freshDb: () => string } {
+  let cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const c of cleanups) c();
+    cleanups = [];
+  });
+  const later = (fn: () => void) => {
+    cleanups.push(fn);
+  };
+  return {
+    later,
+    freshDb: () => {
+      const t = tempDir(prefix);
+      later(t.cleanup);
+      return t.db;
+    },
+  };
 }
 
 /** A Node stack frame ("    at fn (file:1:2)"): never shown for bad input. */

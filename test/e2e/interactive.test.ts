@@ -1,25 +1,15 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/program.js";
-import { childEnv, ROOT, tempDir } from "./helpers.js";
+import { childEnv, ROOT, perTest } from "./helpers.js";
 
 const TRIP = "Plan a 2-day trip from Paris to Rome for 1 person";
 const BOOK = "Plan and book a 2-day trip from Paris to Rome for 1 person";
 const LONG = 60_000;
 
-let cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups) c();
-  cleanups = [];
-});
-
-function freshDb(): string {
-  const t = tempDir("candor-ask-");
-  cleanups.push(t.cleanup);
-  return t.db;
-}
+const { freshDb } = perTest("candor-ask-");
 
 /** The human decisions the graph applied to a thread, from the decision log beside the database. */
 function decisionsApplied(db: string, threadId: string): string[] {
