@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
 
 /**
  * A local stand-in for an OpenAI-compatible server (POST /v1/chat/completions), so tests run the real
@@ -317,4 +318,25 @@ function walkStrict(node: unknown, path: string): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Scripted servers for one test file: `serve(script)` starts one; after each test every server is closed, and each
+ * must have answered exactly its script (a leftover or surprise request fails the test).
+ */
+export function scriptedServersPerTest(): { serve: (script: ScriptedResponse[]) => Promise<{ fake: FakeOpenAIServer; baseUrl: string }> } {
+  const servers: { fake: FakeOpenAIServer; close: () => Promise<void> }[] = [];
+  afterEach(async () => {
+    const all = servers.splice(0);
+    await Promise.all(all.map((s) => s.close()));
+    for (const s of all) s.fake.assertConsumed();
+  });
+  return {
+    serve: async (script) => {
+      const fake = new FakeOpenAIServer(script);
+      const { baseUrl, close } = await fake.start();
+      servers.push({ fake, close });
+      return { fake, baseUrl };
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { CandorError, ErrorCode } from "../../src/errors.js";
@@ -8,7 +8,7 @@ import { toPlan } from "../../src/planning/parse.js";
 import { LlmReasoner, type LlmReasonerOptions } from "../../src/reasoning/llm.js";
 import { createChatModel } from "../../src/reasoning/model.js";
 import type { PlanResult, PlanningContext, Reasoner, SynthesisInput } from "../../src/reasoning/types.js";
-import { FakeOpenAIServer, strictSchemaProblem, type ScriptedResponse } from "../fakes/fake-openai-server.js";
+import { FakeOpenAIServer, scriptedServersPerTest, strictSchemaProblem, type ScriptedResponse } from "../fakes/fake-openai-server.js";
 import { pipelineRegistry } from "../fakes/toolkit.js";
 
 // The real ChatOpenAI talks to a scripted server on 127.0.0.1; nothing leaves the machine.
@@ -76,22 +76,14 @@ class StubFallback implements Reasoner {
   }
 }
 
-const servers: { fake: FakeOpenAIServer; close: () => Promise<void> }[] = [];
-
-afterEach(async () => {
-  const all = servers.splice(0);
-  await Promise.all(all.map((s) => s.close()));
-  // Every test must consume exactly its script: a leftover or surprise request is a failure.
-  for (const s of all) s.fake.assertConsumed();
-});
+// Every test must consume exactly its script: a leftover or surprise request is a failure.
+const { serve } = scriptedServersPerTest();
 
 async function setUp(
   script: ScriptedResponse[],
   opts: { maxRetries?: number; fallback?: StubFallback } & Partial<Omit<LlmReasonerOptions, "model" | "fallback">> = {},
 ): Promise<{ fake: FakeOpenAIServer; reasoner: LlmReasoner; fallback: StubFallback; model: BaseChatModel }> {
-  const fake = new FakeOpenAIServer(script);
-  const { baseUrl, close } = await fake.start();
-  servers.push({ fake, close });
+  const { fake, baseUrl } = await serve(script);
   const model = createChatModel({ apiKey: "test-key", baseUrl, model: "gpt-4o-mini", maxRetries: opts.maxRetries ?? 0 });
   const fallback = opts.fallback ?? new StubFallback();
   const { maxRetries: _ignored, fallback: _f, ...rest } = opts;

@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ModelRecoveryProposal } from "../../src/replanning/proposal.js";
 import { validateProposal } from "../../src/replanning/proposal.js";
 import { buildFailureContext } from "../../src/replanning/context.js";
 import { LlmReasoner, type LlmReasonerOptions } from "../../src/reasoning/llm.js";
 import { createChatModel } from "../../src/reasoning/model.js";
 import type { PlanResult, Reasoner, RecoveryQuestion } from "../../src/reasoning/types.js";
-import { FakeOpenAIServer, type ScriptedResponse } from "../fakes/fake-openai-server.js";
+import { scriptedServersPerTest, type ScriptedResponse } from "../fakes/fake-openai-server.js";
 import { pipelineRegistry } from "../fakes/toolkit.js";
 import { failure as failedFeedback, plan as makePlan } from "../fakes/toolkit-fixtures.js";
 
@@ -51,18 +51,11 @@ class StubFallback implements Reasoner {
   }
 }
 
-const servers: { fake: FakeOpenAIServer; close: () => Promise<void> }[] = [];
-
-afterEach(async () => {
-  const all = servers.splice(0);
-  await Promise.all(all.map((s) => s.close()));
-  for (const s of all) s.fake.assertConsumed();
-});
+// Every test must consume exactly its script: a leftover or surprise request is a failure.
+const { serve } = scriptedServersPerTest();
 
 async function setUp(script: ScriptedResponse[], opts: Partial<Omit<LlmReasonerOptions, "model" | "fallback">> = {}) {
-  const fake = new FakeOpenAIServer(script);
-  const { baseUrl, close } = await fake.start();
-  servers.push({ fake, close });
+  const { fake, baseUrl } = await serve(script);
   const model = createChatModel({ apiKey: "test-key", baseUrl, model: "gpt-4o-mini", maxRetries: 0 });
   const fallback = new StubFallback();
   const notes: string[] = [];
