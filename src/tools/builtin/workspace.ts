@@ -1,21 +1,13 @@
-import { readFile, readdir, mkdir, writeFile, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { defineTool, type RequestFacts, type Toolkit } from "../types.js";
+import { ConfinedRoot } from "./confine.js";
+
+export { insideRoot } from "./confine.js";
 
 /** Largest file read_file returns whole; bigger files are cut, and the result says so. */
 const MAX_READ_CHARS = 200_000;
-
-/** A path inside the workspace root, or a coded error: tools never read or write outside it. */
-export function insideRoot(root: string, path: string): string {
-  const full = resolve(root, path);
-  const rel = relative(root, full);
-  if (rel.startsWith("..") || isAbsolute(rel)) {
-    throw new CandorError(`Invalid path "${path}": it is outside the workspace ${root}. Use a path inside it.`, ErrorCode.TOOL_FAILED);
-  }
-  return full;
-}
 
 /** The first file-looking word of a request (e.g. "README.md", "src/index.ts"). */
 export function pathIn(facts: RequestFacts): string | null {
@@ -30,10 +22,14 @@ const StatsResult = z.object({ words: z.number(), lines: z.number(), characters:
  * Built-in tools over a workspace directory, with seed 004's generic worker types: `reader` reads files,
  * `analyzer` measures text, `reporter` writes reports under .candor/reports, `coder` may read and propose
  * changes (it writes nothing: a tool that writes code needs the approval flow before it can be offered).
+ * Every read and write is confined to the workspace by real path at the moment of use (see confine.ts).
  */
 export function workspaceToolkit(options: { root?: string; reportsDir?: string } = {}): Toolkit {
   const root = resolve(options.root ?? process.cwd());
-  const reportsDir = resolve(options.reportsDir ?? join(root, ".candor", "reports"));
+  /** Where reports go, relative to the root (and confined to it like every other path). */
+  const reportsDir = options.reportsDir ?? ".candor/reports";
+  // Resolved at each call, not at build time: the workspace may not exist yet when the graph is built.
+  const confined = () => ConfinedRoot.open(root);
   return {
     name: "workspace",
     tools: [
@@ -55,10 +51,7 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         },
         describeStep: (p) => `Read ${String(p.path ?? "a file")}`,
         run: async ({ path }) => {
-          const full = insideRoot(root, path);
-          const info = await stat(full).catch(() => null);
-          if (!info?.isFile()) throw new CandorError(`Invalid path "${path}": no such file in ${root}.`, ErrorCode.TOOL_FAILED);
-          const text = await readFile(full, "utf8");
+          const text = await (await confined()).readText(path);
           const truncated = text.length > MAX_READ_CHARS;
           return { path, text: truncated ? text.slice(0, MAX_READ_CHARS) : text, truncated, summary: `${path}: ${text.length} characters${truncated ? " (cut)" : ""}` };
         },
@@ -76,8 +69,12 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         estimates: { durationMs: 20, cost: 0 },
         describeStep: (p) => `List files in ${String(p.dir ?? ".")}`,
         run: async ({ dir }) => {
-          const entries = await readdir(insideRoot(root, dir), { withFileTypes: true });
-          const names = entries.filter((e) => !e.name.startsWith(".") && e.name !== "node_modules").map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
+          const entries = await (await confined()).list(dir);
+          // A symlink is listed by its name only (marked @), never followed: reading it is checked like any path.
+          const names = entries
+            .filter((e) => !e.name.startsWith(".") && e.name !== "node_modules")
+            .map((e) => (e.isSymlink ? `${e.name}@` : e.isDirectory ? `${e.name}/` : e.name))
+            .sort();
           return { dir, files: names, summary: `${names.length} entries in ${dir}: ${names.slice(0, 12).join(", ")}${names.length > 12 ? ", …" : ""}` };
         },
       }),
@@ -122,10 +119,10 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         run: async ({ title }, ctx) => {
           const analysis = StatsResult.safeParse(ctx.inputs.analysis);
           if (!analysis.success) throw new CandorError("Invalid input: write_report needs the result of an earlier analysis step.", ErrorCode.TOOL_FAILED);
-          await mkdir(reportsDir, { recursive: true });
-          const file = join(reportsDir, `${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "report"}.md`);
-          await writeFile(file, `# ${title}\n\n${analysis.data.summary}\n`, "utf8");
-          return { file, summary: `report written to ${relative(root, file)}` };
+          const name = `${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "report"}.md`;
+          const workspace = await confined();
+          const file = await workspace.writeText(reportsDir, name, `# ${title}\n\n${analysis.data.summary}\n`);
+          return { file, summary: `report written to ${relative(workspace.real, file)}` };
         },
       }),
     ],

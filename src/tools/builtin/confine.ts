@@ -1,0 +1,182 @@
+import { randomBytes } from "node:crypto";
+import { constants, existsSync } from "node:fs";
+import { type FileHandle, mkdir, open, readdir, readlink, realpath, rename, stat, unlink } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { CandorError, ErrorCode } from "../../errors.js";
+
+/**
+ * Path confinement for tools that touch the disk on a user's behalf.
+ *
+ * Checking a path as text is not enough: a symlink inside the workspace can point anywhere, and a symlink can be
+ * swapped in between a check and the call that uses it. So every check here is made on what was actually opened:
+ * a file or directory is opened first, and the real path of that open descriptor (`/proc/self/fd/N` on Linux)
+ * must lie inside the workspace's real path. Further opens go through the already-checked directory's
+ * descriptor, component by component, so no path is resolved twice. Writes go to a new file created exclusively
+ * in the checked directory and renamed over the target, which replaces a planted symlink instead of following it.
+ */
+
+/** Linux exposes an open descriptor's path; elsewhere a descriptor is matched to a path by device and inode. */
+const FD_DIR = "/proc/self/fd";
+const HAS_FD_PATHS = existsSync(FD_DIR);
+
+/** A refusal: the classifier reads `policy_blocked` (no recovery should try to get around a confinement). */
+function outside(path: string, root: string, why: string): CandorError {
+  return new CandorError(
+    `Invalid path "${path}": ${why}, outside the workspace ${root}. Tools only read and write inside it; use a path inside it.`,
+    ErrorCode.TOOL_FAILED,
+    { details: { failureClass: "policy_blocked", path, root } },
+  );
+}
+
+/** True when `child` is `parent` or lies below it (both absolute, normalised). */
+function within(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/** The lexical check: a path inside the root as text, or a coded error (`../x`, `/etc/passwd`). */
+export function insideRoot(root: string, path: string): string {
+  const full = resolve(root, path);
+  if (!within(root, full)) throw outside(path, root, "it points");
+  return full;
+}
+
+/** Where an open descriptor really is: the kernel's answer on Linux, else a path verified by device and inode. */
+async function realPathOf(handle: FileHandle, openedAs: string): Promise<string> {
+  if (HAS_FD_PATHS) return readlink(`${FD_DIR}/${handle.fd}`);
+  const [real, opened] = await Promise.all([realpath(openedAs), handle.stat()]);
+  const now = await stat(real);
+  if (now.dev !== opened.dev || now.ino !== opened.ino) throw new Error(`${openedAs} changed while it was opened`);
+  return real;
+}
+
+/** A path that reaches into an open directory without resolving the directory's path again. */
+function through(dir: OpenDir, name: string): string {
+  return HAS_FD_PATHS ? `${FD_DIR}/${dir.handle.fd}/${name}` : join(dir.real, name);
+}
+
+interface OpenDir {
+  handle: FileHandle;
+  /** The directory's real path, checked to be inside the workspace. */
+  real: string;
+}
+
+/**
+ * A workspace root resolved once to its real path. Every operation opens what it touches and checks the opened
+ * object's real path, so neither a symlink (to a file, to a directory, in any component) nor one swapped in
+ * after a check can lead outside.
+ */
+export class ConfinedRoot {
+  private constructor(
+    /** The root as the user gave it (for messages). */
+    readonly root: string,
+    /** Its real path: what every opened object must lie inside. */
+    readonly real: string,
+  ) {}
+
+  static async open(root: string): Promise<ConfinedRoot> {
+    const absolute = resolve(root);
+    return new ConfinedRoot(absolute, await realpath(absolute));
+  }
+
+  /** Opens `path` (file or directory) for reading and checks where it really is; the caller closes it. */
+  private async openChecked(path: string, flags: number): Promise<{ handle: FileHandle; real: string }> {
+    const full = insideRoot(this.root, path);
+    const handle = await open(full, flags).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === "ENOENT" || e.code === "ENOTDIR") throw new CandorError(`Invalid path "${path}": no such file or directory in ${this.root}.`, ErrorCode.TOOL_FAILED);
+      if (e.code === "ELOOP") throw outside(path, this.root, "it is a symlink loop");
+      throw new CandorError(`Cannot open "${path}": ${e.message}.`, ErrorCode.TOOL_FAILED, { cause: e });
+    });
+    try {
+      const real = await realPathOf(handle, full);
+      if (!within(this.real, real)) throw outside(path, this.root, `it resolves to ${real}`);
+      return { handle, real };
+    } catch (e) {
+      await handle.close();
+      throw e;
+    }
+  }
+
+  /** The text of a regular file inside the workspace. */
+  async readText(path: string): Promise<string> {
+    const { handle } = await this.openChecked(path, constants.O_RDONLY);
+    try {
+      if (!(await handle.stat()).isFile()) throw new CandorError(`Invalid path "${path}": it is not a file in ${this.root}.`, ErrorCode.TOOL_FAILED);
+      return await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** The entries of a directory inside the workspace (names; a trailing `/` marks directories). */
+  async list(dir: string): Promise<{ name: string; isDirectory: boolean; isSymlink: boolean }[]> {
+    const opened = await this.openChecked(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    try {
+      // Read through the descriptor: the directory listed is the one checked, whatever the path now points to.
+      const entries = await readdir(through(opened, "."), { withFileTypes: true });
+      return entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory(), isSymlink: e.isSymbolicLink() }));
+    } finally {
+      await opened.handle.close();
+    }
+  }
+
+  /**
+   * Opens (creating when missing) a directory inside the workspace one component at a time, each created and
+   * opened through its checked parent's descriptor; a component that is a symlink leading outside is refused.
+   */
+  private async openDir(path: string): Promise<OpenDir> {
+    const full = insideRoot(this.root, path);
+    const parts = relative(this.root, full).split(sep).filter(Boolean);
+    let current: OpenDir = await this.openChecked(".", constants.O_RDONLY | constants.O_DIRECTORY);
+    try {
+      for (const part of parts) {
+        const next = through(current, part);
+        await mkdir(next).catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== "EEXIST") throw new CandorError(`Cannot create the directory "${path}": ${e.message}.`, ErrorCode.TOOL_FAILED, { cause: e });
+        });
+        const handle = await open(next, constants.O_RDONLY | constants.O_DIRECTORY).catch((e: NodeJS.ErrnoException) => {
+          throw new CandorError(`Cannot open the directory "${path}": ${e.message}.`, ErrorCode.TOOL_FAILED, { cause: e });
+        });
+        const real = await realPathOf(handle, join(current.real, part)).catch(async (e: unknown) => {
+          await handle.close();
+          throw e;
+        });
+        await current.handle.close();
+        current = { handle, real };
+        if (!within(this.real, real)) throw outside(path, this.root, `${part} resolves to ${real}`);
+      }
+      return current;
+    } catch (e) {
+      await current.handle.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Writes `text` to `dir/name` inside the workspace: a new file is created exclusively (never through an
+   * existing name or symlink) in the checked directory and renamed over `name`, so a symlink planted at the
+   * target is replaced, never followed, and a reader never sees half a file. Returns the file's real path.
+   */
+  async writeText(dir: string, name: string, text: string): Promise<string> {
+    if (name.includes("/") || name.includes(sep) || name === "." || name === "..") throw outside(name, this.root, "a file name may not contain a directory");
+    const opened = await this.openDir(dir);
+    const temp = `.${name}.${randomBytes(6).toString("hex")}.tmp`;
+    try {
+      const file = await open(through(opened, temp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+      try {
+        await file.writeFile(text, "utf8");
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(through(opened, temp), through(opened, name));
+      return join(opened.real, name);
+    } catch (e) {
+      // Best effort: the temp file may not exist (its creation is what failed); the error below says what did.
+      await unlink(through(opened, temp)).catch(() => undefined);
+      throw CandorError.isInstance(e) ? e : new CandorError(`Cannot write "${join(dir, name)}": ${(e as Error).message}.`, ErrorCode.TOOL_FAILED, { cause: e });
+    } finally {
+      await opened.handle.close();
+    }
+  }
+}
