@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -167,5 +167,25 @@ describe("a symlink swapped between check and use", () => {
     }
     expect(readdirSync(outside)).toEqual(["secret.txt"]);
     expect(existsSync(join(root, ".candor", "real-reports"))).toBe(true);
+  });
+});
+
+describe("files a tool should not load whole or wait on", () => {
+  it("refuses a FIFO at once instead of waiting for a writer", async () => {
+    const { root } = setup();
+    const made = spawnSync("mkfifo", [join(root, "pipe")]);
+    expect(made.status).toBe(0);
+    const confined = await ConfinedRoot.open(root);
+    await expect(confined.readText("pipe")).rejects.toThrow(/not a regular file/);
+  });
+
+  it("reads at most the limit of a big file and says it was cut", async () => {
+    const { root, registry } = setup();
+    writeFileSync(join(root, "big.txt"), "x".repeat(300_000));
+    const fb = await runStep({ step: step("read_file", { path: "big.txt" }), inputs: {}, registry, dispatch: 1 });
+    const result = fb.outputs.result as { text: string; truncated: boolean; summary: string };
+    expect(result.text.length).toBe(200_000);
+    expect(result.truncated).toBe(true);
+    expect(result.summary).toContain("300000 bytes");
   });
 });

@@ -97,12 +97,20 @@ export class ConfinedRoot {
     }
   }
 
-  /** The text of a regular file inside the workspace. */
-  async readText(path: string): Promise<string> {
-    const { handle } = await this.openChecked(path, constants.O_RDONLY);
+  /**
+   * The text of a regular file inside the workspace, at most `maxBytes` of it (a workspace may hold a file far
+   * bigger than a tool should load). O_NONBLOCK: opening a FIFO must not wait forever for a writer; it is then
+   * refused as not a regular file.
+   */
+  async readText(path: string, maxBytes = 1_000_000): Promise<{ text: string; bytes: number; truncated: boolean }> {
+    const { handle } = await this.openChecked(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      if (!(await handle.stat()).isFile()) throw new CandorError(`Invalid path "${path}": it is not a file in ${this.root}.`, ErrorCode.TOOL_FAILED);
-      return await handle.readFile("utf8");
+      const info = await handle.stat();
+      if (!info.isFile()) throw new CandorError(`Invalid path "${path}": it is not a regular file in ${this.root}.`, ErrorCode.TOOL_FAILED);
+      const length = Math.min(info.size, maxBytes);
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, 0);
+      return { text: buffer.subarray(0, bytesRead).toString("utf8"), bytes: info.size, truncated: info.size > bytesRead };
     } finally {
       await handle.close();
     }

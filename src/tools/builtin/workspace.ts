@@ -7,7 +7,7 @@ import { ConfinedRoot } from "./confine.js";
 export { insideRoot } from "./confine.js";
 
 /** Largest file read_file returns whole; bigger files are cut, and the result says so. */
-const MAX_READ_CHARS = 200_000;
+const MAX_READ_BYTES = 200_000;
 
 /** The first file-looking word of a request (e.g. "README.md", "src/index.ts"). */
 export function pathIn(facts: RequestFacts): string | null {
@@ -51,9 +51,8 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         },
         describeStep: (p) => `Read ${String(p.path ?? "a file")}`,
         run: async ({ path }) => {
-          const text = await (await confined()).readText(path);
-          const truncated = text.length > MAX_READ_CHARS;
-          return { path, text: truncated ? text.slice(0, MAX_READ_CHARS) : text, truncated, summary: `${path}: ${text.length} characters${truncated ? " (cut)" : ""}` };
+          const { text, bytes, truncated } = await (await confined()).readText(path, MAX_READ_BYTES);
+          return { path, text, truncated, summary: `${path}: ${text.length} characters${truncated ? ` (cut: the file has ${bytes} bytes)` : ""}` };
         },
       }),
       defineTool({
