@@ -1,6 +1,6 @@
 import type { Plan, TaskStep } from "../../domain/plan.js";
 import { assignOrder } from "../../planning/validate.js";
-import type { ToolSpec } from "../../tools/types.js";
+import { requiredInputs, type ToolSpec } from "../../tools/types.js";
 import { freshId } from "../plan-edit.js";
 import { paramsFor } from "./swap-tool.js";
 import { revise, successorOf, type Strategy } from "./types.js";
@@ -15,7 +15,7 @@ export const MAX_SUBSTEPS = 4;
  * expected output. Breadth-first, so the shortest chain wins; ties go to the grant's order.
  */
 function findChain(tools: readonly ToolSpec[], have: ReadonlySet<string>, goal: readonly string[]): ToolSpec[] | null {
-  let frontier: ToolSpec[][] = tools.filter((t) => t.consumes.every((c) => have.has(c))).map((t) => [t]);
+  let frontier: ToolSpec[][] = tools.filter((t) => requiredInputs(t).every((c) => have.has(c))).map((t) => [t]);
   for (let length = 1; length < MAX_SUBSTEPS && frontier.length > 0; length++) {
     const next: ToolSpec[][] = [];
     for (const chain of frontier) {
@@ -23,7 +23,7 @@ function findChain(tools: readonly ToolSpec[], have: ReadonlySet<string>, goal: 
       const available = new Set([...have, ...made]);
       for (const tool of tools) {
         if (chain.includes(tool)) continue;
-        if (!tool.consumes.every((c) => available.has(c)) || !tool.consumes.some((c) => made.has(c))) continue;
+        if (!requiredInputs(tool).every((c) => available.has(c)) || !tool.consumes.some((c) => made.has(c))) continue;
         const candidate = [...chain, tool];
         if (goal.every((o) => tool.produces.includes(o))) return candidate;
         next.push(candidate);
