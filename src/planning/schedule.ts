@@ -160,8 +160,21 @@ export function missingInputs(plan: Plan, step: TaskStep, inputsOf: InputsOf = A
     const from = deps.find((d) => provided(d).includes(input));
     if (!from) return [{ input, from: null, reason: "no step of the plan provides it" }];
     if (from.status === "done") return [];
-    return [{ input, from: from.id, reason: from.skipReason ?? `${from.id} did not finish` }];
+    const root = rootSkip(plan, from);
+    const reason = root.skipReason ?? `${root.id} did not finish`;
+    return [{ input, from: from.id, reason: root === from ? reason : `${reason} (${root.id}, so ${from.id} could not run)` }];
   });
+}
+
+/**
+ * The skip a cascade started from: a step skipped only because a dependency was is no reason a person can act
+ * on, so the reason given is the first skipped step up its chain that was given up on (or skipped) itself.
+ */
+function rootSkip(plan: Plan, step: TaskStep, seen = new Set<string>()): TaskStep {
+  if (step.skipCause !== "dependency_failed" || seen.has(step.id)) return step;
+  seen.add(step.id);
+  const upstream = plan.steps.find((s) => step.dependsOn.includes(s.id) && s.status === "skipped");
+  return upstream ? rootSkip(plan, upstream, seen) : step;
 }
 
 /** Outputs of a step's dependencies, keyed by each dependency's output names (and its step id). */

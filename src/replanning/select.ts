@@ -15,10 +15,16 @@ import { skipWithReason, STRATEGIES, type SkippedBy, type StrategyInput, type St
  * Strategies to try for each failure class, best first (seed 000 scenario 3, seed 003). SKIP always ends the
  * list. An unknown failure is asked of the reasoner first (nodes/select-strategy); these are the rules' fallback,
  * where FIX_DEPENDENCIES applies only when the error blames an input.
+ *
+ * DECOMPOSE comes last but SKIP where smaller calls of other tools can genuinely do what one call could not: a
+ * step that timed out (each smaller call has the whole time limit) or whose tool is down or misbehaving (the chain
+ * avoids it, as SWAP_TOOL does with one tool). Not where the cause goes with the work: a resource that is not
+ * available, wrong parameters or input, a limit or a policy fails the same way in smaller pieces, and a tool not
+ * granted is a planning slip that one granted tool (SWAP_TOOL, RETRY_DIFFERENT_AGENT) fixes without reshaping it.
  */
 export const STRATEGY_PREFERENCES: Record<FailureClass, readonly StrategyType[]> = {
-  timeout: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "SKIP"],
-  agent_unavailable: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "SKIP"],
+  timeout: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "DECOMPOSE", "SKIP"],
+  agent_unavailable: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "DECOMPOSE", "SKIP"],
   too_complex: ["DECOMPOSE", "SKIP"],
   constraint_violated: ["ADJUST_PARAMETERS", "SKIP"],
   dependency_failed: ["FIX_DEPENDENCIES", "SKIP"],

@@ -1,3 +1,4 @@
+import type { FailureClass } from "../../domain/feedback.js";
 import type { Plan, TaskStep } from "../../domain/plan.js";
 import { assignOrder } from "../../planning/validate.js";
 import { requiredInputs, type ToolSpec } from "../../tools/types.js";
@@ -33,6 +34,12 @@ function findChain(tools: readonly ToolSpec[], have: ReadonlySet<string>, goal: 
   }
   return null;
 }
+
+/** Why smaller steps help, by the failure class DECOMPOSE was chosen for (select.ts); too_complex is the default. */
+const WHY_SMALLER: Partial<Record<FailureClass, (id: string, error: string) => string>> = {
+  timeout: (id, error) => `${id} did not finish in time as one call (${error}), and each smaller call has the whole time limit`,
+  agent_unavailable: (id, error) => `${id} failed on its tool (${error}), and smaller steps on other tools do without it`,
+};
 
 /**
  * DECOMPOSE (seed 000 scenario 5, seed 003): a step too big for one call becomes 2–4 smaller steps, chained by
@@ -86,7 +93,7 @@ export const decompose: Strategy = (input) => {
     s.id === failed.id ? substeps : s.dependsOn.includes(failed.id) ? [{ ...s, dependsOn: s.dependsOn.map((d) => (d === failed.id ? final.id : d)) }] : [s],
   );
   return revise(input, "DECOMPOSE", { ...plan, steps: assignOrder(steps) }, {
-    rationale: `${failed.id} was too much for one call (${failure.error}); ${chain.map((t) => t.name).join(" → ")} do the same work in ${chain.length} smaller steps, the last producing ${goal.join(", ")}.`,
+    rationale: `${WHY_SMALLER[failure.failureClass]?.(failed.id, failure.error) ?? `${failed.id} was too much for one call (${failure.error})`}; ${chain.map((t) => t.name).join(" → ")} do the same work in ${chain.length} smaller steps, the last producing ${goal.join(", ")}.`,
     changes: [`Decompose task ${failed.id} into ${substeps.map((s) => s.id).join(" → ")} (${chain.map((t) => t.name).join(" → ")}); ${final.id} produces ${goal.join(", ")}`],
     newStepIds: substeps.map((s) => s.id),
     removedStepIds: [failed.id],

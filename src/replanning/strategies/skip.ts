@@ -18,15 +18,13 @@ export function skipWithReason(input: StrategyInput, why: string, by: SkippedBy 
   const outputs = failed.expectedOutputs.join(", ") || "its result";
   // Said now, with the skip: which dependents still run (without this input) and which cannot.
   const dependents = plan.steps.filter((s) => s.dependsOn.includes(failed.id) && s.status === "pending");
-  const without = dependents.filter((s) => isOptionalDependency(failed, input.registry.inputsOf(s))).map((s) => s.id);
-  const blocked = dependents.filter((s) => !without.includes(s.id) && s.condition.type === "success").map((s) => s.id);
-  const downstream = [
-    without.length > 0 ? `${without.join(", ")} still run${without.length === 1 ? "s" : ""} without ${outputs} (an optional input) and say${without.length === 1 ? "s" : ""} so` : "",
-    blocked.length > 0 ? `${blocked.join(", ")} cannot run without it` : "",
-  ].filter(Boolean);
+  const without = dependents.filter((s) => s.condition.type === "success" && isOptionalDependency(failed, input.registry.inputsOf(s))).map((s) => s.id);
+  const blocked = dependents.filter((s) => s.condition.type === "success" && !without.includes(s.id)).map((s) => s.id);
+  const runWithout = without.length > 0 ? `${without.join(", ")} still run without ${outputs} (an optional input of theirs) and say what they left out` : null;
+  const downstream = [runWithout, blocked.length > 0 ? `${blocked.join(", ")} cannot run without it` : null].filter((d): d is string => d !== null);
   return revise(input, "SKIP", plan, {
     rationale: `${why} The rest of the plan continues without ${failed.id}; what it would have produced will be missing${downstream.length > 0 ? ` (${downstream.join("; ")})` : ""}.`,
-    changes: [`Skip task ${failed.id} (${failed.description}); the answer will not include ${outputs}`, ...downstream.map((d) => d.charAt(0).toUpperCase() + d.slice(1))],
+    changes: [`Skip task ${failed.id} (${failed.description}); the answer will not include ${outputs}`, ...(without.length > 0 ? [`Run ${without.join(", ")} without ${outputs}; their results say so`] : [])],
     modifiedStepIds: [failed.id],
   });
 }
