@@ -1,5 +1,6 @@
 import { Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Notification, Progress } from "../src/domain/notification.js";
+import type { TaskStep } from "../src/domain/plan.js";
 import { applyFeedback, dependencyFailureFeedback, dependencyInputs, markDispatched, readySteps, settleBlockedSteps } from "../src/planning/schedule.js";
 import { computeProgress } from "../src/transparency/progress.js";
 import { notification, progressNotification } from "../src/transparency/notify.js";
@@ -39,7 +40,8 @@ export function executeNode(deps: NodeDeps) {
       report(computeProgress(partial, elapsed, { taskId: step.id, status: step.status === "done" ? "SUCCESS" : "FAILURE" }));
     }
 
-    const settled = settleBlockedSteps(plan);
+    const inputsOf = (step: TaskStep) => deps.registry.inputsOf(step);
+    const settled = settleBlockedSteps(plan, inputsOf);
     plan = settled.plan;
     const feedback = settled.skipped.filter((s) => s.dependencyFailure).map(({ step, reason }) => dependencyFailureFeedback(step, reason));
     for (const { step, reason, dependencyFailure } of settled.skipped) {
@@ -48,10 +50,22 @@ export function executeNode(deps: NodeDeps) {
     }
     if (settled.skipped.length > 0) report(computeProgress(plan, elapsed, { taskId: settled.skipped.at(-1)!.step.id, status: "SKIPPED" }));
 
-    const ready = readySteps(plan);
-    plan = markDispatched(plan, ready.map((s) => s.id));
-    for (const step of ready) {
-      deps.decisionLog.record({ operation: "dispatch", planId: plan.planId, taskId: step.id, threadId: threadIdOf(config), input: step.description, decision: `run on ${step.workerType} with ${step.tools.join(", ")}`, reasoning: step.dependsOn.length ? `dependencies ${step.dependsOn.join(", ")} are done` : "no dependencies" });
+    const ready = readySteps(plan, inputsOf);
+    plan = markDispatched(plan, ready.map((s) => s.id), inputsOf);
+    for (const { id } of ready) {
+      const step = plan.steps.find((s) => s.id === id)!;
+      const without = step.missingInputs.map((m) => `${m.input} (${m.from ? `${m.from}: ` : ""}${m.reason})`);
+      if (without.length > 0) {
+        // Announced before it runs: its result will lack these, and nobody should find out only from the total.
+        tell(notification({ severity: "WARNING", kind: "step_started", taskId: step.id, title: `${step.description} (${step.id}) runs without ${step.missingInputs.map((m) => m.input).join(", ")}`, message: `Missing optional input(s): ${without.join("; ")}. Its result will say what it left out.` }));
+      }
+      const reasoning =
+        without.length > 0
+          ? `dependencies ${step.dependsOn.join(", ")} are settled; it runs without optional input(s) ${without.join("; ")}`
+          : step.dependsOn.length
+            ? `dependencies ${step.dependsOn.join(", ")} are done`
+            : "no dependencies";
+      deps.decisionLog.record({ operation: "dispatch", planId: plan.planId, taskId: step.id, threadId: threadIdOf(config), input: step.description, decision: `run on ${step.workerType} with ${step.tools.join(", ")}`, reasoning });
     }
     return { plan, feedback, notifications, progress, status: "executing", ...latestToolApproval(state) };
   };

@@ -107,11 +107,17 @@ export type Breakdown = z.infer<typeof Breakdown>;
 export const Floors = Breakdown.partial();
 export type Floors = z.infer<typeof Floors>;
 
+/** The parts a total or itinerary was made without (an optional input that was missing), each with why. */
+export const Without = z.record(z.string(), z.string());
+export type Without = z.infer<typeof Without>;
+
 export const BudgetStatus = z.object({
   withinBudget: z.boolean(),
+  /** Of the parts it had: a part in `without` is not counted. */
   total: z.number(),
   budget: z.number().nullable(),
   breakdown: Breakdown,
+  without: Without.optional(),
   summary: z.string(),
 });
 export type BudgetStatus = z.infer<typeof BudgetStatus>;
@@ -122,6 +128,7 @@ export const ItineraryResult = z.object({
   total: z.number(),
   budget: z.number().nullable(),
   breakdown: Breakdown,
+  without: Without.optional(),
   summary: z.string(),
 });
 export type ItineraryResult = z.infer<typeof ItineraryResult>;
@@ -237,6 +244,23 @@ function input<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType
   throw new CandorError(`${tool} cannot use the ${key} result: expected the ${key} search's structured output, got ${got}.`, ErrorCode.TOOL_FAILED, {
     details: { input: key, issues: parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`) },
   });
+}
+
+/**
+ * An optional input (the tool's `optionalConsumes`): its value read through its schema like `input`, or, when it
+ * is absent, why (the scheduler's reason in `ctx.missing`). A value that is there but malformed still fails: a
+ * garbled result is a failure, not an absence.
+ */
+function optionalInput<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType<T>): { value: T } | { missing: string } {
+  if (ctx.inputs[key] === undefined) return { missing: ctx.missing?.[key] ?? "no step provided it" };
+  return { value: input(tool, ctx, key, schema) };
+}
+
+/** "activities (skipped by a person after it failed: …)", for each part left out. */
+function describeWithout(without: Without): string {
+  return Object.entries(without)
+    .map(([part, why]) => `${part} (${why})`)
+    .join("; ");
 }
 
 function flightSearch(name: string, provider: Provider, latency: (ms: number) => number): ToolSpec {
@@ -493,6 +517,8 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     category: "budget",
     keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total", "max", "maximum", "dollars", "usd", "euros", "eur", "spend"],
     consumes: ["flight", "hotel", "activities"],
+    // Without activities the flight and hotel still make a total worth checking; it says what it left out.
+    optionalConsumes: ["activities"],
     produces: ["budget_status"],
     sideEffect: "none",
     needsApproval: false,
@@ -504,27 +530,32 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     extractParams: (facts) => ({ budget: facts.constraints.budget ?? tripOf(facts).budget }),
     run: async (args, ctx): Promise<BudgetStatus> => {
       await sleep(latency(durationMs), ctx.signal);
+      const activities = optionalInput("check_budget", ctx, "activities", Priced);
       const priced = {
         flight: input("check_budget", ctx, "flight", Priced),
         hotel: input("check_budget", ctx, "hotel", Priced),
-        activities: input("check_budget", ctx, "activities", Priced),
+        ...("value" in activities ? { activities: activities.value } : {}),
       };
-      const breakdown: Breakdown = { flight: priced.flight.cost, hotel: priced.hotel.cost, activities: priced.activities.cost };
+      const without: Without = "missing" in activities ? { activities: activities.missing } : {};
+      const missing = Object.keys(without).length > 0;
+      // A part left out counts 0 in the breakdown (nothing to cap) and is named wherever the total is shown.
+      const breakdown: Breakdown = { flight: priced.flight.cost, hotel: priced.hotel.cost, activities: priced.activities?.cost ?? 0 };
       const floors: Floors = {};
       for (const part of ["flight", "hotel", "activities"] as const) {
-        const cheapest = priced[part].cheapestCost;
+        const cheapest = priced[part]?.cheapestCost;
         if (cheapest !== undefined) floors[part] = cheapest;
       }
       const total = breakdown.flight + breakdown.hotel + breakdown.activities;
-      const parts = `flight ${money(breakdown.flight)}, hotel ${money(breakdown.hotel)}, activities ${money(breakdown.activities)}`;
+      const parts = `flight ${money(breakdown.flight)}, hotel ${money(breakdown.hotel)}, ${missing ? "activities not included" : `activities ${money(breakdown.activities)}`}`;
+      const excluding = missing ? ` without ${describeWithout(without)}` : "";
       if (args.budget !== null && total > args.budget) {
         const overage = total - args.budget;
         const known = Object.values(floors);
-        // Only when every part said what it could cost at least: a partial sum would understate the floor.
-        const least = known.length === 3 ? known.reduce((a, b) => a + b, 0) : null;
+        // Only when every part counted said what it could cost at least: a partial sum would understate the floor.
+        const least = known.length === Object.keys(priced).length ? known.reduce((a, b) => a + b, 0) : null;
         const floorNote = least === null ? "" : `; the cheapest options come to ${money(least)}`;
-        throw new CandorError(`Total cost ${money(total)} exceeds budget ${money(args.budget)} (${parts})${floorNote}`, ErrorCode.CONSTRAINT_VIOLATION, {
-          details: { budgetStatus: "EXCEEDED", total, budget: args.budget, overage, breakdown, floors },
+        throw new CandorError(`Total cost ${money(total)}${excluding} exceeds budget ${money(args.budget)} (${parts})${floorNote}`, ErrorCode.CONSTRAINT_VIOLATION, {
+          details: { budgetStatus: "EXCEEDED", total, budget: args.budget, overage, breakdown, floors, ...(missing ? { without } : {}) },
         });
       }
       return {
@@ -532,10 +563,11 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
         total,
         budget: args.budget,
         breakdown,
+        ...(missing ? { without } : {}),
         summary:
           args.budget === null
-            ? `Total ${money(total)} (${parts}); no budget was set`
-            : `Total ${money(total)} is within the ${money(args.budget)} budget (${money(args.budget - total)} to spare; ${parts})`,
+            ? `Total ${money(total)}${excluding} (${parts}); no budget was set`
+            : `Total ${money(total)}${excluding} is within the ${money(args.budget)} budget (${money(args.budget - total)} to spare; ${parts})`,
       };
     },
   });
@@ -550,6 +582,8 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     keywords: ["itinerary", "plan", "trip", "schedule", "day by day", "vacation", "holiday", "weekend", "getaway", "week"],
     appliesTo: namesATrip,
     consumes: ["flight", "hotel", "activities", "budget_status"],
+    // Travel and lodging are an itinerary already; days without planned activities say so.
+    optionalConsumes: ["activities"],
     produces: ["itinerary"],
     sideEffect: "none",
     needsApproval: false,
@@ -563,8 +597,12 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
       await sleep(latency(durationMs), ctx.signal);
       const flight = input("build_itinerary", ctx, "flight", FlightResult);
       const hotel = input("build_itinerary", ctx, "hotel", HotelResult);
-      const acts = input("build_itinerary", ctx, "activities", ActivitiesResult);
+      const planned = optionalInput("build_itinerary", ctx, "activities", ActivitiesResult);
+      const acts = "value" in planned ? planned.value.activities : [];
       const status = input("build_itinerary", ctx, "budget_status", BudgetStatus);
+      // What the budget check left out is left out of these totals too (they are its figures).
+      const without: Without = { ...status.without, ...("missing" in planned ? { activities: planned.missing } : {}) };
+      const missing = Object.keys(without).length > 0;
       const stops = flight.stops === 0 ? "nonstop" : `${flight.stops} stop(s) via ${flight.via}`;
       const days = Array.from({ length: args.days }, (_, i) => {
         const parts: string[] = [];
@@ -572,7 +610,7 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
           parts.push(`Fly ${flight.origin} → ${flight.destination} with ${flight.airline} ${flight.flightNumber} (${stops}, departs ${flight.departure}, ${flight.durationHours} h).`);
           parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
         }
-        const activity = acts.activities.find((a) => a.day === i + 1);
+        const activity = acts.find((a) => a.day === i + 1);
         if (activity) parts.push(`${activity.name}${activity.pricePerPerson > 0 ? ` (${money(activity.pricePerPerson)} pp)` : ""}.`);
         if (i === args.days - 1) parts.push(args.days > 1 ? `Check out and fly home to ${flight.origin}.` : `Fly home to ${flight.origin} in the evening.`);
         return `Day ${i + 1}: ${parts.join(" ")}`;
@@ -580,16 +618,18 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
       const { breakdown, total, budget } = status;
       const totals =
         `Totals: flight ${money(breakdown.flight)} · hotel ${money(breakdown.hotel)} (${hotel.nights} night(s), ${hotel.rooms} room(s)) · ` +
-        `activities ${money(breakdown.activities)} · total ${money(total)}` +
+        `${"activities" in without ? "activities not included" : `activities ${money(breakdown.activities)}`} · total ${money(total)}` +
         (budget === null ? " (no budget set)" : ` of a ${money(budget)} budget`);
       const header = `${flight.origin} → ${flight.destination} · ${args.days} day(s) · ${flight.travellers} traveller(s)`;
+      const note = "activities" in without ? [`No activities were planned: activities ${without.activities}.`] : [];
       return {
-        itinerary: [header, ...days, totals].join("\n"),
+        itinerary: [header, ...days, ...note, totals].join("\n"),
         days,
         total,
         budget,
         breakdown,
-        summary: `${args.days}-day itinerary ${flight.origin} → ${flight.destination}, total ${money(total)}`,
+        ...(missing ? { without } : {}),
+        summary: `${args.days}-day itinerary ${flight.origin} → ${flight.destination}, total ${money(total)}${missing ? ` without ${describeWithout(without)}` : ""}`,
       };
     },
   });

@@ -28,6 +28,17 @@ export const Estimates = z.object({
 });
 export type Estimates = z.infer<typeof Estimates>;
 
+/** An optional input a step ran without, and why it was missing (shown with the step's result and the answer). */
+export const MissingInput = z.object({
+  /** The input's name (an output name the step's tool consumes). */
+  input: z.string(),
+  /** The step that was to provide it; null when no step of the plan provides it. */
+  from: z.string().nullable(),
+  /** Why it is missing, in plain language (e.g. "skipped by a person after it failed: …"). */
+  reason: z.string(),
+});
+export type MissingInput = z.infer<typeof MissingInput>;
+
 export const TaskStep = z.object({
   id: z.string().min(1).regex(/^[A-Za-z0-9_.-]+$/, "step ids use letters, digits, '_', '-', '.'"),
   description: z.string().min(1),
@@ -65,6 +76,8 @@ export const TaskStep = z.object({
    * was false (not needed). Only the last is not a gap in the answer.
    */
   skipCause: z.enum(["failed", "dependency_failed", "condition_false"]).nullable().default(null),
+  /** Optional inputs its latest dispatch ran without (set when it is dispatched; empty when it had them all). */
+  missingInputs: z.array(MissingInput).default([]),
 });
 export type TaskStep = z.infer<typeof TaskStep>;
 export type TaskStepInput = z.input<typeof TaskStep>;

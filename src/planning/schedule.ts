@@ -1,11 +1,21 @@
 import type { ExecutionFeedback } from "../domain/feedback.js";
-import type { Plan, TaskStep } from "../domain/plan.js";
+import type { MissingInput, Plan, TaskStep } from "../domain/plan.js";
+import type { StepInputs } from "../tools/registry.js";
 import { evaluateCondition } from "./condition.js";
 
 /**
  * The scheduling rules of EXECUTE as pure functions over a plan: fold worker feedback into step statuses,
  * settle steps that cannot run (dependency failed, condition false), and pick the steps ready to dispatch.
  */
+
+/**
+ * What a step's tools consume, required and optional (`ToolRegistry.inputsOf`). The scheduler's only view of
+ * tools: with it, a step runs although a dependency that provides only optional inputs was skipped.
+ */
+export type InputsOf = (step: TaskStep) => StepInputs;
+
+/** Every input required: a skipped dependency always blocks (plans checked without a registry). */
+export const ALL_REQUIRED: InputsOf = () => ({ required: [], optional: [] });
 
 /** Applies the feedback of each step's latest dispatch to the plan; feedback of older dispatches is history. */
 export function applyFeedback(plan: Plan, feedback: readonly ExecutionFeedback[]): Plan {
@@ -28,6 +38,29 @@ export function applyFeedback(plan: Plan, feedback: readonly ExecutionFeedback[]
 
 const isSettled = (s: TaskStep) => s.status === "done" || s.status === "skipped";
 
+/** The input names a dependency provides a step: its expected outputs, and its id (see dependencyInputs). */
+const provided = (dep: TaskStep) => [dep.id, ...dep.expectedOutputs];
+
+/**
+ * Whether a step can run without this dependency: everything it would have provided that the step consumes is an
+ * optional input. A dependency providing nothing the step names (an ordering edge) counts as required, as before.
+ */
+export function isOptionalDependency(dep: TaskStep, inputs: StepInputs): boolean {
+  const used = provided(dep).filter((name) => inputs.required.includes(name) || inputs.optional.includes(name));
+  return used.length > 0 && used.every((name) => inputs.optional.includes(name));
+}
+
+/**
+ * The skipped dependencies that stop a step needing success: all of them, less those providing only optional
+ * inputs. A fallback (condition `failure`) still sees every skipped dependency: it exists for exactly that.
+ */
+function blockingSkips(step: TaskStep, deps: readonly TaskStep[], inputsOf: InputsOf): TaskStep[] {
+  const skipped = deps.filter((d) => d.status === "skipped");
+  if (step.condition.type !== "success") return skipped;
+  const inputs = inputsOf(step);
+  return skipped.filter((d) => !isOptionalDependency(d, inputs));
+}
+
 /** Results of the plan's finished steps, by step id (what conditions and synthesis see). */
 export function resultsById(plan: Plan): Record<string, unknown> {
   return Object.fromEntries(plan.steps.filter((s) => s.status === "done").map((s) => [s.id, s.result]));
@@ -40,11 +73,12 @@ export interface Settlement {
 }
 
 /**
- * Skips pending steps that can no longer run: a dependency was skipped and the step needs success, or its
- * condition is false once its dependencies are settled. Repeats until nothing changes (skips cascade).
- * A dependency that is `failed` is still being recovered, so its dependents wait rather than skip.
+ * Skips pending steps that can no longer run: a dependency was skipped and the step needs success (unless that
+ * dependency provides only optional inputs: then the step runs without them), or its condition is false once its
+ * dependencies are settled. Repeats until nothing changes (skips cascade). A dependency that is `failed` is still
+ * being recovered, so its dependents wait rather than skip, whether the input is optional or not.
  */
-export function settleBlockedSteps(plan: Plan): Settlement {
+export function settleBlockedSteps(plan: Plan, inputsOf: InputsOf = ALL_REQUIRED): Settlement {
   let steps = plan.steps;
   const skipped: Settlement["skipped"] = [];
   for (let changed = true; changed; ) {
@@ -54,7 +88,7 @@ export function settleBlockedSteps(plan: Plan): Settlement {
       if (step.status !== "pending") return step;
       const deps = step.dependsOn.map((d) => byId.get(d)).filter((d): d is TaskStep => d !== undefined);
       if (!deps.every(isSettled)) return step;
-      const failedDeps = deps.filter((d) => d.status === "skipped");
+      const failedDeps = blockingSkips(step, deps, inputsOf);
       const verdict = evaluateCondition(step.condition, {
         anyDependencyFailed: failedDeps.length > 0,
         results: resultsById({ ...plan, steps }),
@@ -104,16 +138,43 @@ export function dependencyFailureFeedback(step: TaskStep, reason: string): Execu
 }
 
 /** Pending steps whose dependencies are settled and whose condition holds: they can all run at once. */
-export function readySteps(plan: Plan): TaskStep[] {
+export function readySteps(plan: Plan, inputsOf: InputsOf = ALL_REQUIRED): TaskStep[] {
   const byId = new Map(plan.steps.map((s) => [s.id, s]));
   const results = resultsById(plan);
   return plan.steps.filter((step) => {
     if (step.status !== "pending") return false;
     const deps = step.dependsOn.map((d) => byId.get(d));
-    if (!deps.every((d) => d !== undefined && isSettled(d))) return false;
-    const anyDependencyFailed = deps.some((d) => d?.status === "skipped");
+    if (!deps.every((d): d is TaskStep => d !== undefined && isSettled(d))) return false;
+    const anyDependencyFailed = blockingSkips(step, deps, inputsOf).length > 0;
     return evaluateCondition(step.condition, { anyDependencyFailed, results }).run;
   });
+}
+
+/**
+ * The optional inputs a step would run without now, each with why: the dependency providing it was skipped (its
+ * own skip reason), or no dependency provides it at all. Empty when it has them all.
+ */
+export function missingInputs(plan: Plan, step: TaskStep, inputsOf: InputsOf = ALL_REQUIRED): MissingInput[] {
+  const deps = plan.steps.filter((s) => step.dependsOn.includes(s.id));
+  return inputsOf(step).optional.flatMap((input): MissingInput[] => {
+    const from = deps.find((d) => provided(d).includes(input));
+    if (!from) return [{ input, from: null, reason: "no step of the plan provides it" }];
+    if (from.status === "done") return [];
+    const root = rootSkip(plan, from);
+    const reason = root.skipReason ?? `${root.id} did not finish`;
+    return [{ input, from: from.id, reason: root === from ? reason : `${reason} (${root.id}, so ${from.id} could not run)` }];
+  });
+}
+
+/**
+ * The skip a cascade started from: a step skipped only because a dependency was is no reason a person can act
+ * on, so the reason given is the first skipped step up its chain that was given up on (or skipped) itself.
+ */
+function rootSkip(plan: Plan, step: TaskStep, seen = new Set<string>()): TaskStep {
+  if (step.skipCause !== "dependency_failed" || seen.has(step.id)) return step;
+  seen.add(step.id);
+  const upstream = plan.steps.find((s) => step.dependsOn.includes(s.id) && s.status === "skipped");
+  return upstream ? rootSkip(plan, upstream, seen) : step;
 }
 
 /** Outputs of a step's dependencies, keyed by each dependency's output names (and its step id). */
@@ -128,11 +189,16 @@ export function dependencyInputs(plan: Plan, step: TaskStep): Record<string, unk
   return inputs;
 }
 
-/** Marks steps as running and counts the dispatch, so their feedback can be matched to this run of them. */
-export function markDispatched(plan: Plan, ids: readonly string[]): Plan {
+/**
+ * Marks steps as running and counts the dispatch, so their feedback can be matched to this run of them; each
+ * records the optional inputs it runs without, so its tool, its feedback and the answer can say what is missing.
+ */
+export function markDispatched(plan: Plan, ids: readonly string[], inputsOf: InputsOf = ALL_REQUIRED): Plan {
   return {
     ...plan,
-    steps: plan.steps.map((s) => (ids.includes(s.id) ? { ...s, status: "running" as const, dispatches: s.dispatches + 1 } : s)),
+    steps: plan.steps.map((s) =>
+      ids.includes(s.id) ? { ...s, status: "running" as const, dispatches: s.dispatches + 1, missingInputs: missingInputs(plan, s, inputsOf) } : s,
+    ),
   };
 }
 

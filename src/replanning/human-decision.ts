@@ -367,7 +367,8 @@ export function decisionEffect(args: {
       };
     }
     case "skip": {
-      const outcome = applyStrategy("SKIP", { plan, feedback: args.feedback, revisionCount: args.revisionCount, registry: args.registry, taskId: request.taskId });
+      const why = `A person chose to skip ${request.taskId}${note}.`;
+      const outcome = applyStrategy("SKIP", { plan, feedback: args.feedback, revisionCount: args.revisionCount, registry: args.registry, taskId: request.taskId, why, by: "person" });
       return { status: "executing", skip: outcome, message: `A human chose to skip ${request.taskId}${note}.`, severity: "WARNING", reasoning: `a human chose to skip ${request.taskId}` };
     }
     default: {

@@ -4,20 +4,27 @@ import type { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { PlanRevision, StrategyType } from "../domain/revision.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { requiredInputs } from "../tools/types.js";
 import { buildFailureContext, type FailureContext } from "./context.js";
 import { callNeedingApproval } from "../tools/run-step.js";
 import type { ProposalVerdict } from "./proposal.js";
 import { infeasibility } from "./strategies/adjust-parameters.js";
-import { skipWithReason, STRATEGIES, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
+import { skipWithReason, STRATEGIES, type SkippedBy, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
 
 /**
  * Strategies to try for each failure class, best first (seed 000 scenario 3, seed 003). SKIP always ends the
  * list. An unknown failure is asked of the reasoner first (nodes/select-strategy); these are the rules' fallback,
  * where FIX_DEPENDENCIES applies only when the error blames an input.
+ *
+ * DECOMPOSE comes last but SKIP where smaller calls of other tools can genuinely do what one call could not: a
+ * step that timed out (each smaller call has the whole time limit) or whose tool is down or misbehaving (the chain
+ * avoids it, as SWAP_TOOL does with one tool). Not where the cause goes with the work: a resource that is not
+ * available, wrong parameters or input, a limit or a policy fails the same way in smaller pieces, and a tool not
+ * granted is a planning slip that one granted tool (SWAP_TOOL, RETRY_DIFFERENT_AGENT) fixes without reshaping it.
  */
 export const STRATEGY_PREFERENCES: Record<FailureClass, readonly StrategyType[]> = {
-  timeout: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "SKIP"],
-  agent_unavailable: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "SKIP"],
+  timeout: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "DECOMPOSE", "SKIP"],
+  agent_unavailable: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "DECOMPOSE", "SKIP"],
   too_complex: ["DECOMPOSE", "SKIP"],
   constraint_violated: ["ADJUST_PARAMETERS", "SKIP"],
   dependency_failed: ["FIX_DEPENDENCIES", "SKIP"],
@@ -87,11 +94,12 @@ export function repeatsFailedCall(outcome: Extract<StrategyOutcome, { applies: t
 }
 
 /**
- * The input guard: a revision whose new step calls a tool without an input that tool consumes would only fail.
+ * The input guard: a revision whose new step calls a tool without an input that tool requires would only fail.
  * A tool producing the same output is no drop-in replacement when it needs something the step does not receive
  * (travel's plan_days needs the attractions find_attractions lists, which is how DECOMPOSE chains them), and the
  * worker ranking offers such tools by what they produce alone. Checked on the revised plan: the step's
- * dependencies, by id or expected output, must provide every input its tool consumes.
+ * dependencies, by id or expected output, must provide every input its tool requires (an optional one it may
+ * lack: it runs without it and says so).
  */
 export function lacksInputs(outcome: Extract<StrategyOutcome, { applies: true }>, registry: ToolRegistry): string | null {
   for (const id of outcome.revision.newStepIds) {
@@ -100,7 +108,7 @@ export function lacksInputs(outcome: Extract<StrategyOutcome, { applies: true }>
     if (!step || !tool) continue;
     const deps = outcome.plan.steps.filter((s) => step.dependsOn.includes(s.id));
     const available = new Set([...deps.map((s) => s.id), ...deps.flatMap((s) => s.expectedOutputs)]);
-    const missing = tool.consumes.filter((c) => !available.has(c));
+    const missing = requiredInputs(tool).filter((c) => !available.has(c));
     if (missing.length > 0) return `${step.id} would call ${tool.name} without the ${missing.join(", ")} it needs, which none of its dependencies produce`;
   }
   return null;
@@ -343,14 +351,20 @@ export function selectStrategy(args: SelectArgs): Selection | null {
   return { ...base, strategy: "SKIP", source: "rules", reasoning: `${prefix}No strategy applied: ${passed.join("; ")}` };
 }
 
-/** Applies a chosen strategy; if it no longer applies (the plan changed), skips the step and says why. */
-export function applyStrategy(strategy: StrategyType, args: { plan: Plan; feedback: readonly ExecutionFeedback[]; revisionCount: number; registry: ToolRegistry; taskId: string; request?: PlanningRequest; why?: string }) {
+/**
+ * Applies a chosen strategy; if it no longer applies (the plan changed), skips the step and says why. A SKIP with
+ * `why` records it as given (and `by: "person"` says a person chose it, in the step's skip reason).
+ */
+export function applyStrategy(
+  strategy: StrategyType,
+  args: { plan: Plan; feedback: readonly ExecutionFeedback[]; revisionCount: number; registry: ToolRegistry; taskId: string; request?: PlanningRequest; why?: string; by?: SkippedBy },
+) {
   const step = args.plan.steps.find((s) => s.id === args.taskId && s.status === "failed");
   if (!step) throw new Error(`Step ${args.taskId} is not waiting for recovery`);
   const input: StrategyInput = { plan: args.plan, failure: buildFailureContext(step, args.feedback), registry: args.registry, feedback: args.feedback, revisionNumber: args.revisionCount + 1, ...(args.request ? { request: args.request } : {}) };
   // A SKIP chosen after other strategies were passed over says why they were, not a generic "nothing fits".
   if (strategy === "SKIP" && args.why) {
-    const skipped = skipWithReason(input, args.why);
+    const skipped = skipWithReason(input, args.why, args.by);
     if (skipped.applies) return skipped;
   }
   const outcome = STRATEGIES[strategy](input);

@@ -1,8 +1,38 @@
 import { CandorError, ErrorCode } from "../errors.js";
 import type { TaskStep } from "../domain/plan.js";
-import type { ToolSpec, Toolkit, WorkerType } from "./types.js";
+import { requiredInputs, type ToolSpec, type Toolkit, type WorkerType } from "./types.js";
 
 const SNAKE = /^[a-z][a-z0-9_]*$/;
+
+/** What a step consumes: the inputs it cannot run without, and those it can (see ToolSpec.optionalConsumes). */
+export interface StepInputs {
+  required: readonly string[];
+  optional: readonly string[];
+}
+
+/**
+ * A tool's optional inputs must be inputs it consumes (a dependency the step waits for) and something a registered
+ * tool produces: one nobody produces would always be missing, and declaring it optional would hide that.
+ */
+function assertOptionalInputs(tools: readonly ToolSpec[]): void {
+  const produced = new Set(tools.flatMap((t) => t.produces));
+  for (const tool of tools) {
+    for (const input of tool.optionalConsumes ?? []) {
+      if (!tool.consumes.includes(input)) {
+        throw new CandorError(
+          `Tool "${tool.name}" declares "${input}" as an optional input but does not consume it: add it to consumes too (an optional input is still a dependency the step waits for), or remove it from optionalConsumes.`,
+          ErrorCode.CONFIGURATION,
+        );
+      }
+      if (!produced.has(input)) {
+        throw new CandorError(
+          `Tool "${tool.name}" declares "${input}" as an optional input, but no registered tool produces it, so it would always be missing. Register a tool that produces ${input}, or remove it from consumes and optionalConsumes.`,
+          ErrorCode.CONFIGURATION,
+        );
+      }
+    }
+  }
+}
 
 /** A worker granted this category may use every tool (the `general` fallback worker of seed 004). */
 export const ALL_CATEGORIES = "*";
@@ -42,6 +72,7 @@ export class ToolRegistry {
       }
     }
     if (tools.size === 0) throw new CandorError("No tools registered: give buildAgentGraph at least one toolkit.", ErrorCode.CONFIGURATION);
+    assertOptionalInputs([...tools.values()]);
     const categories = new Set([...tools.values()].map((t) => t.category));
     for (const worker of workers.values()) {
       for (const name of worker.tools ?? []) {
@@ -93,6 +124,18 @@ export class ToolRegistry {
     const candidates = [...this.workers.values()].filter((w) => this.isGranted(w.name, toolName));
     candidates.sort((a, b) => Number(a.fallback ?? false) - Number(b.fallback ?? false) || (a.tools?.includes(toolName) ? -1 : 0) - (b.tools?.includes(toolName) ? -1 : 0));
     return candidates[0];
+  }
+
+  /**
+   * What a step's tools consume, split into what they cannot run without and what they can (the scheduler's one
+   * view of tools). An input is optional only when every tool of the step that consumes it declares it optional,
+   * since a worker may call any of them. Unregistered tools count for nothing (planning validation names them).
+   */
+  inputsOf(step: Pick<TaskStep, "tools">): StepInputs {
+    const tools = step.tools.map((name) => this.tools.get(name)).filter((t): t is ToolSpec => t !== undefined);
+    const required = [...new Set(tools.flatMap(requiredInputs))];
+    const optional = [...new Set(tools.flatMap((t) => t.optionalConsumes ?? []))].filter((c) => !required.includes(c));
+    return { required, optional };
   }
 
   /** Tools that produce any of the given outputs. */

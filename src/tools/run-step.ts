@@ -5,7 +5,7 @@ import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/cla
 import { argsHash, type EffectKey, type EffectLedger } from "./effects.js";
 import type { ToolRegistry } from "./registry.js";
 import { sleep } from "./sleep.js";
-import type { ToolSpec } from "./types.js";
+import type { ToolContext, ToolSpec } from "./types.js";
 
 export interface RunStepInput {
   step: TaskStep;
@@ -81,7 +81,8 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   function success(result: unknown, attempt: number, attempts: AttemptRecord[]): ExecutionFeedback {
     return {
       ...base,
-      feedbackType: "SUCCESS",
+      // Done, but without an optional input: the result is real, and says itself what it left out.
+      feedbackType: (step.missingInputs ?? []).length > 0 ? "PARTIAL_SUCCESS" : "SUCCESS",
       outputs: { result },
       errors: [],
       failureClass: null,
@@ -140,7 +141,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     const key: EffectKey = { ...dispatchKey, attempt };
     ledger?.recordStarted(key, tool.name, parsed.data);
     try {
-      const result = await callWithTimeout(tool, parsed.data, { inputs: input.inputs, stepId: step.id, attempt }, step.timeoutMs, input.signal);
+      const result = await callWithTimeout(tool, parsed.data, { inputs: input.inputs, ...missingOf(step), stepId: step.id, attempt }, step.timeoutMs, input.signal);
       checkOutput(tool, result);
       ledger?.recordDone(key, tool.name, parsed.data, result);
       attempts.push({ attempt, error: null, durationMs: now() - attemptStart });
@@ -171,6 +172,16 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   }
 }
 
+/** The optional inputs the step runs without, by name with why, as a tool's context carries them (absent: none). */
+function missingOf(step: TaskStep): Pick<ToolContext, "missing"> {
+  // `?? []`: a step checkpointed before missingInputs existed, resumed mid-dispatch, has none.
+  const missing = step.missingInputs ?? [];
+  if (missing.length === 0) return {};
+  return { missing: Object.fromEntries(missing.map((m) => [m.input, lowerFirst(m.reason)])) };
+}
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
 /** The step's time limit cut the call off (or the tool's own client gave up waiting): its outcome is unknown. */
 function isTimeout(e: unknown): boolean {
   return CandorError.isInstance(e) && e.code === ErrorCode.TIMEOUT;
@@ -183,7 +194,7 @@ function isTimeout(e: unknown): boolean {
 async function callWithTimeout(
   tool: ToolSpec,
   args: unknown,
-  ctx: { inputs: Record<string, unknown>; stepId: string; attempt: number },
+  ctx: Omit<ToolContext, "signal">,
   timeoutMs: number,
   outer?: AbortSignal,
 ): Promise<unknown> {

@@ -9,6 +9,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Outputs of the step's dependencies, keyed by output name (a dependency's `expectedOutputs`). */
   inputs: Record<string, unknown>;
+  /**
+   * Optional inputs (the tool's `optionalConsumes`) the step runs without, each with why it is missing (e.g.
+   * "activities: skipped by a person"). A tool says in its result what it left out. Absent when nothing is missing.
+   */
+  missing?: Readonly<Record<string, string>>;
   /** The step being run, for tools that report on their own progress. */
   stepId: string;
   /** 1-based attempt within the step's retry policy. */
@@ -37,6 +42,13 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   appliesTo?: (request: RequestFacts) => boolean;
   /** Output names this tool needs from earlier steps: they become the step's dependencies. */
   consumes: string[];
+  /**
+   * Which of `consumes` the tool can do without (a total without activities). When the step providing one is
+   * skipped (given up after failing, or skipped by a person), this step still runs, with the input absent from
+   * `ctx.inputs` and its reason in `ctx.missing`; a required input missing skips the step instead. Each must be
+   * in `consumes` (it is still a dependency: the step waits for it) and produced by some registered tool.
+   */
+  optionalConsumes?: string[];
   /** Output names this tool produces. */
   produces: string[];
   sideEffect: SideEffect;
@@ -113,11 +125,17 @@ export function defineTool<Args extends z.ZodType>(spec: ToolSpec<Args>): ToolSp
   return spec as unknown as ToolSpec;
 }
 
+/** The inputs a tool cannot run without: its `consumes` less its `optionalConsumes`. */
+export function requiredInputs(tool: Pick<ToolSpec, "consumes" | "optionalConsumes">): string[] {
+  return tool.consumes.filter((c) => !(tool.optionalConsumes ?? []).includes(c));
+}
+
 /**
- * Whether `candidate` can do `tool`'s job in a step: it produces every output the step needs and consumes
+ * Whether `candidate` can do `tool`'s job in a step: it produces every output the step needs and requires
  * nothing the step does not already receive (its inputs are what `tool` consumes). A tool that needs an extra
- * input (plan_days needs attractions) is a part of a decomposition, not a stand-in.
+ * input (plan_days needs attractions) is a part of a decomposition, not a stand-in; one that merely could use an
+ * extra input (an optional one) can stand in and runs without it.
  */
-export function canStandIn(candidate: Pick<ToolSpec, "produces" | "consumes">, needed: readonly string[], received: readonly string[]): boolean {
-  return needed.every((o) => candidate.produces.includes(o)) && candidate.consumes.every((c) => received.includes(c));
+export function canStandIn(candidate: Pick<ToolSpec, "produces" | "consumes" | "optionalConsumes">, needed: readonly string[], received: readonly string[]): boolean {
+  return needed.every((o) => candidate.produces.includes(o)) && requiredInputs(candidate).every((c) => received.includes(c));
 }

@@ -133,17 +133,18 @@ export function strategyInput(p: Plan, failedId: string, all: readonly Execution
 export async function runWaves(p: Plan, registry: ToolRegistry, history: ExecutionFeedback[] = []): Promise<{ plan: Plan; feedback: ExecutionFeedback[] }> {
   let current = p;
   const all = [...history];
+  const inputsOf = (s: TaskStep) => registry.inputsOf(s);
   for (let wave = 0; wave < 20; wave++) {
-    const settled = settleBlockedSteps(current);
+    const settled = settleBlockedSteps(current, inputsOf);
     current = settled.plan;
     // As execute does: a step skipped because a dependency failed is recorded as DEPENDENCY_FAILURE feedback.
     for (const { step: s, reason, dependencyFailure } of settled.skipped) {
       if (!dependencyFailure) continue;
       all.push(feedback({ taskId: s.id, feedbackType: "DEPENDENCY_FAILURE", errors: [reason], failureClass: "dependency_failed", durationMs: 0, attempt: 0, dispatch: s.dispatches, workerType: s.workerType, tool: s.tools[0] ?? null }));
     }
-    const ready = readySteps(current);
+    const ready = readySteps(current, inputsOf);
     if (ready.length === 0) return { plan: current, feedback: all };
-    current = markDispatched(current, ready.map((s) => s.id));
+    current = markDispatched(current, ready.map((s) => s.id), inputsOf);
     const running = current.steps.filter((s) => ready.some((r) => r.id === s.id));
     const results = await Promise.all(
       running.map((s) => runStep({ step: s, inputs: dependencyInputs(current, s), registry, dispatch: s.dispatches })),

@@ -119,8 +119,9 @@ describe("the smaller tools are no drop-in replacement for search_activities", (
     // offer it as a stand-in (canStandIn), so no different agent is left.
     const outcome = retryDifferentAgent(strategyInput(plan, "activities", [fb], travel));
     expect(outcome.applies).toBe(false);
+    // What a timeout gets instead, once no other agent or tool is left: the chain, each part with the whole time limit.
     const s = selectStrategy({ plan, feedback: [fb], settings, revisionCount: 0, registry: travel });
-    expect(s).toMatchObject({ kind: "strategy", strategy: "SKIP" });
+    expect(s).toMatchObject({ kind: "strategy", strategy: "DECOMPOSE" });
     if (s?.kind === "strategy") {
       expect(s.reasoning).toMatch(/RETRY_DIFFERENT_AGENT \(/);
       expect(s.reasoning).not.toContain("plan_days without");
@@ -131,5 +132,38 @@ describe("the smaller tools are no drop-in replacement for search_activities", (
   it("while DECOMPOSE's chain passes the same guard: each part gets what it consumes from the one before", async () => {
     const { registry, plan: failed, feedback } = await failedActivities(TEN_DAYS);
     expect(lacksInputs(applied(decompose(strategyInput(failed, "activities", feedback, registry))), registry)).toBeNull();
+  });
+});
+
+describe("DECOMPOSE beyond too_complex (issue 8 defect 10: it was only tried for too complex)", () => {
+  it("a timed-out activities search, with no other agent or tool, is split into smaller calls rather than skipped", async () => {
+    const { plan, feedback: fb } = failStep(travelPlan(NO_BUDGET_REQUEST, travel), "activities", "search_activities timed out after 800 ms", { failureClass: "timeout" });
+    const selection = selectStrategy({ plan, feedback: [fb], settings, revisionCount: 0, registry: travel });
+    expect(selection).toMatchObject({ kind: "strategy", strategy: "DECOMPOSE", taskId: "activities", failureClass: "timeout" });
+    if (selection?.kind === "strategy") expect(selection.reasoning).toMatch(/Passed over: RETRY_DIFFERENT_AGENT \(.*\); SWAP_TOOL \(/);
+    const { plan: revised, revision } = applied(decompose(strategyInput(plan, "activities", [fb], travel)));
+    expect(revision.rationale).toBe(
+      "activities did not finish in time as one call (search_activities timed out after 800 ms), and each smaller call has the whole time limit; find_attractions → plan_days do the same work in 2 smaller steps, the last producing activities.",
+    );
+    // Each part keeps the step's own time limit, which a shorter call fits.
+    for (const id of revision.newStepIds) expect(stepOf(revised, id).timeoutMs).toBe(stepOf(plan, "activities").timeoutMs);
+  });
+
+  it("an activities search whose service is down goes around it through the smaller tools, and the plan completes", async () => {
+    const { registry, plan: failed, feedback } = await failedActivities(NO_BUDGET_REQUEST, ["search_activities=error"]);
+    expect(feedback.find((f) => f.taskId === "activities")).toMatchObject({ failureClass: "agent_unavailable" });
+    const selection = selectStrategy({ plan: failed, feedback, settings, revisionCount: 0, registry });
+    expect(selection).toMatchObject({ kind: "strategy", strategy: "DECOMPOSE", failureClass: "agent_unavailable" });
+    const { plan: revised, revision } = applied(decompose(strategyInput(failed, "activities", feedback, registry)));
+    expect(revision.rationale).toMatch(/^activities failed on its tool \(search_activities failed: simulated internal error \(HTTP 500\)\), and smaller steps on other tools do without it; find_attractions → plan_days/);
+    const second = await runWaves(revised, registry, feedback);
+    expect(second.plan.steps.every((s) => s.status === "done")).toBe(true);
+  });
+
+  it("not for a class where the cause goes with the work: an unavailable resource is still worked around or skipped", () => {
+    const { plan, feedback: fb } = failStep(travelPlan(NO_BUDGET_REQUEST, travel), "activities", "no availability for these dates", { failureClass: "resource_unavailable" });
+    const selection = selectStrategy({ plan, feedback: [fb], settings, revisionCount: 0, registry: travel });
+    expect(selection).toMatchObject({ kind: "strategy", strategy: "SKIP" });
+    if (selection?.kind === "strategy") expect(selection.reasoning).not.toContain("DECOMPOSE");
   });
 });

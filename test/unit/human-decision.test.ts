@@ -49,6 +49,13 @@ describe("decisionEffect", () => {
     expect(e.skip?.plan.steps.find((s) => s.id === "flight")?.status).toBe("skipped");
   });
 
+  it("a person's skip is recorded as theirs, not as 'no recovery fits' (issue 8 defect 10: what is missing says who chose it)", () => {
+    const e = effect(escalation("step_failures"), "skip", "go without flights");
+    expect(e.skip?.plan.steps.find((s) => s.id === "flight")?.skipReason).toBe("Skipped by a person after it failed: search_flights timed out after 1200 ms");
+    expect(e.skip?.revision.rationale).toMatch(/^A person chose to skip flight: go without flights\. The rest of the plan continues without flight/);
+    expect(e.skip?.revision.rationale).not.toContain("No recovery fits");
+  });
+
   it("abort fails the run and keeps the escalation's reason, so the report says why", () => {
     const e = effect(escalation("max_revisions"), "abort");
     expect(e.status).toBe("failed");

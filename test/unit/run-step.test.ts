@@ -83,6 +83,24 @@ describe("runStep validates parameters before calling the tool", () => {
   });
 });
 
+describe("runStep of a step without an optional input", () => {
+  it("tells the tool what is missing and why, and reports PARTIAL_SUCCESS: the result is real but lacks that input", async () => {
+    const tool = countingTool("total", { consumes: ["base", "extra"], optionalConsumes: ["extra"], run: async () => ({ total: 1 }) });
+    const registry = registryOf([tool.spec, countingTool("extras", { produces: ["extra"] }).spec], [worker]);
+    const missingInputs = [{ input: "extra", from: "extras", reason: "Skipped by a person after it failed: timed out" }];
+    const feedback = await runStep({ step: stepFor("total", { missingInputs }), inputs: { base: 1 }, registry, dispatch: 1 });
+    expect(tool.calls[0]?.ctx).toMatchObject({ inputs: { base: 1 }, missing: { extra: "skipped by a person after it failed: timed out" } });
+    expect(feedback).toMatchObject({ feedbackType: "PARTIAL_SUCCESS", outputs: { result: { total: 1 } }, errors: [] });
+  });
+
+  it("a step with every input gets no `missing` and reports SUCCESS", async () => {
+    const tool = countingTool("total", { consumes: ["base"], run: async () => ({ total: 1 }) });
+    const feedback = await runStep({ step: stepFor("total"), inputs: { base: 1 }, registry: registryOf([tool.spec], [worker]), dispatch: 1 });
+    expect(tool.calls[0]?.ctx.missing).toBeUndefined();
+    expect(feedback.feedbackType).toBe("SUCCESS");
+  });
+});
+
 describe("runStep on success", () => {
   it("returns SUCCESS feedback that the feedback schema accepts, with the tool's cost", async () => {
     const tool = countingTool("echo", { estimates: { durationMs: 5, cost: 0.25 }, run: async () => ({ answer: 42 }) });

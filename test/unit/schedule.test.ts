@@ -3,13 +3,15 @@ import {
   applyFeedback,
   dependencyInputs,
   markDispatched,
+  missingInputs,
   readySteps,
   resultsById,
   settleBlockedSteps,
   stepsWithStatus,
+  type InputsOf,
 } from "../../src/planning/schedule.js";
-import type { Plan } from "../../src/domain/plan.js";
-import { feedback, plan, travelPlan, withSteps } from "../fakes/toolkit-fixtures.js";
+import type { Plan, TaskStep } from "../../src/domain/plan.js";
+import { feedback, plan, travelPlan, travelRegistry, withSteps } from "../fakes/toolkit-fixtures.js";
 
 const ids = (steps: readonly { id: string }[]) => steps.map((s) => s.id);
 const statusOf = (p: Plan, id: string) => p.steps.find((s) => s.id === id)?.status;
@@ -165,5 +167,89 @@ describe("markDispatched, dependencyInputs, resultsById, stepsWithStatus", () =>
     const p = withSteps(travelPlan(), { flight: { status: "done", result: 1 }, hotel: { status: "failed", result: 2 }, activities: { status: "skipped" } });
     expect(resultsById(p)).toEqual({ flight: 1 });
     expect(ids(stepsWithStatus(p, "failed", "skipped"))).toEqual(["hotel", "activities"]);
+  });
+});
+
+describe("optional inputs", () => {
+  const registry = travelRegistry();
+  const travelInputs: InputsOf = (s) => registry.inputsOf(s);
+  const searched = { flight: { status: "done" as const, result: { cost: 848 } }, hotel: { status: "done" as const, result: { cost: 922 } } };
+  const byPerson = "Skipped by a person after it failed: search_activities failed: simulated internal error (HTTP 500)";
+
+  it("a skipped activities search no longer takes the budget check and the itinerary with it (issue 8 defect 10)", () => {
+    const p = withSteps(travelPlan(), { ...searched, activities: { status: "skipped", skipReason: byPerson, skipCause: "failed" } });
+    const { plan: settled, skipped } = settleBlockedSteps(p, travelInputs);
+    expect(skipped).toEqual([]);
+    expect(ids(readySteps(settled, travelInputs))).toEqual(["budget_status"]);
+    const dispatched = markDispatched(settled, ["budget_status"], travelInputs);
+    const budget = dispatched.steps.find((s) => s.id === "budget_status")!;
+    expect(budget.missingInputs).toEqual([{ input: "activities", from: "activities", reason: byPerson }]);
+    expect(dependencyInputs(dispatched, budget)).toEqual({ flight: { cost: 848 }, hotel: { cost: 922 } });
+
+    // Once the check is done, the itinerary runs too, without activities and with the same reason.
+    const checked = withSteps(dispatched, { budget_status: { status: "done", result: { total: 1770 } } });
+    expect(ids(readySteps(checked, travelInputs))).toEqual(["itinerary"]);
+    expect(missingInputs(checked, checked.steps.find((s) => s.id === "itinerary")!, travelInputs)).toEqual([{ input: "activities", from: "activities", reason: byPerson }]);
+  });
+
+  it("a skipped required input still skips its dependents as DEPENDENCY_FAILURE", () => {
+    const p = withSteps(travelPlan(), { flight: { status: "skipped", skipReason: "Skipped after it failed: timeout", skipCause: "failed" }, hotel: { status: "done" }, activities: { status: "done" } });
+    const { skipped } = settleBlockedSteps(p, travelInputs);
+    expect(skipped.map((s) => [s.step.id, s.dependencyFailure])).toEqual([
+      ["budget_status", true],
+      ["itinerary", true],
+    ]);
+  });
+
+  it("a failed optional input is still being recovered: its dependents wait rather than run without it", () => {
+    const p = withSteps(travelPlan(), { ...searched, activities: { status: "failed" } });
+    const { plan: settled, skipped } = settleBlockedSteps(p, travelInputs);
+    expect(skipped).toEqual([]);
+    expect(readySteps(settled, travelInputs)).toEqual([]);
+  });
+
+  it("without the tools' view (ALL_REQUIRED, the default) every skipped dependency blocks, as before", () => {
+    const p = withSteps(travelPlan(), { ...searched, activities: { status: "skipped", skipReason: byPerson, skipCause: "failed" } });
+    expect(settleBlockedSteps(p).skipped.map((s) => s.step.id)).toEqual(["budget_status", "itinerary"]);
+  });
+
+  it("a dependency that provides nothing the step consumes (an ordering edge) counts as required", () => {
+    const inputsOf: InputsOf = () => ({ required: [], optional: ["extra"] });
+    const p = plan([
+      { id: "a", status: "skipped", expectedOutputs: ["unrelated"], skipCause: "failed", skipReason: "Skipped after it failed: x" },
+      { id: "b", dependsOn: ["a"] },
+    ]);
+    expect(settleBlockedSteps(p, inputsOf).skipped.map((s) => [s.step.id, s.dependencyFailure])).toEqual([["b", true]]);
+  });
+
+  it("a fallback (condition failure) still sees a skipped optional dependency as failed and runs", () => {
+    const inputsOf: InputsOf = () => ({ required: [], optional: ["extra"] });
+    const p = plan([
+      { id: "a", status: "skipped", expectedOutputs: ["extra"], skipCause: "failed", skipReason: "Skipped after it failed: x" },
+      { id: "fallback", dependsOn: ["a"], condition: { type: "failure", expression: null } },
+    ]);
+    expect(settleBlockedSteps(p, inputsOf).skipped).toEqual([]);
+    expect(ids(readySteps(p, inputsOf))).toEqual(["fallback"]);
+  });
+
+  it("names the skip a cascade started from, and says when no step of the plan provides an optional input", () => {
+    const inputsOf: InputsOf = (s: TaskStep) => (s.id === "total" ? { required: ["base"], optional: ["extra", "bonus"] } : { required: ["parts"], optional: [] });
+    const p = plan([
+      { id: "base", status: "done", expectedOutputs: ["base"] },
+      { id: "part1", status: "skipped", expectedOutputs: ["parts"], skipCause: "failed", skipReason: "Skipped by a person after it failed: timed out" },
+      { id: "part2", status: "skipped", dependsOn: ["part1"], expectedOutputs: ["extra"], skipCause: "dependency_failed", skipReason: "Dependency part1 failed, so this step could not run" },
+      { id: "total", dependsOn: ["base", "part2"] },
+    ]);
+    expect(ids(readySteps(p, inputsOf))).toEqual(["total"]);
+    expect(missingInputs(p, p.steps.find((s) => s.id === "total")!, inputsOf)).toEqual([
+      { input: "extra", from: "part2", reason: "Skipped by a person after it failed: timed out (part1, so part2 could not run)" },
+      { input: "bonus", from: null, reason: "no step of the plan provides it" },
+    ]);
+  });
+
+  it("a step with all its inputs records nothing missing", () => {
+    const p = withSteps(travelPlan(), { ...searched, activities: { status: "done", result: { cost: 0 } } });
+    const dispatched = markDispatched(p, ["budget_status"], travelInputs);
+    expect(dispatched.steps.find((s) => s.id === "budget_status")!.missingInputs).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import {
   findWorkaround,
   retryDifferentAgent,
   skip,
+  skipWithReason,
   violationFacts,
   type StrategyOutcome,
 } from "../../src/replanning/strategies/index.js";
@@ -364,6 +365,31 @@ describe("SKIP", () => {
       ["itinerary", true],
     ]);
     expect(stepOf(settled, "hotel").status).toBe("done");
+    expect(revision.rationale).toContain("(budget_status, itinerary cannot run without it)");
+  });
+
+  it("skipping an optional input says its dependents still run without it, and a person's skip is recorded as theirs", async () => {
+    // Issue 8 defect 10: a skipped activities search took the budget check and the itinerary with it.
+    const faulty = travelRegistry(["search_activities=error"]);
+    const first = await runWaves(withSteps(travelPlan(DEMO_REQUEST, faulty), { activities: { retry: { maxAttempts: 1, backoffMs: [0] } } }), faulty);
+    expect(["flight", "hotel", "activities"].map((id) => stepOf(first.plan, id).status)).toEqual(["done", "done", "failed"]);
+    const input = strategyInput(first.plan, "activities", first.feedback, faulty);
+    const error = "search_activities failed: simulated internal error (HTTP 500)";
+    const byRules = applied(skip(input));
+    expect(byRules.revision.rationale).toContain("(budget_status, itinerary still run without activities (an optional input of theirs) and say what they left out)");
+    expect(byRules.revision.changes).toEqual([
+      "Skip task activities (Pick activities in Paris for 3 day(s)); the answer will not include activities",
+      "Run budget_status, itinerary without activities; their results say so",
+    ]);
+    const byPerson = applied(skipWithReason(input, "A person chose to skip activities: not needed.", "person"));
+    expect(stepOf(byPerson.plan, "activities")).toMatchObject({ status: "skipped", skipCause: "failed", skipReason: `Skipped by a person after it failed: ${error}` });
+    expect(byPerson.revision.rationale).toMatch(/^A person chose to skip activities: not needed\. The rest of the plan continues without activities/);
+    // And the rest of the plan really runs: the check and the itinerary finish, saying what they left out.
+    const after = await runWaves(byPerson.plan, faulty, first.feedback);
+    expect(["budget_status", "itinerary"].map((id) => stepOf(after.plan, id).status)).toEqual(["done", "done"]);
+    expect((stepOf(after.plan, "budget_status").result as { summary: string }).summary).toContain(`without activities (skipped by a person after it failed: ${error})`);
+    expect((stepOf(after.plan, "itinerary").result as { itinerary: string }).itinerary).toContain(`No activities were planned: activities skipped by a person after it failed: ${error}.`);
+    expect(after.feedback.filter((f) => f.feedbackType === "PARTIAL_SUCCESS").map((f) => f.taskId)).toEqual(["budget_status", "itinerary"]);
   });
 });
 

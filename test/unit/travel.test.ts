@@ -348,6 +348,51 @@ describe("check_budget, build_itinerary, book_trip", () => {
   });
 });
 
+describe("check_budget and build_itinerary without activities (an optional input)", () => {
+  const why = "skipped by a person after it failed: search_activities failed: simulated internal error (HTTP 500)";
+  async function without(name: string, text: string, overrides: Record<string, unknown>, inputs: Record<string, unknown>) {
+    const tool = toolOf(kit, name);
+    const args = tool.schema.parse({ ...(tool.extractParams?.(facts(text)) ?? {}), ...overrides });
+    return (await tool.run(args, { ...ctx(inputs), missing: { activities: why } })) as Record<string, unknown> & { summary: string };
+  }
+
+  it("the total leaves activities out and says so, with why, instead of failing the check (issue 8 defect 10)", async () => {
+    const status = await without("check_budget", DEMO_REQUEST, {}, { flight: { cost: 848 }, hotel: { cost: 922 } });
+    expect(status).toMatchObject({ withinBudget: true, total: 1770, breakdown: { flight: 848, hotel: 922, activities: 0 }, without: { activities: why } });
+    expect(status.summary).toBe(`Total $1,770 without activities (${why}) is within the $2,000 budget ($230 to spare; flight $848, hotel $922, activities not included)`);
+  });
+
+  it("a violation without activities names what was left out, and its floors sum only the parts counted", async () => {
+    const e = await rejection(without("check_budget", DEMO_REQUEST, { budget: 500 }, { flight: { cost: 900, cheapestCost: 480 }, hotel: { cost: 950, cheapestCost: 390 } }));
+    expect(CandorError.hasCode(e, ErrorCode.CONSTRAINT_VIOLATION)).toBe(true);
+    expect((e as Error).message).toBe(`Total cost $1,850 without activities (${why}) exceeds budget $500 (flight $900, hotel $950, activities not included); the cheapest options come to $870`);
+    expect((e as CandorError).details).toMatchObject({ total: 1850, breakdown: { activities: 0 }, floors: { flight: 480, hotel: 390 }, without: { activities: why } });
+  });
+
+  it("activities that are there but garbled still fail: a broken result is not an absence", async () => {
+    const e = await rejection(call(kit, "check_budget", DEMO_REQUEST, {}, { flight: { cost: 1 }, hotel: { cost: 1 }, activities: "<html>" }));
+    expect((e as Error).message).toContain("cannot use the activities result");
+  });
+
+  it("the itinerary has no activity on any day, says none were planned and why, and its totals leave them out", async () => {
+    const flight = await call(kit, "search_flights", DEMO_REQUEST);
+    const hotel = await call(kit, "search_hotels", DEMO_REQUEST, { maxCost: 800 });
+    const budget_status = await without("check_budget", DEMO_REQUEST, { budget: 5000 }, { flight, hotel });
+    const result = await without("build_itinerary", DEMO_REQUEST, {}, { flight, hotel, budget_status });
+    const lines = String(result.itinerary).split("\n");
+    expect(lines.filter((l) => l.startsWith("Day "))).toHaveLength(3);
+    expect(lines).toContain(`No activities were planned: activities ${why}.`);
+    expect(lines.at(-1)).toContain(`activities not included · total $${(flight.cost + hotel.cost).toLocaleString("en-US")} of a $5,000 budget`);
+    expect(result.without).toEqual({ activities: why });
+    expect(result.summary).toBe(`3-day itinerary Madrid → Paris, total $${(flight.cost + hotel.cost).toLocaleString("en-US")} without activities (${why})`);
+  });
+
+  it("absent with no reason given, it says no step provided it", async () => {
+    const status = (await toolOf(kit, "check_budget").run({ budget: null }, ctx({ flight: { cost: 1 }, hotel: { cost: 2 } }))) as { summary: string };
+    expect(status.summary).toBe("Total $3 without activities (no step provided it) (flight $1, hotel $2, activities not included); no budget was set");
+  });
+});
+
 describe("the demo", () => {
   function caps(b: Breakdown, budget: number): { flight: number; hotel: number } {
     // The two largest contributors give up the overage in proportion to their size.

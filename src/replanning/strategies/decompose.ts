@@ -1,6 +1,7 @@
+import type { FailureClass } from "../../domain/feedback.js";
 import type { Plan, TaskStep } from "../../domain/plan.js";
 import { assignOrder } from "../../planning/validate.js";
-import type { ToolSpec } from "../../tools/types.js";
+import { requiredInputs, type ToolSpec } from "../../tools/types.js";
 import { freshId } from "../plan-edit.js";
 import { paramsFor } from "./swap-tool.js";
 import { revise, successorOf, type Strategy } from "./types.js";
@@ -15,7 +16,7 @@ export const MAX_SUBSTEPS = 4;
  * expected output. Breadth-first, so the shortest chain wins; ties go to the grant's order.
  */
 function findChain(tools: readonly ToolSpec[], have: ReadonlySet<string>, goal: readonly string[]): ToolSpec[] | null {
-  let frontier: ToolSpec[][] = tools.filter((t) => t.consumes.every((c) => have.has(c))).map((t) => [t]);
+  let frontier: ToolSpec[][] = tools.filter((t) => requiredInputs(t).every((c) => have.has(c))).map((t) => [t]);
   for (let length = 1; length < MAX_SUBSTEPS && frontier.length > 0; length++) {
     const next: ToolSpec[][] = [];
     for (const chain of frontier) {
@@ -23,7 +24,7 @@ function findChain(tools: readonly ToolSpec[], have: ReadonlySet<string>, goal: 
       const available = new Set([...have, ...made]);
       for (const tool of tools) {
         if (chain.includes(tool)) continue;
-        if (!tool.consumes.every((c) => available.has(c)) || !tool.consumes.some((c) => made.has(c))) continue;
+        if (!requiredInputs(tool).every((c) => available.has(c)) || !tool.consumes.some((c) => made.has(c))) continue;
         const candidate = [...chain, tool];
         if (goal.every((o) => tool.produces.includes(o))) return candidate;
         next.push(candidate);
@@ -33,6 +34,12 @@ function findChain(tools: readonly ToolSpec[], have: ReadonlySet<string>, goal: 
   }
   return null;
 }
+
+/** Why smaller steps help, by the failure class DECOMPOSE was chosen for (select.ts); too_complex is the default. */
+const WHY_SMALLER: Partial<Record<FailureClass, (id: string, error: string) => string>> = {
+  timeout: (id, error) => `${id} did not finish in time as one call (${error}), and each smaller call has the whole time limit`,
+  agent_unavailable: (id, error) => `${id} failed on its tool (${error}), and smaller steps on other tools do without it`,
+};
 
 /**
  * DECOMPOSE (seed 000 scenario 5, seed 003): a step too big for one call becomes 2–4 smaller steps, chained by
@@ -86,7 +93,7 @@ export const decompose: Strategy = (input) => {
     s.id === failed.id ? substeps : s.dependsOn.includes(failed.id) ? [{ ...s, dependsOn: s.dependsOn.map((d) => (d === failed.id ? final.id : d)) }] : [s],
   );
   return revise(input, "DECOMPOSE", { ...plan, steps: assignOrder(steps) }, {
-    rationale: `${failed.id} was too much for one call (${failure.error}); ${chain.map((t) => t.name).join(" → ")} do the same work in ${chain.length} smaller steps, the last producing ${goal.join(", ")}.`,
+    rationale: `${WHY_SMALLER[failure.failureClass]?.(failed.id, failure.error) ?? `${failed.id} was too much for one call (${failure.error})`}; ${chain.map((t) => t.name).join(" → ")} do the same work in ${chain.length} smaller steps, the last producing ${goal.join(", ")}.`,
     changes: [`Decompose task ${failed.id} into ${substeps.map((s) => s.id).join(" → ")} (${chain.map((t) => t.name).join(" → ")}); ${final.id} produces ${goal.join(", ")}`],
     newStepIds: substeps.map((s) => s.id),
     removedStepIds: [failed.id],

@@ -1,5 +1,5 @@
 import { requestFacts } from "../../planning/rules-planner.js";
-import type { ToolSpec } from "../../tools/types.js";
+import { requiredInputs, type ToolSpec } from "../../tools/types.js";
 import { freshId, replaceStep } from "../plan-edit.js";
 import { revise, successorOf, type Strategy, type StrategyInput } from "./types.js";
 
@@ -34,7 +34,7 @@ export const swapTool: Strategy = (input) => {
   const rejected: string[] = [];
   for (const tool of grant) {
     if (triedTools.has(tool.name) || !needed.every((o) => tool.produces.includes(o))) continue;
-    const missing = tool.consumes.filter((c) => !available.has(c));
+    const missing = requiredInputs(tool).filter((c) => !available.has(c));
     if (missing.length > 0) {
       rejected.push(`${tool.name} needs ${missing.join(", ")}`);
       continue;

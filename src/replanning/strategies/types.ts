@@ -71,5 +71,6 @@ export function successorOf(failed: TaskStep, id: string, changes: Partial<TaskS
     lineage: [...failed.lineage, failed.id],
     skipReason: null,
     skipCause: null,
+    missingInputs: [],
   };
 }
