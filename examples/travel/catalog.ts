@@ -236,12 +236,17 @@ function pick<T>(items: readonly T[], key: string): T {
   return item;
 }
 
-export function distanceKm(a: City, b: City): number {
+export function distanceKm(a: Pick<City, "lat" | "lon">, b: Pick<City, "lat" | "lon">): number {
   const rad = (d: number): number => (d * Math.PI) / 180;
   const dLat = rad(b.lat - a.lat);
   const dLon = rad(b.lon - a.lon);
   const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(a.lat)) * Math.cos(rad(b.lat)) * Math.sin(dLon / 2) ** 2;
   return 2 * 6371 * Math.asin(Math.sqrt(h));
+}
+
+/** Three letters of a city for option ids, in ASCII ("Ōsaka" → OSA, "Le Havre" → LEH; the curated twelve as before). */
+function idCode(city: City): string {
+  return placeKey(city.name).replace(/[^a-z0-9]/g, "").slice(0, 3).toUpperCase() || "CTY";
 }
 
 export type Provider = "primary" | "backup";
@@ -288,7 +293,7 @@ export function flightsFor(origin: City, destination: City, provider: Provider):
     const via = rung.stops === 0 ? null : pick(hubs, `${route}:hub:${i}`).name;
     const price = Math.round(base * rung.factor * providerFactor * jitter(`${route}:${provider}:${i}:p`, 0.02));
     return {
-      id: `${provider === "primary" ? "F" : "B"}-${origin.name.slice(0, 3).toUpperCase()}-${destination.name.slice(0, 3).toUpperCase()}-${i + 1}`,
+      id: `${provider === "primary" ? "F" : "B"}-${idCode(origin)}-${idCode(destination)}-${i + 1}`,
       provider,
       airline,
       flightNumber: `${airline.slice(0, 2).toUpperCase()}${100 + (stableHash(`${route}:${provider}:${i}:n`) % 900)}`,
@@ -334,7 +339,7 @@ export function hotelsIn(city: City): Hotel[] {
   return HOTEL_LADDER.map((rung, i) => {
     const [near, far] = rung.km;
     return {
-      id: `H-${city.name.slice(0, 3).toUpperCase()}-${i + 1}`,
+      id: `H-${idCode(city)}-${i + 1}`,
       name: `${pick(HOTEL_NAMES, `${city.name}:hotel:${i}`)} ${rung.kind} ${city.name}`,
       city: city.name,
       stars: rung.stars,
@@ -365,7 +370,7 @@ const ACTIVITY_TEMPLATES = [
 /** Activities in a known city, best first; the last ones are free, so any cap can be met. */
 export function activitiesIn(city: City): Activity[] {
   return ACTIVITY_TEMPLATES.map((t, i) => ({
-    id: `A-${city.name.slice(0, 3).toUpperCase()}-${i + 1}`,
+    id: `A-${idCode(city)}-${i + 1}`,
     name: `${t.name} in ${city.name}`,
     city: city.name,
     pricePerPerson: t.price === 0 ? 0 : Math.round(t.price * city.priceLevel * jitter(`${city.name}:act:${i}`, 0.05)),

@@ -285,21 +285,6 @@ function loadGazetteer(): Gazetteer {
     if (ascii !== undefined) add(ascii, p);
   }
 
-  // Every place gets a name that finds it again: the plain name for the most populous place of that name, unless
-  // an exonym gives the name to a bigger city elsewhere ("Florencia" is Florence), a qualified one otherwise.
-  const byQualifiedName = new Map<string, GazetteerPlace>();
-  for (const [key, places] of byName) {
-    const target = EXONYMS[key];
-    const mapped = target === undefined ? undefined : byName.get(placeKey(target))?.[0];
-    const shadowed = mapped !== undefined && mapped.key !== key && mapped.population > (places[0]?.population ?? 0);
-    places.forEach((p, i) => {
-      if (p.key !== key) return;
-      if (i > 0 || shadowed || byQualifiedName.has(key)) p.qualifiedName = qualify(p, byQualifiedName);
-      const qk = placeKey(p.qualifiedName);
-      if (!byQualifiedName.has(qk)) byQualifiedName.set(qk, p);
-    });
-  }
-
   const countries = new Map<string, { country: string; countryCode: string; cities: GazetteerPlace[] }>();
   const byCode = new Map<string, { country: string; countryCode: string; cities: GazetteerPlace[] }>();
   for (const p of kept) {
@@ -315,6 +300,25 @@ function loadGazetteer(): Gazetteer {
   for (const [alias, code] of Object.entries(COUNTRY_ALIASES)) {
     const entry = byCode.get(code);
     if (entry !== undefined) countries.set(alias, entry);
+  }
+
+  // Every place gets a name that finds it again: the plain name for the most populous place of that name, unless
+  // an exonym gives the name to a bigger city elsewhere ("Florencia" is Florence) or it names a country the place
+  // is not in (Armenia, Colombia); a qualified one otherwise.
+  const byQualifiedName = new Map<string, GazetteerPlace>();
+  for (const [key, places] of byName) {
+    const target = EXONYMS[key];
+    const mapped = target === undefined ? undefined : byName.get(placeKey(target))?.[0];
+    const country = countries.get(key);
+    const shadowed =
+      (mapped !== undefined && mapped.key !== key && mapped.population > (places[0]?.population ?? 0)) ||
+      (target === undefined && country !== undefined && places[0]?.countryCode !== country.countryCode);
+    places.forEach((p, i) => {
+      if (p.key !== key) return;
+      if (i > 0 || shadowed || byQualifiedName.has(key)) p.qualifiedName = qualify(p, byQualifiedName);
+      const qk = placeKey(p.qualifiedName);
+      if (!byQualifiedName.has(qk)) byQualifiedName.set(qk, p);
+    });
   }
 
   const suggestionKeys = kept.filter((p) => p.population >= SUGGESTION_POPULATION).map((place) => ({ key: place.key, place }));
