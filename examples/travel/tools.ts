@@ -6,7 +6,6 @@ import {
   CENTRAL_KM,
   activitiesIn,
   findCity,
-  KNOWN_CITIES,
   flightsFor,
   hotelsIn,
   nightsFor,
@@ -14,6 +13,7 @@ import {
   roomsFor,
   stableHash,
   type Provider,
+  unplacedMessage,
 } from "./catalog.js";
 import { parseTripRequest, type TripFacts } from "./parse-request.js";
 
@@ -154,7 +154,7 @@ const knownCity = (missing: string) =>
   z
     .string({ error: missing })
     .min(1, missing)
-    .refine((name) => findCity(name) !== undefined, { error: (issue) => `${JSON.stringify(issue.input)} is not a city the travel tools serve; known cities: ${KNOWN_CITIES.join(", ")}` });
+    .refine((name) => findCity(name) !== undefined, { error: (issue) => unplacedMessage(String(issue.input)) });
 
 export const FlightSearchArgs = z.object({
   origin: knownCity('no origin given: say where from, e.g. "from Madrid"'),

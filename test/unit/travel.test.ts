@@ -252,12 +252,12 @@ describe("travel tools", () => {
     expect((await call(kit, "search_hotels", DEMO_REQUEST, { radiusKm: WIDE_RADIUS_KM, maxCost: 392 })).cost).toBe(392);
   });
 
-  it("an unknown city is refused by the argument schema, naming it and the known cities", () => {
+  it("an unknown city is refused by the argument schema, naming it and saying what to write instead", () => {
     for (const name of ["search_flights", "search_hotels", "search_activities", "find_attractions"]) {
       const tool = toolOf(kit, name);
       const parsed = tool.schema.safeParse(tool.extractParams?.(facts("Trip from Paris to Narnia for 2")));
       expect(parsed.success, name).toBe(false);
-      expect(parsed.error?.issues[0]?.message, name).toBe(`"Narnia" is not a city the travel tools serve; known cities: ${KNOWN_CITIES.join(", ")}`);
+      expect(parsed.error?.issues[0]?.message, name).toMatch(/^"Narnia" is not a city the travel tools serve: no city of that name; name a real city/);
     }
   });
 
@@ -265,7 +265,7 @@ describe("travel tools", () => {
     const flights = toolOf(kit, "search_flights");
     const e = await rejection(flights.run({ origin: "Paris", destination: "Narnia", travellers: 2 }, ctx()));
     expect(CandorError.hasCode(e, ErrorCode.TOOL_FAILED)).toBe(true);
-    expect((e as Error).message).toContain("no flights to Narnia; known cities: Madrid, Paris");
+    expect((e as Error).message).toContain('no flights to Narnia; "Narnia" is not a city the travel tools serve: no city of that name');
     expect((e as CandorError).details.failureClass).toBe("invalid_parameters");
   });
 
