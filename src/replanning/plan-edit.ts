@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { Plan, TaskStep } from "../domain/plan.js";
-import { assignOrder } from "../planning/validate.js";
+import type { PlanningRequest } from "../domain/request.js";
+import { CandorError } from "../errors.js";
+import { assignOrder, validatePlan } from "../planning/validate.js";
 import type { Result } from "../result.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
@@ -107,4 +109,35 @@ export function checkEditedStep<S extends EditableStep>(step: S, before: Editabl
   const describedByPerson = step.description !== before.description;
   if (!describedByPerson && tool.describeStep) return { ok: true, value: { ...step, description: tool.describeStep(step.params) } };
   return { ok: true, value: step };
+}
+
+/**
+ * Checks a plan a person edited in place (`fork --set plan.steps.N.params.x=...`): every step they changed with
+ * checkEditedStep, then the whole plan with validatePlan. A step that already ran keeps its parameters: new ones
+ * would never be used, and the report would show parameters that did not produce its result. Reasons name the
+ * step by its path and id.
+ */
+export function checkEditedPlan(before: Plan, after: Plan, request: PlanningRequest, registry: ToolRegistry): Result<Plan> {
+  const steps: TaskStep[] = [];
+  for (const [i, step] of after.steps.entries()) {
+    const where = `plan.steps.${i} (${step.id})`;
+    const old = before.steps.find((s) => s.id === step.id);
+    // A step the plan did not have is checked as wholly new: its worker's grant and all of its parameters.
+    const original = old ?? { ...step, workerType: "", tools: [], params: {}, description: "" };
+    const touched = JSON.stringify([step.workerType, step.tools, step.params]) !== JSON.stringify([original.workerType, original.tools, original.params]);
+    if (touched && old && old.status !== "pending") {
+      return { ok: false, reason: `${where}: has already run (status ${old.status}) at this checkpoint, so a new worker, tool or parameters would never be used; fork from a checkpoint before it ran (see: history)` };
+    }
+    const checked = checkEditedStep(step, original, registry);
+    if (!checked.ok) return { ok: false, reason: `${where}: ${checked.reason}` };
+    steps.push(checked.value);
+  }
+  const plan = { ...after, steps };
+  try {
+    validatePlan(plan, request, registry);
+  } catch (e) {
+    if (!CandorError.isInstance(e)) throw e;
+    return { ok: false, reason: `plan: ${e.message}` };
+  }
+  return { ok: true, value: plan };
 }
