@@ -63,3 +63,22 @@ describe("fork --set from the CLI (issue 8 defect 7)", () => {
     expect(JSON.stringify(out.report)).not.toContain("Rome");
   });
 });
+
+describe("report --json (issue 8 defects 9 and 11)", () => {
+  // Regression: confidence reasons were only in run --json and the logs, although the README sent readers to
+  // report --json; and with --json a usage error printed nothing on stdout.
+  it("carries the plan's confidence reasons, and an unknown thread is one JSON error on stdout", { timeout: LONG }, async () => {
+    const db = freshDb();
+    const run = await runCli(["run", "10 days in Rome from Madrid", "--db", db, "--thread", "why", "--json"]);
+    const planned = JSON.parse(run.stdout) as { plan: { confidenceReasons: string[] } };
+    expect(planned.plan.confidenceReasons.length).toBeGreaterThan(0);
+    const report = await runCli(["report", "why", "--json", "--db", db]);
+    expect(report.code, report.stderr).toBe(0);
+    expect((JSON.parse(report.stdout) as { report: { confidenceReasons: string[] } }).report.confidenceReasons).toEqual(planned.plan.confidenceReasons);
+
+    const unknown = await runCli(["report", "nope", "--json", "--db", db]);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout)).toEqual({ error: { code: "UNKNOWN_THREAD", message: expect.stringContaining('There is no thread "nope"') } });
+    expect(unknown.stderr).toContain('There is no thread "nope"');
+  });
+});
