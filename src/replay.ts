@@ -173,7 +173,7 @@ export function parseAssignments(assignments: readonly string[]): Assignment[] {
     }
     const forbidden = path.find((p) => FORBIDDEN_SEGMENTS.has(p));
     if (forbidden !== undefined) {
-      throw new CandorError(`--set "${a}": ${path.join(".")}: "${forbidden}" is not a field of any state; name a field, e.g. --set settings.maxRevisions=1.`, ErrorCode.INVALID_REQUEST);
+      throw new CandorError(`--set "${a}": ${path.join(".")}: "${forbidden}" reaches an object's prototype, never a field; name a field instead.`, ErrorCode.INVALID_REQUEST);
     }
     return { text: a, path: path as [string, ...string[]], value: parseValue(a.slice(eq + 1)) };
   });

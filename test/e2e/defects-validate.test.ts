@@ -39,7 +39,7 @@ describe("fork --set from the CLI (issue 8 defect 7)", () => {
 
     for (const [set, error] of [
       ["nosuch.path=1", /--set refused, nothing was changed: nosuch: the state has no such field/],
-      ["__proto__.polluted=1", /"__proto__" is not a field of any state/],
+      ["__proto__.polluted=1", /"__proto__" reaches an object's prototype, never a field/],
       ["plan.steps.1.params.nights=-3", /--set refused, nothing was changed: plan\.steps\.1 \(hotel\): search_hotels would refuse these parameters \(nights: Too small/],
     ] as const) {
       const r = await runCli(["fork", "fk", "--from", planned.checkpointId, "--set", set, "--db", db]);

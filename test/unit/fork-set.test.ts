@@ -42,8 +42,8 @@ describe("fork --set checks paths and values against the state's shape (issue 8 
   it.each([["__proto__.polluted=1"], ["constructor.prototype.polluted=1"], ["settings.prototype=1"], ["plan.steps.0.__proto__.x=1"]])(
     "always refuses a segment that reaches a prototype (%s), with or without a schema, before anything is opened",
     (set) => {
-      expect(() => parseAssignments([set])).toThrow(/is not a field of any state/);
-      expect(() => updateFromAssignments({}, [set])).toThrow(/is not a field of any state/);
+      expect(() => parseAssignments([set])).toThrow(/reaches an object's prototype, never a field/);
+      expect(() => updateFromAssignments({}, [set])).toThrow(/reaches an object's prototype, never a field/);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     },
   );
@@ -94,5 +94,13 @@ describe("fork --set on a plan step is checked against the step's tool (issue 8 
   it("says when an edit cannot change what already ran: a finished step's params", () => {
     const ran = withSteps(plan, { hotel: { status: "done", result: { total: 1 } } });
     expect(check(["plan.steps.1.params.nights=3"], ran)).toMatchObject({ ok: false, reason: expect.stringMatching(/plan.steps.1 \(hotel\): has already run \(status done\) at this checkpoint, so .* would never be used; fork from a checkpoint before it ran/) });
+  });
+});
+
+describe("the same refusal where a person types parameters at the terminal", () => {
+  // Typed at the prompt, such a name is refused too, and asked again instead of ending the session.
+  it("parseParams answers a prototype segment with an error to ask again", async () => {
+    const { parseParams } = await import("../../src/cli/interactive.js");
+    expect(parseParams("__proto__.polluted=1")).toEqual({ ok: false, error: expect.stringMatching(/"__proto__" reaches an object's prototype, never a field/) });
   });
 });

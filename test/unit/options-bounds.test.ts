@@ -116,7 +116,7 @@ describe("with --json, a usage error is one JSON object on stdout (issue 8 defec
     ["logs", ["logs", "--operation", "bogus", "--json"], "INVALID_REQUEST", /argument 'bogus' is invalid/],
     ["replay", ["replay", "T", "--json"], "INVALID_REQUEST", /--from/],
     ["fork", ["fork", "T", "--from", "c", "--json"], "INVALID_REQUEST", /fork needs at least one --set/],
-    ["fork, a forbidden path", ["fork", "T", "--from", "c", "--set", "__proto__.x=1", "--json"], "INVALID_REQUEST", /"__proto__" is not a field of any state/],
+    ["fork, a forbidden path", ["fork", "T", "--from", "c", "--set", "__proto__.x=1", "--json"], "INVALID_REQUEST", /"__proto__" reaches an object's prototype, never a field/],
     ["an unknown flag", ["run", "trip", "--frobnicate", "--json"], "INVALID_REQUEST", /Unknown option '--frobnicate'/],
   ])("%s", async (_what, args, code, message) => {
     const r = await cli(args);
