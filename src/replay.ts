@@ -108,16 +108,21 @@ export async function forkCheckpoint(graph: ReplayableGraph, threadId: string, c
   }
 }
 
+const GraphIssues = z.array(z.object({ path: z.array(z.union([z.string(), z.number()])).default([]), message: z.string() }));
+
 /** LangGraph's "Validation failed for field "x": [zod issues as JSON]" in plain words: `x.path: message; ...`. */
 function plainRefusal(message: string): string {
   const m = /^Validation failed for field "([^"]+)": (\[[\s\S]*\])\s*$/.exec(message.trim());
   if (!m) return message.replace(/[.\s]+$/, "");
+  let json: unknown;
   try {
-    const issues = z.array(z.object({ path: z.array(z.union([z.string(), z.number()])).default([]), message: z.string() })).parse(JSON.parse(m[2]!));
-    return issues.map((i) => `${[m[1]!, ...i.path.map(String)].join(".")}: ${i.message}`).join("; ");
+    json = JSON.parse(m[2]!);
   } catch {
-    return message; // Not the shape LangGraph writes: shown as it came.
+    return message; // Not the JSON LangGraph writes: shown as it came.
   }
+  const issues = GraphIssues.safeParse(json);
+  if (!issues.success) return message;
+  return issues.data.map((i) => `${[m[1]!, ...i.path.map(String)].join(".")}: ${i.message}`).join("; ");
 }
 
 /** A fork's outcome: the final values of the new branch and the checkpoint the branch started from. */

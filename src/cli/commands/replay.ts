@@ -39,7 +39,9 @@ export async function forkCommand(rawId: string, rawFlags: unknown, io: CliIo): 
     throw new CandorError(`fork needs at least one --set key=value (e.g. --set settings.maxRevisions=1). To run the checkpoint unchanged, use: ${io.invokedAs} replay ${rawId} --from ${flags.from}.`, ErrorCode.INVALID_REQUEST);
   }
   // Malformed assignments fail before the database is opened.
-  const touched = new Set(parseAssignments(flags.set).map((a) => a.path[0]));
+  const assignments = parseAssignments(flags.set);
+  const touched = new Set(assignments.map((a) => a.path[0]));
+  const threshold = assignments.some(({ path }) => path[0] === "settings" && (path.length === 1 || path[1] === "approvalThreshold"));
   return onBranch(rawId, flags, io, "fork", async ({ session, threadId }) => {
     const at = await checkpointAt(session.graph, threadId, flags.from);
     const values = at.values as AgentStateValue;
@@ -61,7 +63,7 @@ export async function forkCommand(rawId: string, rawFlags: unknown, io: CliIo): 
     } else if (touched.has("request") && values.plan) {
       notes.push(`the plan at checkpoint ${flags.from} was made for the old request and --as-node ${flags.asNode} keeps it: the request change shows in the report, not in what runs`);
     }
-    if (touched.has("settings") && flags.set.some((a) => a.trim().startsWith("settings.approvalThreshold")) && (base.values as AgentStateValue).plan) {
+    if (threshold && (base.values as AgentStateValue).plan) {
       notes.push("settings.approvalThreshold is read when a plan is made; this checkpoint's plan is made, so it applies only to a plan made again (a guided replan)");
     }
     const baseValues = base.values as AgentStateValue;
