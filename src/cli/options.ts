@@ -31,14 +31,14 @@ export const FLAG_BOUNDS = {
 
 const FLAG_LIKE = /^--[A-Za-z]/;
 
-/** A text value; refused when empty or when it is the next flag (its value was left out). */
-const text = (flag: string, example: string) =>
+/** A text value (`what` it is, for messages); refused when empty or when it is the next flag (its value was left out). */
+const text = (flag: string, example: string, what = "a value") =>
   z
     .string()
     .trim()
-    .min(1, `${flag} needs a value, e.g. ${flag} ${example}`)
+    .min(1, `${flag} needs ${what}, e.g. ${flag} ${example}`)
     .superRefine((v, ctx) => {
-      if (FLAG_LIKE.test(v)) ctx.addIssue({ code: "custom", message: `${flag} needs a value, but the next word is the flag "${v}": put the value right after ${flag} (quoted if it has spaces), e.g. ${flag} ${example}` });
+      if (FLAG_LIKE.test(v)) ctx.addIssue({ code: "custom", message: `${flag} needs ${what}, but the next word is the flag "${v}": put it right after ${flag} (quoted if it has spaces), e.g. ${flag} ${example}` });
     });
 
 /** A whole number within bounds, written in digits. */
@@ -125,7 +125,7 @@ export const ResumeFlags = CommonFlags.extend({
   /** `key=value` parameters for --retry (repeatable). */
   set: z.array(text("--set", "maxPrice=300")).default([]),
   /** Guidance text for a replan decision. */
-  replan: text("--replan", '"use the train instead"').optional(),
+  replan: text("--replan", '"use the train instead"', "guidance text").optional(),
   /** The adjustments of an ADJUST decision, as JSON or @file (parsed by the resume command). */
   adjust: text("--adjust", `'[{"taskId":"hotel","field":"params.nights","newValue":3}]' (or @file)`).optional(),
   comment: text("--comment", '"too expensive"').optional(),
