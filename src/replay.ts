@@ -1,6 +1,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { StateSnapshot } from "@langchain/langgraph";
+import { ReducedValue, type StateSnapshot } from "@langchain/langgraph";
+import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "./errors.js";
+import type { Result } from "./result.js";
 
 /**
  * Replay and fork for users' tests: list a thread's checkpoints, run again from one, or branch from one with a
@@ -70,6 +72,20 @@ export async function checkpointAt(graph: ReplayableGraph, threadId: string, che
 }
 
 /**
+ * The nearest checkpoint at or before `checkpointId`, on its own branch, from which `node` runs next; null when
+ * the branch has none. A fork whose edit only `node` reads (a request the plan was made from) starts there.
+ */
+export async function checkpointBefore(graph: ReplayableGraph, threadId: string, checkpointId: string, node: string): Promise<StateSnapshot | null> {
+  let snapshot: StateSnapshot | null = await checkpointAt(graph, threadId, checkpointId);
+  for (let hops = 0; snapshot && hops < 100_000; hops++) {
+    if (snapshot.next.includes(node)) return snapshot;
+    const parent = idOf(snapshot.parentConfig);
+    snapshot = parent ? await graph.getState(checkpointConfig(threadId, parent)) : null;
+  }
+  return null;
+}
+
+/**
  * Runs the thread again from a checkpoint: the nodes after it really execute again (tools are called), on a new
  * branch; the original checkpoints stay. Returns the final values (or where the run stopped, e.g. an interrupt).
  */
@@ -88,8 +104,25 @@ export async function forkCheckpoint(graph: ReplayableGraph, threadId: string, c
   try {
     return await graph.updateState(checkpointConfig(threadId, checkpointId), update, asNode);
   } catch (cause) {
-    throw new CandorError(`The graph refused the state update (${Object.keys(update).join(", ")}): ${errorMessage(cause)}`, ErrorCode.INVALID_REQUEST, { cause });
+    throw new CandorError(`The graph refused the state update, nothing was changed: ${plainRefusal(errorMessage(cause))}.`, ErrorCode.INVALID_REQUEST, { cause });
   }
+}
+
+const GraphIssues = z.array(z.object({ path: z.array(z.union([z.string(), z.number()])).default([]), message: z.string() }));
+
+/** LangGraph's "Validation failed for field "x": [zod issues as JSON]" in plain words: `x.path: message; ...`. */
+function plainRefusal(message: string): string {
+  const m = /^Validation failed for field "([^"]+)": (\[[\s\S]*\])\s*$/.exec(message.trim());
+  if (!m) return message.replace(/[.\s]+$/, "");
+  let json: unknown;
+  try {
+    json = JSON.parse(m[2]!);
+  } catch {
+    return message; // Not the JSON LangGraph writes: shown as it came.
+  }
+  const issues = GraphIssues.safeParse(json);
+  if (!issues.success) return message;
+  return issues.data.map((i) => `${[m[1]!, ...i.path.map(String)].join(".")}: ${i.message}`).join("; ");
 }
 
 /** A fork's outcome: the final values of the new branch and the checkpoint the branch started from. */
@@ -108,26 +141,165 @@ export async function forkFrom<S>(graph: ReplayableGraph<S>, threadId: string, c
 }
 
 /**
- * Turns `key.path=value` assignments into a state update on top of `base` (the checkpoint's values): each
- * top-level key gets its whole new value, with only the named leaf changed. Values are JSON when they parse,
- * else plain strings (`request.userIntent=Rome` and `settings.maxRevisions=1` both work).
- * @throws CandorError INVALID_REQUEST for an assignment without `=` or with an empty path.
+ * The top-level fields of a graph's state, for checking `--set` paths and values: each field's zod schema, or
+ * "appended" for a field the graph only appends to through a reducer (a fork cannot replace its history).
  */
-export function updateFromAssignments(base: Record<string, unknown>, assignments: readonly string[]): Record<string, unknown> {
-  const update: Record<string, unknown> = {};
-  for (const a of assignments) {
+export type StateFields = Readonly<Record<string, z.ZodType | "appended">>;
+
+/** The fields of a LangGraph `StateSchema` (e.g. Candor's AgentState); a field that is not zod accepts anything. */
+export function stateFieldsOf(schema: { fields: Record<string, unknown> }): StateFields {
+  return Object.fromEntries(
+    Object.entries(schema.fields).map(([key, field]) => [key, ReducedValue.isInstance(field) ? "appended" : field instanceof z.ZodType ? field : z.unknown()]),
+  );
+}
+
+/** Path segments that would reach an object's prototype: never a state field, whatever the schema says. */
+const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/** One `key.path=value` assignment, read but not yet checked against any state. */
+export interface Assignment {
+  text: string;
+  path: [string, ...string[]];
+  value: unknown;
+}
+
+/**
+ * Reads `key.path=value` assignments: values are JSON when they parse, else plain strings. Checks only their
+ * form, so a typo fails before a database is opened.
+ * @throws CandorError INVALID_REQUEST for an assignment without `=`, with an empty path segment, or with a
+ * segment that would reach an object's prototype (`__proto__`, `constructor`, `prototype`).
+ */
+export function parseAssignments(assignments: readonly string[]): Assignment[] {
+  return assignments.map((a) => {
     const eq = a.indexOf("=");
     const path = eq > 0 ? a.slice(0, eq).trim().split(".") : [];
     if (eq <= 0 || path.some((p) => p === "")) {
       throw new CandorError(`--set "${a}" is not key=value: give a dotted path into the state and a value, e.g. --set settings.maxRevisions=1.`, ErrorCode.INVALID_REQUEST);
     }
-    const value = parseValue(a.slice(eq + 1));
-    const [top, ...rest] = path as [string, ...string[]];
-    update[top] = rest.length === 0 ? value : setPath(top in update ? update[top] : base[top], rest, value);
+    const forbidden = path.find((p) => FORBIDDEN_SEGMENTS.has(p));
+    if (forbidden !== undefined) {
+      throw new CandorError(`--set "${a}": ${path.join(".")}: "${forbidden}" reaches an object's prototype, never a field; name a field instead.`, ErrorCode.INVALID_REQUEST);
+    }
+    return { text: a, path: path as [string, ...string[]], value: parseValue(a.slice(eq + 1)) };
+  });
+}
+
+/**
+ * Turns `key.path=value` assignments into a state update on top of `base` (the checkpoint's values): each
+ * top-level key gets its whole new value, with only the named leaf changed. Values are JSON when they parse,
+ * else plain strings (`request.userIntent=Rome` and `settings.maxRevisions=1` both work).
+ *
+ * With `fields` (see `stateFieldsOf`), every path must exist in the state's shape (a path that does not would be
+ * written and then ignored by every node), a list index must be within the list, a field the graph appends to
+ * cannot be replaced, and each changed field must still parse with its schema. Refusals are plain
+ * `field: what is wrong`, every problem at once.
+ * @throws CandorError INVALID_REQUEST naming what was wrong; nothing is written.
+ */
+export function updateFromAssignments(base: Record<string, unknown>, assignments: readonly string[], fields?: StateFields): Record<string, unknown> {
+  const update: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const { path, value } of parseAssignments(assignments)) {
+    const [top, ...rest] = path;
+    if (fields) {
+      const problem = pathProblem(fields, path, base);
+      if (problem) {
+        problems.push(problem);
+        continue;
+      }
+    }
+    update[top] = rest.length === 0 ? value : setPath(Object.hasOwn(update, top) ? update[top] : base[top], rest, value);
+  }
+  if (fields && problems.length === 0) {
+    for (const [top, value] of Object.entries(update)) {
+      const schema = fields[top];
+      if (schema === undefined || schema === "appended") continue;
+      const parsed = schema.safeParse(value);
+      if (!parsed.success) problems.push(...parsed.error.issues.slice(0, 3).map((i) => `${[top, ...i.path.map(String)].join(".")}: ${i.message}`));
+    }
+  }
+  if (problems.length > 0) {
+    throw new CandorError(`--set refused, nothing was changed: ${problems.map((p) => p.replace(/\.+$/, "")).join("; ")}.`, ErrorCode.INVALID_REQUEST, { details: { problems } });
   }
   return update;
 }
 
+/** Why `path` names nothing in the state's shape, or null when it names a field (or lies inside free-form data). */
+function pathProblem(fields: StateFields, path: readonly [string, ...string[]], base: Record<string, unknown>): string | null {
+  const [top, ...rest] = path;
+  const where = (n: number) => path.slice(0, n).join(".");
+  const field = Object.hasOwn(fields, top) ? fields[top] : undefined;
+  if (field === undefined) return `${top}: the state has no such field; its fields are ${Object.keys(fields).join(", ")}`;
+  if (field === "appended") return `${top}: the run only appends to this list (its history), so a fork cannot replace it`;
+  let schema: z.ZodType | null = field;
+  let value: unknown = base[top];
+  for (const [i, segment] of rest.entries()) {
+    if (schema === null) return null; // free-form data (unknown/any): any path below is the value's own
+    if (value === null) return `${where(i + 1)}: is empty (null) at this checkpoint, so ${path.join(".")} cannot be set; set ${where(i + 1)} whole, or fork from a later checkpoint`;
+    const next = childOf(schema, segment, value);
+    if (!next.ok) return `${where(i + 2)}: ${next.reason}`;
+    schema = next.value;
+    value = value !== undefined && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+  }
+  return null;
+}
+
+/** The zod def of a schema, read through the wrappers that do not change its shape (optional, default, pipe, ...). */
+function shapeOf(schema: z.ZodType): z.core.$ZodTypeDef & Record<string, unknown> {
+  let s = schema as z.core.$ZodType;
+  for (let i = 0; i < 32; i++) {
+    const def = s._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+    if (["optional", "nullable", "default", "prefault", "catch", "readonly", "nonoptional"].includes(def.type)) s = def.innerType as z.core.$ZodType;
+    else if (def.type === "pipe") s = def.in as z.core.$ZodType;
+    else if (def.type === "lazy") s = (def.getter as () => z.core.$ZodType)();
+    else return def;
+  }
+  return s._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+}
+
+/** The schema one path segment below `schema`; null when anything may be there. */
+function childOf(schema: z.ZodType, segment: string, value: unknown): Result<z.ZodType | null> {
+  const def = shapeOf(schema);
+  switch (def.type) {
+    case "unknown":
+    case "any":
+      return { ok: true, value: null };
+    case "object": {
+      const shape = def.shape as Record<string, z.ZodType>;
+      if (Object.hasOwn(shape, segment)) return { ok: true, value: shape[segment]! };
+      const rest = def.catchall as z.ZodType | undefined;
+      if (rest && shapeOf(rest).type !== "never") return { ok: true, value: rest };
+      return { ok: false, reason: `no such field; the fields here are ${Object.keys(shape).join(", ")}` };
+    }
+    case "record":
+      return { ok: true, value: def.valueType as z.ZodType };
+    case "array": {
+      if (!/^\d+$/.test(segment)) return { ok: false, reason: `a list is indexed by number (0, 1, ...), not "${segment}"` };
+      const length = Array.isArray(value) ? value.length : 0;
+      if (Number(segment) >= length) return { ok: false, reason: `the list has ${length} item(s) at this checkpoint${length > 0 ? ` (0-${length - 1})` : ""}` };
+      return { ok: true, value: def.element as z.ZodType };
+    }
+    case "tuple": {
+      const items = def.items as z.ZodType[];
+      const index = Number(segment);
+      return /^\d+$/.test(segment) && index < items.length ? { ok: true, value: items[index]! } : { ok: false, reason: `a list of ${items.length} item(s) has no item "${segment}"` };
+    }
+    case "union": {
+      const reasons: string[] = [];
+      for (const option of def.options as z.ZodType[]) {
+        const found = childOf(option, segment, value);
+        if (found.ok) return found;
+        reasons.push(found.reason);
+      }
+      return { ok: false, reason: reasons[0] ?? "no such field" };
+    }
+    case "intersection": {
+      const left = childOf(def.left as z.ZodType, segment, value);
+      return left.ok ? left : childOf(def.right as z.ZodType, segment, value);
+    }
+    default:
+      return { ok: false, reason: `no such field: the value above it is a ${def.type}, which has no fields` };
+  }
+}
 function parseValue(text: string): unknown {
   try {
     return JSON.parse(text);

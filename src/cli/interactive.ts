@@ -105,7 +105,13 @@ export function parseParams(text: string): Parsed<Record<string, unknown> | null
   if (tokens.length === 0) return { ok: true, value: null };
   const bad = tokens.find((t) => !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*=/.test(t));
   if (bad) return { ok: false, error: `"${bad}" is not key=value. Example: maxPrice=300 cabin=economy (blank for no new parameters).` };
-  return { ok: true, value: updateFromAssignments({}, tokens) };
+  try {
+    return { ok: true, value: updateFromAssignments({}, tokens) };
+  } catch (e) {
+    // A name that reaches a prototype (`__proto__=1`) is asked again, like any other malformed answer.
+    if (!CandorError.isInstance(e)) throw e;
+    return { ok: false, error: e.message };
+  }
 }
 
 /** Why the graph refused the thread's last answer, if it did: the request is asked again with the reason as `error`. */

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { DEFAULT_DB_PATH, DEFAULT_MODEL, type CandorEnv } from "../env.js";
+import { Node, type NodeId } from "../../nodes/names.js";
 import { CandorError, ErrorCode } from "../errors.js";
+import { FAULT_KINDS } from "../tools/faults.js";
+import type { Decision } from "../transparency/decision-log.js";
 
 /** The trip the CLI suggests when it needs an example request. */
 export const EXAMPLE_REQUEST = "Plan a 2-day trip from Paris to Rome for 1 person";
@@ -11,14 +14,84 @@ export const ThreadId = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, "a thread id is 1-64 letters, digits, '_' or '-' (e.g. run-1a2b3c4d)");
 
+/*
+ * Every flag is parsed here, at the boundary, with the bounds it is documented with (README "Flags and their
+ * bounds"). Commander hands over strings: numbers are read from their digits (`1e9`, `0x1`, "" and "Infinity" are
+ * not numbers a person types for these flags), and a value that is itself a flag (`--replan --db x.db`) means
+ * the real value was left out.
+ */
+
+/** The bounds of the numeric flags, said in their messages and in the README. */
+export const FLAG_BOUNDS = {
+  maxRevisions: { min: 0, max: 20 },
+  limit: { min: 1, max: 10_000 },
+  /** The N of `--fault tool=kind*N`. */
+  faultCalls: { min: 1, max: 1000 },
+} as const;
+
+const FLAG_LIKE = /^--[A-Za-z]/;
+
+/** A text value (`what` it is, for messages); refused when empty or when it is the next flag (its value was left out). */
+const text = (flag: string, example: string, what = "a value") =>
+  z
+    .string()
+    .trim()
+    .min(1, `${flag} needs ${what}, e.g. ${flag} ${example}`)
+    .superRefine((v, ctx) => {
+      if (FLAG_LIKE.test(v)) ctx.addIssue({ code: "custom", message: `${flag} needs ${what}, but the next word is the flag "${v}": put it right after ${flag} (quoted if it has spaces), e.g. ${flag} ${example}` });
+    });
+
+/** A whole number within bounds, written in digits. */
+const wholeNumber = (flag: string, { min, max }: { min: number; max: number }, example: number) => {
+  const message = `${flag} must be a whole number from ${min} to ${max}, e.g. ${flag} ${example}`;
+  return z
+    .string({ error: message })
+    .trim()
+    .regex(/^\d{1,9}$/, message)
+    .transform(Number)
+    .pipe(z.number().int().min(min, message).max(max, message));
+};
+
+/** A number from 0 to 1, written as a decimal (0.8, .8, 1). */
 const Probability = (flag: string) => {
   const message = `${flag} must be a number between 0 and 1, e.g. ${flag} 0.8`;
-  return z.coerce.number({ error: message }).min(0, message).max(1, message);
+  return z
+    .string({ error: message })
+    .trim()
+    .regex(/^(\d+\.?\d*|\.\d+)$/, message)
+    .transform(Number)
+    .pipe(z.number().min(0, message).max(1, message));
 };
+
+/** `--fault tool=kind[*N]`, repeatable, each value possibly a comma-separated list; every entry must be a fault. */
+const FaultFlags = z.array(z.string()).superRefine((values, ctx) => {
+  const form = `write tool=kind[*N] with kind one of ${FAULT_KINDS.join(", ")} and N from ${FLAG_BOUNDS.faultCalls.min} to ${FLAG_BOUNDS.faultCalls.max}, e.g. --fault search_flights=timeout*1`;
+  for (const value of values) {
+    for (const entry of value.split(",").map((e) => e.trim())) {
+      const problem = faultProblem(entry);
+      if (problem) {
+        ctx.addIssue({ code: "custom", message: `--fault ${JSON.stringify(value)} is malformed: ${problem}; ${form}` });
+        return;
+      }
+    }
+  }
+});
+
+/** Why one comma-separated entry of --fault is not a fault, or null. Unknown tools are refused when tools are built. */
+function faultProblem(entry: string): string | null {
+  if (entry === "") return "an entry is empty";
+  if (FLAG_LIKE.test(entry)) return `"${entry}" is a flag, not a fault (the fault was left out)`;
+  const m = /^[A-Za-z][A-Za-z0-9_]*\s*=\s*([A-Za-z]+)\s*(?:\*\s*(\d+))?$/.exec(entry);
+  if (!m) return `"${entry}" is not of the form tool=kind[*N]`;
+  if (!(FAULT_KINDS as readonly string[]).includes(m[1]!.toLowerCase())) return `"${m[1]}" is not a fault kind`;
+  const { min, max } = FLAG_BOUNDS.faultCalls;
+  if (m[2] !== undefined && (m[2].length > 9 || Number(m[2]) < min || Number(m[2]) > max)) return `the number of failing calls ${m[2]} is not from ${min} to ${max}`;
+  return null;
+}
 
 /** Flags every command that opens the database accepts. */
 export const CommonFlags = z.object({
-  db: z.string().trim().min(1, "--db needs a file path").optional(),
+  db: text("--db", "runs.db").optional(),
   debug: z.boolean().default(false),
   json: z.boolean().default(false),
 });
@@ -28,16 +101,12 @@ export type ReasonerKind = z.infer<typeof ReasonerKind>;
 
 /** `candor run` and `candor demo`. */
 export const RunFlags = CommonFlags.extend({
-  thread: ThreadId.optional(),
-  user: z.string().trim().regex(/^[A-Za-z0-9_@-]{1,64}$/, "--user is 1-64 letters, digits, '_', '-' or '@'").default("default"),
-  model: z.string().trim().min(1, "--model needs a model name").optional(),
+  thread: text("--thread", "run-1a2b3c4d").pipe(ThreadId).optional(),
+  user: text("--user", "me").pipe(z.string().regex(/^[A-Za-z0-9_@-]{1,64}$/, "--user is 1-64 letters, digits, '_', '-' or '@'")).default("default"),
+  model: text("--model", "gpt-4o-mini").optional(),
   reasoner: ReasonerKind.optional(),
-  fault: z.array(z.string()).default([]),
-  maxRevisions: z.coerce
-    .number({ error: "--max-revisions must be a whole number, e.g. --max-revisions 2" })
-    .int("--max-revisions must be a whole number, e.g. --max-revisions 2")
-    .min(0, "--max-revisions must be 0 or more, e.g. --max-revisions 2")
-    .optional(),
+  fault: FaultFlags.default([]),
+  maxRevisions: wholeNumber("--max-revisions", FLAG_BOUNDS.maxRevisions, 2).optional(),
   approvalThreshold: Probability("--approval-threshold").optional(),
   abortBelow: Probability("--abort-below").optional(),
   /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
@@ -54,41 +123,49 @@ export const ResumeFlags = CommonFlags.extend({
   abort: z.boolean().default(false),
   deny: z.boolean().default(false),
   /** `key=value` parameters for --retry (repeatable). */
-  set: z.array(z.string()).default([]),
+  set: z.array(text("--set", "maxPrice=300")).default([]),
   /** Guidance text for a replan decision. */
-  replan: z.string().trim().min(1, "--replan needs guidance text, e.g. --replan \"use the train instead\"").optional(),
+  replan: text("--replan", '"use the train instead"', "guidance text").optional(),
   /** The adjustments of an ADJUST decision, as JSON or @file (parsed by the resume command). */
-  adjust: z.string().trim().min(1, "--adjust needs a JSON list of {taskId, field, newValue} or @file").optional(),
-  comment: z.string().optional(),
+  adjust: text("--adjust", `'[{"taskId":"hotel","field":"params.nights","newValue":3}]' (or @file)`).optional(),
+  comment: text("--comment", '"too expensive"').optional(),
   /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
   input: z.boolean().default(true),
 });
 export type ResumeFlags = z.infer<typeof ResumeFlags>;
 
 export const HistoryFlags = CommonFlags.extend({
-  limit: z.coerce.number({ error: "--limit must be a whole number" }).int().positive("--limit must be 1 or more").optional(),
+  limit: wholeNumber("--limit", FLAG_BOUNDS.limit, 10).optional(),
 });
 export type HistoryFlags = z.infer<typeof HistoryFlags>;
 
+/** The nodes an update can count as coming from (`fork --as-node`). */
+export const AsNode = z.enum(Object.values(Node) as [NodeId, ...NodeId[]], { error: `--as-node must be one of the graph's nodes: ${Object.values(Node).join(", ")}` });
+
 /** `candor replay` and `candor fork`. */
 export const ReplayFlags = CommonFlags.extend({
-  from: z.string().trim().min(1, "--from needs a checkpoint id (see: history <thread>)"),
-  set: z.array(z.string()).default([]),
-  asNode: z.string().trim().min(1).optional(),
+  from: text("--from", "<checkpoint id from: history <thread>>"),
+  set: z.array(text("--set", "settings.maxRevisions=1")).default([]),
+  asNode: AsNode.optional(),
 });
 export type ReplayFlags = z.infer<typeof ReplayFlags>;
 
 /** `candor threads`. */
 export const ThreadsFlags = CommonFlags.extend({
-  limit: z.coerce.number({ error: "--limit must be a whole number" }).int().positive("--limit must be 1 or more").optional(),
+  limit: wholeNumber("--limit", FLAG_BOUNDS.limit, 10).optional(),
 });
 export type ThreadsFlags = z.infer<typeof ThreadsFlags>;
 
+/** Every operation the decision log records; `satisfies` and the check below keep it in step with `Decision`. */
+export const LOG_OPERATIONS = ["plan", "approval", "route", "dispatch", "step_result", "classify", "strategy", "revision", "escalation", "human_decision", "synthesize", "reflect", "report"] as const satisfies readonly Decision["operation"][];
+const everyOperation: Exclude<Decision["operation"], (typeof LOG_OPERATIONS)[number]> extends never ? true : never = true;
+void everyOperation;
+
 export const LogsFlags = CommonFlags.extend({
-  thread: z.string().optional(),
-  plan: z.string().optional(),
-  step: z.string().optional(),
-  operation: z.string().optional(),
+  thread: text("--thread", "run-1a2b3c4d").pipe(ThreadId).optional(),
+  plan: text("--plan", "plan-3c40fe49").optional(),
+  step: text("--step", "hotel").optional(),
+  operation: z.enum(LOG_OPERATIONS, { error: `--operation must be one of ${LOG_OPERATIONS.join(", ")}` }).optional(),
 });
 export type LogsFlags = z.infer<typeof LogsFlags>;
 

@@ -4,7 +4,8 @@ import { FAULT_KINDS } from "../tools/faults.js";
 import type { CandorEnv } from "../env.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { Exit, type CliIo } from "./io.js";
-import { EXAMPLE_REQUEST } from "./options.js";
+import { Node } from "../../nodes/names.js";
+import { EXAMPLE_REQUEST, FLAG_BOUNDS, LOG_OPERATIONS } from "./options.js";
 import { shellArg } from "./render.js";
 
 /** Errors that are the user's to fix: shown as their message alone, exit 2. */
@@ -32,6 +33,7 @@ export function withDefaultCommand(argv: readonly string[]): string[] {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+const bounds = ({ min, max }: { min: number; max: number }) => `${min}-${max}`;
 
 function withCommon(c: Command, json = "print one JSON object on stdout instead of text"): Command {
   return c
@@ -48,8 +50,8 @@ function withRunOptions(c: Command): Command {
     .option("--user <id>", "user whose memory (past runs) the planner learns from (default: default; the demo uses a fresh one)")
     .option("--model <name>", "chat model for the llm reasoner (needs OPENAI_API_KEY; OPENAI_BASE_URL honoured)")
     .addOption(new Option("--reasoner <kind>", "how plans are made (default: llm when OPENAI_API_KEY is set, else rules)").choices(["rules", "llm"]))
-    .option("--fault <tool=kind[*N]>", `inject a fault, repeatable; kinds: ${FAULT_KINDS.join(", ")}`, collect)
-    .option("--max-revisions <n>", "plan revisions before a human is asked (default 3)")
+    .option("--fault <tool=kind[*N]>", `inject a fault, repeatable; kinds: ${FAULT_KINDS.join(", ")}; N (calls that fail) ${bounds(FLAG_BOUNDS.faultCalls)}`, collect)
+    .option("--max-revisions <n>", `plan revisions before a human is asked (${bounds(FLAG_BOUNDS.maxRevisions)}, default 3)`)
     .option("--approval-threshold <x>", "plans with confidence below x (0..1) wait for approval (default 0.5)")
     .option("--abort-below <x>", "stop and ask a human when confidence falls below x (0..1, default 0.3)")
     .option("--no-input", NO_INPUT);
@@ -114,7 +116,7 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
   ).action(async (thread: string, opts) => setCode(await (await import("./commands/resume.js")).resumeCommand(thread, opts, io)));
 
   withCommon(program.command("threads").description("the threads in the database, newest first: status and what each waits for"))
-    .option("--limit <n>", "show only the newest n threads")
+    .option("--limit <n>", `show only the newest n threads (${bounds(FLAG_BOUNDS.limit)})`)
     .action(async (opts) => setCode(await (await import("./commands/threads.js")).threadsCommand(opts, io)));
 
   withCommon(
@@ -132,11 +134,11 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       .argument("<thread>", "thread id")
       .requiredOption("--from <checkpoint>", "the checkpoint id to fork from (see: history <thread>)")
       .option("--set <key=value>", "change the state: a dotted path and a value (JSON if it parses, else text), repeatable", collect)
-      .option("--as-node <node>", "the node the update counts as coming from (default: the checkpoint's last writer)"),
+      .addOption(new Option("--as-node <node>", "the node the update counts as coming from (default: the checkpoint's last writer)").choices(Object.values(Node))),
   ).action(async (thread: string, opts) => setCode(await (await import("./commands/replay.js")).forkCommand(thread, opts, io)));
 
   withCommon(program.command("history").description("a thread's checkpoints, newest first").argument("<thread>", "thread id"))
-    .option("--limit <n>", "show only the newest n checkpoints")
+    .option("--limit <n>", `show only the newest n checkpoints (${bounds(FLAG_BOUNDS.limit)})`)
     .action(async (thread: string, opts) => setCode(await (await import("./commands/history.js")).historyCommand(thread, opts, io)));
 
   withCommon(program.command("report").description("a thread's post-execution report").argument("<thread>", "thread id"), "print the report as JSON").action(
@@ -147,7 +149,7 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
     .option("--thread <id>", "only this thread")
     .option("--plan <id>", "only this plan")
     .option("--step <id>", "only this step (task id)")
-    .option("--operation <name>", "only this operation (plan, dispatch, step_result, strategy, revision, escalation, human_decision, ...)")
+    .addOption(new Option("--operation <name>", "only this operation").choices(LOG_OPERATIONS))
     .action(async (opts) => setCode(await (await import("./commands/logs.js")).logsCommand(opts, io)));
 
   return program;
@@ -165,30 +167,68 @@ function usageMessage(e: CommanderError, argv: readonly string[], prefix: string
 }
 
 /**
+ * A flag that needs a value followed directly by another flag (`resume T --replan --db x.db`): commander would
+ * take the second flag as the first one's value and then complain about something else (too many arguments), or
+ * not at all. Returns the usage message, or null.
+ */
+export function swallowedFlag(program: Command, args: readonly string[], prefix: string): string | null {
+  const command = program.commands.find((c) => c.name() === args[0]);
+  const options = [...(command?.options ?? []), ...program.options];
+  for (let i = 1; i < args.length; i++) {
+    const token = args[i]!;
+    if (token === "--") return null;
+    const option = options.find((o) => o.long === token);
+    if (!option || !(option.required || option.optional)) continue;
+    const next = args[i + 1];
+    if (next !== undefined && /^--[A-Za-z]/.test(next)) {
+      return `${token} needs a value, but the next word is the flag "${next}": put the value right after ${token} (quoted if it has spaces), as in ${option.flags}. See ${prefix}${command ? ` ${command.name()}` : ""} --help for the flags.`;
+    }
+    i++; // the option's value: never itself an option
+  }
+  return null;
+}
+
+/** Whether the command line asks for JSON from a command that prints it (every command but help takes --json). */
+function wantsJson(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  const flags = end < 0 ? args : args.slice(0, end);
+  return flags.includes("--json") && args[0] !== "help";
+}
+
+/**
  * Runs one `candor` command and returns its exit code. Every failure becomes one readable paragraph on stderr:
  * usage and input errors exit 2; anything unexpected exits 1 with its message (and the stack with --debug).
+ * With --json, the failure is also one JSON object on stdout, `{ "error": { "code", "message" } }`, so a script
+ * that reads stdout always gets JSON.
  */
 export async function runCli(argv: readonly string[], base: Omit<CliIo, "env">, loadEnv: () => CandorEnv): Promise<Exit> {
   const args = withDefaultCommand(argv);
   const debug = args.includes("--debug");
+  const fail = (code: string, message: string, exit: Exit): Exit => {
+    if (wantsJson(args)) base.out(JSON.stringify({ error: { code, message } }));
+    base.err(message);
+    return exit;
+  };
   let code: Exit = Exit.COMPLETED;
   try {
     const io: CliIo = { ...base, env: loadEnv() };
-    await buildProgram(io, (c) => (code = c)).parseAsync(args, { from: "user" });
+    const program = buildProgram(io, (c) => (code = c));
+    const swallowed = swallowedFlag(program, args, base.invokedAs);
+    if (swallowed) return fail(ErrorCode.INVALID_REQUEST, swallowed, Exit.USAGE);
+    await program.parseAsync(args, { from: "user" });
     return code;
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.exitCode === 0) return Exit.COMPLETED;
-      base.err(usageMessage(e, args, base.invokedAs));
-      return Exit.USAGE;
+      return fail(ErrorCode.INVALID_REQUEST, usageMessage(e, args, base.invokedAs), Exit.USAGE);
     }
     if (CandorError.isInstance(e) && USAGE_CODES.has(e.code)) {
-      base.err(e.message);
+      const exit = fail(e.code, e.message, Exit.USAGE);
       if (debug && e.stack) base.err(e.stack);
-      return Exit.USAGE;
+      return exit;
     }
-    base.err(`Internal error: ${errorMessage(e)} (run again with --debug for the stack).`);
+    const exit = fail(CandorError.isInstance(e) ? e.code : "INTERNAL", `Internal error: ${errorMessage(e)} (run again with --debug for the stack).`, Exit.INTERNAL);
     if (debug && e instanceof Error && e.stack) base.err(e.stack);
-    return Exit.INTERNAL;
+    return exit;
   }
 }

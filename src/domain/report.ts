@@ -63,6 +63,8 @@ export const ExecutionReport = z.object({
     }),
   ),
   confidenceEvolution: z.array(ConfidencePoint),
+  /** Why the plan's confidence is what it is (the planner's reasons); empty in reports stored before it existed. */
+  confidenceReasons: z.array(z.string()).default([]),
   lessonsLearned: z.array(z.string()),
   missing: z.array(z.string()),
   generatedAt: z.string(),

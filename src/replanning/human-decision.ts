@@ -13,7 +13,7 @@ import type { PlanningRequest, RunSettings } from "../domain/request.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import { assignOrder, validatePlan } from "../planning/validate.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { resetForRerun } from "./plan-edit.js";
+import { checkEditedStep, resetForRerun } from "./plan-edit.js";
 import { applyStrategy } from "./select.js";
 import type { StrategyOutcome } from "./strategies/types.js";
 
@@ -211,7 +211,21 @@ export function applyAdjustments(plan: Plan, adjustments: readonly PlanAdjustmen
     if (!CandorError.isInstance(e)) throw e;
     return { ok: false, error: `The adjusted plan is not valid: ${e.message}` };
   }
-  return { ok: true, plan: candidate.data, changes };
+  // Held to what the step's tool accepts, as `--retry --set` is: a value it would refuse fails here, with the
+  // thread still waiting, not at run time where recovery would "repair" it into something the person did not ask.
+  const edited = new Set(adjustments.map((a) => a.taskId));
+  const checkedSteps: TaskStep[] = [];
+  for (const step of candidate.data.steps) {
+    const original = plan.steps.find((s) => s.id === step.id);
+    if (!edited.has(step.id) || !original) {
+      checkedSteps.push(step);
+      continue;
+    }
+    const checked = checkEditedStep(step, original, registry);
+    if (!checked.ok) return { ok: false, error: `The adjusted step ${step.id} is not valid: ${checked.reason}` };
+    checkedSteps.push(checked.value);
+  }
+  return { ok: true, plan: { ...candidate.data, steps: checkedSteps }, changes };
 }
 
 /**

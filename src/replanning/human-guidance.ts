@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
@@ -8,7 +7,7 @@ import { CandorError } from "../errors.js";
 import { assignOrder, validatePlan } from "../planning/validate.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { buildFailureContext, triggerText } from "./context.js";
-import { freshId, replaceStep } from "./plan-edit.js";
+import { checkEditedStep, freshId, replaceStep } from "./plan-edit.js";
 import { revise, successorOf, type StrategyOutcome } from "./strategies/types.js";
 
 /*
@@ -41,24 +40,15 @@ export function retryWithHumanParams(args: {
   if (!tool) return { ok: false, error: `Step ${failed.id} names no known tool, so its parameters cannot be changed; skip it or replan instead.` };
   const keys = Object.keys(args.params);
   if (keys.length === 0) return { ok: false, error: "No parameters were given: name at least one (e.g. --set maxPrice=300), or retry without --set." };
-  // A misspelt name would be dropped by the schema without a word and the same call made again.
-  const known = tool.schema instanceof z.ZodObject ? Object.keys(tool.schema.shape as Record<string, unknown>) : null;
-  const unknown = known ? keys.filter((k) => !known.includes(k)) : [];
-  if (known && unknown.length > 0) {
-    return { ok: false, error: `${tool.name} has no parameter ${unknown.map((k) => `"${k}"`).join(", ")}; its parameters are ${known.join(", ")}.` };
-  }
   const params: Record<string, unknown> = { ...failed.params, ...args.params };
-  const checked = tool.schema.safeParse(params);
-  if (!checked.success) {
-    const issue = checked.error.issues[0];
-    const field = issue?.path.join(".") || "(arguments)";
-    return { ok: false, error: `${tool.name} would refuse these parameters (${field}: ${issue?.message}). Its parameters now: ${JSON.stringify(failed.params)}.` };
-  }
+  // The same check as every other edit of a step (resume --adjust, fork --set): names, schema, description.
+  const checked = checkEditedStep({ ...failed, params }, failed, args.registry);
+  if (!checked.ok) return { ok: false, error: checked.reason };
   const unchanged = keys.filter((k) => JSON.stringify(failed.params[k]) === JSON.stringify(args.params[k]));
   if (unchanged.length === keys.length) {
     return { ok: false, error: `${keys.join(", ")} already ${keys.length === 1 ? "has" : "have"} that value; a retry with the same call would fail the same way. Change a parameter, or retry without --set.` };
   }
-  const step = successorOf(failed, freshId(args.plan, failed.id, "retry", args.feedback.map((f) => f.taskId)), { params, description: tool.describeStep?.(params) ?? failed.description });
+  const step = successorOf(failed, freshId(args.plan, failed.id, "retry", args.feedback.map((f) => f.taskId)), { params, description: checked.value.description });
   const listed = keys.map((k) => `${k} ${show(failed.params[k])} → ${show(args.params[k])}`);
   const input = {
     plan: args.plan,

@@ -97,6 +97,8 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
       confidenceTo: r.confidenceAfter,
     })),
     confidenceEvolution: [...facts.confidenceHistory],
+    // The reasons a person was shown at approval time, kept with the report so `report --json` can say why.
+    confidenceReasons: [...(facts.plan?.confidenceReasons ?? [])],
     lessonsLearned: facts.lessons.length > 0 ? [...facts.lessons] : ["No lessons recorded."],
     missing,
     generatedAt: new Date(ended).toISOString(),
@@ -126,6 +128,7 @@ export function renderReport(report: ExecutionReport): string {
   }
   out.push("", "Confidence:");
   out.push(`  ${report.confidenceEvolution.map((p) => `${p.value.toFixed(2)} (${p.reason})`).join(" → ") || "n/a"}`);
+  if (report.confidenceReasons.length > 0) out.push(`  Why: ${report.confidenceReasons.join("; ")}`);
   if (report.missing.length > 0) {
     out.push("", "Missing:");
     for (const m of report.missing) out.push(`  - ${m}`);

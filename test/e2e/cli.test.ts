@@ -206,7 +206,7 @@ describe("bad input: one paragraph on stderr, no stack trace, exit 2", () => {
     ["an unknown flag", () => ["run", TRIP, "--frobnicate"], /Unknown option '--frobnicate'.*--help/],
     ["an unknown command", () => ["fly", "me", "to", "Rome"], /Unknown command "fly".*run "fly me to Rome"/],
     ["an unknown thread", () => ["history", "nope", "--db", db()], /no Candor database exists|no thread "nope"/],
-    ["a malformed --fault", () => ["run", TRIP, "--fault", "search_flights", "--db", db()], /Fault "search_flights" is malformed/],
+    ["a malformed --fault", () => ["run", TRIP, "--fault", "search_flights", "--db", db()], /--fault "search_flights" is malformed: "search_flights" is not of the form tool=kind\[\*N\]/],
     ["an unknown tool in --fault", () => ["run", TRIP, "--fault", "teleport=timeout", "--db", db()], /unknown tool "teleport".*Known tools/],
     ["an unwritable db", () => ["run", TRIP, "--db", "/etc/passwd/x.db"], /Cannot use "\/etc\/passwd\/x\.db".*--db/],
     ["a threshold out of range", () => ["run", TRIP, "--approval-threshold", "1.5", "--db", db()], /--approval-threshold must be a number between 0 and 1/],
