@@ -31,6 +31,9 @@ export default defineConfig(
       ],
       // `return promise` inside try/catch skips the catch when the promise rejects: always await there.
       "@typescript-eslint/return-await": ["error", "error-handling-correctness-only"],
+      // Reject with an Error (an abort's reason goes through `abortReason`); passing on a rejection unchanged,
+      // typed `unknown`, is allowed, as rethrowing in a catch clause is.
+      "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingUnknown: true }],
       // A `.catch((e) => …)` callback gets whatever was thrown: treat it as `unknown`, as a catch clause does.
       "@typescript-eslint/use-unknown-in-catch-callback-variable": "error",
       // A switch over a union handles every member or says `default`: adding a member then fails here.
