@@ -42,7 +42,7 @@ export function retryWithHumanParams(args: {
   const keys = Object.keys(args.params);
   if (keys.length === 0) return { ok: false, error: "No parameters were given: name at least one (e.g. --set maxPrice=300), or retry without --set." };
   // A misspelt name would be dropped by the schema without a word and the same call made again.
-  const known = tool.schema instanceof z.ZodObject ? Object.keys(tool.schema.shape as Record<string, unknown>) : null;
+  const known = tool.schema instanceof z.ZodObject ? Object.keys(tool.schema.shape) : null;
   const unknown = known ? keys.filter((k) => !known.includes(k)) : [];
   if (known && unknown.length > 0) {
     return { ok: false, error: `${tool.name} has no parameter ${unknown.map((k) => `"${k}"`).join(", ")}; its parameters are ${known.join(", ")}.` };

@@ -86,7 +86,7 @@ function workerResult(stepId?: string): WriteMatch {
 
 /** The thread asks for the booking's approval: waiting after a run (exit 3), or refusing a bare resume (exit 2). */
 function asksForApproval(r: CliResult): boolean {
-  const waitingFor = (r.json?.waitingFor ?? null) as { kind?: string } | null;
+  const waitingFor = r.json?.waitingFor as { kind?: string } | null | undefined;
   return (r.code === 3 && waitingFor?.kind === "tool_approval") || (r.code === 2 && /is waiting for a decision: Step booking wants to call book_trip/.test(r.stderr));
 }
 

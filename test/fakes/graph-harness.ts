@@ -131,7 +131,8 @@ export function agentsOnTempDb(defaults: Omit<AgentOptions, "dbPath"> = {}) {
   });
   return {
     dbPath: tmp.dbPath,
-    agent(options: Omit<AgentOptions, "dbPath"> = {}): Agent {
+    // A property, not a method: tests destructure it (`const { agent } = agentsOnTempDb()`).
+    agent: (options: Omit<AgentOptions, "dbPath"> = {}): Agent => {
       const a = startAgent({ dbPath: tmp.dbPath, ...defaults, ...options });
       agents.push(a);
       return a;
