@@ -32,7 +32,11 @@ interface Finished {
 
 let referenceRun: Promise<Finished> | null = null;
 
-/** The uninterrupted run every case is compared with: run to the booking's approval, approve, read the report. */
+/**
+ * The uninterrupted run every case is compared with: run to the booking's approval, approve, read the report.
+ * Memoised: a case starts it with `void reference()` so it overlaps the case's own run, and awaits it later; a
+ * failure surfaces there (or as an unhandled rejection, which fails the run), never silently.
+ */
 function reference(): Promise<Finished> {
   referenceRun ??= (async () => {
     const t = tempDir("candor-crash-ref-");
