@@ -183,7 +183,10 @@ export const FindAttractionsArgs = z.object({
 });
 export type FindAttractionsArgs = z.infer<typeof FindAttractionsArgs>;
 
-/** plan_days takes search_activities' arguments: it is the second half of the same job. */
+/**
+ * plan_days takes search_activities' arguments: it is the second half of the same job.
+ * @alias (a second name on purpose: every tool's arguments have a schema named after the tool)
+ */
 export const PlanDaysArgs = ActivitySearchArgs;
 export type PlanDaysArgs = z.infer<typeof PlanDaysArgs>;
 

@@ -23,8 +23,8 @@ export const CommonFlags = z.object({
   json: z.boolean().default(false),
 });
 
-export const ReasonerKind = z.enum(["rules", "llm"], { error: "--reasoner must be rules or llm" });
-export type ReasonerKind = z.infer<typeof ReasonerKind>;
+const ReasonerKind = z.enum(["rules", "llm"], { error: "--reasoner must be rules or llm" });
+type ReasonerKind = z.infer<typeof ReasonerKind>;
 
 /** `candor run` and `candor demo`. */
 export const RunFlags = CommonFlags.extend({

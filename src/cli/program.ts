@@ -25,7 +25,7 @@ const HELP_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
  * No command runs the demo, and so does a bare flag list (`candor --db x.db`): the demo is the first thing a
  * newcomer should see.
  */
-export function withDefaultCommand(argv: readonly string[]): string[] {
+function withDefaultCommand(argv: readonly string[]): string[] {
   const first = argv[0];
   if (first === undefined || (first.startsWith("-") && !HELP_FLAGS.has(first))) return ["demo", ...argv];
   return [...argv];
@@ -59,7 +59,7 @@ function withRunOptions(c: Command): Command {
  * Builds the `candor` command tree; `setCode` receives each action's exit code. Commands are imported when they
  * run, so a usage error answers without loading the agent and its dependencies.
  */
-export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command {
+function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command {
   const p = io.invokedAs;
   const program = new Command("candor")
     .description("Candor: a planner–executor agent that never hides a failure. With no command it runs the travel demo.")

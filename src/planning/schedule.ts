@@ -135,7 +135,3 @@ export function markDispatched(plan: Plan, ids: readonly string[]): Plan {
     steps: plan.steps.map((s) => (ids.includes(s.id) ? { ...s, status: "running" as const, dispatches: s.dispatches + 1 } : s)),
   };
 }
-
-export function stepsWithStatus(plan: Plan, ...statuses: TaskStep["status"][]): TaskStep[] {
-  return plan.steps.filter((s) => statuses.includes(s.status));
-}

@@ -41,7 +41,7 @@ export interface LlmReasonerOptions {
 }
 
 /** Seed 003: strategy generation must finish within 5 seconds. */
-export const DEFAULT_RECOVERY_TIMEOUT_MS = 5000;
+const DEFAULT_RECOVERY_TIMEOUT_MS = 5000;
 
 /** Outcome of asking the model for a plan: a usable plan, or a sentence saying why there is none. */
 type Attempt = PlanResult | { why: string };

@@ -3,7 +3,7 @@ import { planAssumptions, planWithRules } from "../planning/rules-planner.js";
 import type { PlanResult, PlanningContext, Reasoner, RecoveryProposal, SynthesisInput } from "./types.js";
 
 /** One line for a step's result: its own `summary` when it has one, else compact JSON. */
-export function describeResult(result: unknown): string {
+function describeResult(result: unknown): string {
   if (result && typeof result === "object" && "summary" in result && typeof result.summary === "string") {
     return (result as { summary: string }).summary;
   }

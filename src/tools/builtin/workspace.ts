@@ -10,7 +10,7 @@ export { insideRoot } from "./confine.js";
 const MAX_READ_BYTES = 200_000;
 
 /** The first file-looking word of a request (e.g. "README.md", "src/index.ts"). */
-export function pathIn(facts: RequestFacts): string | null {
+function pathIn(facts: RequestFacts): string | null {
   const match = /(?:^|\s)["'`]?((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]{1,8})["'`]?(?=[\s,.;:!?]|$)/.exec(facts.text);
   return match?.[1] ?? null;
 }
