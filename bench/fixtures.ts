@@ -18,7 +18,7 @@ export function benchToolkit(n: number, latencyMs: number): Toolkit {
       produces: [`o${i + 1}`],
       sideEffect: "none" as const,
       needsApproval: false,
-      schema: z.object({}).passthrough(),
+      schema: z.looseObject({}),
       estimates: { durationMs: latencyMs, cost: 0 },
       run: async (_args: unknown, ctx: { signal: AbortSignal }) => {
         await sleep(latencyMs, ctx.signal);

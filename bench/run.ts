@@ -156,9 +156,9 @@ events have arrived, so replanning is not in the sample.
 
 | tool moment → event | samples | p50 | p95 | max | p95 / ${NOTIFY_TARGET_MS} ms |
 |---|---:|---:|---:|---:|---:|
-${row("throw → \`step_failed\` notification", fail, NOTIFY_TARGET_MS)}
-${row("return → \`step_succeeded\` notification", ok, NOTIFY_TARGET_MS)}
-${row("return → \`progress\` event", progress, NOTIFY_TARGET_MS)}
+${row("throw → `step_failed` notification", fail, NOTIFY_TARGET_MS)}
+${row("return → `step_succeeded` notification", ok, NOTIFY_TARGET_MS)}
+${row("return → `progress` event", progress, NOTIFY_TARGET_MS)}
 
 The failure is announced by the worker node the moment \`runStep\` returns, so its latency is the stream's own
 (failure/success ratio at p50: ${(fail.p50 / Math.max(1e-9, ok.p50)).toFixed(2)}×). The progress event is emitted by \`execute\`

@@ -11,9 +11,9 @@ import { median } from "./stats.js";
 
 /** The CandorEvent inside a stream chunk, whatever the chunk's shape ([ns, mode, payload], [mode, payload] or payload). */
 function eventOf(chunk: unknown): CandorEvent | null {
-  const payload = Array.isArray(chunk) ? chunk[chunk.length - 1] : chunk;
+  const payload: unknown = Array.isArray(chunk) ? chunk[chunk.length - 1] : chunk;
   if (typeof payload !== "object" || payload === null || !("type" in payload)) return null;
-  const type = (payload as { type: unknown }).type;
+  const type = payload.type;
   return type === "notification" || type === "progress" ? (payload as CandorEvent) : null;
 }
 
@@ -157,10 +157,11 @@ export async function strategyLatency(runs: number, latencyMs: number): Promise<
     let status = "unknown";
     for await (const chunk of stream) {
       const at = performance.now();
-      const payload = Array.isArray(chunk) ? chunk[chunk.length - 1] : chunk;
-      const mode = Array.isArray(chunk) ? chunk[chunk.length - 2] : null;
-      if (mode === "values" && Array.isArray(chunk) && (chunk[0] as string[]).length === 0) {
-        status = String((payload as { status?: unknown }).status ?? status);
+      const payload: unknown = Array.isArray(chunk) ? chunk[chunk.length - 1] : chunk;
+      const mode: unknown = Array.isArray(chunk) ? chunk[chunk.length - 2] : null;
+      if (mode === "values" && Array.isArray(chunk) && chunk[0].length === 0) {
+        const next = (payload as { status?: unknown }).status;
+        if (typeof next === "string") status = next;
         continue;
       }
       const event = eventOf(chunk);

@@ -45,10 +45,13 @@ export interface AgentDeps {
  * CONFIGURATION error — before any model or tool is called — for duplicates and grants of missing tools.
  */
 export function buildAgentGraph(deps: AgentDeps) {
-  if (!Array.isArray(deps.toolkits) || deps.toolkits.length === 0) {
+  // Checked as unknown: a JavaScript caller may pass anything, and narrowing the typed array with Array.isArray
+  // would turn its elements into `any`.
+  const given: unknown = deps.toolkits;
+  if (!Array.isArray(given) || given.length === 0) {
     throw new CandorError("buildAgentGraph needs at least one toolkit (e.g. travelToolkit()).", ErrorCode.CONFIGURATION);
   }
-  const hasGeneral = deps.toolkits.some((k) => k.workers.some((w: { name: string }) => w.name === "general"));
+  const hasGeneral = deps.toolkits.some((k) => k.workers.some((w) => w.name === "general"));
   const registry = ToolRegistry.create(hasGeneral ? deps.toolkits : [...deps.toolkits, generalToolkit()]);
   const nodeDeps: NodeDeps = {
     registry,

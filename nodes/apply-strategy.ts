@@ -27,7 +27,7 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
 }
 
 /** The state update, explanation and decision-log entry of one applied revision (rules or a reasoner's proposal). */
-export function revisionUpdate(state: AgentStateValue, deps: NodeDeps, config: LangGraphRunnableConfig, failedStep: TaskStep, outcome: { plan: Plan; revision: PlanRevision }) {
+function revisionUpdate(state: AgentStateValue, deps: NodeDeps, config: LangGraphRunnableConfig, failedStep: TaskStep, outcome: { plan: Plan; revision: PlanRevision }) {
   const { revision } = outcome;
   const taskId = failedStep.id;
   const error = state.feedback.filter((f) => f.taskId === taskId).at(-1)?.errors.at(-1) ?? "unknown error";

@@ -26,6 +26,6 @@ export function emitProgress(config: LangGraphRunnableConfig, progress: Progress
 }
 
 export function threadIdOf(config: LangGraphRunnableConfig): string | null {
-  const id = config.configurable?.thread_id;
+  const id: unknown = config.configurable?.thread_id;
   return typeof id === "string" ? id : null;
 }

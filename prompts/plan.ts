@@ -2,7 +2,7 @@ import type { PlanningRequest } from "../src/domain/request.js";
 import { bullets, tag } from "./tags.js";
 
 /** A tool as the planner sees it: what it does and how outputs flow between steps. */
-export interface PlanPromptTool {
+interface PlanPromptTool {
   name: string;
   description: string;
   category: string;
@@ -11,7 +11,7 @@ export interface PlanPromptTool {
 }
 
 /** A worker type as the planner sees it. */
-export interface PlanPromptWorker {
+interface PlanPromptWorker {
   name: string;
   description: string;
   /** Tools this worker may call; a step's tools must all be among them. */

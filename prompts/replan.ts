@@ -4,7 +4,7 @@ import type { FailureContext } from "../src/replanning/context.js";
 import { bullets, tag } from "./tags.js";
 
 /** A tool as the recovery prompt shows it: what it does and what it produces (a swap must produce the same). */
-export interface ReplanPromptTool {
+interface ReplanPromptTool {
   name: string;
   description: string;
   produces: string[];
@@ -13,7 +13,7 @@ export interface ReplanPromptTool {
 }
 
 /** A worker type and the tools it may call. */
-export interface ReplanPromptWorker {
+interface ReplanPromptWorker {
   name: string;
   tools: string[];
 }

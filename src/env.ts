@@ -8,7 +8,7 @@ import { CandorError, ErrorCode } from "./errors.js";
  */
 const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_BASE_URL: z.url().optional(),
   CANDOR_MODEL: z.string().optional(),
   CANDOR_DB: z.string().optional(),
   CANDOR_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),

@@ -30,7 +30,7 @@ export interface CheckpointInfo {
 }
 
 const idOf = (config: RunnableConfig | undefined): string | null => {
-  const id = config?.configurable?.checkpoint_id;
+  const id: unknown = config?.configurable?.checkpoint_id;
   return typeof id === "string" ? id : null;
 };
 
@@ -311,7 +311,7 @@ function parseValue(text: string): unknown {
 function setPath(target: unknown, path: readonly string[], value: unknown): unknown {
   const [head, ...rest] = path as [string, ...string[]];
   if (Array.isArray(target)) {
-    const copy = [...target];
+    const copy: unknown[] = target.slice();
     const i = Number(head);
     copy[i] = rest.length === 0 ? value : setPath(copy[i], rest, value);
     return copy;

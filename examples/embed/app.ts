@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { answerRequests, CandorEvent, compileAgent, defineTool, memoryDecisionLog, openPersistence, pendingRequests, renderReport, type Toolkit } from "../../src/index.js";
+import { answerRequests, CandorEvent, compileAgent, defineTool, memoryDecisionLog, openPersistence, pendingRequests, renderReport, type AgentStateValue, type Toolkit } from "../../src/index.js";
 
 /** What the app "posted", so you can see the irreversible call ran once. */
 export const posted: string[] = [];
@@ -81,11 +81,12 @@ export async function main(dbPath = join(mkdtempSync(join(tmpdir(), "candor-embe
       }
       input = answerRequests(pending, { decision: "approve", comment: "approved by the embedding app" });
     }
-    const final = await app.getState(config);
-    console.log(final.values.answer);
-    console.log(renderReport(final.values.report!));
+    // The checkpoint holds the state this graph wrote, so its values have the state's type.
+    const final = (await app.getState(config)).values as AgentStateValue;
+    console.log(final.answer);
+    console.log(renderReport(final.report!));
     console.log(`${decisions.entries.length} decisions logged`);
-    return final.values.status;
+    return final.status;
   } finally {
     persistence.close();
   }

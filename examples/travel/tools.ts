@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { sleep } from "../../src/tools/sleep.js";
-import { defineTool, type RequestFacts, type ToolContext, type ToolSpec, type Toolkit, type WorkerType } from "../../src/tools/types.js";
+import { defineTool, paramText, type RequestFacts, type ToolContext, type ToolSpec, type Toolkit, type WorkerType } from "../../src/tools/types.js";
 import {
   CENTRAL_KM,
   activitiesIn,
@@ -190,7 +190,10 @@ export const FindAttractionsArgs = z.object({
 });
 export type FindAttractionsArgs = z.infer<typeof FindAttractionsArgs>;
 
-/** plan_days takes search_activities' arguments: it is the second half of the same job. */
+/**
+ * plan_days takes search_activities' arguments: it is the second half of the same job.
+ * @alias (a second name on purpose: every tool's arguments have a schema named after the tool)
+ */
 export const PlanDaysArgs = ActivitySearchArgs;
 export type PlanDaysArgs = z.infer<typeof PlanDaysArgs>;
 
@@ -282,7 +285,7 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
     outputSchema: FlightResult,
     estimates: { durationMs, cost: provider === "primary" ? 0.01 : 0.012 },
     costCapParam: "maxCost",
-    describeStep: (p) => `${provider === "primary" ? "Find flights" : "Find flights (backup provider)"} ${String(p.origin ?? "?")} → ${String(p.destination ?? "?")} for ${String(p.travellers ?? 1)}`,
+    describeStep: (p) => `${provider === "primary" ? "Find flights" : "Find flights (backup provider)"} ${paramText(p.origin, "?")} → ${paramText(p.destination, "?")} for ${paramText(p.travellers, "1")}`,
     assumptions: tripAssumptions,
     extractParams: (facts) => {
       const trip = tripOf(facts);
@@ -336,7 +339,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
     outputSchema: HotelResult,
     estimates: { durationMs, cost: 0.01 },
     costCapParam: "maxCost",
-    describeStep: (p) => `Find a hotel in ${String(p.city ?? "?")} for ${String(p.nights ?? "?")} night(s)${typeof p.radiusKm === "number" && p.radiusKm > 0 ? ` within ${p.radiusKm} km` : ""}`,
+    describeStep: (p) => `Find a hotel in ${paramText(p.city, "?")} for ${paramText(p.nights, "?")} night(s)${typeof p.radiusKm === "number" && p.radiusKm > 0 ? ` within ${p.radiusKm} km` : ""}`,
     assumptions: tripAssumptions,
     extractParams: (facts) => {
       const trip = tripOf(facts);
@@ -428,7 +431,7 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     outputSchema: ActivitiesResult,
     estimates: { durationMs, cost: 0.005 },
     costCapParam: "maxCost",
-    describeStep: (p) => `Pick activities in ${String(p.city ?? "?")} for ${String(p.days ?? "?")} day(s)`,
+    describeStep: (p) => `Pick activities in ${paramText(p.city, "?")} for ${paramText(p.days, "?")} day(s)`,
     assumptions: tripAssumptions,
     extractParams: activityParams,
     run: async (args, ctx): Promise<ActivitiesResult> => {
@@ -464,7 +467,7 @@ function findAttractions(latency: (ms: number) => number): ToolSpec {
     schema: FindAttractionsArgs,
     outputSchema: AttractionsResult,
     estimates: { durationMs, cost: 0.002 },
-    describeStep: (p) => `List attractions in ${String(p.city ?? "?")}`,
+    describeStep: (p) => `List attractions in ${paramText(p.city, "?")}`,
     extractParams: (facts) => {
       const trip = tripOf(facts);
       return trip.destination === null ? {} : { city: trip.destination };
@@ -494,7 +497,7 @@ function planDays(latency: (ms: number) => number): ToolSpec {
     outputSchema: ActivitiesResult,
     estimates: { durationMs, cost: 0.003 },
     costCapParam: "maxCost",
-    describeStep: (p) => `Plan ${String(p.days ?? "?")} day(s) of activities in ${String(p.city ?? "?")}`,
+    describeStep: (p) => `Plan ${paramText(p.days, "?")} day(s) of activities in ${paramText(p.city, "?")}`,
     extractParams: activityParams,
     run: async (args, ctx): Promise<ActivitiesResult> => {
       await sleep(latency(durationMs), ctx.signal);
@@ -590,7 +593,7 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     schema: BuildItineraryArgs,
     outputSchema: ItineraryResult,
     estimates: { durationMs, cost: 0.002 },
-    describeStep: (p) => `Build a ${String(p.days ?? "")}-day itinerary`.replace(" -day", ""),
+    describeStep: (p) => `Build a ${paramText(p.days, "")}-day itinerary`.replace(" -day", ""),
     assumptions: tripAssumptions,
     extractParams: (facts) => ({ days: tripOf(facts).days }),
     run: async (args, ctx): Promise<ItineraryResult> => {

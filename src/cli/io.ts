@@ -22,7 +22,7 @@ export interface CliIo {
    * `signal` is aborted. Present only when stdin and stderr are terminals: a command without it (a script, a
    * pipe, CI) never waits for input. `--no-input` makes run and resume ignore it.
    */
-  ask?(prompt: string): Promise<string | null>;
+  ask?: (prompt: string) => Promise<string | null>;
 }
 
 /** A line reader on a terminal; `close` lets the process exit (an open reader keeps stdin alive). */

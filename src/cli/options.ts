@@ -96,8 +96,8 @@ export const CommonFlags = z.object({
   json: z.boolean().default(false),
 });
 
-export const ReasonerKind = z.enum(["rules", "llm"], { error: "--reasoner must be rules or llm" });
-export type ReasonerKind = z.infer<typeof ReasonerKind>;
+const ReasonerKind = z.enum(["rules", "llm"], { error: "--reasoner must be rules or llm" });
+type ReasonerKind = z.infer<typeof ReasonerKind>;
 
 /** `candor run` and `candor demo`. */
 export const RunFlags = CommonFlags.extend({
@@ -140,7 +140,7 @@ export const HistoryFlags = CommonFlags.extend({
 export type HistoryFlags = z.infer<typeof HistoryFlags>;
 
 /** The nodes an update can count as coming from (`fork --as-node`). */
-export const AsNode = z.enum(Object.values(Node) as [NodeId, ...NodeId[]], { error: `--as-node must be one of the graph's nodes: ${Object.values(Node).join(", ")}` });
+const AsNode = z.enum(Object.values(Node) as [NodeId, ...NodeId[]], { error: `--as-node must be one of the graph's nodes: ${Object.values(Node).join(", ")}` });
 
 /** `candor replay` and `candor fork`. */
 export const ReplayFlags = CommonFlags.extend({

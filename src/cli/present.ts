@@ -17,7 +17,7 @@ export function exitForStatus(status: RunStatus): Exit {
   return status === "completed" ? Exit.COMPLETED : Exit.NOT_COMPLETED;
 }
 
-export function exitForOutcome(outcome: ThreadOutcome): Exit {
+function exitForOutcome(outcome: ThreadOutcome): Exit {
   if (outcome.waitingFor) return Exit.WAITING;
   if (!outcome.finished) return Exit.NOT_COMPLETED;
   return exitForStatus(outcome.status);

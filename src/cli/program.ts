@@ -26,7 +26,7 @@ const HELP_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
  * No command runs the demo, and so does a bare flag list (`candor --db x.db`): the demo is the first thing a
  * newcomer should see.
  */
-export function withDefaultCommand(argv: readonly string[]): string[] {
+function withDefaultCommand(argv: readonly string[]): string[] {
   const first = argv[0];
   if (first === undefined || (first.startsWith("-") && !HELP_FLAGS.has(first))) return ["demo", ...argv];
   return [...argv];

@@ -123,7 +123,7 @@ export function planLines(plan: Plan, indent = INDENT): string[] {
  * The plan as a numbered list with what each step will do: its worker, tools, parameters and dependencies on a
  * line of their own under the description (what a person approving the plan needs to see).
  */
-export function planDetailLines(plan: Plan, indent = "  "): string[] {
+function planDetailLines(plan: Plan, indent = "  "): string[] {
   const under = `${indent}${" ".repeat(4 + STEP_WIDTH + 1)}`;
   return [...plan.steps]
     .sort((a, b) => a.order - b.order)
@@ -139,7 +139,7 @@ export function planDetailLines(plan: Plan, indent = "  "): string[] {
 }
 
 /** A tool call exactly as it will be made: `book_trip({"tripId":"t-1"})`. */
-export function toolCall(tool: string, args: unknown): string {
+function toolCall(tool: string, args: unknown): string {
   return `${tool}(${JSON.stringify(args ?? {})})`;
 }
 

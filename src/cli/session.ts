@@ -41,7 +41,7 @@ export function buildToolkits(faults: readonly string[]): Toolkit[] {
  * `onNote` hears what the llm reasoner says when it falls back to rules outside a plan's own notes. The model
  * client is loaded only when a run asks for it: the offline path starts faster without it.
  */
-export async function buildReasoner(choice: ReasonerChoice, env: CandorEnv, onNote?: (note: string) => void): Promise<Reasoner> {
+async function buildReasoner(choice: ReasonerChoice, env: CandorEnv, onNote?: (note: string) => void): Promise<Reasoner> {
   if (choice.kind === "rules") return new RulesReasoner();
   const [{ createChatModel }, { LlmReasoner }] = await Promise.all([import("../reasoning/model.js"), import("../reasoning/llm.js")]);
   const model = createChatModel({ apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: choice.model ?? undefined });
@@ -160,7 +160,7 @@ export type ThreadInput =
   | { kind: "continue" };
 
 /** The resume value a decision sends: one value, or one per interrupt id when several interrupts wait. */
-export function resumeValue(input: Extract<ThreadInput, { kind: "decision" }>): unknown {
+function resumeValue(input: Extract<ThreadInput, { kind: "decision" }>): unknown {
   const value = { decision: input.decision, comment: input.comment, ...(input.adjustments ? { adjustments: input.adjustments } : {}), ...input.extra };
   const ids = input.interruptIds ?? [];
   return ids.length > 1 ? Object.fromEntries(ids.map((id) => [id, value])) : value;
@@ -191,7 +191,7 @@ export async function streamThread(graph: CandorGraph, threadId: string, input: 
  * A worker waiting for approval of one tool call (an irreversible or approval-gated tool). Read loosely from the
  * worker's interrupt payload: only what the CLI shows and checks is required.
  */
-export const ToolApprovalWait = z.looseObject({
+const ToolApprovalWait = z.looseObject({
   kind: z.literal("tool_approval"),
   decisions: z.array(z.string()).default(["approve", "deny"]),
   question: z.string().default("A step wants to call a tool that needs approval. Approve the call, or deny it?"),
@@ -199,7 +199,7 @@ export const ToolApprovalWait = z.looseObject({
   tool: z.string().optional(),
   args: z.unknown().optional(),
 });
-export type ToolApprovalWait = z.infer<typeof ToolApprovalWait>;
+type ToolApprovalWait = z.infer<typeof ToolApprovalWait>;
 
 /** What a waiting thread asks: a plan approval or escalation from human_interrupt, or a tool call from a worker. */
 export type WaitingRequest = InterruptRequest | ToolApprovalWait;

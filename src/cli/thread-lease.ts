@@ -4,7 +4,7 @@ import { stamp } from "./render.js";
 import type { Session } from "./session.js";
 
 /** A thread's lease held by this command, renewed in the background until `release`. */
-export interface HeldThread {
+interface HeldThread {
   /** Aborted when the user presses Ctrl-C or the lease is lost; pass it to the stream. */
   signal: AbortSignal;
   /** True when renewal found the lease taken by another process (this one stalled past the expiry). */
@@ -12,7 +12,7 @@ export interface HeldThread {
   release(): void;
 }
 
-export interface LeaseTiming {
+interface LeaseTiming {
   ttlMs: number;
   renewMs: number;
 }
@@ -22,7 +22,7 @@ export interface LeaseTiming {
  * that says who holds it. Renewal runs on an unref'd timer so it never keeps the process alive; the lease is
  * released by `release`, and on process exit too (a second Ctrl-C).
  */
-export function holdThread(session: Session, threadId: string, io: CliIo, timing: LeaseTiming = { ttlMs: LEASE_TTL_MS, renewMs: LEASE_RENEW_MS }): HeldThread | { busy: string } {
+function holdThread(session: Session, threadId: string, io: CliIo, timing: LeaseTiming = { ttlMs: LEASE_TTL_MS, renewMs: LEASE_RENEW_MS }): HeldThread | { busy: string } {
   const db = session.persistence.store.db;
   const result = acquireLease(db, threadId, timing.ttlMs);
   if (!result.acquired) {

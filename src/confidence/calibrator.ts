@@ -5,19 +5,19 @@ import { CandorError, ErrorCode } from "../errors.js";
 import { clampConfidence } from "./update.js";
 
 /** The store namespace leaf under which a user's plan outcomes live: [userId, "calibration"]. */
-export const CALIBRATION_NAMESPACE = "calibration";
+const CALIBRATION_NAMESPACE = "calibration";
 /** Below this many outcomes the history says too little, so confidence is left as the planner gave it (seed 000). */
-export const MIN_OUTCOMES = 10;
+const MIN_OUTCOMES = 10;
 /** How many of the user's most recent outcomes calibration looks at; older behaviour of the planner fades out. */
-export const DEFAULT_WINDOW = 50;
+const DEFAULT_WINDOW = 50;
 /** A plan scored above this is "high confidence"; one that then fails counts as over-confidence. */
-export const HIGH_CONFIDENCE = 0.8;
+const HIGH_CONFIDENCE = 0.8;
 /** A plan scored below this is "low confidence"; one that then succeeds counts as under-confidence. */
-export const LOW_CONFIDENCE = 0.5;
+const LOW_CONFIDENCE = 0.5;
 /** Over- or under-confidence rates above this trigger an adjustment. */
-export const RATE_THRESHOLD = 0.15;
+const RATE_THRESHOLD = 0.15;
 /** The adjustment is this fraction of the rate (seed 000: ±0.1 × rate). */
-export const ADJUSTMENT_FACTOR = 0.1;
+const ADJUSTMENT_FACTOR = 0.1;
 
 
 /** One finished plan run, as the calibrator remembers it (seed 000 PlanOutcome). */

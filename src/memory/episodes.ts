@@ -99,7 +99,7 @@ export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
   const runs = plural(episodes.length, "run", "runs");
   for (const [tool, count] of byCountThenName(toolEpisodes)) {
     if (count < 2) continue;
-    const classes = [...byCountThenName(toolClasses.get(tool) ?? new Map())].map(([c]) => c);
+    const classes = [...byCountThenName(toolClasses.get(tool) ?? new Map<FailureClass, number>())].map(([c]) => c);
     // Only a tool's own misbehaviour calls for another tool; "fully booked" twice is about the requests.
     const advice = classes.some((c) => UNRELIABLE_CLASSES.has(c)) ? "consider its backup" : "a property of the requests, not of the tool";
     lessons.push(`${tool} failed in ${count} of the last ${runs} (${classes.join(", ")}); ${advice}`);

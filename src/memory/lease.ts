@@ -57,7 +57,7 @@ function ensureTable(db: Database.Database): void {
 }
 
 /** Signal 0 checks that a process exists without touching it; EPERM means it exists but is someone else's. */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -74,7 +74,7 @@ function binding(row: Row | undefined, now: number, host: string, isAlive: (pid:
 }
 
 /** A holder id for this process: the pid (shown to the user) and randomness (pids are reused). */
-export function newHolder(pid = process.pid): string {
+function newHolder(pid = process.pid): string {
   return `${pid}-${randomBytes(6).toString("hex")}`;
 }
 

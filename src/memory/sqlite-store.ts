@@ -249,7 +249,7 @@ function filterClause(field: string, expected: unknown): { clause: string; args:
 function unwrapEq(field: string, expected: unknown): Primitive {
   const candidate =
     typeof expected === "object" && expected !== null && !Array.isArray(expected) && Object.keys(expected).length === 1 && "$eq" in expected
-      ? (expected as { $eq: unknown }).$eq
+      ? expected.$eq
       : expected;
   if (candidate === null || typeof candidate === "string" || typeof candidate === "boolean") return candidate;
   if (typeof candidate === "number" && Number.isFinite(candidate)) return candidate;

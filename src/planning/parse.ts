@@ -393,19 +393,3 @@ export function planFromText(text: string, request: PlanningRequest, registry: T
   const result = toPlanResult(extracted.value, request, registry, "llm");
   return { plan: result.plan, notes: [...extracted.notes, ...result.notes] };
 }
-
-/**
- * Model text → plan, never throwing for bad model text: unusable or invalid plans become `fallbackPlan` with
- * a note saying why. Errors that are not CandorErrors are bugs and propagate.
- */
-export function parsePlanText(text: string, request: PlanningRequest, registry: ToolRegistry): { plan: Plan; notes: string[] } {
-  try {
-    return planFromText(text, request, registry);
-  } catch (e) {
-    if (!CandorError.isInstance(e)) throw e;
-    return {
-      plan: fallbackPlan(request, e.message),
-      notes: [`The model's plan could not be used: ${e.message} Fell back to a one-step plan on the "${FALLBACK_WORKER}" worker.`],
-    };
-  }
-}

@@ -173,7 +173,7 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
 }
 
 /** A tool description's first sentence, as a fallback step description. */
-export function firstSentence(text: string): string {
+function firstSentence(text: string): string {
   const match = /^(.+?[.!?])(\s|$)/.exec(text.trim());
   return (match?.[1] ?? text).replace(/[.!?]$/, "").slice(0, 120);
 }

@@ -15,7 +15,7 @@ import { evaluateCondition } from "./condition.js";
 export type InputsOf = (step: TaskStep) => StepInputs;
 
 /** Every input required: a skipped dependency always blocks (plans checked without a registry). */
-export const ALL_REQUIRED: InputsOf = () => ({ required: [], optional: [] });
+const ALL_REQUIRED: InputsOf = () => ({ required: [], optional: [] });
 
 /** Applies the feedback of each step's latest dispatch to the plan; feedback of older dispatches is history. */
 export function applyFeedback(plan: Plan, feedback: readonly ExecutionFeedback[]): Plan {
@@ -200,8 +200,4 @@ export function markDispatched(plan: Plan, ids: readonly string[], inputsOf: Inp
       ids.includes(s.id) ? { ...s, status: "running" as const, dispatches: s.dispatches + 1, missingInputs: missingInputs(plan, s, inputsOf) } : s,
     ),
   };
-}
-
-export function stepsWithStatus(plan: Plan, ...statuses: TaskStep["status"][]): TaskStep[] {
-  return plan.steps.filter((s) => statuses.includes(s.status));
 }

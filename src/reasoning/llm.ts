@@ -7,6 +7,7 @@ import type { PlanningRequest } from "../domain/request.js";
 import { extractJson, fallbackPlan, planFromText, toPlanResult } from "../planning/parse.js";
 import { ModelRecoveryProposal, toRecoveryProposal } from "../replanning/proposal.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { abortReason } from "../tools/sleep.js";
 import { planPrompt } from "../../prompts/plan.js";
 import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { synthesizePrompt } from "../../prompts/synthesize.js";
@@ -40,7 +41,7 @@ export interface LlmReasonerOptions {
 }
 
 /** Seed 003: strategy generation must finish within 5 seconds. */
-export const DEFAULT_RECOVERY_TIMEOUT_MS = 5000;
+const DEFAULT_RECOVERY_TIMEOUT_MS = 5000;
 
 /** Outcome of asking the model for a plan: a usable plan, or a sentence saying why there is none. */
 type Attempt = PlanResult | { why: string };
@@ -302,10 +303,10 @@ function recoveryFromText(text: string): { proposal: RecoveryProposal } | { why:
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => undefined);
-    return Promise.reject(signal.reason);
+    return Promise.reject(abortReason(signal));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
+    const onAbort = (): void => reject(abortReason(signal));
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(
       (v) => {

@@ -18,7 +18,7 @@ export interface ChatModelOptions {
 }
 
 /** A model that supports json_schema structured output (ChatOpenAI's own default, gpt-3.5-turbo, does not). */
-export const DEFAULT_CHAT_MODEL = "gpt-4o-mini";
+const DEFAULT_CHAT_MODEL = "gpt-4o-mini";
 
 /**
  * The default chat model: `ChatOpenAI`. Throws CONFIGURATION when there is no API key or the base URL is not

@@ -3,8 +3,8 @@ import { planAssumptions, planWithRules } from "../planning/rules-planner.js";
 import type { PlanResult, PlanningContext, Reasoner, RecoveryProposal, SynthesisInput } from "./types.js";
 
 /** One line for a step's result: its own `summary` when it has one, else compact JSON. */
-export function describeResult(result: unknown): string {
-  if (result && typeof result === "object" && "summary" in result && typeof (result as { summary: unknown }).summary === "string") {
+function describeResult(result: unknown): string {
+  if (result && typeof result === "object" && "summary" in result && typeof result.summary === "string") {
     return (result as { summary: string }).summary;
   }
   if (typeof result === "string") return result;

@@ -54,7 +54,7 @@ export const STRATEGY_BUDGETS: Record<StrategyType, { perStep: number; perRun: n
 };
 
 /** Why a strategy's budget is spent for this step, or null while it has some left. */
-export function budgetSpent(strategy: StrategyType, step: TaskStep, revisions: readonly PlanRevision[]): string | null {
+function budgetSpent(strategy: StrategyType, step: TaskStep, revisions: readonly PlanRevision[]): string | null {
   const budget = STRATEGY_BUDGETS[strategy];
   const lineage = new Set([...step.lineage, step.id]);
   const used = revisions.filter((r) => r.strategy === strategy);
@@ -114,7 +114,7 @@ export function lacksInputs(outcome: Extract<StrategyOutcome, { applies: true }>
   return null;
 }
 
-export interface StrategyChoice {
+interface StrategyChoice {
   kind: "strategy";
   strategy: StrategyType;
   taskId: string;
@@ -127,7 +127,7 @@ export interface StrategyChoice {
   outcome?: Extract<StrategyOutcome, { applies: true }>;
 }
 
-export interface Escalation {
+interface Escalation {
   kind: "escalate";
   request: FailureEscalationRequest;
 }

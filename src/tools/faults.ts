@@ -23,8 +23,8 @@ import type { ToolContext, ToolSpec, Toolkit } from "./types.js";
  */
 export const FAULT_KINDS = ["timeout", "error", "unavailable", "slow", "garbage", "complex"] as const;
 
-export const FaultKind = z.enum(FAULT_KINDS);
-export type FaultKind = z.infer<typeof FaultKind>;
+const FaultKind = z.enum(FAULT_KINDS);
+type FaultKind = z.infer<typeof FaultKind>;
 
 /** One injected fault: which tool, what goes wrong, and for how many calls. */
 export const FaultSpec = z.object({

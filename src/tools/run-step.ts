@@ -4,7 +4,7 @@ import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/classify.js";
 import { argsHash, type EffectKey, type EffectLedger } from "./effects.js";
 import type { ToolRegistry } from "./registry.js";
-import { sleep } from "./sleep.js";
+import { abortReason, sleep } from "./sleep.js";
 import type { ToolContext, ToolSpec } from "./types.js";
 
 export interface RunStepInput {
@@ -209,7 +209,7 @@ async function callWithTimeout(
       controller.abort(timeoutError);
       reject(timeoutError);
     }, timeoutMs);
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    signal.addEventListener("abort", () => reject(abortReason(signal)), { once: true });
   });
   // The race settles once; the limit's later rejection (when the attempt is cleaned up) must not go unhandled.
   limit.catch(() => undefined);

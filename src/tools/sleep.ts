@@ -1,4 +1,13 @@
 /**
+ * Why `signal` was aborted, as an Error to reject with: the reason itself when it is one (a CandorError timeout,
+ * the AbortError of a bare `abort()`), else an Error carrying it, so every rejection has a message and a stack.
+ */
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(`Aborted: ${String(reason)}`, { cause: reason });
+}
+
+/**
  * Waits `ms` milliseconds, or rejects with `signal.reason` as soon as the signal aborts. The timer and the abort
  * listener are both removed whichever happens first, so a cancelled wait leaves nothing behind to keep the
  * process alive or to fire later.
@@ -6,12 +15,12 @@
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) {
-      reject(signal.reason);
+      reject(abortReason(signal));
       return;
     }
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      if (signal) reject(abortReason(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
@@ -28,9 +37,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export function waitForAbort(signal: AbortSignal): Promise<never> {
   return new Promise<never>((_resolve, reject) => {
     if (signal.aborted) {
-      reject(signal.reason);
+      reject(abortReason(signal));
       return;
     }
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    signal.addEventListener("abort", () => reject(abortReason(signal)), { once: true });
   });
 }

@@ -117,12 +117,22 @@ export interface Toolkit {
 }
 
 /**
+ * A parameter as words in a step's description (`describeStep`): a string, number or boolean as it is, anything
+ * else as JSON, `fallback` when it is missing. Never "[object Object]": a description shows what was really set.
+ */
+export function paramText(value: unknown, fallback: string): string {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value) ?? fallback;
+}
+
+/**
  * Declares a tool with its arguments typed from its schema. The registry stores tools with unknown arguments;
  * this is the one place that widening happens, and it is safe because the worker validates arguments with the
  * same schema before `run` is called.
  */
 export function defineTool<Args extends z.ZodType>(spec: ToolSpec<Args>): ToolSpec {
-  return spec as unknown as ToolSpec;
+  return spec;
 }
 
 /** The inputs a tool cannot run without: its `consumes` less its `optionalConsumes`. */

@@ -32,7 +32,11 @@ interface Finished {
 
 let referenceRun: Promise<Finished> | null = null;
 
-/** The uninterrupted run every case is compared with: run to the booking's approval, approve, read the report. */
+/**
+ * The uninterrupted run every case is compared with: run to the booking's approval, approve, read the report.
+ * Memoised: a case starts it with `void reference()` so it overlaps the case's own run, and awaits it later; a
+ * failure surfaces there (or as an unhandled rejection, which fails the run), never silently.
+ */
 function reference(): Promise<Finished> {
   referenceRun ??= (async () => {
     const t = tempDir("candor-crash-ref-");
@@ -86,7 +90,7 @@ function workerResult(stepId?: string): WriteMatch {
 
 /** The thread asks for the booking's approval: waiting after a run (exit 3), or refusing a bare resume (exit 2). */
 function asksForApproval(r: CliResult): boolean {
-  const waitingFor = (r.json?.waitingFor ?? null) as { kind?: string } | null;
+  const waitingFor = r.json?.waitingFor as { kind?: string } | null | undefined;
   return (r.code === 3 && waitingFor?.kind === "tool_approval") || (r.code === 2 && /is waiting for a decision: Step booking wants to call book_trip/.test(r.stderr));
 }
 

@@ -63,7 +63,7 @@ export function countingToolkits(toolkits: readonly Toolkit[]): { toolkits: Tool
  * tests that only need the timeout to happen shorten it for the faulted tools alone, so a healthy step on a
  * loaded machine is never cut off. Plans are otherwise exactly the rules planner's.
  */
-export class ShortTimeoutReasoner implements Reasoner {
+class ShortTimeoutReasoner implements Reasoner {
   readonly kind = "rules" as const;
   private readonly inner = new RulesReasoner();
   constructor(
@@ -131,7 +131,8 @@ export function agentsOnTempDb(defaults: Omit<AgentOptions, "dbPath"> = {}) {
   });
   return {
     dbPath: tmp.dbPath,
-    agent(options: Omit<AgentOptions, "dbPath"> = {}): Agent {
+    // A property, not a method: tests destructure it (`const { agent } = agentsOnTempDb()`).
+    agent: (options: Omit<AgentOptions, "dbPath"> = {}): Agent => {
       const a = startAgent({ dbPath: tmp.dbPath, ...defaults, ...options });
       agents.push(a);
       return a;

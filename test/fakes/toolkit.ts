@@ -17,7 +17,7 @@ function tool(spec: Pick<ToolSpec, "name" | "description" | "category" | "keywor
   };
 }
 
-export const pipelineToolkit: Toolkit = {
+const pipelineToolkit: Toolkit = {
   name: "pipeline",
   tools: [
     tool({

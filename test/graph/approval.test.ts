@@ -2,7 +2,7 @@ import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { Node } from "../../nodes/names.js";
 import { HumanApprovalRequest } from "../../src/domain/approval.js";
-import { EASY_TRIP, interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import { EASY_TRIP, interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput } from "../fakes/graph-harness.js";
 
 const { agent } = agentsOnTempDb();
 /** The rules plan's confidence is 0.85, so this threshold always asks. */

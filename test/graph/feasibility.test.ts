@@ -2,7 +2,7 @@ import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { Node } from "../../nodes/names.js";
 import { FailureEscalationRequest } from "../../src/domain/approval.js";
-import { interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput, valuesOf, type Agent } from "../fakes/graph-harness.js";
+import { interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput, valuesOf } from "../fakes/graph-harness.js";
 
 // Issue 3 / seed 000 scenario 6: a budget far below anything the catalog offers burnt every revision on price caps
 // no search could meet (flight under $33, hotel under $36) before a human heard that the budget was the problem.

@@ -2,7 +2,7 @@ import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { DEMO_FAULTS, DEMO_REQUEST, travelToolkit } from "../../examples/travel/index.js";
 import { Node } from "../../nodes/names.js";
-import { EASY_TRIP, TEST_LATENCY_MS, interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import { EASY_TRIP, TEST_LATENCY_MS, interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput } from "../fakes/graph-harness.js";
 
 const { agent } = agentsOnTempDb();
 const strategies = (out: { revisions: { strategy: string; failedTaskId: string }[] }) => out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`);

@@ -43,7 +43,7 @@ describe("replay helpers", () => {
 
   it("forkFrom applies a dotted-path update as the checkpoint's writer and runs the branch", async () => {
     const base = (await agent.graph.getState(checkpointConfig(THREAD, understood.id))).values as AgentStateValue;
-    const update = updateFromAssignments(base as unknown as Record<string, unknown>, ["settings.maxRevisions=0", "request.userIntent=What if?"]);
+    const update = updateFromAssignments(base, ["settings.maxRevisions=0", "request.userIntent=What if?"]);
     expect(update.settings).toEqual({ ...base.settings, maxRevisions: 0 });
     const { values, checkpointId } = await forkFrom(agent.graph, THREAD, understood.id, update, Node.UNDERSTAND);
     expect(values.status).toBe("completed");

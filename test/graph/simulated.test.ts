@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfidenceCalibrator } from "../../src/confidence/calibrator.js";
 import { recentEpisodes } from "../../src/memory/episodes.js";
-import { EASY_TRIP, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import { EASY_TRIP, agentsOnTempDb, threadConfig, tripInput } from "../fakes/graph-harness.js";
 
 /*
  * Runs with injected faults are practice: their episodes and outcomes are kept, marked simulated; they teach

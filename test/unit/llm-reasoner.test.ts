@@ -228,6 +228,7 @@ describe("LlmReasoner.plan against a real ChatOpenAI", () => {
   it("propagates cancellation by the caller instead of falling back", async () => {
     const { fake, reasoner, fallback } = await setUp([{ json: validPlan, delayMs: 5000 }]);
     const controller = new AbortController();
+    // Fire and forget: cancel once the model call is under way; the assertion below awaits the outcome.
     void fake.received(1).then(() => controller.abort());
 
     await expect(reasoner.plan(request, context({ signal: controller.signal }))).rejects.toThrow(/abort/i);

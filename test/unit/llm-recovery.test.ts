@@ -154,6 +154,7 @@ describe("LlmReasoner.proposeRecovery against a real ChatOpenAI (seed 003)", () 
   it("rethrows when the caller cancels, instead of returning null", async () => {
     const { fake, reasoner, notes } = await setUp([{ json: retryAnswer, delayMs: 4000 }]);
     const controller = new AbortController();
+    // Fire and forget: cancel once the model call is under way; the assertion below awaits the outcome.
     void fake.received(1).then(() => controller.abort());
 
     await expect(reasoner.proposeRecovery(question(controller.signal))).rejects.toThrow(/abort/i);

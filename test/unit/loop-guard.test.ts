@@ -9,6 +9,7 @@ import { PlanRevision, type StrategyType } from "../../src/domain/revision.js";
 import { CandorError } from "../../src/errors.js";
 import { openPersistence } from "../../src/memory/persistence.js";
 import { RulesReasoner } from "../../src/reasoning/rules.js";
+import { abortReason } from "../../src/tools/sleep.js";
 import type { Reasoner, RecoveryProposal, RecoveryQuestion } from "../../src/reasoning/types.js";
 import { askReasonerForRecovery, RECOVERY_TIMEOUT_MS } from "../../src/replanning/ask-reasoner.js";
 import { buildFailureContext } from "../../src/replanning/context.js";
@@ -177,7 +178,7 @@ describe("askReasonerForRecovery: a real 5 s limit", () => {
 
   it("a reasoner that rejects when its signal aborts still counts as late", async () => {
     vi.useFakeTimers();
-    const honouring = reasonerWith((q) => new Promise((_, reject) => q.signal?.addEventListener("abort", () => reject(q.signal?.reason))));
+    const honouring = reasonerWith((q) => new Promise((_, reject) => { const signal = q.signal; signal?.addEventListener("abort", () => reject(abortReason(signal))); }));
     const pending = ask(honouring);
     await vi.advanceTimersByTimeAsync(RECOVERY_TIMEOUT_MS);
     expect(await pending).toMatchObject({ ok: false, reason: expect.stringMatching(/did not answer within 5 s/) });
@@ -197,7 +198,7 @@ describe("askReasonerForRecovery: a real 5 s limit", () => {
     expect(await ask(broken)).toEqual({ ok: false, reason: "Asking the rules reasoner failed: model exploded." });
     const run = new AbortController();
     run.abort(new Error("cancelled by the user"));
-    const cancelled = reasonerWith((q) => (q.signal?.aborted ? Promise.reject(q.signal.reason) : Promise.resolve(null)));
+    const cancelled = reasonerWith((q) => (q.signal?.aborted ? Promise.reject(abortReason(q.signal)) : Promise.resolve(null)));
     await expect(ask(cancelled, run.signal)).rejects.toThrow("cancelled by the user");
   });
 });

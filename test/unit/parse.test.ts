@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { ModelPlan } from "../../src/domain/plan.js";
-import { extractJson, extractJsonWithNotes, fallbackPlan, parsePlanText, toPlan, toPlanResult } from "../../src/planning/parse.js";
+import { extractJson, extractJsonWithNotes, fallbackPlan, planFromText, toPlan, toPlanResult } from "../../src/planning/parse.js";
 import { pipelineRegistry } from "../fakes/toolkit.js";
 
 const registry = pipelineRegistry();
@@ -182,29 +182,14 @@ describe("fallbackPlan", () => {
   });
 });
 
-describe("parsePlanText", () => {
+describe("planFromText", () => {
   it("repairs a fenced plan with trailing commas and says so", () => {
     const text = "Here you go:\n```json\n" + modelPlanJson.replace(/\]\n\s*\}$/, "],\n}").replace('"analyze"\n', '"analyze",\n') + "\n```";
     expect(text).toMatch(/,\s*\}/);
-    const { plan, notes } = parsePlanText(text, request, registry);
+    const { plan, notes } = planFromText(text, request, registry);
     expect(plan.createdBy).toBe("llm");
     expect(plan.steps).toHaveLength(3);
     expect(notes.join(" ")).toMatch(/fence/);
     expect(notes.join(" ")).toMatch(/repaired/);
-  });
-
-  it("falls back to the one-step plan for garbage, with the reason in the note and the plan", () => {
-    const { plan, notes } = parsePlanText("no plan for you", request, registry);
-    expect(plan.createdBy).toBe("fallback");
-    expect(plan.confidenceReasons[0]).toMatch(/no JSON object/);
-    expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatch(/could not be used: .*no JSON object.* Fell back to a one-step plan on the "general" worker/);
-  });
-
-  it("falls back for a cyclic plan and names the cycle", () => {
-    const text = JSON.stringify({ steps: [{ id: "a", description: "A", dependsOn: ["b"] }, { id: "b", description: "B", dependsOn: ["a"] }] });
-    const { plan, notes } = parsePlanText(text, request, registry);
-    expect(plan.createdBy).toBe("fallback");
-    expect(notes[0]).toMatch(/dependency cycle: (a → b → a|b → a → b)/);
   });
 });

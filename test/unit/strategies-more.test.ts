@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Plan, TaskStep } from "../../src/domain/plan.js";
+import type { Plan } from "../../src/domain/plan.js";
 import { assignOrder, findCycle } from "../../src/planning/validate.js";
-import { decompose, fixDependencies, retryWithParams, swapTool, type StrategyInput, type StrategyOutcome } from "../../src/replanning/strategies/index.js";
+import { decompose, fixDependencies, retryWithParams, swapTool, type StrategyInput } from "../../src/replanning/strategies/index.js";
 import {
   NO_BUDGET_REQUEST,
   countingTool,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ExecutionFeedback } from "../../src/domain/feedback.js";
-import type { Plan, TaskStep } from "../../src/domain/plan.js";
+import type { Plan } from "../../src/domain/plan.js";
 import { settleBlockedSteps } from "../../src/planning/schedule.js";
 import { assertLogicalOrder, findCycle, validatePlan } from "../../src/planning/validate.js";
 import { triggerText } from "../../src/replanning/context.js";
@@ -13,7 +13,6 @@ import {
   skip,
   skipWithReason,
   violationFacts,
-  type StrategyOutcome,
 } from "../../src/replanning/strategies/index.js";
 import { DEMO_REQUEST } from "../../examples/travel/index.js";
 import {

@@ -6,7 +6,7 @@ import { CandorError, ErrorCode } from "../../errors.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ResumeFlags } from "../options.js";
 import { dbArgFor, executeThread, exitForStatus, presentOutcome } from "../present.js";
-import { readOutcome, threadConfig, type ThreadInput } from "../session.js";
+import { readOutcome, type ThreadInput } from "../session.js";
 import { whileHolding } from "../thread-lease.js";
 import { updateFromAssignments } from "../../replay.js";
 import { shellArg } from "../render.js";

@@ -13,7 +13,7 @@ export interface OpenThread {
   reasoner: ReasonerChoice;
 }
 
-export function parseThreadId(raw: string): string {
+function parseThreadId(raw: string): string {
   const parsed = ThreadId.safeParse(raw);
   if (!parsed.success) {
     throw new CandorError(`"${raw}" is not a thread id: ${parsed.error.issues[0]?.message ?? "invalid"}.`, ErrorCode.INVALID_REQUEST);

@@ -7,7 +7,7 @@ import { paramsFor } from "./swap-tool.js";
 import { revise, successorOf, type Strategy } from "./types.js";
 
 /** Longest chain DECOMPOSE builds: seed 000 scenario 5 asks for 2–4 smaller steps. */
-export const MAX_SUBSTEPS = 4;
+const MAX_SUBSTEPS = 4;
 
 /**
  * The shortest chain of 2–4 tools that gets from what the step has (its dependencies' outputs) to what it must

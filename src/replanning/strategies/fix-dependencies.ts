@@ -9,7 +9,7 @@ import { revise, successorOf, type Strategy } from "./types.js";
  * result"), a dependency it names by id ("Dependency task_001 failed"), or — for a dependency failure that names
  * nothing — every direct dependency. Empty when the failure does not blame its inputs at all.
  */
-export function blamedUpstream(plan: Plan, failure: FailureContext): TaskStep[] {
+function blamedUpstream(plan: Plan, failure: FailureContext): TaskStep[] {
   const deps = plan.steps.filter((s) => failure.step.dependsOn.includes(s.id));
   const named = new Set<string>();
   if (typeof failure.outputs.input === "string") named.add(failure.outputs.input);

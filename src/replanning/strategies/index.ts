@@ -15,8 +15,8 @@ export { findWorkaround } from "./find-workaround.js";
 export { retryDifferentAgent } from "./retry-different-agent.js";
 export { retryWithParams } from "./retry-with-params.js";
 export { swapTool } from "./swap-tool.js";
-export { decompose, MAX_SUBSTEPS } from "./decompose.js";
-export { fixDependencies, blamedUpstream } from "./fix-dependencies.js";
+export { decompose } from "./decompose.js";
+export { fixDependencies } from "./fix-dependencies.js";
 export { skip, skipWithReason, type SkippedBy } from "./skip.js";
 
 /** Every strategy by name: one pure function each, behind one node each. */

@@ -20,7 +20,7 @@ export interface StrategyInput {
 }
 
 /** A revision made by one of the strategies (never by a person's guidance). */
-export type StrategyRevision = PlanRevision & { strategy: StrategyType };
+type StrategyRevision = PlanRevision & { strategy: StrategyType };
 
 /** A strategy either revises the plan or says why it does not apply (and the next strategy is tried). */
 export type StrategyOutcome = { applies: true; plan: Plan; revision: StrategyRevision } | { applies: false; reason: string };

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants, existsSync } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, readlink, realpath, rename, stat, unlink } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { CandorError, ErrorCode } from "../../errors.js";
+import { CandorError, ErrorCode, errorMessage } from "../../errors.js";
 
 /**
  * Path confinement for tools that touch the disk on a user's behalf.
@@ -26,6 +26,12 @@ function outside(path: string, root: string, why: string): CandorError {
     ErrorCode.TOOL_FAILED,
     { details: { failureClass: "policy_blocked", path, root } },
   );
+}
+
+/** A failed file-system call's errno code (ENOENT, …) and message, read without trusting what was thrown. */
+function fsFailure(e: unknown): { code: string | undefined; message: string } {
+  const code = typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined;
+  return { code, message: errorMessage(e) };
 }
 
 /** True when `child` is `parent` or lies below it (both absolute, normalised). */
@@ -82,10 +88,11 @@ export class ConfinedRoot {
   /** Opens `path` (file or directory) for reading and checks where it really is; the caller closes it. */
   private async openChecked(path: string, flags: number): Promise<{ handle: FileHandle; real: string }> {
     const full = insideRoot(this.root, path);
-    const handle = await open(full, flags).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === "ENOENT" || e.code === "ENOTDIR") throw new CandorError(`Invalid path "${path}": no such file or directory in ${this.root}.`, ErrorCode.TOOL_FAILED);
-      if (e.code === "ELOOP") throw outside(path, this.root, "it is a symlink loop");
-      throw new CandorError(`Cannot open "${path}": ${e.message}.`, ErrorCode.TOOL_FAILED, { cause: e });
+    const handle = await open(full, flags).catch((e: unknown) => {
+      const { code, message } = fsFailure(e);
+      if (code === "ENOENT" || code === "ENOTDIR") throw new CandorError(`Invalid path "${path}": no such file or directory in ${this.root}.`, ErrorCode.TOOL_FAILED);
+      if (code === "ELOOP") throw outside(path, this.root, "it is a symlink loop");
+      throw new CandorError(`Cannot open "${path}": ${message}.`, ErrorCode.TOOL_FAILED, { cause: e });
     });
     try {
       const real = await realPathOf(handle, full);
@@ -139,11 +146,12 @@ export class ConfinedRoot {
     try {
       for (const part of parts) {
         const next = through(current, part);
-        await mkdir(next).catch((e: NodeJS.ErrnoException) => {
-          if (e.code !== "EEXIST") throw new CandorError(`Cannot create the directory "${path}": ${e.message}.`, ErrorCode.TOOL_FAILED, { cause: e });
+        await mkdir(next).catch((e: unknown) => {
+          const { code, message } = fsFailure(e);
+          if (code !== "EEXIST") throw new CandorError(`Cannot create the directory "${path}": ${message}.`, ErrorCode.TOOL_FAILED, { cause: e });
         });
-        const handle = await open(next, constants.O_RDONLY | constants.O_DIRECTORY).catch((e: NodeJS.ErrnoException) => {
-          throw new CandorError(`Cannot open the directory "${path}": ${e.message}.`, ErrorCode.TOOL_FAILED, { cause: e });
+        const handle = await open(next, constants.O_RDONLY | constants.O_DIRECTORY).catch((e: unknown) => {
+          throw new CandorError(`Cannot open the directory "${path}": ${errorMessage(e)}.`, ErrorCode.TOOL_FAILED, { cause: e });
         });
         const real = await realPathOf(handle, join(current.real, part)).catch(async (e: unknown) => {
           await handle.close();

@@ -1,7 +1,7 @@
 import { relative, resolve } from "node:path";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../errors.js";
-import { defineTool, type RequestFacts, type Toolkit } from "../types.js";
+import { defineTool, paramText, type RequestFacts, type Toolkit } from "../types.js";
 import { ConfinedRoot } from "./confine.js";
 
 export { insideRoot } from "./confine.js";
@@ -10,7 +10,7 @@ export { insideRoot } from "./confine.js";
 const MAX_READ_BYTES = 200_000;
 
 /** The first file-looking word of a request (e.g. "README.md", "src/index.ts"). */
-export function pathIn(facts: RequestFacts): string | null {
+function pathIn(facts: RequestFacts): string | null {
   const match = /(?:^|\s)["'`]?((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]{1,8})["'`]?(?=[\s,.;:!?]|$)/.exec(facts.text);
   return match?.[1] ?? null;
 }
@@ -49,7 +49,7 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
           const path = pathIn(facts);
           return path ? { path } : {};
         },
-        describeStep: (p) => `Read ${String(p.path ?? "a file")}`,
+        describeStep: (p) => `Read ${paramText(p.path, "a file")}`,
         run: async ({ path }) => {
           const { text, bytes, truncated } = await (await confined()).readText(path, MAX_READ_BYTES);
           return { path, text, truncated, summary: `${path}: ${text.length} characters${truncated ? ` (cut: the file has ${bytes} bytes)` : ""}` };
@@ -66,7 +66,7 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         needsApproval: false,
         schema: z.object({ dir: z.string().default(".") }),
         estimates: { durationMs: 20, cost: 0 },
-        describeStep: (p) => `List files in ${String(p.dir ?? ".")}`,
+        describeStep: (p) => `List files in ${paramText(p.dir, ".")}`,
         run: async ({ dir }) => {
           const entries = await (await confined()).list(dir);
           // A symlink is listed by its name only (marked @), never followed: reading it is checked like any path.
@@ -86,7 +86,7 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         produces: ["analysis"],
         sideEffect: "none",
         needsApproval: false,
-        schema: z.object({}).passthrough(),
+        schema: z.looseObject({}),
         outputSchema: StatsResult,
         estimates: { durationMs: 10, cost: 0 },
         describeStep: () => "Count words and lines",
