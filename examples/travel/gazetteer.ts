@@ -75,7 +75,7 @@ export interface Gazetteer {
 export function placeKey(s: string): string {
   let k = s.toLowerCase();
   // Most names are plain ASCII: only the others pay for decomposition.
-  if (/[^\x00-\x7f]/.test(k)) {
+  if (/[^ -~]/.test(k)) {
     k = k
       .normalize("NFD")
       .replace(/[\u0300-\u036f]/g, "")

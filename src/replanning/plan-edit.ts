@@ -95,7 +95,7 @@ export function checkEditedStep<S extends EditableStep>(step: S, before: Editabl
   const paramsChanged = changed.length > 0 || Object.keys(before.params).some((k) => !(k in step.params));
   if (!paramsChanged && !toolChanged) return { ok: true, value: step };
   if (!tool) return paramsChanged ? { ok: false, reason: `step ${step.id} names no tool, so it takes no parameters; give it a tool first.` } : { ok: true, value: step };
-  const known = tool.schema instanceof z.ZodObject ? Object.keys(tool.schema.shape as Record<string, unknown>) : null;
+  const known = tool.schema instanceof z.ZodObject ? Object.keys(tool.schema.shape) : null;
   const unknown = known ? changed.filter((k) => !known.includes(k)) : [];
   if (known && unknown.length > 0) {
     return { ok: false, reason: `${tool.name} has no parameter ${unknown.map((k) => `"${k}"`).join(", ")}; its parameters are ${known.join(", ")}.` };
