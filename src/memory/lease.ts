@@ -70,11 +70,13 @@ function ensureTable(db: Database.Database): void {
   if (ready.has(db)) return;
   db.exec(`CREATE TABLE IF NOT EXISTS ${LEASE_TABLE} (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, expires_at INTEGER NOT NULL, pid_start TEXT)`);
   // A database made before leases recorded the holder's start time: add the column (null: start time unknown).
-  // Checked and added in one write transaction, so two processes upgrading the same file cannot both add it.
-  db.transaction(() => {
-    const columns = db.prepare<[], { name: string }>(`PRAGMA table_info(${LEASE_TABLE})`).all();
-    if (!columns.some((c) => c.name === "pid_start")) db.exec(`ALTER TABLE ${LEASE_TABLE} ADD COLUMN pid_start TEXT`);
-  }).immediate();
+  // Checked again inside a write transaction, so two processes upgrading the same file cannot both add it.
+  const hasColumn = () => db.prepare<[], { name: string }>(`PRAGMA table_info(${LEASE_TABLE})`).all().some((c) => c.name === "pid_start");
+  if (!hasColumn()) {
+    db.transaction(() => {
+      if (!hasColumn()) db.exec(`ALTER TABLE ${LEASE_TABLE} ADD COLUMN pid_start TEXT`);
+    }).immediate();
+  }
   ready.add(db);
 }
 
