@@ -1,7 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { callNeedingApproval, deniedFeedback, runStep } from "../src/tools/run-step.js";
-import { failureNotification, retryNotification, successNotification } from "../src/transparency/notify.js";
+import { failureNotification, retryNotification, successNotification, type RecordedCall } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import type { WorkerStateValue } from "./state.js";
 
@@ -18,7 +18,8 @@ export function workerActNode(deps: NodeDeps) {
       throw new CandorError(`Step ${step.id} reached act without the gate's decision on a call that needs approval; the call was not made.`, ErrorCode.CONFIGURATION);
     }
     const retries: ReturnType<typeof retryNotification>[] = [];
-    let recorded: string | null = null;
+    // Set by the ledger's callback during runStep (an object, so the assignment is visible to the type checker).
+    const ledger: { recorded: RecordedCall | null } = { recorded: null };
     const feedback =
       toolDecision?.decision === "deny"
         ? deniedFeedback(step, step.dispatches, toolDecision, toolDecision.comment)
@@ -30,7 +31,7 @@ export function workerActNode(deps: NodeDeps) {
             signal: config.signal,
             ...(deps.ledger ? { ledger: deps.ledger, threadId } : {}),
             onRecordedResult: (info) => {
-              recorded = `${info.tool} was not called again: the effect ledger holds the result of attempt ${info.attempt} (recorded ${info.at})`;
+              ledger.recorded = info;
             },
             onAttemptFailed: (info) => {
               const n = retryNotification(step, info, deps.logFile);
@@ -43,9 +44,12 @@ export function workerActNode(deps: NodeDeps) {
       feedback.approval = { decision: toolDecision.decision, comment: toolDecision.comment, by: toolDecision.by, at: toolDecision.at ?? feedback.at };
     }
     const ok = feedback.feedbackType === "SUCCESS" || feedback.feedbackType === "PARTIAL_SUCCESS";
-    const outcome = ok ? successNotification(step, feedback) : failureNotification(step, feedback, deps.logFile);
+    const recorded = ledger.recorded;
+    const outcome = ok ? successNotification(step, feedback, recorded) : failureNotification(step, feedback, deps.logFile);
     emitNotifications(config, [outcome]);
-    const done = recorded ?? `finished in ${Math.round(feedback.durationMs)} ms after ${feedback.attempt} attempt(s)`;
+    const done = recorded
+      ? `${recorded.tool} was not called again: the effect ledger holds the result of attempt ${recorded.attempt} (recorded ${recorded.at})`
+      : `finished in ${Math.round(feedback.durationMs)} ms after ${feedback.attempt} attempt(s)`;
     deps.decisionLog.record({
       operation: "step_result",
       planId: state.planId,

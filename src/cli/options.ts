@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { RunSettings } from "../domain/request.js";
 import { DEFAULT_DB_PATH, DEFAULT_MODEL, type CandorEnv } from "../env.js";
 import { Node, type NodeId } from "../../nodes/names.js";
 import { CandorError, ErrorCode } from "../errors.js";
@@ -226,6 +227,8 @@ export const ThreadRecord = z.object({
   reasoner: ReasonerKind,
   model: z.string().nullable(),
   faults: z.array(z.string()),
+  /** The run's settings, so a thread stopped before its first checkpoint can be started again as it was. */
+  settings: RunSettings.optional(),
   createdAt: z.string(),
 });
 export type ThreadRecord = z.infer<typeof ThreadRecord>;

@@ -13,6 +13,12 @@ export function dbArgFor(dbPath: string): string | null {
   return path.resolve(dbPath) === path.resolve(DEFAULT_DB_PATH) ? null : dbPath;
 }
 
+/** ` --db <path>` to append to a printed command, or "" for the default database. */
+export function dbFlagFor(dbPath: string): string {
+  const dbArg = dbArgFor(dbPath);
+  return dbArg ? ` --db ${shellArg(dbArg)}` : "";
+}
+
 export function exitForStatus(status: RunStatus): Exit {
   return status === "completed" ? Exit.COMPLETED : Exit.NOT_COMPLETED;
 }

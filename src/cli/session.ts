@@ -9,6 +9,7 @@ import { InterruptRequest, type PlanAdjustment } from "../domain/approval.js";
 import { CandorEvent } from "../domain/notification.js";
 import { Plan } from "../domain/plan.js";
 import type { RunStatus } from "../domain/report.js";
+import { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { CandorEnv } from "../env.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import { decisionLogPath, openPersistence, type Persistence } from "../memory/persistence.js";
@@ -119,22 +120,48 @@ export async function saveThreadRecord(persistence: Persistence, record: ThreadR
   await persistence.store.put(THREADS_NAMESPACE, record.threadId, record);
 }
 
+/** What the database holds about a thread: how the CLI started it, and whether it reached a checkpoint. */
+export interface StoredThread {
+  /** The options it was started with, or null for a thread started elsewhere (Studio, the library API). */
+  record: ThreadRecord | null;
+  /**
+   * False when only the record exists: the run stopped (Ctrl-C, a crash) before its first checkpoint, so
+   * nothing ran. `resume` starts it again from the record.
+   */
+  started: boolean;
+}
+
 /**
- * The options a thread was started with, or null for a thread started elsewhere (Studio, the library API).
- * @throws CandorError UNKNOWN_THREAD, naming a few known threads, when the thread has no checkpoint.
+ * The thread's record and whether it has started.
+ * @throws CandorError UNKNOWN_THREAD, naming a few known threads, when the database has neither a checkpoint
+ *   nor a record of it.
  */
-export async function loadThreadRecord(persistence: Persistence, threadId: string): Promise<ThreadRecord | null> {
-  if (!(await threadExists(persistence, threadId))) {
-    const known = (await persistence.store.search(THREADS_NAMESPACE, { limit: 5 })).map((item) => item.key);
-    const hint = known.length > 0 ? ` Recent threads in this database: ${known.join(", ")}.` : " This database has no threads yet.";
-    throw new CandorError(
-      `There is no thread "${threadId}" in ${persistence.dbPath}.${hint} Check the id, or pass --db with the database the run used.`,
-      ErrorCode.UNKNOWN_THREAD,
-    );
-  }
+export async function loadThreadRecord(persistence: Persistence, threadId: string): Promise<StoredThread> {
+  const started = await threadExists(persistence, threadId);
   const item = await persistence.store.get(THREADS_NAMESPACE, threadId);
   const parsed = ThreadRecord.safeParse(item?.value);
-  return parsed.success ? parsed.data : null;
+  const record = parsed.success ? parsed.data : null;
+  if (!started && !record) throw await unknownThread(persistence, threadId);
+  return { record, started };
+}
+
+/** The error for a thread this database does not know, with the threads it does know. */
+async function unknownThread(persistence: Persistence, threadId: string): Promise<CandorError> {
+  const known = (await persistence.store.search(THREADS_NAMESPACE, { limit: 5 })).map((item) => item.key);
+  const hint = known.length > 0 ? ` Recent threads in this database: ${known.join(", ")}.` : " This database has no threads yet.";
+  return new CandorError(
+    `There is no thread "${threadId}" in ${persistence.dbPath}.${hint} Check the id, or pass --db with the database the run used.`,
+    ErrorCode.UNKNOWN_THREAD,
+  );
+}
+
+/**
+ * What starts a recorded thread: its request for its user, with its settings. `run` starts with it, and `resume`
+ * starts a thread that stopped before its first checkpoint with it again, so both start it the same way.
+ */
+export function startInput(record: ThreadRecord): Extract<ThreadInput, { kind: "start" }> {
+  const request = PlanningRequest.parse({ userIntent: record.request, userContext: { userId: record.userId } });
+  return { kind: "start", value: { request, settings: record.settings ?? RunSettings.parse({}) } };
 }
 
 /** Receives what a streamed thread reports, as it happens. */

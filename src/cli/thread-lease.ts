@@ -28,7 +28,7 @@ function holdThread(session: Session, threadId: string, io: CliIo, timing: Lease
   if (!result.acquired) {
     const { pid, expiresAt } = result.heldBy;
     return {
-      busy: `Thread ${threadId} is busy: another process (pid ${pid}) is running it and holds its lease until ${stamp(new Date(expiresAt).toISOString())} (renewed while it runs). Two writers on one thread would lose one's updates, so this command did nothing. Wait for the other process to finish and try again; a crashed process does not hold it (the lease ends with its pid, or within ${Math.round(timing.ttlMs / 1000)} s if it ran on another machine).`,
+      busy: `Thread ${threadId} is busy: another process (pid ${pid}) is running it and holds its lease until ${stamp(new Date(expiresAt).toISOString())} (renewed while it runs). Two writers on one thread would lose one's updates, so this command did nothing. Wait for the other process to finish and try again; a crashed process does not hold it (the lease ends with its process, a zombie included, or within ${Math.round(timing.ttlMs / 1000)} s if it ran on another machine).`,
     };
   }
   const lease: Lease = result.lease;

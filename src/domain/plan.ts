@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
 export const StepStatus = z.enum(["pending", "running", "done", "failed", "skipped"]);
@@ -81,6 +82,15 @@ export const TaskStep = z.object({
 });
 export type TaskStep = z.infer<typeof TaskStep>;
 export type TaskStepInput = z.input<typeof TaskStep>;
+
+/**
+ * A new plan's id: random, so each plan made is told apart in the decision log, across threads and databases.
+ * A hash of the request repeated for every run of the same request and mixed them up in `logs --plan`; the same
+ * request still gives the same plan content (INV-PLAN-001 is about content, not ids).
+ */
+export function newPlanId(): string {
+  return `plan-${randomBytes(6).toString("hex")}`;
+}
 
 export const Plan = z.object({
   planId: z.string().min(1),

@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import { jsonrepair } from "jsonrepair";
 import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
-import { Plan, TaskStep, type TaskStepInput } from "../domain/plan.js";
+import { newPlanId, Plan, TaskStep, type TaskStepInput } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import type { PlanResult } from "../reasoning/types.js";
 import { ALL_CATEGORIES, type ToolRegistry } from "../tools/registry.js";
@@ -230,7 +229,7 @@ export function toPlanResult(raw: unknown, request: PlanningRequest, registry: T
   const steps = assignOrder(built);
   const confidence = readConfidence(loose.confidence ?? null, author, notes);
   const plan = Plan.parse({
-    planId: planIdFor(request, steps),
+    planId: newPlanId(),
     objective: loose.objective?.trim() || request.userIntent,
     contextSummary: loose.contextSummary ?? "",
     steps,
@@ -357,15 +356,6 @@ function readConfidence(raw: number | null, author: string, notes: string[]): { 
   return { value: DEFAULT_CONFIDENCE, reason: `${author} gave an out-of-range confidence (${raw}); ${DEFAULT_CONFIDENCE} assumed.` };
 }
 
-/** Deterministic, so the same request and steps give the same id across runs and replays. */
-function planIdFor(request: PlanningRequest, steps: readonly Pick<TaskStep, "id" | "description" | "workerType" | "tools" | "params" | "dependsOn">[]): string {
-  const key = JSON.stringify({
-    intent: request.userIntent,
-    steps: steps.map((s) => [s.id, s.description, s.workerType, s.tools, s.params, s.dependsOn]),
-  });
-  return `plan-${createHash("sha256").update(key).digest("hex").slice(0, 12)}`;
-}
-
 /**
  * Seed 004's linear fallback: one step on the `general` worker that carries the whole request, with low
  * confidence so the approval threshold stops it before anything runs. `reason` says why no real plan was made.
@@ -373,7 +363,7 @@ function planIdFor(request: PlanningRequest, steps: readonly Pick<TaskStep, "id"
 export function fallbackPlan(request: PlanningRequest, reason: string): Plan {
   const step = TaskStep.parse({ id: "s1", description: request.userIntent, workerType: FALLBACK_WORKER, tools: [], order: 1 });
   return Plan.parse({
-    planId: planIdFor(request, [step]),
+    planId: newPlanId(),
     objective: request.userIntent,
     steps: [step],
     confidence: FALLBACK_CONFIDENCE,

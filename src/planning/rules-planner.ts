@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import { CandorError, ErrorCode } from "../errors.js";
-import { Plan, TaskStep } from "../domain/plan.js";
+import { newPlanId, Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { canStandIn, type RequestFacts, type ToolSpec } from "../tools/types.js";
@@ -153,12 +152,8 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     reasons.push(`${step.id}: ${issue?.path.join(".") || "parameters"} — ${issue?.message ?? "invalid"}`);
   }
   const ordered = assignOrder(steps);
-  const hash = createHash("sha256")
-    .update(JSON.stringify([request.userIntent, ordered.map((s) => [s.id, s.tools, s.params, s.dependsOn])]))
-    .digest("hex")
-    .slice(0, 8);
   const plan = Plan.parse({
-    planId: `plan-${hash}`,
+    planId: newPlanId(),
     objective: request.userIntent,
     contextSummary: `Rules plan from tool metadata: ${ordered.map((s) => s.tools[0]).join(", ")}.`,
     steps: ordered,

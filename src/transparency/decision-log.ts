@@ -1,6 +1,8 @@
-import { mkdirSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
+import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { ensureDirectory } from "../memory/paths.js";
 
 /** One planning decision (seed 000 scenario 19): what was decided, why, and what it did to confidence. */
 export interface Decision {
@@ -25,19 +27,44 @@ export interface DecisionLog {
 /**
  * Writes decisions as JSON lines with pino (timestamp ISO 8601, level INFO), synchronously so a crash loses
  * nothing already decided. `candor logs` reads the same file back and filters it by plan, step and operation.
+ *
+ * @throws CandorError STORAGE, naming the file and what to do, when the log cannot be written (its path is a
+ *   directory or a named pipe, its folder cannot be created, no permission).
  */
 export function fileDecisionLog(file: string, level: string = "info"): DecisionLog & { logger: Logger } {
-  mkdirSync(dirname(file), { recursive: true });
-  const logger = pino(
-    { level, base: { app: "candor" }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: "msg" },
-    pino.destination({ dest: file, sync: true, mkdir: true }),
-  );
+  let destination: ReturnType<typeof pino.destination>;
+  try {
+    ensureDirectory(dirname(file));
+    refuseNonFile(file);
+    destination = pino.destination({ dest: file, sync: true });
+  } catch (e) {
+    throw new CandorError(
+      `Cannot write the decision log "${file}": ${errorMessage(e)}. Candor keeps one decision log beside each database, named after it: move what is at that path away, or pass --db with another database path.`,
+      ErrorCode.STORAGE,
+      { cause: e, details: { logFile: file } },
+    );
+  }
+  const logger = pino({ level, base: { app: "candor" }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: "msg" }, destination);
   return {
     logger,
     record(d) {
       logger.info({ ...d, taskId: d.taskId ?? null, cost: d.cost ?? 0 }, `${d.operation}: ${d.decision}`);
     },
   };
+}
+
+/** A directory would fail with a bare EISDIR, and opening a named pipe would wait for a reader forever. */
+function refuseNonFile(file: string): void {
+  let stats;
+  try {
+    stats = statSync(file);
+  } catch (e) {
+    // Missing: pino creates it, and says why if it cannot.
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw e;
+  }
+  if (stats.isDirectory()) throw new Error("it is a directory (EISDIR), not a file");
+  if (stats.isFIFO() || stats.isSocket()) throw new Error("it is a named pipe or socket, not a file");
 }
 
 /** Keeps decisions in memory: for tests and for apps that read them back through their own sink. */

@@ -28,7 +28,7 @@ export function explainRevision(revision: PlanRevision, failedStep: Pick<TaskSte
     `Why: ${error} — ${describeFailureClass(revision.failureClass)}.`,
     `What we're doing: ${WHAT_WE_DO[revision.strategy]}. ${revision.changes.join(". ")}.`,
     `Expected impact: additional delay ${impact}${revision.strategy === "SKIP" ? "; the answer will be incomplete" : ""}.`,
-    `Plan confidence reduced from ${revision.confidenceBefore.toFixed(2)} to ${revision.confidenceAfter.toFixed(2)}.`,
+    confidenceChange(revision.confidenceBefore, revision.confidenceAfter),
     // Seed 000 scenario 18: the explanation itself points developers to the technical details.
     `Details: ${details}`,
   ];
@@ -43,6 +43,17 @@ export function explainRevision(revision: PlanRevision, failedStep: Pick<TaskSte
     estimatedDelay: impact,
     details,
   });
+}
+
+/**
+ * How a revision moved the plan's confidence, as shown (two decimals): a revision whose delta is zero (a person's
+ * retry) or that rounds to nothing must not read "reduced from 0.85 to 0.85", and a replan with a person's
+ * guidance can raise it.
+ */
+export function confidenceChange(before: number, after: number): string {
+  const [from, to] = [before.toFixed(2), after.toFixed(2)];
+  if (from === to) return `Plan confidence stays at ${from}.`;
+  return `Plan confidence ${after < before ? "reduced" : "raised"} from ${from} to ${to}.`;
 }
 
 export function escalationNotification(request: FailureEscalationRequest, logFile: string | null): Notification {

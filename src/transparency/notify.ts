@@ -84,13 +84,22 @@ export function retryNotification(step: TaskStep, info: { attempt: number; error
   });
 }
 
-export function successNotification(step: TaskStep, feedback: ExecutionFeedback): Notification {
-  return notification({
-    severity: "INFO",
-    kind: "step_succeeded",
-    taskId: step.id,
-    title: `${step.description} (${step.id}) done in ${Math.round(feedback.durationMs)} ms`,
-  });
+/** A call the effect ledger answered: made before (by this thread, in another process or branch), not made again. */
+export interface RecordedCall {
+  tool: string;
+  attempt: number;
+  at: string;
+}
+
+/**
+ * A step that succeeded. When the effect ledger answered (a resume or replay reached a call already made), the
+ * title says so: the result shown is the recorded one and the tool did nothing this time.
+ */
+export function successNotification(step: TaskStep, feedback: ExecutionFeedback, recorded: RecordedCall | null = null): Notification {
+  const title = recorded
+    ? `${step.description} (${step.id}) answered from the effect ledger: ${recorded.tool} was not called again (its result was recorded at ${recorded.at}, attempt ${recorded.attempt})`
+    : `${step.description} (${step.id}) done in ${Math.round(feedback.durationMs)} ms`;
+  return notification({ severity: "INFO", kind: "step_succeeded", taskId: step.id, title });
 }
 
 export function planNotification(plan: Plan, notes: readonly string[]): Notification {

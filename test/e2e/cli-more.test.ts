@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { acquireLease, leaseHolder, releaseLease } from "../../src/memory/lease.js";
+import { decisionLogPath } from "../../src/memory/persistence.js";
 import { runCli, spawnCli, STACK_LINE, perTest } from "./helpers.js";
 
 const TRIP = "Plan a 2-day trip from Paris to Rome for 1 person";
@@ -13,7 +13,7 @@ const { freshDb, later } = perTest();
 
 /** The human decisions the graph applied to a thread, from the decision log beside the database. */
 function decisionsApplied(db: string, threadId: string): string[] {
-  const log = readFileSync(path.join(path.dirname(db), "decisions.log"), "utf8");
+  const log = readFileSync(decisionLogPath(db), "utf8");
   return log
     .split("\n")
     .filter((l) => l.trim())
@@ -130,7 +130,7 @@ describe("resume decisions", () => {
     expect(waiting.stdout).toContain("Waiting for a human: approve a tool call before it runs.");
     expect(waiting.stdout).toContain(`npm start -- resume book --deny --db ${db}`);
     const json = JSON.parse((await runCli(["threads", "--json", "--db", db])).stdout);
-    expect(json.threads[0].waitingFor).toEqual({ kind: "tool_approval", decisions: ["approve", "deny"] });
+    expect(json.threads[0].waitingFor).toEqual({ kind: "tool_approval", decisions: ["approve", "deny"], taskId: "booking", tool: "book_trip" });
 
     const wrong = await runCli(["resume", "book", "--reject", "--db", db]);
     expect(wrong.code).toBe(2);

@@ -11,9 +11,8 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import Database from "better-sqlite3";
-import { openPersistence } from "../../src/memory/persistence.js";
+import { decisionLogPath, openPersistence } from "../../src/memory/persistence.js";
 import { leaseHolder } from "../../src/memory/lease.js";
 import { openEffectLedger } from "../../src/tools/effects.js";
 import { runCli as runProgram } from "../../src/cli/program.js";
@@ -229,7 +228,7 @@ export function threadFacts(db: string, threadId: string): ThreadFacts {
 
 /** The `step_result` entries the decision log (beside the database) holds for one step of a thread. */
 export function stepResults(db: string, threadId: string, stepId: string): { decision: string; reasoning: string }[] {
-  const log = readFileSync(path.join(path.dirname(db), "decisions.log"), "utf8");
+  const log = readFileSync(decisionLogPath(db), "utf8");
   return log
     .split("\n")
     .filter((l) => l.trim())
@@ -238,8 +237,8 @@ export function stepResults(db: string, threadId: string, stepId: string): { dec
     .map(({ decision, reasoning }) => ({ decision, reasoning }));
 }
 
-/** Keys whose values differ between two runs of the same thread by nature: clocks, durations, where it ran. */
-const VOLATILE = new Set(["at", "createdAt", "generatedAt", "startedAt", "durationMs", "totalDurationMs", "threadId", "db"]);
+/** Keys whose values differ between two runs of the same thread by nature: clocks, durations, where it ran, plan ids. */
+const VOLATILE = new Set(["at", "createdAt", "generatedAt", "startedAt", "durationMs", "totalDurationMs", "threadId", "db", "planId"]);
 
 /**
  * A copy with every volatile value replaced by a placeholder, so two runs' outputs compare with toEqual. A

@@ -88,10 +88,10 @@ function workerResult(stepId?: string): WriteMatch {
   };
 }
 
-/** The thread asks for the booking's approval: waiting after a run (exit 3), or refusing a bare resume (exit 2). */
+/** The thread asks for the booking's approval: a run or a bare resume that finds it waiting exits 3 and says so. */
 function asksForApproval(r: CliResult): boolean {
   const waitingFor = r.json?.waitingFor as { kind?: string } | null | undefined;
-  return (r.code === 3 && waitingFor?.kind === "tool_approval") || (r.code === 2 && /is waiting for a decision: Step booking wants to call book_trip/.test(r.stderr));
+  return r.code === 3 && waitingFor?.kind === "tool_approval";
 }
 
 /** The thread waits for a person to check whether book_trip took effect (its outcome is unknown). */

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/program.js";
+import { decisionLogPath } from "../../src/memory/persistence.js";
 import { childEnv, ROOT, perTest } from "./helpers.js";
 
 const TRIP = "Plan a 2-day trip from Paris to Rome for 1 person";
@@ -13,7 +13,7 @@ const { freshDb } = perTest("candor-ask-");
 
 /** The human decisions the graph applied to a thread, from the decision log beside the database. */
 function decisionsApplied(db: string, threadId: string): string[] {
-  return readFileSync(path.join(path.dirname(db), "decisions.log"), "utf8")
+  return readFileSync(decisionLogPath(db), "utf8")
     .split("\n")
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as { operation: string; threadId?: string; decision?: string })

@@ -147,7 +147,7 @@ describe("notifications announced by the worker and execute", () => {
   it("success and plan notifications summarise in one line", () => {
     expect(successNotification(flight, feedback({ taskId: "flight", durationMs: 151.6 })).title).toBe("Find flights Madrid → Paris for 2 (flight) done in 152 ms");
     const p = planNotification(travelPlan(), []);
-    expect(p.title).toMatch(/^Plan plan-[0-9a-f]{8}: 5 step\(s\), confidence 0.85$/);
+    expect(p.title).toMatch(/^Plan plan-[0-9a-f]{12}: 5 step\(s\), confidence 0.85$/);
     expect(p.message).toContain("4. budget_status [budget_agent after flight, hotel, activities]");
     expect(planNotification(travelPlan(), ["Memory: search_flights failed before"]).severity).toBe("WARNING");
   });

@@ -158,13 +158,14 @@ describe("toPlan", () => {
     expect(thrown(() => toPlan(modelPlan, tight, registry, "llm")).code).toBe(ErrorCode.INSUFFICIENT_RESOURCES);
   });
 
-  it("gives the same planId for the same request and steps, and a different one when they differ", () => {
+  it("gives each plan its own id, also for the same request and steps (issue 8: repeated ids mixed runs up in `logs --plan`)", () => {
     const a = toPlan(modelPlan, request, registry, "llm");
     const b = toPlan(JSON.parse(modelPlanJson), request, registry, "llm");
     expect(a.planId).toMatch(/^plan-[0-9a-f]{12}$/);
-    expect(b.planId).toBe(a.planId);
-    const other = PlanningRequest.parse({ userIntent: "Something else entirely" });
-    expect(toPlan(modelPlan, other, registry, "llm").planId).not.toBe(a.planId);
+    expect(b.planId).not.toBe(a.planId);
+    const { planId: _a, createdAt: _ca, ...contentA } = a;
+    const { planId: _b, createdAt: _cb, ...contentB } = b;
+    expect(contentB).toEqual(contentA);
   });
 });
 

@@ -129,8 +129,10 @@ describe("openPersistence", () => {
 });
 
 describe("decisionLogPath", () => {
-  it("puts decisions.log beside the database", () => {
-    expect(decisionLogPath("/var/lib/candor/candor.db")).toBe("/var/lib/candor/decisions.log");
-    expect(decisionLogPath(".candor/candor.db")).toBe(path.resolve(".candor", "decisions.log"));
+  it("puts the log beside the database, named after it: one log per database (issue 8: a shared decisions.log mixed every database in the folder)", () => {
+    expect(decisionLogPath("/var/lib/candor/candor.db")).toBe("/var/lib/candor/candor.db.decisions.log");
+    expect(decisionLogPath(".candor/candor.db")).toBe(path.resolve(".candor", "candor.db.decisions.log"));
+    expect(decisionLogPath("/data/a.db")).not.toBe(decisionLogPath("/data/b.db"));
+    expect(decisionLogPath("/data/a.db")).not.toBe(decisionLogPath("/data/a.sqlite"));
   });
 });

@@ -1,6 +1,7 @@
 import type { AgentStateValue } from "../../../nodes/state.js";
 import { Exit, type CliIo } from "../io.js";
 import { HistoryFlags, parseFlags } from "../options.js";
+import { dbFlagFor } from "../present.js";
 import { clock } from "../render.js";
 import { threadConfig } from "../session.js";
 import { openThread } from "./thread.js";
@@ -8,7 +9,7 @@ import { openThread } from "./thread.js";
 /** `candor history <thread>`: the thread's checkpoints, newest first. */
 export async function historyCommand(rawId: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(HistoryFlags, rawFlags);
-  const { threadId, session } = await openThread(rawId, flags.db, io, "read");
+  const { threadId, session, started, dbPath } = await openThread(rawId, flags.db, io, "read");
   try {
     const rows: { checkpointId: string; step: number | null; source: string | null; next: string[]; status: string | null; createdAt: string | null }[] = [];
     for await (const snapshot of session.graph.getStateHistory(threadConfig(threadId), flags.limit ? { limit: flags.limit } : undefined)) {
@@ -24,6 +25,10 @@ export async function historyCommand(rawId: string, rawFlags: unknown, io: CliIo
     }
     if (flags.json) {
       io.out(JSON.stringify({ threadId, checkpoints: rows }, null, 2));
+      return Exit.COMPLETED;
+    }
+    if (!started) {
+      io.out(`Thread ${threadId} has no checkpoints: it stopped before its first one, so nothing ran. Start it from its recorded request with: ${io.invokedAs} resume ${threadId}${dbFlagFor(dbPath)}`);
       return Exit.COMPLETED;
     }
     io.out(`Checkpoints of thread ${threadId}, newest first (${rows.length}):`);

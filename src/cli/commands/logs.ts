@@ -1,9 +1,13 @@
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
+import { CandorError, ErrorCode, errorMessage } from "../../errors.js";
 import { decisionLogPath } from "../../memory/persistence.js";
 import { Exit, type CliIo } from "../io.js";
 import { LogsFlags, parseFlags, resolveDbPath } from "../options.js";
 import { stamp } from "../render.js";
+import { loadThreadRecord, openExisting } from "../session.js";
+import { parseThreadId } from "./thread.js";
 
 /** The fields of a decision-log line that `logs` filters and shows; anything else is kept for --json. */
 const LogLine = z.looseObject({
@@ -26,16 +30,22 @@ function confidence(l: LogLine): string {
   return before || after ? ` (confidence ${before ?? after})` : "";
 }
 
-/** `candor logs`: the decision log beside the database, filtered by thread, plan, step and operation. */
+/**
+ * `candor logs`: the decision log of the database, filtered by thread, plan, step and operation. A thread the
+ * database does not know is a usage error (exit 2, naming its threads), as it is for `report` and `history`.
+ */
 export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(LogsFlags, rawFlags);
-  const file = decisionLogPath(resolveDbPath(flags.db, io.env));
+  const dbPath = resolveDbPath(flags.db, io.env);
+  if (flags.thread) await requireThread(dbPath, parseThreadId(flags.thread));
+  const file = decisionLogPath(dbPath);
   if (!existsSync(file)) {
-    io.err(`No decision log at ${file} yet: run or resume writes it. Pass --db if your runs used another database.`);
+    io.err(`No decision log at ${file} yet: run or resume writes it. Pass --db if your runs used another database.${legacyNote(file)}`);
     return Exit.COMPLETED;
   }
+  const text = readLog(file);
   const matches: { raw: string; line: LogLine }[] = [];
-  for (const raw of readFileSync(file, "utf8").split("\n")) {
+  for (const raw of text.split("\n")) {
     if (!raw.trim()) continue;
     let json: unknown;
     try {
@@ -68,4 +78,35 @@ export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
     if (l.reasoning) io.out(`    why: ${l.reasoning}`);
   }
   return Exit.COMPLETED;
+}
+
+/** Fails with UNKNOWN_THREAD (naming the database's threads) unless the database has the thread. */
+async function requireThread(dbPath: string, threadId: string): Promise<void> {
+  const persistence = openExisting(dbPath, threadId);
+  try {
+    await loadThreadRecord(persistence, threadId);
+  } finally {
+    persistence.close();
+  }
+}
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    throw new CandorError(
+      `Cannot read the decision log "${file}": ${errorMessage(e)}. It is the file beside the database, named after it, that run and resume write; move what is at that path away, or pass --db with the database your runs used.`,
+      ErrorCode.STORAGE,
+      { cause: e },
+    );
+  }
+}
+
+/**
+ * Before each database had its own log, every database in a folder shared `decisions.log`; it is not read (it
+ * mixes databases), but a user looking for old decisions should know where they are.
+ */
+function legacyNote(file: string): string {
+  const shared = path.join(path.dirname(file), "decisions.log");
+  return existsSync(shared) ? ` Decisions written before each database had its own log are in ${shared}, shared by every database in that folder.` : "";
 }

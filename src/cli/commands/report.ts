@@ -1,7 +1,7 @@
 import { renderReport } from "../../transparency/report.js";
 import { Exit, type CliIo } from "../io.js";
 import { CommonFlags, parseFlags } from "../options.js";
-import { dbArgFor } from "../present.js";
+import { dbArgFor, dbFlagFor } from "../present.js";
 import { resumeCommands, shellArg, waitingLines } from "../render.js";
 import { readOutcome } from "../session.js";
 import { openThread } from "./thread.js";
@@ -9,8 +9,14 @@ import { openThread } from "./thread.js";
 /** `candor report <thread> [--json]`: the post-execution report, or what an unfinished run is waiting for. */
 export async function reportCommand(rawId: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(CommonFlags, rawFlags);
-  const { threadId, session, dbPath } = await openThread(rawId, flags.db, io, "read");
+  const { threadId, session, dbPath, started } = await openThread(rawId, flags.db, io, "read");
   try {
+    if (!started) {
+      const start = `${io.invokedAs} resume ${threadId}${dbFlagFor(dbPath)}`;
+      if (flags.json) io.out(JSON.stringify({ threadId, status: null, started: false, finished: false, answer: null, report: null, waitingFor: null, resumeCommands: [start] }, null, 2));
+      else io.out(`Thread ${threadId} stopped before its first checkpoint: nothing ran, so there is no report. Start it from its recorded request with: ${start}`);
+      return Exit.NOT_COMPLETED;
+    }
     const outcome = await readOutcome(session.graph, threadId);
     const { report, status, answer } = outcome.values;
     const dbArg = dbArgFor(dbPath);

@@ -5,14 +5,15 @@ import { PlanAdjustment } from "../../domain/approval.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ResumeFlags } from "../options.js";
-import { dbArgFor, executeThread, exitForStatus, presentOutcome } from "../present.js";
-import { readOutcome, type ThreadInput } from "../session.js";
+import { dbArgFor, dbFlagFor, executeThread, exitForStatus, presentOutcome } from "../present.js";
+import type { ThreadRecord } from "../options.js";
+import { readOutcome, startInput, type ThreadInput, type WaitingRequest } from "../session.js";
 import { whileHolding } from "../thread-lease.js";
 import { updateFromAssignments } from "../../replay.js";
-import { shellArg } from "../render.js";
+import { resumeCommands, shellArg } from "../render.js";
 import { describeReasoner, headerLines } from "./run.js";
 import { decideInteractively, lastRefusal } from "../interactive.js";
-import { openThread } from "./thread.js";
+import { openThread, type OpenThread } from "./thread.js";
 
 const DECISIONS = ["approve", "reject", "adjust", "skip", "retry", "abort", "deny", "replan"] as const;
 type DecisionFlag = (typeof DECISIONS)[number];
@@ -101,6 +102,9 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
   try {
     // Taken before the thread is read: a second process must not decide on a state the first is replacing.
     return await whileHolding(session, threadId, io, () => Exit.BUSY, async (signal) => {
+      if (!thread.started && thread.record) {
+        return await startAgain(thread, thread.record, decision, { ...io, signal }, { json: flags.json, asking: flags.input && io.ask !== undefined });
+      }
       const before = await readOutcome(session.graph, threadId);
       let input: ThreadInput;
       if (before.finished) {
@@ -118,15 +122,20 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
         const outcome = await decideInteractively(session, threadId, before, { ...io, signal });
         return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
       }
-      if (before.waitingFor) {
+      if (before.waitingFor && !decision) {
+        // Away from a terminal this is what `run` does for the same waiting thread: say what it waits for, exit 3.
+        io.err(`Thread ${threadId} is waiting for a decision; nothing was sent. Give one with one of the commands below.`);
+        return presentOutcome(before, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+      }
+      if (before.waitingFor && decision) {
         const fits = before.waitingFor.decisions;
-        if (!decision || !fits.includes(decision)) {
-          const what = decision ? `--${decision} does not answer what thread ${threadId} waits for` : `Thread ${threadId} is waiting for a decision`;
+        if (!fits.includes(decision)) {
           throw new CandorError(
-            `${what}: ${before.waitingFor.question} Give one of: ${asFlags(fits)} (e.g. ${prefix} resume ${threadId} --${fits[0]}${db}).`,
+            `--${decision} does not answer what thread ${threadId} waits for: ${before.waitingFor.question} Give one of: ${asFlags(fits)} (e.g. ${prefix} resume ${threadId} --${fits[0]}${db}).`,
             ErrorCode.INVALID_DECISION,
           );
         }
+        refusePlainRetryOfInfeasible(before.waitingFor, decision, extras, { threadId, prefix, dbArg });
         input = {
           kind: "decision",
           decision,
@@ -172,4 +181,43 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
   } finally {
     session.close();
   }
+}
+
+/**
+ * A thread stopped before its first checkpoint (Ctrl-C, a crash, right after `run` began) has only its record:
+ * nothing ran and nothing waits. It starts again from the recorded request, user, faults and settings, as `run`
+ * started it.
+ */
+async function startAgain(thread: OpenThread, record: ThreadRecord, decision: DecisionFlag | null, io: CliIo, opts: { json: boolean; asking: boolean }): Promise<Exit> {
+  const { threadId, session, dbPath } = thread;
+  if (decision) {
+    throw new CandorError(
+      `Thread ${threadId} stopped before its first checkpoint: nothing ran, so it waits for no decision. Start it again without one: ${io.invokedAs} resume ${threadId}${dbFlagFor(dbPath)}.`,
+      ErrorCode.INVALID_DECISION,
+    );
+  }
+  io.err(
+    headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · starting thread ${threadId} again`, session, [
+      ["request", record.request],
+      ["start", "from its recorded request and settings: it stopped before its first checkpoint"],
+      ["faults", record.faults.join(", ")],
+    ]).join("\n"),
+  );
+  const started = await executeThread(session, threadId, startInput(record), io);
+  const outcome = opts.asking ? await decideInteractively(session, threadId, started, io) : started;
+  return presentOutcome(outcome, threadId, { io, json: opts.json, dbPath, reasoner: thread.reasoner.kind });
+}
+
+/**
+ * A plain retry of a limit that cannot be met would fail the same way, and the graph's refusal names the fix in
+ * the library's JSON form; say it as the command to type instead, before anything is sent.
+ */
+function refusePlainRetryOfInfeasible(request: WaitingRequest, decision: DecisionFlag, extras: { extra?: Record<string, unknown> }, ctx: { threadId: string; prefix: string; dbArg: string | null }): void {
+  if (request.kind !== "infeasible_constraint" || decision !== "retry" || extras.extra?.params !== undefined) return;
+  const retry = resumeCommands(ctx.threadId, request, { commandPrefix: ctx.prefix, dbArg: ctx.dbArg }).find((c) => c.decision === "retry");
+  const example = retry && / --set /.test(retry.command) ? retry.command : `${ctx.prefix} resume ${ctx.threadId} --retry --set <limit>=<a value that can be met>${ctx.dbArg ? ` --db ${shellArg(ctx.dbArg)}` : ""}`;
+  throw new CandorError(
+    `A plain --retry would fail the same way: the limit cannot be met as it is, so nothing was sent. Retry with a new limit: ${example} (or --replan "<guidance>", --skip, --abort).`,
+    ErrorCode.INVALID_DECISION,
+  );
 }

@@ -2,10 +2,10 @@ import { PlanningRequest, RunSettings } from "../../domain/request.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { decideInteractively } from "../interactive.js";
 import { Exit, type CliIo } from "../io.js";
-import { chooseReasoner, EXAMPLE_REQUEST, newThreadId, parseFlags, resolveDbPath, RunFlags, type ReasonerChoice } from "../options.js";
-import { executeThread, presentOutcome } from "../present.js";
+import { chooseReasoner, EXAMPLE_REQUEST, newThreadId, parseFlags, resolveDbPath, RunFlags, type ReasonerChoice, type ThreadRecord } from "../options.js";
+import { dbFlagFor, executeThread, presentOutcome } from "../present.js";
 import { noteLine, shellArg } from "../render.js";
-import { openSession, saveThreadRecord, threadExists, type Session } from "../session.js";
+import { openSession, saveThreadRecord, startInput, threadExists, type Session } from "../session.js";
 import { whileHolding } from "../thread-lease.js";
 
 /** The first lines a run or resume prints: reasoner and thread first, then what it runs on. */
@@ -52,19 +52,22 @@ export async function startRun(requestText: string, rawFlags: unknown, io: CliIo
     return await whileHolding(session, threadId, io, () => ({ exit: Exit.BUSY, threadId }), async (signal) => {
       if (await threadExists(session.persistence, threadId)) {
         throw new CandorError(
-          `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}, or leave out --thread to start a new one.`,
+          `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}${dbFlagFor(dbPath)}, or leave out --thread to start a new one.`,
           ErrorCode.INVALID_REQUEST,
         );
       }
-      await saveThreadRecord(session.persistence, {
+      // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
+      const record: ThreadRecord = {
         threadId,
         request: request.data.userIntent,
         userId: flags.user,
         reasoner: reasoner.kind,
         model: reasoner.model,
         faults: flags.fault,
+        settings,
         createdAt: new Date().toISOString(),
-      });
+      };
+      await saveThreadRecord(session.persistence, record);
       io.err(
         headerLines(
           `Candor · reasoner: ${describeReasoner(reasoner)} · thread ${threadId}`,
@@ -72,7 +75,7 @@ export async function startRun(requestText: string, rawFlags: unknown, io: CliIo
           framed ? [] : [["request", request.data.userIntent], ["faults", flags.fault.join(", ")]],
         ).join("\n"),
       );
-      const started = await executeThread(session, threadId, { kind: "start", value: { request: request.data, settings } }, { ...io, signal });
+      const started = await executeThread(session, threadId, startInput(record), { ...io, signal });
       // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
       const outcome = flags.input ? await decideInteractively(session, threadId, started, { ...io, signal }) : started;
       const exit = presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: reasoner.kind, footer: !framed });

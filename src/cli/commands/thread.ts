@@ -2,7 +2,7 @@ import { CandorError, ErrorCode } from "../../errors.js";
 import type { CliIo } from "../io.js";
 import { resolveDbPath, ThreadId, type ReasonerChoice, type ThreadRecord } from "../options.js";
 import { noteLine } from "../render.js";
-import { loadThreadRecord, openExisting, sessionOn, type Session } from "../session.js";
+import { loadThreadRecord, openExisting, sessionOn, type Session, type StoredThread } from "../session.js";
 
 export interface OpenThread {
   threadId: string;
@@ -10,10 +10,12 @@ export interface OpenThread {
   session: Session;
   /** How the thread was started; null when it was started outside the CLI. */
   record: ThreadRecord | null;
+  /** False when the run stopped before its first checkpoint: there is only its record, nothing ran. */
+  started: boolean;
   reasoner: ReasonerChoice;
 }
 
-function parseThreadId(raw: string): string {
+export function parseThreadId(raw: string): string {
   const parsed = ThreadId.safeParse(raw);
   if (!parsed.success) {
     throw new CandorError(`"${raw}" is not a thread id: ${parsed.error.issues[0]?.message ?? "invalid"}.`, ErrorCode.INVALID_REQUEST);
@@ -29,22 +31,23 @@ export async function openThread(rawId: string, dbFlag: string | undefined, io: 
   const threadId = parseThreadId(rawId);
   const dbPath = resolveDbPath(dbFlag, io.env);
   const persistence = openExisting(dbPath, threadId);
-  let record: ThreadRecord | null;
+  let stored: StoredThread;
   try {
-    record = await loadThreadRecord(persistence, threadId);
+    stored = await loadThreadRecord(persistence, threadId);
   } catch (e) {
     persistence.close();
     throw e;
   }
-  const started: ReasonerChoice = record ? { kind: record.reasoner, model: record.model } : { kind: "rules", model: null };
-  if (mode === "execute" && started.kind === "llm" && !io.env.OPENAI_API_KEY) {
+  const { record, started } = stored;
+  const startedWith: ReasonerChoice = record ? { kind: record.reasoner, model: record.model } : { kind: "rules", model: null };
+  if (mode === "execute" && startedWith.kind === "llm" && !io.env.OPENAI_API_KEY) {
     persistence.close();
     throw new CandorError(
-      `Thread ${threadId} was started with the llm reasoner (model ${started.model}), so continuing it needs OPENAI_API_KEY. Set it (and OPENAI_BASE_URL if the run used another server) and run the command again.`,
+      `Thread ${threadId} was started with the llm reasoner (model ${startedWith.model}), so continuing it needs OPENAI_API_KEY. Set it (and OPENAI_BASE_URL if the run used another server) and run the command again.`,
       ErrorCode.CONFIGURATION,
     );
   }
-  const reasoner: ReasonerChoice = mode === "execute" ? started : { kind: "rules", model: null };
+  const reasoner: ReasonerChoice = mode === "execute" ? startedWith : { kind: "rules", model: null };
   const session = await sessionOn(persistence, { reasoner, faults: record?.faults ?? [], env: io.env, onNote: (note) => io.err(noteLine(note)) });
-  return { threadId, dbPath, session, record, reasoner: started };
+  return { threadId, dbPath, session, record, started, reasoner: startedWith };
 }

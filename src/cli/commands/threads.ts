@@ -5,7 +5,7 @@ import { openPersistence } from "../../memory/persistence.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, resolveDbPath, THREADS_NAMESPACE, ThreadRecord, ThreadsFlags } from "../options.js";
 import { stamp } from "../render.js";
-import { readOutcome, sessionOn, threadExists } from "../session.js";
+import { readOutcome, sessionOn, threadExists, type WaitingRequest } from "../session.js";
 
 /** One row of `candor threads`. */
 export interface ThreadRow {
@@ -15,7 +15,8 @@ export interface ThreadRow {
   /** The run status, or null when the thread has no checkpoint yet (it crashed before its first superstep). */
   status: string | null;
   finished: boolean;
-  waitingFor: { kind: string; decisions: string[] } | null;
+  /** What it waits for; a tool approval names its step and tool (a worker waits, the run's status stays executing). */
+  waitingFor: { kind: string; decisions: string[]; taskId?: string; tool?: string } | null;
   next: string[];
   /** The pid of the process that runs the thread now (it holds the lease), else null. */
   runningIn: number | null;
@@ -47,7 +48,7 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
         continue;
       }
       const o = await readOutcome(session.graph, r.threadId);
-      rows.push({ ...base, status: o.status, finished: o.finished, waitingFor: o.waitingFor ? { kind: o.waitingFor.kind, decisions: [...o.waitingFor.decisions] } : null, next: o.next });
+      rows.push({ ...base, status: o.status, finished: o.finished, waitingFor: o.waitingFor ? waitingSummary(o.waitingFor) : null, next: o.next });
     }
     if (flags.json) {
       io.out(JSON.stringify({ db: session.persistence.dbPath, threads: rows }, null, 2));
@@ -59,16 +60,35 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
     }
     io.out(`Threads in ${session.persistence.dbPath}, newest first (${rows.length}):`);
     io.out(`  ${"started".padEnd(19)}  ${"thread".padEnd(14)}  ${"status".padEnd(17)}  waiting for / request`);
-    for (const r of rows) io.out(`  ${stamp(r.createdAt)}  ${r.threadId.padEnd(14)}  ${(r.status ?? "not started").padEnd(17)}  ${describeRow(r)}`);
+    for (const r of rows) io.out(`  ${stamp(r.createdAt)}  ${r.threadId.padEnd(14)}  ${shownStatus(r).padEnd(17)}  ${describeRow(r)}`);
     return Exit.COMPLETED;
   } finally {
     session.close();
   }
 }
 
+function waitingSummary(w: WaitingRequest): NonNullable<ThreadRow["waitingFor"]> {
+  const where = w.kind === "tool_approval" ? { ...(w.taskId ? { taskId: w.taskId } : {}), ...(w.tool ? { tool: w.tool } : {}) } : {};
+  return { kind: w.kind, decisions: [...w.decisions], ...where };
+}
+
+/**
+ * The status column. A worker waiting for a tool approval leaves the run's own status at `executing`, which
+ * reads as if it were running: a thread that waits for a person says so, whatever the state's status.
+ */
+function shownStatus(r: ThreadRow): string {
+  if (r.status === null) return "not started";
+  if (r.waitingFor && r.runningIn === null && !r.status.startsWith("awaiting")) return "waiting";
+  return r.status;
+}
+
 function describeRow(r: ThreadRow): string {
   if (r.runningIn !== null) return `running now in pid ${r.runningIn} · ${r.request}`;
-  if (r.waitingFor) return `${r.waitingFor.kind}: ${r.waitingFor.decisions.map((d) => `--${d}`).join(" | ")}`;
-  if (!r.finished && r.status !== null) return `stopped part-way (next: ${r.next.join(", ") || "none"}): resume to continue`;
+  if (r.waitingFor) {
+    const call = r.waitingFor.tool ? ` (${[r.waitingFor.taskId, r.waitingFor.tool].filter(Boolean).join(": ")})` : "";
+    return `${r.waitingFor.kind}${call}: ${r.waitingFor.decisions.map((d) => `--${d}`).join(" | ")}`;
+  }
+  if (r.status === null) return `stopped before its first checkpoint: resume to start it · ${r.request}`;
+  if (!r.finished) return `stopped part-way (next: ${r.next.join(", ") || "none"}): resume to continue`;
   return r.request;
 }
