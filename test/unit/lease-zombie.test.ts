@@ -14,7 +14,7 @@ import { acquireLease, holderAlive, leaseHolder, processStartTime, readProcessSt
 
 const HAS_PROC = existsSync("/proc/self/stat");
 
-let cleanups: (() => void | Promise<void>)[] = [];
+const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
@@ -46,7 +46,7 @@ async function startParent(script: string): Promise<{ parent: ChildProcess; chil
   const parent = spawn("sh", ["-c", script], { stdio: ["pipe", "pipe", "inherit"] });
   const line = await new Promise<string>((resolve, reject) => {
     parent.once("error", reject);
-    parent.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim()));
+    parent.stdout.once("data", (d: Buffer) => resolve(d.toString().trim()));
   });
   return { parent, child: Number(line) };
 }
