@@ -15,7 +15,7 @@ import {
   stableHash,
   type Provider,
 } from "./catalog.js";
-import { parseTripRequest, type TripFacts } from "./parse-request.js";
+import { readTrip, type TripFacts } from "./parse-request.js";
 
 /** How far a widened hotel search reaches (FIND_WORKAROUND after "fully booked"). */
 export const WIDE_RADIUS_KM = 15;
@@ -193,7 +193,12 @@ export const BookTripArgs = z.object({});
 
 
 function tripOf(facts: RequestFacts): TripFacts {
-  return parseTripRequest(facts.text);
+  return readTrip(facts.text, facts.analysis).facts;
+}
+
+/** The travel toolkit's reading of a request for the understanding record (see Toolkit.interpret). */
+export function interpretTrip(facts: RequestFacts) {
+  return readTrip(facts.text, facts.analysis).interpretation;
 }
 
 /**
@@ -204,8 +209,11 @@ function tripOf(facts: RequestFacts): TripFacts {
 export function namesATrip(facts: RequestFacts): boolean {
   const trip = tripOf(facts);
   const known = trip.destination !== null && findCity(trip.destination) !== undefined;
-  return known && (!trip.assumed.includes("origin") || !trip.assumed.includes("days"));
+  return known && (!trip.assumed.includes("origin") || !trip.assumed.includes("days") || GOING.test(facts.text.toLowerCase()));
 }
+
+/** Asking to be taken somewhere ("take me to Rome", "llévame a Roma", "emmène-moi à Rome") names a trip too. */
+const GOING = /(?:\b(?:go|get|take (?:me|us)|bring (?:me|us)|send (?:me|us)|fly (?:me|us)?)\s+to\b|\b(?:ir|viajar|ll[eé]vame|ll[eé]vanos|volar)\s+a\b|\b(?:aller|partir|voyager|emm[eè]ne-(?:moi|nous))\s+[àa]\b)/;
 
 /** What a trip's parameters take for granted that the request did not say (shown with the plan). */
 export function tripAssumptions(facts: RequestFacts): string[] {
@@ -214,8 +222,10 @@ export function tripAssumptions(facts: RequestFacts): string[] {
   if (trip.assumed.includes("origin")) out.push(`leaving from ${trip.origin}: the request names no origin (say "from <city>")`);
   if (trip.assumed.includes("days")) out.push(`${trip.days} days: the request gives no length (say "for 5 days")`);
   if (trip.assumed.includes("travellers")) out.push(`${trip.travellers} traveller: the request does not say how many (say "for 2 people")`);
-  if (trip.budget !== null && trip.budgetCurrency !== null && trip.budgetCurrency !== "USD" && facts.constraints.budget === undefined) {
-    out.push(`the budget of ${trip.budget} ${trip.budgetCurrency} is taken as ${money(trip.budget)}: the travel prices are in US dollars`);
+  if (trip.budget !== null && facts.constraints.budget === undefined) {
+    const change = readTrip(facts.text, facts.analysis).interpretation.changes.find((c) => c.name === "budget");
+    if (change) out.push(change.why);
+    else if (trip.assumed.includes("currency")) out.push(`the budget of ${trip.budgetAmount ?? trip.budget} is taken as ${money(trip.budget)}: it names no currency and the travel prices are in US dollars`);
   }
   return out;
 }
@@ -226,6 +236,11 @@ function money(n: number): string {
 
 function invalid(message: string, param: string, value: unknown): CandorError {
   return new CandorError(message, ErrorCode.TOOL_FAILED, { details: { failureClass: "invalid_parameters", param, value } });
+}
+
+/** An input the plan may not have (the request ruled it out): undefined when absent, checked when present. */
+function optionalInput<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType<T>): T | undefined {
+  return ctx.inputs[key] === undefined ? undefined : input(tool, ctx, key, schema);
 }
 
 /** Reads a dependency's output through its schema, so a malformed upstream result fails here, by name. */
@@ -248,7 +263,10 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
         ? "Search return flights between two cities and pick the recommended option (nonstop, good times); with maxCost, the best option whose total for all travellers fits under it."
         : "Backup flight provider: same search as search_flights on a second provider with slightly different prices. Use when the primary flight search fails.",
     category: "flights",
-    keywords: provider === "primary" ? ["flight", "flights", "fly", "trip", "travel", "plan", "vacation", "holiday", "getaway", "visit", "weekend", "week"] : ["backup", "alternative provider"],
+    keywords:
+      provider === "primary"
+        ? ["flight", "flights", "fly", "trip", "travel", "plan", "vacation", "holiday", "getaway", "visit", "weekend", "week", "vuelo", "volar", "vol", "vols", "avion", "viaje", "voyage", "vacaciones", "vacances"]
+        : ["backup", "alternative provider"],
     ...(provider === "primary" ? { appliesTo: namesATrip } : {}),
     consumes: [],
     produces: ["flight"],
@@ -302,7 +320,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
     description:
       "Search hotels in a city for the trip's nights. radiusKm 0 looks in the centre and returns the preferred central hotel; a positive radius looks in the neighbourhoods around the centre out to that distance. With maxCost, the best hotel whose total fits under it.",
     category: "hotels",
-    keywords: ["hotel", "hotels", "stay", "accommodation", "room", "nights", "trip", "travel", "plan", "vacation", "holiday", "weekend", "getaway", "week"],
+    keywords: ["hotel", "hotels", "stay", "accommodation", "room", "nights", "place to stay", "trip", "travel", "plan", "vacation", "holiday", "weekend", "getaway", "week", "alojamiento", "hospedaje", "hebergement", "logement", "viaje", "voyage", "vacaciones", "vacances"],
     appliesTo: namesATrip,
     consumes: [],
     produces: ["hotel"],
@@ -394,7 +412,7 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     name: "search_activities",
     description: `Pick one activity per day in a city, best first; with maxCost, the best set whose total for all travellers fits under it (free options always fit). Plans at most ${MAX_ACTIVITY_DAYS_PER_CALL} days in one call.`,
     category: "activities",
-    keywords: ["activities", "activity", "things to do", "sightseeing", "tour", "museum", "trip", "plan", "vacation", "holiday", "visit", "weekend", "getaway", "week"],
+    keywords: ["activities", "activity", "things to do", "sightseeing", "tour", "museum", "trip", "plan", "vacation", "holiday", "visit", "weekend", "getaway", "week", "actividades", "activites", "excursiones", "viaje", "voyage", "vacaciones", "vacances"],
     appliesTo: namesATrip,
     consumes: [],
     produces: ["activities"],
@@ -491,8 +509,11 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     description:
       "Add up the flight, hotel and activities totals and compare them with the budget; fails with a CONSTRAINT_VIOLATION (with the breakdown, and each part's cheapest option as floors) when the trip costs more.",
     category: "budget",
-    keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total", "max", "maximum", "dollars", "usd", "euros", "eur", "spend"],
-    consumes: ["flight", "hotel", "activities"],
+    keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total", "max", "maximum", "dollars", "usd", "euros", "eur", "spend", "presupuesto", "menos de", "moins de"],
+    constraintCheck: true,
+    consumes: [],
+    // A trip without a hotel (the travellers have a place) or without flights is still checked.
+    optionalConsumes: ["flight", "hotel", "activities"],
     produces: ["budget_status"],
     sideEffect: "none",
     needsApproval: false,
@@ -504,11 +525,17 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     extractParams: (facts) => ({ budget: facts.constraints.budget ?? tripOf(facts).budget }),
     run: async (args, ctx): Promise<BudgetStatus> => {
       await sleep(latency(durationMs), ctx.signal);
-      const priced = {
-        flight: input("check_budget", ctx, "flight", Priced),
-        hotel: input("check_budget", ctx, "hotel", Priced),
-        activities: input("check_budget", ctx, "activities", Priced),
+      // A part the plan does not have (no hotel: the travellers have a place) costs nothing and has a floor of 0.
+      const none = { cost: 0, cheapestCost: 0 };
+      const given = {
+        flight: optionalInput("check_budget", ctx, "flight", Priced),
+        hotel: optionalInput("check_budget", ctx, "hotel", Priced),
+        activities: optionalInput("check_budget", ctx, "activities", Priced),
       };
+      if (!given.flight && !given.hotel && !given.activities) {
+        throw invalid("Invalid input: check_budget received no flight, hotel or activities to add up.", "inputs", Object.keys(ctx.inputs));
+      }
+      const priced = { flight: given.flight ?? none, hotel: given.hotel ?? none, activities: given.activities ?? none };
       const breakdown: Breakdown = { flight: priced.flight.cost, hotel: priced.hotel.cost, activities: priced.activities.cost };
       const floors: Floors = {};
       for (const part of ["flight", "hotel", "activities"] as const) {
@@ -547,9 +574,10 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     name: "build_itinerary",
     description: "Write a day-by-day itinerary from the chosen flight, hotel and activities, with totals against the budget.",
     category: "itinerary",
-    keywords: ["itinerary", "plan", "trip", "schedule", "day by day", "vacation", "holiday", "weekend", "getaway", "week"],
+    keywords: ["itinerary", "plan", "trip", "schedule", "day by day", "vacation", "holiday", "weekend", "getaway", "week", "itinerario", "itineraire", "viaje", "voyage", "vacaciones", "vacances"],
     appliesTo: namesATrip,
-    consumes: ["flight", "hotel", "activities", "budget_status"],
+    consumes: ["budget_status"],
+    optionalConsumes: ["flight", "hotel", "activities"],
     produces: ["itinerary"],
     sideEffect: "none",
     needsApproval: false,
@@ -561,35 +589,48 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     extractParams: (facts) => ({ days: tripOf(facts).days }),
     run: async (args, ctx): Promise<ItineraryResult> => {
       await sleep(latency(durationMs), ctx.signal);
-      const flight = input("build_itinerary", ctx, "flight", FlightResult);
-      const hotel = input("build_itinerary", ctx, "hotel", HotelResult);
-      const acts = input("build_itinerary", ctx, "activities", ActivitiesResult);
-      const status = input("build_itinerary", ctx, "budget_status", BudgetStatus);
-      const stops = flight.stops === 0 ? "nonstop" : `${flight.stops} stop(s) via ${flight.via}`;
+      // Each part may be absent when the request ruled it out ("no hotel", "without flights").
+      const flight = optionalInput("build_itinerary", ctx, "flight", FlightResult);
+      const hotel = optionalInput("build_itinerary", ctx, "hotel", HotelResult);
+      const acts = optionalInput("build_itinerary", ctx, "activities", ActivitiesResult);
+      const status = optionalInput("build_itinerary", ctx, "budget_status", BudgetStatus);
+      if (!flight && !hotel && !acts) throw invalid("Invalid input: build_itinerary received no flight, hotel or activities to arrange.", "inputs", Object.keys(ctx.inputs));
+      const city = flight?.destination ?? hotel?.city ?? acts?.city ?? "?";
+      const travellers = flight?.travellers ?? acts?.travellers ?? null;
+      const stops = flight ? (flight.stops === 0 ? "nonstop" : `${flight.stops} stop(s) via ${flight.via}`) : "";
       const days = Array.from({ length: args.days }, (_, i) => {
         const parts: string[] = [];
         if (i === 0) {
-          parts.push(`Fly ${flight.origin} → ${flight.destination} with ${flight.airline} ${flight.flightNumber} (${stops}, departs ${flight.departure}, ${flight.durationHours} h).`);
-          parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
+          if (flight) parts.push(`Fly ${flight.origin} → ${flight.destination} with ${flight.airline} ${flight.flightNumber} (${stops}, departs ${flight.departure}, ${flight.durationHours} h).`);
+          else parts.push(`Arrive in ${city} (no flight searched).`);
+          if (hotel) parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
         }
-        const activity = acts.activities.find((a) => a.day === i + 1);
+        const activity = acts?.activities.find((a) => a.day === i + 1);
         if (activity) parts.push(`${activity.name}${activity.pricePerPerson > 0 ? ` (${money(activity.pricePerPerson)} pp)` : ""}.`);
-        if (i === args.days - 1) parts.push(args.days > 1 ? `Check out and fly home to ${flight.origin}.` : `Fly home to ${flight.origin} in the evening.`);
+        if (i === args.days - 1) {
+          const out = hotel ? "Check out" : "";
+          const home = flight ? (args.days > 1 ? `fly home to ${flight.origin}` : `Fly home to ${flight.origin} in the evening`) : "";
+          const line = [out, home].filter(Boolean).join(" and ");
+          if (line) parts.push(`${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
+        }
         return `Day ${i + 1}: ${parts.join(" ")}`;
       });
-      const { breakdown, total, budget } = status;
+      const breakdown: Breakdown = status?.breakdown ?? { flight: flight?.cost ?? 0, hotel: hotel?.cost ?? 0, activities: acts?.cost ?? 0 };
+      const total = status?.total ?? breakdown.flight + breakdown.hotel + breakdown.activities;
+      const budget = status?.budget ?? null;
       const totals =
-        `Totals: flight ${money(breakdown.flight)} · hotel ${money(breakdown.hotel)} (${hotel.nights} night(s), ${hotel.rooms} room(s)) · ` +
-        `activities ${money(breakdown.activities)} · total ${money(total)}` +
+        `Totals: flight ${flight ? money(breakdown.flight) : "none"} · hotel ${hotel ? `${money(breakdown.hotel)} (${hotel.nights} night(s), ${hotel.rooms} room(s))` : "none"} · ` +
+        `activities ${acts ? money(breakdown.activities) : "none"} · total ${money(total)}` +
         (budget === null ? " (no budget set)" : ` of a ${money(budget)} budget`);
-      const header = `${flight.origin} → ${flight.destination} · ${args.days} day(s) · ${flight.travellers} traveller(s)`;
+      const route = flight ? `${flight.origin} → ${flight.destination}` : city;
+      const header = `${route} · ${args.days} day(s)${travellers === null ? "" : ` · ${travellers} traveller(s)`}`;
       return {
         itinerary: [header, ...days, totals].join("\n"),
         days,
         total,
         budget,
         breakdown,
-        summary: `${args.days}-day itinerary ${flight.origin} → ${flight.destination}, total ${money(total)}`,
+        summary: `${args.days}-day itinerary ${route}, total ${money(total)}`,
       };
     },
   });
@@ -601,8 +642,12 @@ function bookTrip(latency: (ms: number) => number): ToolSpec {
     name: "book_trip",
     description: "Book the itinerary's flight and hotel (simulated, but treated as irreversible: it needs a human's approval).",
     category: "booking",
-    keywords: ["book", "booking", "reserve", "reservation"],
-    consumes: ["itinerary"],
+    keywords: ["book", "booking", "reserve", "reservation", "reserva", "reservar", "reserver"],
+    consumes: [],
+    // Books what the plan found: the itinerary of a whole trip, or just the flight or hotel asked for; after the
+    // budget check when there is one.
+    optionalConsumes: ["itinerary", "flight", "hotel", "budget_status"],
+    prefersCombinedInput: true,
     produces: ["booking"],
     sideEffect: "irreversible",
     needsApproval: true,
@@ -613,13 +658,19 @@ function bookTrip(latency: (ms: number) => number): ToolSpec {
     extractParams: () => ({}),
     run: async (_args, ctx): Promise<BookingResult> => {
       await sleep(latency(durationMs), ctx.signal);
-      const itinerary = input("book_trip", ctx, "itinerary", ItineraryResult);
-      const bookingRef = `CND-${stableHash(itinerary.itinerary).toString(36).toUpperCase().padStart(7, "0")}`;
+      // The itinerary of a whole trip, else what the plan found: a flight, a hotel or both.
+      const itinerary = optionalInput("book_trip", ctx, "itinerary", ItineraryResult);
+      const flight = itinerary ? undefined : optionalInput("book_trip", ctx, "flight", FlightResult);
+      const hotel = itinerary ? undefined : optionalInput("book_trip", ctx, "hotel", HotelResult);
+      const what = itinerary ? itinerary.summary : [flight?.summary, hotel?.summary].filter(Boolean).join("; ");
+      if (!what) throw invalid("Invalid input: book_trip received no itinerary, flight or hotel to book.", "inputs", Object.keys(ctx.inputs));
+      const charged = itinerary ? itinerary.total : (flight?.cost ?? 0) + (hotel?.cost ?? 0);
+      const bookingRef = `CND-${stableHash(what).toString(36).toUpperCase().padStart(7, "0")}`;
       return {
         bookingRef,
         status: "confirmed",
-        charged: itinerary.total,
-        summary: `Booked (simulated): ${itinerary.summary}, reference ${bookingRef}, ${money(itinerary.total)} charged`,
+        charged,
+        summary: `Booked (simulated): ${what}, reference ${bookingRef}, ${money(charged)} charged`,
       };
     },
   });
@@ -663,5 +714,6 @@ export function travelToolkit(options: TravelToolkitOptions = {}): Toolkit {
       planDays(latency),
     ],
     workers: [...TRAVEL_WORKERS],
+    interpret: interpretTrip,
   };
 }

@@ -1,6 +1,7 @@
 import type { CandorEvent, Notification, Progress } from "../domain/notification.js";
 import type { Plan } from "../domain/plan.js";
 import type { FailureEscalationRequest } from "../domain/approval.js";
+import { understandingLines } from "../domain/understanding.js";
 import type { WaitingRequest } from "./session.js";
 
 const STEP_WIDTH = 14;
@@ -220,6 +221,11 @@ export function requestLines(request: WaitingRequest, detailed = false): string[
     out.push(...(detailed ? planDetailLines(request.plan, "  ") : planLines(request.plan, "  ")));
     out.push("", "  Why the confidence is what it is:");
     for (const r of request.reasons) out.push(`    - ${r}`);
+    const understood = understandingLines(request.plan.understanding);
+    if (understood.length > 0) {
+      out.push("", "  What Candor understood of the request:");
+      for (const l of understood) out.push(`    - ${l}`);
+    }
   } else if (!isEscalation(request)) {
     const r = request as { taskId?: unknown; tool?: unknown; args?: unknown; sideEffect?: unknown };
     if (typeof r.taskId === "string") out.push(`  Step ${r.taskId}`);

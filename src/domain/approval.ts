@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Plan } from "./plan.js";
+import { openQuestions } from "./understanding.js";
 
 /** Why a run is waiting for a person. */
 export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "tool_approval"]);
@@ -17,6 +18,11 @@ export const HumanApprovalRequest = z.object({
   /** The decisions this request accepts (e.g. ["approve", "reject"]). */
   decisions: z.array(z.string()),
   question: z.string(),
+  /**
+   * Parts of the request no step can do, values not used as given, and text that served nothing (the plan's
+   * understanding record, which the plan carries in full): a person hears about each before anything runs.
+   */
+  openQuestions: z.array(z.string()).optional(),
 });
 export type HumanApprovalRequest = z.infer<typeof HumanApprovalRequest>;
 
@@ -104,6 +110,11 @@ export const PLAN_APPROVAL_DECISIONS = ["approve", "reject", "adjust", "replan"]
 
 /** The approval a plan below the threshold waits for (UNDERSTAND, and a plan re-made with a person's guidance). */
 export function planApprovalRequest(plan: Plan, threshold: number): HumanApprovalRequest {
+  const open = openQuestions(plan.understanding);
+  const why =
+    open.length > 0
+      ? `${open.length} thing(s) in the request will not be done as asked: ${open.join("; ")}.`
+      : `Plan ${plan.planId} has confidence ${plan.confidence.toFixed(2)} (below ${threshold.toFixed(2)}).`;
   return {
     kind: "plan_approval",
     planId: plan.planId,
@@ -113,8 +124,14 @@ export function planApprovalRequest(plan: Plan, threshold: number): HumanApprova
     recommendedAction: "REVIEW_AND_ADJUST",
     plan,
     decisions: [...PLAN_APPROVAL_DECISIONS],
-    question: `Plan ${plan.planId} has confidence ${plan.confidence.toFixed(2)} (below ${threshold.toFixed(2)}). Approve it to run, adjust it, replan it with your guidance, or reject it?`,
+    question: `${why} Approve it to run${open.length > 0 ? " without them" : ""}, adjust it, replan it with your guidance, or reject it?`,
+    openQuestions: open,
   };
+}
+
+/** A plan waits for a person when its confidence is below the threshold or its understanding has open questions. */
+export function needsPlanApproval(plan: Plan, threshold: number): boolean {
+  return plan.confidence < threshold || openQuestions(plan.understanding).length > 0;
 }
 
 /**

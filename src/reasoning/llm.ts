@@ -7,6 +7,7 @@ import type { PlanningRequest } from "../domain/request.js";
 import { extractJson, fallbackPlan, planFromText, toPlanResult } from "../planning/parse.js";
 import { ModelRecoveryProposal, toRecoveryProposal } from "../replanning/proposal.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { inputsOf } from "../tools/types.js";
 import { planPrompt } from "../../prompts/plan.js";
 import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { synthesizePrompt } from "../../prompts/synthesize.js";
@@ -76,7 +77,7 @@ export class LlmReasoner implements Reasoner {
         name: t.name,
         description: t.description,
         category: t.category,
-        consumes: t.consumes,
+        consumes: inputsOf(t),
         produces: t.produces,
       })),
       workers: [...ctx.registry.workers.values()].map((w) => ({

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { MeaningKind } from "../domain/understanding.js";
+import type { Analysis, Span } from "../planning/lexicon.js";
 
 export const SideEffect = z.enum(["none", "reversible", "irreversible"]);
 export type SideEffect = z.infer<typeof SideEffect>;
@@ -37,6 +39,23 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   appliesTo?: (request: RequestFacts) => boolean;
   /** Output names this tool needs from earlier steps: they become the step's dependencies. */
   consumes: string[];
+  /**
+   * Output names this tool uses when the plan has them, and does without otherwise (an itinerary without a hotel
+   * when the user has a place to stay). The planner makes the step depend on those produced in the plan; when none
+   * is, it plans the producer of the first, so the tool always gets something to work on.
+   */
+  optionalConsumes?: string[];
+  /**
+   * The optional inputs are the same thing at different stages (book_trip books the itinerary, or else the flight
+   * and hotel it was made from): an input already upstream of another planned input is left out of the step's
+   * dependencies.
+   */
+  prefersCombinedInput?: boolean;
+  /**
+   * The tool checks a limit on what other tools produce (a budget): its keywords ("under", "budget") say how the
+   * request is bounded, not what it wants done, so they never stop the planner from recognising the request.
+   */
+  constraintCheck?: boolean;
   /** Output names this tool produces. */
   produces: string[];
   sideEffect: SideEffect;
@@ -81,6 +100,42 @@ export interface RequestFacts {
   lower: string;
   constraints: { budget?: number; maxSteps?: number; timeoutMs?: number };
   preferences: Record<string, unknown>;
+  /** The generic reading of the request (clauses, negations, numbers, amounts …); absent in hand-made facts. */
+  analysis?: Analysis;
+}
+
+/**
+ * What a toolkit read in a request, in its own domain, for the understanding record: each value with the words
+ * it came from and the tools it feeds, the defaults and changes it made, the values it refuses, and every other
+ * piece of text it read (so the planner can find what nobody read). Tools not in the plan drop out of it.
+ */
+export interface Interpretation {
+  values: { name: string; value: unknown; source: Span; tools: string[] }[];
+  assumptions: { name: string; value: unknown; why: string; tools: string[] }[];
+  changes: { name: string; from: unknown; to: unknown; source: string; why: string; tools: string[] }[];
+  /** Values given in the request that the toolkit will not use as they are ("-2 people"): a person decides. */
+  refusals: { name: string; text: string; why: string; tools: string[] }[];
+  /** Other words it read: direction words, a negated place it honours, a unit. */
+  consumed: Span[];
+  /**
+   * What the request rules out in the domain's own words: outputs no step may produce ("we're driving" rules out
+   * flights), or nothing the plan has to drop ("I don't want to go to Paris": honoured by the values) — `description`
+   * says what ("not Paris").
+   */
+  exclusions: { outputs: string[]; span: Span; why: string; description?: string }[];
+  /** Its own kind of words that it could not read ("Atlantis" is no city it knows). */
+  notUnderstood: { span: Span; kind: MeaningKind; why: string }[];
+  /**
+   * Steps of one tool more than once (a multi-city trip: a flight per leg, a hotel per city), by tool name: each
+   * instance has a key (a suffix of its step id) and its parameters. A tool absent here gets one step from its
+   * `extractParams`.
+   */
+  instances?: Record<string, { key: string; params: Record<string, unknown> }[]>;
+}
+
+/** An interpretation that read nothing. */
+export function emptyInterpretation(): Interpretation {
+  return { values: [], assumptions: [], changes: [], refusals: [], consumed: [], exclusions: [], notUnderstood: [] };
 }
 
 /** A worker role and the tools it may touch. */
@@ -102,6 +157,8 @@ export interface Toolkit {
   name: string;
   tools: ToolSpec[];
   workers: WorkerType[];
+  /** Reads the request in the toolkit's domain for the understanding record (see Interpretation). */
+  interpret?: (facts: RequestFacts) => Interpretation;
 }
 
 /**
@@ -111,6 +168,11 @@ export interface Toolkit {
  */
 export function defineTool<Args extends z.ZodType>(spec: ToolSpec<Args>): ToolSpec {
   return spec as unknown as ToolSpec;
+}
+
+/** Every input a tool may work on: what it needs, then what it uses when the plan has it. */
+export function inputsOf(tool: Pick<ToolSpec, "consumes" | "optionalConsumes">): string[] {
+  return [...tool.consumes, ...(tool.optionalConsumes ?? [])];
 }
 
 /**

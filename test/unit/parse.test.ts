@@ -13,6 +13,7 @@ const modelPlan: ModelPlan = {
   objective: "A sales report",
   contextSummary: null,
   confidence: 0.8,
+  understanding: null,
   steps: [
     { id: "fetch", description: "Fetch sales data", workerType: "reader", tools: ["fetch_data"], paramsJson: '{"topic":"sales"}', dependsOn: [], expectedOutputs: null },
     { id: "analyze", description: "Analyse it", workerType: "analyzer", tools: ["analyze_data"], paramsJson: null, dependsOn: ["fetch"], expectedOutputs: null },
