@@ -217,15 +217,27 @@ const GOING = /(?:\b(?:go|get|take (?:me|us)|bring (?:me|us)|send (?:me|us)|fly 
 
 /** What a trip's parameters take for granted that the request did not say (shown with the plan). */
 export function tripAssumptions(facts: RequestFacts): string[] {
+  return assumptionsAbout("origin", "days", "travellers", "budget")(facts);
+}
+
+type Topic = "origin" | "days" | "travellers" | "budget";
+
+/** The defaults and conversions a tool's own parameters rest on (a flight search assumes no length of stay). */
+function assumptionsAbout(...topics: Topic[]): (facts: RequestFacts) => string[] {
+  return (facts) => tripDefaults(facts).filter((a) => topics.includes(a.topic)).map((a) => a.text);
+}
+
+function tripDefaults(facts: RequestFacts): { topic: Topic; text: string }[] {
   const trip = tripOf(facts);
-  const out: string[] = [];
-  if (trip.assumed.includes("origin")) out.push(`leaving from ${trip.origin}: the request names no origin (say "from <city>")`);
-  if (trip.assumed.includes("days")) out.push(`${trip.days} days: the request gives no length (say "for 5 days")`);
-  if (trip.assumed.includes("travellers")) out.push(`${trip.travellers} traveller: the request does not say how many (say "for 2 people")`);
+  const out: { topic: Topic; text: string }[] = [];
+  const push = (topic: Topic, text: string) => out.push({ topic, text });
+  if (trip.assumed.includes("origin")) push("origin", `leaving from ${trip.origin}: the request names no origin (say "from <city>")`);
+  if (trip.assumed.includes("days")) push("days", `${trip.days} days: the request gives no length (say "for 5 days")`);
+  if (trip.assumed.includes("travellers")) push("travellers", `${trip.travellers} traveller: the request does not say how many (say "for 2 people")`);
   if (trip.budget !== null && facts.constraints.budget === undefined) {
     const change = readTrip(facts.text, facts.analysis).interpretation.changes.find((c) => c.name === "budget");
-    if (change) out.push(change.why);
-    else if (trip.assumed.includes("currency")) out.push(`the budget of ${trip.budgetAmount ?? trip.budget} is taken as ${money(trip.budget)}: it names no currency and the travel prices are in US dollars`);
+    if (change) push("budget", change.why);
+    else if (trip.assumed.includes("currency")) push("budget", `the budget of ${trip.budgetAmount ?? trip.budget} is taken as ${money(trip.budget)}: it names no currency and the travel prices are in US dollars`);
   }
   return out;
 }
@@ -277,7 +289,7 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
     estimates: { durationMs, cost: provider === "primary" ? 0.01 : 0.012 },
     costCapParam: "maxCost",
     describeStep: (p) => `${provider === "primary" ? "Find flights" : "Find flights (backup provider)"} ${String(p.origin ?? "?")} → ${String(p.destination ?? "?")} for ${String(p.travellers ?? 1)}`,
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("origin", "travellers"),
     extractParams: (facts) => {
       const trip = tripOf(facts);
       return { origin: trip.origin, ...(trip.destination === null ? {} : { destination: trip.destination }), travellers: trip.travellers };
@@ -331,7 +343,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
     estimates: { durationMs, cost: 0.01 },
     costCapParam: "maxCost",
     describeStep: (p) => `Find a hotel in ${String(p.city ?? "?")} for ${String(p.nights ?? "?")} night(s)${typeof p.radiusKm === "number" && p.radiusKm > 0 ? ` within ${p.radiusKm} km` : ""}`,
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("days", "travellers"),
     extractParams: (facts) => {
       const trip = tripOf(facts);
       return { ...(trip.destination === null ? {} : { city: trip.destination }), nights: nightsFor(trip.days), travellers: trip.travellers, radiusKm: 0 };
@@ -423,7 +435,7 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     estimates: { durationMs, cost: 0.005 },
     costCapParam: "maxCost",
     describeStep: (p) => `Pick activities in ${String(p.city ?? "?")} for ${String(p.days ?? "?")} day(s)`,
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("days", "travellers"),
     extractParams: activityParams,
     run: async (args, ctx): Promise<ActivitiesResult> => {
       await sleep(latency(durationMs), ctx.signal);
@@ -521,7 +533,7 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     outputSchema: BudgetStatus,
     estimates: { durationMs, cost: 0.001 },
     describeStep: (p) => (typeof p.budget === "number" ? `Check the total against the $${p.budget} budget` : "Add up the trip's total"),
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("budget"),
     extractParams: (facts) => ({ budget: facts.constraints.budget ?? tripOf(facts).budget }),
     run: async (args, ctx): Promise<BudgetStatus> => {
       await sleep(latency(durationMs), ctx.signal);
@@ -585,7 +597,7 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     outputSchema: ItineraryResult,
     estimates: { durationMs, cost: 0.002 },
     describeStep: (p) => `Build a ${String(p.days ?? "")}-day itinerary`.replace(" -day", ""),
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("days"),
     extractParams: (facts) => ({ days: tripOf(facts).days }),
     run: async (args, ctx): Promise<ItineraryResult> => {
       await sleep(latency(durationMs), ctx.signal);

@@ -6,7 +6,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { canStandIn, type RequestFacts, type ToolSpec } from "../tools/types.js";
 import { openQuestions } from "../domain/understanding.js";
 import { analyzeRequest } from "./lexicon.js";
-import { accountFor, genericKeywords, keywordHits, type Exclusion } from "./understanding.js";
+import { accountFor, genericKeywords, keywordHits, negationExclusions, type Exclusion } from "./understanding.js";
 import { assertValidRequest, assignOrder, criticalPathMs, validatePlan } from "./validate.js";
 
 /** Confidence of a rules plan whose every tool matched the request and has no bad record. */
@@ -41,8 +41,8 @@ export function keywordScore(tool: Pick<ToolSpec, "keywords">, lower: string): n
   return new Set(hits.filter((h) => !h.negated).map((h) => h.keyword)).size;
 }
 
-/** Lost when the understanding record has open questions: below any usual approval threshold, so a person is asked. */
-const OPEN_QUESTION_CONFIDENCE = 0.45;
+/** Confidence of a plan whose understanding has open questions: below the default approval threshold. */
+export const OPEN_QUESTION_CONFIDENCE = 0.45;
 
 /**
  * Seed 002's planning algorithm on tool metadata, deterministic and offline: tools whose keywords appear in the
@@ -62,14 +62,7 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   const interpretations = registry.interpreters.map((i) => ({ ...i, reading: i.interpret(facts) }));
 
   // What the request rules out: a tool's specific keyword inside a negation, or a toolkit's own reading.
-  const exclusions: Exclusion[] = [];
-  for (const negation of analysis.negations) {
-    const named = hits.filter((h) => h.negated && !generic.has(h.keyword.toLowerCase()) && h.start >= negation.scope.start && h.end <= negation.scope.end);
-    const outputs = [...new Set(named.flatMap((h) => registry.tool(h.tool)?.produces ?? []))];
-    if (outputs.length === 0) continue;
-    const span = { start: negation.cue.start, end: negation.scope.end, text: analysis.text.slice(negation.cue.start, negation.scope.end) };
-    exclusions.push({ span, outputs, why: `the request rules it out ("${span.text}"), so no step ${outputs.length === 1 ? `produces a ${outputs[0]}` : `produces ${outputs.join(" or ")}`}` });
-  }
+  const exclusions: Exclusion[] = negationExclusions(analysis, hits, generic, (name) => registry.tool(name)?.produces ?? []);
   for (const i of interpretations) for (const e of i.reading.exclusions.filter((x) => x.outputs.length > 0 || i.tools.some((t) => hits.some((h) => h.tool === t)) || usable.some((u) => i.tools.includes(u.name) && u.appliesTo?.(facts)))) exclusions.push({ span: e.span, outputs: e.outputs, why: e.why, ...(e.description ? { description: e.description } : {}) });
   const excludedOutputs = new Set(exclusions.flatMap((e) => e.outputs));
   const excluded = (t: ToolSpec) => t.produces.length > 0 && t.produces.every((p) => excludedOutputs.has(p));
@@ -229,6 +222,7 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     confidence = Math.min(confidence, OPEN_QUESTION_CONFIDENCE);
     reasons.push(...questions);
   }
+  // (OPEN_QUESTION_CONFIDENCE is shared with plans checked after a model made them: see withUnderstanding.)
   const ordered = assignOrder(steps);
   const hash = createHash("sha256")
     .update(JSON.stringify([request.userIntent, ordered.map((s) => [s.id, s.tools, s.params, s.dependsOn])]))

@@ -61,6 +61,19 @@ export interface Exclusion {
   description?: string;
 }
 
+/** The exclusions of the request's negations: each negation whose scope names a tool by a specific keyword. */
+export function negationExclusions(a: Analysis, hits: readonly KeywordHit[], generic: ReadonlySet<string>, producesOf: (tool: string) => readonly string[]): Exclusion[] {
+  const out: Exclusion[] = [];
+  for (const negation of a.negations) {
+    const named = hits.filter((h) => h.negated && !generic.has(h.keyword.toLowerCase()) && h.start >= negation.scope.start && h.end <= negation.scope.end);
+    const outputs = unique(named.flatMap((h) => producesOf(h.tool)));
+    if (outputs.length === 0) continue;
+    const span = { start: negation.cue.start, end: negation.scope.end, text: a.text.slice(negation.cue.start, negation.scope.end) };
+    out.push({ span, outputs, why: `the request rules it out ("${span.text}"), so no step ${outputs.length === 1 ? `produces a ${outputs[0]}` : `produces ${outputs.join(" or ")}`}` });
+  }
+  return out;
+}
+
 /** What the rules planner hands over to build the record. */
 export interface AccountInput {
   analysis: Analysis;

@@ -25,6 +25,8 @@ export const STRATEGY_PREFERENCES: Record<FailureClass, readonly StrategyType[]>
   invalid_parameters: ["RETRY_WITH_PARAMS", "SWAP_TOOL", "SKIP"],
   wrong_tool: ["SWAP_TOOL", "RETRY_DIFFERENT_AGENT", "SKIP"],
   policy_blocked: ["SKIP"],
+  // The call worked but its result does not answer the part: another agent or tool may; else the part is missing.
+  incomplete_result: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "SKIP"],
   unknown: ["FIX_DEPENDENCIES", "RETRY_DIFFERENT_AGENT", "SKIP"],
 };
 

@@ -25,6 +25,7 @@ const CLASS_WORDS: Record<FailureClass, string> = {
   invalid_parameters: "it was given invalid parameters",
   wrong_tool: "it tried to use a tool it is not allowed to use",
   policy_blocked: "a policy blocked it",
+  incomplete_result: "its result does not answer the part of the request it serves",
   unknown: "of an unexpected error",
 };
 

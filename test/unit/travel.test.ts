@@ -118,10 +118,11 @@ describe("tripAssumptions (what a plan takes for granted, shown with it)", () =>
   it("reach the user as the rules reasoner's plan notes, each once", async () => {
     const registry = ToolRegistry.create([travelToolkit({ latencyMs: 0 })]);
     const { notes } = await new RulesReasoner().plan(PlanningRequest.parse({ userIntent: "plan a trip to rome" }), { registry, lessons: [], unreliableTools: {} });
+    // Each tool says only what its own parameters assume (a flight search no length of stay), in plan order.
     expect(notes).toEqual([
       'Assumed: leaving from Madrid: the request names no origin (say "from <city>")',
-      'Assumed: 3 days: the request gives no length (say "for 5 days")',
       'Assumed: 1 traveller: the request does not say how many (say "for 2 people")',
+      'Assumed: 3 days: the request gives no length (say "for 5 days")',
     ]);
   });
 });

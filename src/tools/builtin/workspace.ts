@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { defineTool, type RequestFacts, type Toolkit } from "../types.js";
+import { summarizeTextTool } from "./summarize.js";
 
 /** Largest file read_file returns whole; bigger files are cut, and the result says so. */
 const MAX_READ_CHARS = 200_000;
@@ -128,6 +129,7 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
           return { file, summary: `report written to ${relative(root, file)}` };
         },
       }),
+      summarizeTextTool(),
     ],
     workers: [
       { name: "reader", description: "Reads and summarises information", categories: ["files"], keywords: ["read", "file", "list"] },
