@@ -3,7 +3,7 @@ import { Plan } from "./plan.js";
 import { openQuestions } from "./understanding.js";
 
 /** Why a run is waiting for a person. */
-export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "tool_approval"]);
+export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "request_change", "tool_approval"]);
 export type InterruptKind = z.infer<typeof InterruptKind>;
 
 /** Seed 000 scenario 14: asked before any step runs when the plan's confidence is below the threshold. */
@@ -33,7 +33,7 @@ export type HumanApprovalRequest = z.infer<typeof HumanApprovalRequest>;
  * taken effect (stopped before it answered), which only a person can check.
  */
 export const FailureEscalationRequest = z.object({
-  kind: z.enum(["max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome"]),
+  kind: z.enum(["max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "request_change"]),
   planId: z.string(),
   taskId: z.string(),
   failureCount: z.number().int(),
@@ -90,6 +90,8 @@ export const InterruptRequest = z.discriminatedUnion("kind", [
   FailureEscalationRequest.extend({ kind: z.literal("low_confidence") }),
   FailureEscalationRequest.extend({ kind: z.literal("infeasible_constraint") }),
   FailureEscalationRequest.extend({ kind: z.literal("unknown_outcome") }),
+  /** A recovery would change a value the user asked for (travellers, nights, a city): a person accepts it or not. */
+  FailureEscalationRequest.extend({ kind: z.literal("request_change") }),
   ToolApprovalRequest,
 ]);
 export type InterruptRequest = z.infer<typeof InterruptRequest>;

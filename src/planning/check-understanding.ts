@@ -3,9 +3,9 @@ import type { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import { openQuestions, Understanding, type RequestPart, type Unaccounted } from "../domain/understanding.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { foldCase, overlaps, type Span } from "./lexicon.js";
+import { foldCase, overlaps, within, type Span } from "./lexicon.js";
 import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts } from "./rules-planner.js";
-import { accountFor, genericKeywords, keywordHits, negationExclusions } from "./understanding.js";
+import { accountFor, genericKeywords, keywordHits, negationExclusions, unsupportedVerbClauses } from "./understanding.js";
 
 /**
  * The understanding record of a plan someone else made (a model, the one-step fallback), checked against the
@@ -57,7 +57,7 @@ export function recordForSteps(request: PlanningRequest, steps: readonly Pick<Ta
     analysis,
     steps,
     tools: registry.tools,
-    hits: hits.filter((h) => !h.negated),
+    hits: hits.filter((h) => !h.negated && !within(h, unsupportedVerbClauses(analysis, hits))),
     exclusions,
     interpretations: registry.interpreters.filter((i) => i.tools.some((t) => inPlan.has(t))).map((i) => i.interpret(facts)),
     dropped: new Map(),

@@ -506,7 +506,7 @@ export function findDates(text: string, norm: string): Span[] {
     if (!overlaps({ start, end }, out)) out.push(span(text, start, end));
   };
   const months = MONTHS.split(" ").join("|");
-  for (const m of norm.matchAll(new RegExp(`${B}(?:(?:\\d{1,2}(?:st|nd|rd|th|er)?\\s+(?:of\\s+|de\\s+)?)?(?:${months})(?:\\s+\\d{1,2}(?:st|nd|rd|th)?)?(?:,?\\s+\\d{4})?)${E}`, "g"))) {
+  for (const m of norm.matchAll(new RegExp(`${B}(?:(?:\\d{1,2}(?:st|nd|rd|th|er)?\\s+(?:of\\s+|de\\s+)?)?(?:${months})(?:\\s+\\d{1,2}(?:st|nd|rd|th)?)?(?:,?\\s+\\d{4}(?![-/\\d]))?)${E}`, "g"))) {
     // "may" is also a verb: only a month with a day number next to it.
     if (/^may$/.test(m[0])) continue;
     add(m.index, m.index + m[0].length);
@@ -566,6 +566,15 @@ export function findTaskVerbs(text: string, norm: string): TaskVerb[] {
   return out.sort((a, b) => a.start - b.start);
 }
 
+/** Everyday words that open a sentence: never the start of a name. */
+const SENTENCE_STARTERS = new Set(
+  (
+    "then also please plan book find take get go i we my our the a an this next last visit fly trip flights flight hotel " +
+    "what how can could would help show give tell make send let lets i'd i'm hi hello hey " +
+    "planea reserva busca quiero queremos necesito viaje vuelos planifie reserve cherche je nous voyage vols"
+  ).split(" "),
+);
+
 /** Capitalised words that are not names even mid-sentence. */
 const NOT_NAMES = new Set(["i", "i'm", "i'd", "i'll", "ok", "okay", "please", "thanks", "hi", "hello"]);
 
@@ -584,11 +593,19 @@ export function findNames(text: string, amounts: readonly Span[]): Span[] {
     if (NOT_NAMES.has(word.toLowerCase())) continue;
     if (overlaps({ start, end: start + word.length }, amounts)) continue;
     if (/^[A-Z]{1,2}$/.test(word)) continue;
+    let from = start;
+    let name = word;
     if (sentenceStart) {
-      // The first word of a sentence is a name only when more capitalised words follow it ("New York trip").
-      if (!/\s/.test(word)) continue;
+      // A sentence's first word is capitalised anyway: a name only when it is not an everyday word and more
+      // capitalised words follow ("New York trip"), or the rest of the run once it is dropped ("Then Rome").
+      const [first = "", ...rest] = word.split(/\s+/);
+      if (rest.length === 0) continue;
+      if (SENTENCE_STARTERS.has(first.toLowerCase()) || FUNCTION_WORDS.has(first.toLowerCase())) {
+        from = start + word.indexOf(rest[0]!);
+        name = word.slice(from - start);
+      }
     }
-    out.push(span(text, start, start + word.length));
+    out.push(span(text, from, from + name.length));
   }
   return out;
 }

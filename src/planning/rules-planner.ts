@@ -5,8 +5,8 @@ import type { PlanningRequest } from "../domain/request.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { canStandIn, type RequestFacts, type ToolSpec } from "../tools/types.js";
 import { openQuestions } from "../domain/understanding.js";
-import { analyzeRequest } from "./lexicon.js";
-import { accountFor, genericKeywords, keywordHits, negationExclusions, type Exclusion } from "./understanding.js";
+import { analyzeRequest, within } from "./lexicon.js";
+import { accountFor, genericKeywords, keywordHits, negationExclusions, unsupportedVerbClauses, type Exclusion } from "./understanding.js";
 import { assertValidRequest, assignOrder, criticalPathMs, validatePlan } from "./validate.js";
 
 /** Confidence of a rules plan whose every tool matched the request and has no bad record. */
@@ -67,7 +67,8 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   const excludedOutputs = new Set(exclusions.flatMap((e) => e.outputs));
   const excluded = (t: ToolSpec) => t.produces.length > 0 && t.produces.every((p) => excludedOutputs.has(p));
 
-  const positive = hits.filter((h) => !h.negated);
+  const governed = unsupportedVerbClauses(analysis, hits);
+  const positive = hits.filter((h) => !h.negated && !within(h, governed));
   const scores = new Map(tools.map((t) => [t.name, new Set(positive.filter((h) => h.tool === t.name).map((h) => h.keyword)).size]));
   let matched = usable.filter((t) => (scores.get(t.name) ?? 0) > 0 && !excluded(t));
   // Limit checks ("under $2000") say how the request is bounded, not what it wants: they never stop recognition.

@@ -68,7 +68,10 @@ export function negationExclusions(a: Analysis, hits: readonly KeywordHit[], gen
     const named = hits.filter((h) => h.negated && !generic.has(h.keyword.toLowerCase()) && h.start >= negation.scope.start && h.end <= negation.scope.end);
     const outputs = unique(named.flatMap((h) => producesOf(h.tool)));
     if (outputs.length === 0) continue;
-    const span = { start: negation.cue.start, end: negation.scope.end, text: a.text.slice(negation.cue.start, negation.scope.end) };
+    // A postfix cue ("hotel not needed") comes after its scope.
+    const start = Math.min(negation.cue.start, negation.scope.start);
+    const end = Math.max(negation.cue.end, negation.scope.end);
+    const span = { start, end, text: a.text.slice(start, end) };
     out.push({ span, outputs, why: `the request rules it out ("${span.text}"), so no step ${outputs.length === 1 ? `produces a ${outputs[0]}` : `produces ${outputs.join(" or ")}`}` });
   }
   return out;
@@ -145,7 +148,18 @@ const unique = (xs: readonly string[]) => [...new Set(xs)];
  * Verbs that ask for whatever the clause's tools give ("find flights", "plan 3 days"): served by any step of the
  * clause. Every other verb ("translate", "email", "compare") must be a keyword of a tool in the plan.
  */
-const GENERIC_VERBS = new Set(["find", "plan", "check"]);
+export const GENERIC_VERBS = new Set(["find", "plan", "check"]);
+
+/**
+ * Clauses led by a verb no tool does ("call the hotel", "email the itinerary"): their keywords name the verb's
+ * object, not a tool's job, so they select no tool and the clause is named as something no tool can do.
+ */
+export function unsupportedVerbClauses(a: Analysis, hits: readonly KeywordHit[]): Span[] {
+  return a.clauses.filter((c) => {
+    const verbs = a.taskVerbs.filter((v) => v.start >= c.start && v.end <= c.end && !GENERIC_VERBS.has(v.verb));
+    return verbs.length > 0 && verbs.every((v) => !hits.some((h) => overlaps(h, [v])));
+  });
+}
 
 /**
  * The understanding record of a rules plan: parts (one per clause, adjacent clauses served by the same steps
