@@ -200,10 +200,7 @@ function read(text: string, a: Analysis): TripReading {
   }
 
   for (const e of domainExclusions(text, norm)) out.exclusions.push(e);
-  if (stops.length > 1) {
-    // One city per trip until the planner plans legs: the extra cities are named, never dropped silently.
-    for (const p of stopPlaces.slice(1)) out.notUnderstood.push({ span: p, kind: "place", why: `a second city ("${p.name}"): the travel tools plan one city per trip` });
-  }
+  if (stops.length > 1 && stopPlaces.every((p) => p.known)) planLegs(out, { origin, stops, days, daysPerStop, travellers, refusedDays: refused.includes("days") });
 
   const facts: TripFacts = {
     origin,
@@ -238,6 +235,40 @@ function supersede(text: string, a: Analysis, places: Place[], out: Interpretati
     out.exclusions.push({ outputs: [], span: p, description: `not ${p.name}`, why: `the request says to go to ${replacing.map((r) => r.name).join(" and ")} instead of ${p.name}` });
     return { ...p, avoided: true };
   });
+}
+
+/** A step-id-safe key for a city ("New York" → "new_york"). */
+function slug(name: string): string {
+  return normalizeName(name).replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "") || "city";
+}
+
+/**
+ * A multi-city trip ("Madrid to Paris then Rome", "Prague and Vienna, 6 days"): a flight per leg (the way home
+ * included), a hotel and activities per city, the days split between the cities (evenly unless the request gives
+ * each its own) and said so. The planner makes one step per instance; the budget check and the itinerary take them
+ * all.
+ */
+function planLegs(out: Interpretation, t: { origin: string; stops: string[]; days: number; daysPerStop: number[] | null; travellers: number; refusedDays: boolean }): void {
+  const n = t.stops.length;
+  if (t.refusedDays) return;
+  if (t.days < n) {
+    out.refusals.push({ name: "days", text: `${t.days} day(s) for ${n} cities`, why: `${n} cities need at least ${n} days: say a longer trip or fewer cities`, tools: DAY_TOOLS });
+    return;
+  }
+  const given = t.daysPerStop !== null && t.daysPerStop.length === n;
+  const per = given ? t.daysPerStop! : t.stops.map((_, i) => Math.floor(t.days / n) + (i < t.days % n ? 1 : 0));
+  if (!given) out.assumptions.push({ name: "days per city", value: per, why: `${t.days} days split between ${n} cities: ${t.stops.map((c, i) => `${per[i]} in ${c}`).join(", ")} (say the days for each city to change it)`, tools: DAY_TOOLS });
+  const places = [t.origin, ...t.stops, t.origin];
+  const legs = places.slice(1).map((to, i) => ({ from: places[i]!, to }));
+  out.instances = {
+    flight: legs.map((l, i) => ({ key: `leg${i + 1}`, params: { origin: l.from, destination: l.to, travellers: t.travellers } })),
+    // The last city's last day is the flight home: one night fewer there.
+    hotel: t.stops
+      .map((city, i) => ({ key: slug(city), params: { city, nights: i < n - 1 ? per[i]! : per[i]! - 1, travellers: t.travellers, radiusKm: 0 } }))
+      .filter((h) => (h.params.nights as number) > 0),
+    activities: t.stops.map((city, i) => ({ key: slug(city), params: { city, days: per[i]!, travellers: t.travellers } })),
+  };
+  if (out.instances.hotel!.length <= 1) delete out.instances.hotel;
 }
 
 function spanOf(text: string, start: number, end: number): Span {

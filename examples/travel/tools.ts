@@ -213,7 +213,7 @@ export function namesATrip(facts: RequestFacts): boolean {
 }
 
 /** Asking to be taken somewhere ("take me to Rome", "llévame a Roma", "emmène-moi à Rome") names a trip too. */
-const GOING = /(?:\b(?:go|get|take (?:me|us)|bring (?:me|us)|send (?:me|us)|fly (?:me|us)?)\s+to\b|\b(?:ir|viajar|ll[eé]vame|ll[eé]vanos|volar)\s+a\b|\b(?:aller|partir|voyager|emm[eè]ne-(?:moi|nous))\s+[àa]\b)/;
+const GOING = /(?<![a-z])(?:(?:go|get|take (?:me|us)|bring (?:me|us)|fly (?:me|us)?)\s+to|(?:ir|viajar|ll[eé]vame|ll[eé]vanos|volar)\s+a|(?:aller|partir|voyager|emm[eè]ne-(?:moi|nous))\s+[àa])(?![a-z])/;
 
 /** What a trip's parameters take for granted that the request did not say (shown with the plan). */
 export function tripAssumptions(facts: RequestFacts): string[] {
@@ -248,6 +248,16 @@ function money(n: number): string {
 
 function invalid(message: string, param: string, value: unknown): CandorError {
   return new CandorError(message, ErrorCode.TOOL_FAILED, { details: { failureClass: "invalid_parameters", param, value } });
+}
+
+/**
+ * Every result of an input: none when the plan does not have it, one, or several when several steps produced it
+ * (a flight per leg of a multi-city trip), each checked.
+ */
+function listInput<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType<T>): T[] {
+  const value = ctx.inputs[key];
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map((v) => input(tool, { ...ctx, inputs: { [key]: v } }, key, schema));
 }
 
 /** An input the plan may not have (the request ruled it out): undefined when absent, checked when present. */
@@ -538,16 +548,20 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     run: async (args, ctx): Promise<BudgetStatus> => {
       await sleep(latency(durationMs), ctx.signal);
       // A part the plan does not have (no hotel: the travellers have a place) costs nothing and has a floor of 0.
-      const none = { cost: 0, cheapestCost: 0 };
+      // Several results of one part (a flight per leg) add up: their costs and their floors.
+      const sum = (list: { cost: number; cheapestCost?: number | undefined }[]) => ({
+        cost: list.reduce((n, x) => n + x.cost, 0),
+        ...(list.every((x) => x.cheapestCost !== undefined) ? { cheapestCost: list.reduce((n, x) => n + (x.cheapestCost ?? 0), 0) } : {}),
+      });
       const given = {
-        flight: optionalInput("check_budget", ctx, "flight", Priced),
-        hotel: optionalInput("check_budget", ctx, "hotel", Priced),
-        activities: optionalInput("check_budget", ctx, "activities", Priced),
+        flight: listInput("check_budget", ctx, "flight", Priced),
+        hotel: listInput("check_budget", ctx, "hotel", Priced),
+        activities: listInput("check_budget", ctx, "activities", Priced),
       };
-      if (!given.flight && !given.hotel && !given.activities) {
+      if (given.flight.length + given.hotel.length + given.activities.length === 0) {
         throw invalid("Invalid input: check_budget received no flight, hotel or activities to add up.", "inputs", Object.keys(ctx.inputs));
       }
-      const priced = { flight: given.flight ?? none, hotel: given.hotel ?? none, activities: given.activities ?? none };
+      const priced = { flight: sum(given.flight), hotel: sum(given.hotel), activities: sum(given.activities) };
       const breakdown: Breakdown = { flight: priced.flight.cost, hotel: priced.hotel.cost, activities: priced.activities.cost };
       const floors: Floors = {};
       for (const part of ["flight", "hotel", "activities"] as const) {
@@ -601,40 +615,54 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     extractParams: (facts) => ({ days: tripOf(facts).days }),
     run: async (args, ctx): Promise<ItineraryResult> => {
       await sleep(latency(durationMs), ctx.signal);
-      // Each part may be absent when the request ruled it out ("no hotel", "without flights").
-      const flight = optionalInput("build_itinerary", ctx, "flight", FlightResult);
-      const hotel = optionalInput("build_itinerary", ctx, "hotel", HotelResult);
-      const acts = optionalInput("build_itinerary", ctx, "activities", ActivitiesResult);
+      // Each part may be absent when the request ruled it out ("no hotel", "without flights"), or come several
+      // times on a multi-city trip (a flight per leg, a hotel and activities per city).
+      const flights = listInput("build_itinerary", ctx, "flight", FlightResult);
+      const hotels = listInput("build_itinerary", ctx, "hotel", HotelResult);
+      const acts = listInput("build_itinerary", ctx, "activities", ActivitiesResult);
       const status = optionalInput("build_itinerary", ctx, "budget_status", BudgetStatus);
-      if (!flight && !hotel && !acts) throw invalid("Invalid input: build_itinerary received no flight, hotel or activities to arrange.", "inputs", Object.keys(ctx.inputs));
-      const city = flight?.destination ?? hotel?.city ?? acts?.city ?? "?";
-      const travellers = flight?.travellers ?? acts?.travellers ?? null;
-      const stops = flight ? (flight.stops === 0 ? "nonstop" : `${flight.stops} stop(s) via ${flight.via}`) : "";
-      const days = Array.from({ length: args.days }, (_, i) => {
-        const parts: string[] = [];
-        if (i === 0) {
-          if (flight) parts.push(`Fly ${flight.origin} → ${flight.destination} with ${flight.airline} ${flight.flightNumber} (${stops}, departs ${flight.departure}, ${flight.durationHours} h).`);
-          else parts.push(`Arrive in ${city} (no flight searched).`);
-          if (hotel) parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
+      if (flights.length + hotels.length + acts.length === 0) throw invalid("Invalid input: build_itinerary received no flight, hotel or activities to arrange.", "inputs", Object.keys(ctx.inputs));
+      const home = flights[0]?.origin ?? null;
+      // The cities in order, with their days: from the activities (one result per city), else one city for the trip.
+      const segments =
+        acts.length > 1
+          ? acts.map((a) => ({ city: a.city, days: a.activities.length, acts: a }))
+          : [{ city: acts[0]?.city ?? flights[0]?.destination ?? hotels[0]?.city ?? "?", days: args.days, acts: acts[0] }];
+      const flightTo = (city: string, i: number) => (i === 0 ? flights[0] : flights.find((f) => f.destination === city && f !== flights[0]));
+      const days: string[] = [];
+      for (const [i, seg] of segments.entries()) {
+        const hotel = hotels.find((h) => h.city === seg.city);
+        for (let j = 0; j < seg.days && days.length < args.days; j++) {
+          const parts: string[] = [];
+          if (j === 0) {
+            const arrive = flightTo(seg.city, i);
+            if (arrive) parts.push(`Fly ${arrive.origin} → ${arrive.destination} with ${arrive.airline} ${arrive.flightNumber} (${arrive.stops === 0 ? "nonstop" : `${arrive.stops} stop(s) via ${arrive.via}`}, departs ${arrive.departure}, ${arrive.durationHours} h).`);
+            else if (i === 0) parts.push(`Arrive in ${seg.city} (no flight searched).`);
+            if (hotel) parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
+          }
+          const activity = seg.acts?.activities.find((a) => a.day === j + 1);
+          if (activity) parts.push(`${activity.name}${activity.pricePerPerson > 0 ? ` (${money(activity.pricePerPerson)} pp)` : ""}.`);
+          if (days.length === args.days - 1) {
+            const out = hotels.length > 0 && args.days > 1 ? "Check out" : "";
+            const fly = home === null ? "" : args.days > 1 ? `fly home to ${home}` : `Fly home to ${home} in the evening`;
+            const line = [out, fly].filter(Boolean).join(" and ");
+            if (line) parts.push(`${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
+          }
+          days.push(`Day ${days.length + 1}: ${parts.join(" ")}`);
         }
-        const activity = acts?.activities.find((a) => a.day === i + 1);
-        if (activity) parts.push(`${activity.name}${activity.pricePerPerson > 0 ? ` (${money(activity.pricePerPerson)} pp)` : ""}.`);
-        if (i === args.days - 1) {
-          const out = hotel ? "Check out" : "";
-          const home = flight ? (args.days > 1 ? `fly home to ${flight.origin}` : `Fly home to ${flight.origin} in the evening`) : "";
-          const line = [out, home].filter(Boolean).join(" and ");
-          if (line) parts.push(`${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
-        }
-        return `Day ${i + 1}: ${parts.join(" ")}`;
-      });
-      const breakdown: Breakdown = status?.breakdown ?? { flight: flight?.cost ?? 0, hotel: hotel?.cost ?? 0, activities: acts?.cost ?? 0 };
+      }
+      const added = (list: { cost: number }[]) => list.reduce((n, x) => n + x.cost, 0);
+      const breakdown: Breakdown = status?.breakdown ?? { flight: added(flights), hotel: added(hotels), activities: added(acts) };
       const total = status?.total ?? breakdown.flight + breakdown.hotel + breakdown.activities;
       const budget = status?.budget ?? null;
+      const nights = hotels.reduce((n, h) => n + h.nights, 0);
+      const rooms = Math.max(0, ...hotels.map((h) => h.rooms));
       const totals =
-        `Totals: flight ${flight ? money(breakdown.flight) : "none"} · hotel ${hotel ? `${money(breakdown.hotel)} (${hotel.nights} night(s), ${hotel.rooms} room(s))` : "none"} · ` +
-        `activities ${acts ? money(breakdown.activities) : "none"} · total ${money(total)}` +
+        `Totals: flight ${flights.length > 0 ? money(breakdown.flight) : "none"} · hotel ${hotels.length > 0 ? `${money(breakdown.hotel)} (${nights} night(s), ${rooms} room(s))` : "none"} · ` +
+        `activities ${acts.length > 0 ? money(breakdown.activities) : "none"} · total ${money(total)}` +
         (budget === null ? " (no budget set)" : ` of a ${money(budget)} budget`);
-      const route = flight ? `${flight.origin} → ${flight.destination}` : city;
+      const route = home === null ? segments.map((x) => x.city).join(" → ") : segments.length > 1 ? [home, ...segments.map((x) => x.city), home].join(" → ") : `${home} → ${segments[0]!.city}`;
+      const travellers = flights[0]?.travellers ?? acts[0]?.travellers ?? null;
       const header = `${route} · ${args.days} day(s)${travellers === null ? "" : ` · ${travellers} traveller(s)`}`;
       return {
         itinerary: [header, ...days, totals].join("\n"),
@@ -672,11 +700,10 @@ function bookTrip(latency: (ms: number) => number): ToolSpec {
       await sleep(latency(durationMs), ctx.signal);
       // The itinerary of a whole trip, else what the plan found: a flight, a hotel or both.
       const itinerary = optionalInput("book_trip", ctx, "itinerary", ItineraryResult);
-      const flight = itinerary ? undefined : optionalInput("book_trip", ctx, "flight", FlightResult);
-      const hotel = itinerary ? undefined : optionalInput("book_trip", ctx, "hotel", HotelResult);
-      const what = itinerary ? itinerary.summary : [flight?.summary, hotel?.summary].filter(Boolean).join("; ");
+      const parts = itinerary ? [] : [...listInput("book_trip", ctx, "flight", FlightResult), ...listInput("book_trip", ctx, "hotel", HotelResult)];
+      const what = itinerary ? itinerary.summary : parts.map((p) => p.summary).join("; ");
       if (!what) throw invalid("Invalid input: book_trip received no itinerary, flight or hotel to book.", "inputs", Object.keys(ctx.inputs));
-      const charged = itinerary ? itinerary.total : (flight?.cost ?? 0) + (hotel?.cost ?? 0);
+      const charged = itinerary ? itinerary.total : parts.reduce((n, p) => n + p.cost, 0);
       const bookingRef = `CND-${stableHash(what).toString(36).toUpperCase().padStart(7, "0")}`;
       return {
         bookingRef,

@@ -57,7 +57,7 @@ export function recordForSteps(request: PlanningRequest, steps: readonly Pick<Ta
     analysis,
     steps,
     tools: registry.tools,
-    hits: hits.filter((h) => !h.negated && !within(h, unsupportedVerbClauses(analysis, hits))),
+    hits: hits.filter((h) => !h.negated && !within(h, unsupportedVerbClauses(analysis, hits, (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`))),
     exclusions,
     interpretations: registry.interpreters.filter((i) => i.tools.some((t) => inPlan.has(t))).map((i) => i.interpret(facts)),
     dropped: new Map(),

@@ -67,7 +67,7 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   const excludedOutputs = new Set(exclusions.flatMap((e) => e.outputs));
   const excluded = (t: ToolSpec) => t.produces.length > 0 && t.produces.every((p) => excludedOutputs.has(p));
 
-  const governed = unsupportedVerbClauses(analysis, hits);
+  const governed = unsupportedVerbClauses(analysis, hits, (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`);
   const positive = hits.filter((h) => !h.negated && !within(h, governed));
   const scores = new Map(tools.map((t) => [t.name, new Set(positive.filter((h) => h.tool === t.name).map((h) => h.keyword)).size]));
   let matched = usable.filter((t) => (scores.get(t.name) ?? 0) > 0 && !excluded(t));
@@ -176,26 +176,33 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     }
     return seen;
   };
-  const steps = selected.map((tool): TaskStep => {
+  // Several steps for one output when a toolkit read several (a flight per leg of a multi-city trip).
+  const instances = new Map<string, { key: string; params: Record<string, unknown> }[]>();
+  for (const i of interpretations) for (const [output, list] of Object.entries(i.reading.instances ?? {})) if (list.length > 1) instances.set(output, list);
+  const instancesOf = (tool: ToolSpec) => instances.get(tool.produces[0] ?? "") ?? null;
+  const stepIdsOf = (tool: ToolSpec) => instancesOf(tool)?.map((x) => `${stepId(tool)}_${x.key}`) ?? [stepId(tool)];
+  const steps = selected.flatMap((tool): TaskStep[] => {
     const worker = registry.workerForTool(tool.name);
     let optional = producersFor(tool, tool.optionalConsumes ?? []);
     if (tool.prefersCombinedInput) optional = optional.filter((p) => !optional.some((q) => q !== p && upstream(q).has(p)));
     // The parts a step may do without come first: the inputs that combine them (a budget check) come after.
-    const deps = [...optional, ...producersFor(tool, tool.consumes)].map(stepId);
-    const params = tool.extractParams?.(facts) ?? {};
-    return TaskStep.parse({
-      id: stepId(tool),
-      description: tool.describeStep?.(params) ?? firstSentence(tool.description),
-      workerType: worker!.name,
-      tools: [tool.name],
-      params,
-      dependsOn: [...new Set(deps)],
-      expectedOutputs: tool.produces,
-      estimates: tool.estimates,
-      // Generous against the estimate (a slow call is not a failure) yet short enough to notice a hung agent.
-      timeoutMs: Math.max(1000, tool.estimates.durationMs * 8),
-      retry: { maxAttempts: 2, backoffMs: [200] },
-    });
+    const deps = [...optional, ...producersFor(tool, tool.consumes)].flatMap(stepIdsOf);
+    const each = instancesOf(tool)?.map((x) => ({ id: `${stepId(tool)}_${x.key}`, params: x.params })) ?? [{ id: stepId(tool), params: tool.extractParams?.(facts) ?? {} }];
+    return each.map(({ id, params }) =>
+      TaskStep.parse({
+        id,
+        description: tool.describeStep?.(params) ?? firstSentence(tool.description),
+        workerType: worker!.name,
+        tools: [tool.name],
+        params,
+        dependsOn: [...new Set(deps)],
+        expectedOutputs: tool.produces,
+        estimates: tool.estimates,
+        // Generous against the estimate (a slow call is not a failure) yet short enough to notice a hung agent.
+        timeoutMs: Math.max(1000, tool.estimates.durationMs * 8),
+        retry: { maxAttempts: 2, backoffMs: [200] },
+      }),
+    );
   });
   // Parameters the request did not supply (or supplied wrongly) would only fail at run time; say so now, and let
   // the lower confidence bring a human in before anything runs.

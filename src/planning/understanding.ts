@@ -1,7 +1,7 @@
 import type { TaskStep } from "../domain/plan.js";
 import { Understanding, type MeaningKind, type RequestPart, type Unaccounted } from "../domain/understanding.js";
 import type { Interpretation, ToolSpec } from "../tools/types.js";
-import { escapeRegExp, overlaps, within, type Analysis, type Span } from "./lexicon.js";
+import { escapeRegExp, overlaps, within, type Analysis, type Span, type TaskVerb } from "./lexicon.js";
 
 /**
  * Building and checking the understanding record: which words of the request served which steps, and which words
@@ -154,10 +154,14 @@ export const GENERIC_VERBS = new Set(["find", "plan", "check"]);
  * Clauses led by a verb no tool does ("call the hotel", "email the itinerary"): their keywords name the verb's
  * object, not a tool's job, so they select no tool and the clause is named as something no tool can do.
  */
-export function unsupportedVerbClauses(a: Analysis, hits: readonly KeywordHit[]): Span[] {
+export function unsupportedVerbClauses(a: Analysis, hits: readonly KeywordHit[], describe: (tool: string) => string): Span[] {
   return a.clauses.filter((c) => {
     const verbs = a.taskVerbs.filter((v) => v.start >= c.start && v.end <= c.end && !GENERIC_VERBS.has(v.verb));
-    return verbs.length > 0 && verbs.every((v) => !hits.some((h) => overlaps(h, [v])));
+    const inClause = hits.filter((h) => h.start >= c.start && h.end <= c.end);
+    // A verb is done by a tool named in the clause whose keyword it is, or whose name or description says it
+    // ("write a report": write_report writes); "call the hotel": no hotel tool calls.
+    const done = (v: TaskVerb) => inClause.some((h) => overlaps(h, [v]) || new RegExp(`(?<![a-z])${escapeRegExp(v.verb)}`, "i").test(describe(h.tool)));
+    return verbs.length > 0 && !verbs.every(done);
   });
 }
 
@@ -189,9 +193,10 @@ export function accountFor(input: AccountInput): Understanding {
   const unaccounted: Unaccounted[] = [];
   for (const clause of a.clauses) {
     const inside = (s: Span) => s.start >= clause.start && s.end <= clause.end;
-    const servingTools = unique([...input.hits.filter((h) => inside(h) && byTool.has(h.tool)).map((h) => h.tool), ...values.filter((v) => inside(v.source)).flatMap((v) => v.tools)]).filter((t) => byTool.has(t));
+    // A value's words may start before the clause ("then Rome": the clause is "Rome").
+    const servingTools = unique([...input.hits.filter((h) => inside(h) && byTool.has(h.tool)).map((h) => h.tool), ...values.filter((v) => overlaps(v.source, [clause])).flatMap((v) => v.tools)]).filter((t) => byTool.has(t));
     const exclusions = input.exclusions.filter((e) => overlaps(e.span, [clause]));
-    const served = input.hits.some((h) => inside(h) && byTool.has(h.tool)) || values.some((v) => inside(v.source));
+    const served = input.hits.some((h) => inside(h) && byTool.has(h.tool)) || values.some((v) => overlaps(v.source, [clause]));
     const verbOf = (m: Span) => a.taskVerbs.find((t) => t.start === m.start)?.verb ?? "";
     const left = mentions.filter((m) => inside(m) && open(m) && !exclusions.some((e) => overlaps(m, [e.span])) && !(served && m.kind === "task" && GENERIC_VERBS.has(verbOf(m))));
     const droppedHere = unique(input.hits.filter((h) => inside(h) && input.dropped.has(h.tool)).map((h) => h.tool));

@@ -126,15 +126,17 @@ export function requestedValueChanges(plan: Plan, step: TaskStep, outcome: Extra
     return found ? found.source : null;
   };
   const out: { key: string; from: unknown; to: unknown; source: string }[] = [];
-  for (const id of outcome.revision.newStepIds) {
-    const next = outcome.plan.steps.find((s) => s.id === id);
-    if (!next) continue;
-    for (const [key, from] of Object.entries(step.params)) {
-      const to = next.params[key];
-      if (JSON.stringify(to) === JSON.stringify(from)) continue;
-      const source = asked(from);
-      if (source !== null && !out.some((c) => c.key === key)) out.push({ key, from, to, source });
-    }
+  const next = outcome.revision.newStepIds.map((id) => outcome.plan.steps.find((s) => s.id === id)).filter((s): s is TaskStep => s !== undefined);
+  if (next.length === 0) return out;
+  for (const [key, from] of Object.entries(step.params)) {
+    const source = asked(from);
+    if (source === null) continue;
+    // Kept when a new step still carries the value (DECOMPOSE splits a step: one part may not need it); a single
+    // replacement without it falls back to the tool's default, which is a change too.
+    if (next.some((n) => JSON.stringify(n.params[key]) === JSON.stringify(from))) continue;
+    const set = next.map((n) => n.params[key]).find((v) => v !== undefined);
+    if (set === undefined && next.length > 1) continue;
+    out.push({ key, from, to: set ?? "the tool's default", source });
   }
   return out;
 }

@@ -126,9 +126,10 @@ export interface Interpretation {
   /** Its own kind of words that it could not read ("Atlantis" is no city it knows). */
   notUnderstood: { span: Span; kind: MeaningKind; why: string }[];
   /**
-   * Steps of one tool more than once (a multi-city trip: a flight per leg, a hotel per city), by tool name: each
-   * instance has a key (a suffix of its step id) and its parameters. A tool absent here gets one step from its
-   * `extractParams`.
+   * Several steps for one output (a multi-city trip: a flight per leg, a hotel per city), by output name: each
+   * instance has a key (the suffix of its step id, letters, digits and "_") and the parameters of the tool that
+   * produces the output. An output absent here gets one step, with its tool's `extractParams`. Consumers of the
+   * output then receive every instance's result, as a list (see schedule.ts `dependencyInputs`).
    */
   instances?: Record<string, { key: string; params: Record<string, unknown> }[]>;
 }

@@ -49,6 +49,28 @@ describe("understanding → approval → partial (rules)", () => {
   });
 });
 
+describe("a multi-city trip runs its legs in parallel and ends in one itinerary", () => {
+  it.each([
+    ["Madrid to Paris then Rome, 6 days for 2", "Madrid → Paris → Rome → Madrid"],
+    ["Prague and Vienna from Berlin, 5 days", "Berlin → Prague → Vienna → Berlin"],
+    ["2 days in Lisbon and 3 days in Barcelona from London", "London → Lisbon → Barcelona → London"],
+  ])("%s", async (text, route) => {
+    const a = agent();
+    const done = await a.graph.invoke(tripInput(text), threadConfig(`multi-${text.length}`));
+    expect(done.status).toBe("completed");
+    const legs = done.plan!.steps.filter((s) => s.tools[0] === "search_flights");
+    expect(legs).toHaveLength(3);
+    // Every search was dispatched in the first wave: none waited for another.
+    const firstWave = done.feedback.filter((f) => f.taskId.startsWith("flight_") || f.taskId.startsWith("hotel_") || f.taskId.startsWith("activities_"));
+    expect(new Set(firstWave.map((f) => f.dispatch))).toEqual(new Set([1]));
+    const itinerary = done.plan!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string; days: string[] };
+    expect(itinerary.itinerary.split("\n")[0]).toMatch(new RegExp(`^${route}`));
+    expect(itinerary.days.filter((d) => /Check in at/.test(d))).toHaveLength(2);
+    const budget = done.plan!.steps.find((s) => s.id === "budget_status")!.result as { breakdown: { flight: number } };
+    expect(budget.breakdown.flight).toBe(legs.reduce((n, s) => n + (s.result as { cost: number }).cost, 0));
+  });
+});
+
 const { serve } = scriptedServersPerTest();
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

@@ -3,6 +3,7 @@ import { travelToolkit } from "../../examples/travel/index.js";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { openQuestions } from "../../src/domain/understanding.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
+import { dependencyInputs } from "../../src/planning/schedule.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { generalToolkit } from "../../src/tools/builtin/general.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -185,8 +186,56 @@ describe("what no tool can do is named, and a person is asked before anything ru
     expect(p.confidence).toBeLessThan(0.5);
   });
 
-  it("a second city the tools cannot plan yet is named, never dropped", () => {
-    const p = plan("Madrid to Paris then Rome, 6 days");
-    expect(openQuestions(p.understanding).join(" ")).toMatch(/Rome/);
+  it("a city the tools do not know, listed with others, is named, never dropped", () => {
+    const p = plan("a week in Lisbon, Atlantis and Madrid from London");
+    expect(openQuestions(p.understanding).join(" ")).toMatch(/Atlantis/);
+    expect(p.confidence).toBeLessThan(0.5);
+  });
+});
+
+describe("multi-city trips: a flight per leg, a hotel and activities per city, one budget check and one itinerary", () => {
+  it.each([
+    ["Madrid to Paris then Rome, 6 days", "Madrid", ["Paris", "Rome"], [3, 3]],
+    ["Prague and Vienna, 6 days", "Madrid", ["Prague", "Vienna"], [3, 3]],
+    ["de Madrid a París y luego a Roma, 6 días", "Madrid", ["Paris", "Rome"], [3, 3]],
+    ["2 days in Paris and 3 days in Rome from London under $3000", "London", ["Paris", "Rome"], [2, 3]],
+    ["a week in Lisbon, Barcelona and Rome from Berlin", "Berlin", ["Lisbon", "Barcelona", "Rome"], [3, 2, 2]],
+  ])("%s", (text, origin, cities, days) => {
+    const p = plan(text);
+    const byTool = (tool: string) => p.steps.filter((s) => s.tools[0] === tool);
+    const places = [origin, ...cities, origin];
+    expect(byTool("search_flights").map((s) => [s.params.origin, s.params.destination])).toEqual(places.slice(1).map((to, i) => [places[i], to]));
+    expect(byTool("search_activities").map((s) => [s.params.city, s.params.days])).toEqual(cities.map((c, i) => [c, days[i]]));
+    // The last city's last day is the flight home: one night fewer there.
+    expect(byTool("search_hotels").map((s) => [s.params.city, s.params.nights])).toEqual(cities.map((c, i) => [c, i === cities.length - 1 ? days[i]! - 1 : days[i]]));
+    expect(byTool("check_budget")).toHaveLength(1);
+    const itinerary = byTool("build_itinerary");
+    expect(itinerary).toHaveLength(1);
+    expect(itinerary[0]!.dependsOn).toEqual(expect.arrayContaining(p.steps.filter((s) => s.tools[0] !== "build_itinerary").map((s) => s.id)));
+    // Independent legs: no search waits for another.
+    for (const s of [...byTool("search_flights"), ...byTool("search_hotels"), ...byTool("search_activities")]) expect(s.dependsOn).toEqual([]);
+    expect(openQuestions(p.understanding)).toEqual([]);
+  });
+
+  it("an even split of the days is said as an assumption; fewer days than cities is refused", () => {
+    expect(plan("Prague and Vienna, 6 days").understanding.assumptions.find((a) => a.name === "days per city")?.why).toMatch(/6 days split between 2 cities: 3 in Prague, 3 in Vienna/);
+    const short = plan("Paris and Rome from Madrid, 1 day");
+    expect(short.understanding.refused[0]?.why).toMatch(/2 cities need at least 2 days/);
+    expect(short.confidence).toBeLessThan(0.5);
+  });
+});
+
+describe("a consumer of an output several steps produced receives them all", () => {
+  it("dependencyInputs gives the list of results, in plan order, and each by its step id", () => {
+    const p = plan("Prague and Vienna, 6 days");
+    const done = { ...p, steps: p.steps.map((s) => (s.tools[0] === "check_budget" || s.tools[0] === "build_itinerary" ? s : { ...s, status: "done" as const, result: { id: s.id } })) };
+    const budget = done.steps.find((s) => s.id === "budget_status")!;
+    const inputs = dependencyInputs(done, budget);
+    expect(inputs.flight).toEqual([{ id: "flight_leg1" }, { id: "flight_leg2" }, { id: "flight_leg3" }]);
+    expect(inputs.hotel).toEqual([{ id: "hotel_prague" }, { id: "hotel_vienna" }]);
+    expect(inputs.flight_leg2).toEqual({ id: "flight_leg2" });
+    const single = plan("3 days in Rome from Paris");
+    const one = { ...single, steps: single.steps.map((s) => (s.id === "flight" ? { ...s, status: "done" as const, result: { id: "f" } } : s)) };
+    expect(dependencyInputs(one, one.steps.find((s) => s.id === "budget_status")!).flight).toEqual({ id: "f" });
   });
 });
