@@ -1,10 +1,10 @@
-import { understandingNotes } from "../src/domain/understanding.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { confidencePoint } from "../src/confidence/update.js";
 import { CandorError } from "../src/errors.js";
 import { buildFailureContext } from "../src/replanning/context.js";
 import { guidedRequest, guidedRevision, mergeGuidedPlan } from "../src/replanning/human-guidance.js";
 import { needsPlanApproval, planApprovalRequest } from "../src/domain/approval.js";
+import { understandingNotes } from "../src/domain/understanding.js";
 import { approvalNotification, explainRevision } from "../src/transparency/explain.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -60,7 +60,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       const plan = fresh.plan;
       const threshold = state.settings.approvalThreshold;
       const ask = needsPlanApproval(plan, threshold) ? planApprovalRequest(plan, threshold) : null;
-      const told = [planNotification(plan, [...fresh.notes, ...understandingNotes(plan.understanding)]), ...(ask ? [approvalNotification(ask)] : [])];
+      const told = [planNotification(plan, [...fresh.notes, ...understandingNotes(plan.understanding).warnings], understandingNotes(plan.understanding).info), ...(ask ? [approvalNotification(ask)] : [])];
       emitNotifications(config, told);
       deps.decisionLog.record({
         operation: "plan",

@@ -67,7 +67,7 @@ export function understandNode(deps: NodeDeps) {
     }
     const { raw, plan, notes, calibration } = result;
     const needsApproval = needsPlanApproval(plan, state.settings.approvalThreshold);
-    const out = [planNotification(plan, [...notes, ...understandingNotes(plan.understanding)])];
+    const out = [planNotification(plan, [...notes, ...understandingNotes(plan.understanding).warnings], understandingNotes(plan.understanding).info)];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {
       pendingInterrupt = planApprovalRequest(plan, state.settings.approvalThreshold);

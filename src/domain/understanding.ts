@@ -137,16 +137,16 @@ export function understandingLines(u: Understanding): string[] {
  * The record in a few lines for the plan's announcement: each part and what serves it, each change, and what is
  * open. Values and defaults are in the full record (`run --json`, the approval request, the decision log).
  */
-export function understandingNotes(u: Understanding): string[] {
-  if (u.by === "none") return [];
-  const out: string[] = [];
+export function understandingNotes(u: Understanding): { info: string[]; warnings: string[] } {
+  if (u.by === "none") return { info: [], warnings: [] };
+  const info: string[] = [];
   for (const p of u.parts) {
-    if (p.status === "served") out.push(`Understood "${p.text}" → ${p.stepIds.join(", ")}`);
-    else if (p.status === "excluded") out.push(`Understood "${p.text}": ${p.description}, so no step does it`);
+    if (p.status === "served") info.push(`Understood "${p.text}" → ${p.stepIds.join(", ")}`);
+    else if (p.status === "excluded") info.push(`Understood "${p.text}": ${p.description}, so no step does it`);
   }
-  for (const c of u.changes) out.push(`Changed ${c.name}: ${show(c.from)} → ${show(c.to)} (${c.why})`);
-  for (const q of openQuestions(u)) out.push(`Not done or not understood: ${q}`);
-  return out;
+  // A change made on the user's behalf and anything open are warnings: they are what a person must notice.
+  const warnings = [...u.changes.map((c) => `Changed ${c.name}: ${show(c.from)} → ${show(c.to)} (${c.why})`), ...openQuestions(u).map((q) => `Not done or not understood: ${q}`)];
+  return { info, warnings };
 }
 
 function show(v: unknown): string {

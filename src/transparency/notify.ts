@@ -94,13 +94,14 @@ export function successNotification(step: TaskStep, feedback: ExecutionFeedback)
   });
 }
 
-export function planNotification(plan: Plan, notes: readonly string[]): Notification {
+/** The plan, announced: `notes` (fallbacks, assumptions, changes, open questions) make it a warning, `info` does not. */
+export function planNotification(plan: Plan, notes: readonly string[], info: readonly string[] = []): Notification {
   const steps = plan.steps.map((s) => `${s.order}. ${s.id} [${s.workerType}${s.dependsOn.length ? ` after ${s.dependsOn.join(", ")}` : ""}]`).join("; ");
   return notification({
     severity: notes.length > 0 ? "WARNING" : "INFO",
     kind: "plan",
     title: `Plan ${plan.planId}: ${plan.steps.length} step(s), confidence ${plan.confidence.toFixed(2)}`,
-    message: [steps, ...notes].join("\n"),
+    message: [steps, ...info, ...notes].join("\n"),
   });
 }
 
