@@ -128,7 +128,7 @@ export function checkModelUnderstanding(request: PlanningRequest, plan: Plan, re
     return !overlaps(at, [...covered, ...valueSpans]);
   });
   // Something the request rules out that a step still produces.
-  for (const ex of base.parts.filter((p) => p.kind === "exclusion" && p.why?.includes("no step produces"))) {
+  for (const ex of base.parts.filter((p) => p.kind === "exclusion" && p.why?.includes("no step produces the"))) {
     const outputs = ex.description.replace(/^no /, "").split(", ");
     const offending = plan.steps.filter((s) => s.expectedOutputs.some((o) => outputs.includes(o)));
     if (offending.length > 0) unaccounted.push({ text: ex.text, kind: "negation", why: `the request rules it out, yet step ${offending.map((s) => s.id).join(", ")} produces it` });

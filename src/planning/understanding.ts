@@ -72,7 +72,7 @@ export function negationExclusions(a: Analysis, hits: readonly KeywordHit[], gen
     const start = Math.min(negation.cue.start, negation.scope.start);
     const end = Math.max(negation.cue.end, negation.scope.end);
     const span = { start, end, text: a.text.slice(start, end) };
-    out.push({ span, outputs, why: `the request rules it out ("${span.text}"), so no step ${outputs.length === 1 ? `produces a ${outputs[0]}` : `produces ${outputs.join(" or ")}`}` });
+    out.push({ span, outputs, why: `the request rules it out ("${span.text}"), so no step produces the ${outputs.join(" or the ")}` });
   }
   return out;
 }
@@ -187,7 +187,8 @@ export function accountFor(input: AccountInput): Understanding {
   ];
   const notUnderstood = interpretations.flatMap((i) => i.notUnderstood);
   const mentions = meaningfulMentions(a);
-  const open = (m: Span) => !overlaps(m, accounted) || overlaps(m, notUnderstood.map((n) => n.span));
+  // Accounted only when covered whole: "week" read as a keyword does not account for "next week".
+  const open = (m: Span) => !covered(m, accounted) || overlaps(m, notUnderstood.map((n) => n.span));
 
   const parts: (Omit<RequestPart, "id"> & { at: number })[] = [];
   const unaccounted: Unaccounted[] = [];
@@ -256,6 +257,15 @@ export function accountFor(input: AccountInput): Understanding {
     unaccounted: dedupe(unaccounted, (u) => u.text),
     by: "rules",
   });
+}
+
+/** Whether every non-space character of `m` lies inside one of the spans. */
+function covered(m: Span, spans: readonly { start: number; end: number }[]): boolean {
+  for (let i = m.start; i < m.end; i++) {
+    if (/\s/.test(m.text[i - m.start] ?? "")) continue;
+    if (!spans.some((x) => i >= x.start && i < x.end)) return false;
+  }
+  return true;
 }
 
 function whyUnaccounted(m: Mention, notUnderstood: Interpretation["notUnderstood"]): string {
