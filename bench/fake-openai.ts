@@ -4,19 +4,21 @@ import type { AddressInfo } from "node:net";
 /**
  * A minimal OpenAI-compatible server on 127.0.0.1 for the bench (a trimmed copy of the test fake, which bench code
  * must not import). It answers every POST /v1/chat/completions and counts each request by what it asks for:
- * a plan (structured output named "plan"), the final answer (the synthesis prompt), or anything else — which,
+ * a plan (structured output named "plan"), the final answer (the synthesis prompt), the review of the answer
+ * (structured output named "answer_review"), or anything else — which,
  * during a run, can only be a recovery judgement.
  */
-export type RequestKind = "plan" | "synthesis" | "other";
+export type RequestKind = "plan" | "synthesis" | "review" | "other";
 
 export class CountingOpenAIServer {
-  readonly counts: Record<RequestKind, number> = { plan: 0, synthesis: 0, other: 0 };
+  readonly counts: Record<RequestKind, number> = { plan: 0, synthesis: 0, review: 0, other: 0 };
   /** What a planning request is answered with (a ModelPlan as JSON); set per scenario. */
   planJson: unknown = null;
 
   reset(): void {
     this.counts.plan = 0;
     this.counts.synthesis = 0;
+    this.counts.review = 0;
     this.counts.other = 0;
   }
 
@@ -47,9 +49,11 @@ export class CountingOpenAIServer {
     };
     const prompt = (body.messages ?? []).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
     const wantsPlan = body.response_format?.json_schema?.name === "plan" || (body.tools ?? []).some((t) => t.function.name === "plan");
-    const kind: RequestKind = wantsPlan ? "plan" : prompt.includes("You write the final answer") ? "synthesis" : "other";
+    const wantsReview = body.response_format?.json_schema?.name === "answer_review" || (body.tools ?? []).some((t) => t.function.name === "answer_review");
+    const kind: RequestKind = wantsPlan ? "plan" : wantsReview ? "review" : prompt.includes("You write the final answer") ? "synthesis" : "other";
     this.counts[kind]++;
-    const content = kind === "plan" ? JSON.stringify(this.planJson) : kind === "synthesis" ? "Here is your result." : "{}";
+    // A review that judges nothing leaves the understanding record to decide, as the rules reasoner does.
+    const content = kind === "plan" ? JSON.stringify(this.planJson) : kind === "synthesis" ? "Here is your result." : kind === "review" ? '{"parts":[]}' : "{}";
     send(res, 200, {
       id: `chatcmpl-bench-${Date.now()}`,
       object: "chat.completion",

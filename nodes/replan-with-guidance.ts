@@ -3,7 +3,8 @@ import { confidencePoint } from "../src/confidence/update.js";
 import { CandorError } from "../src/errors.js";
 import { buildFailureContext } from "../src/replanning/context.js";
 import { guidedRequest, guidedRevision, mergeGuidedPlan } from "../src/replanning/human-guidance.js";
-import { planApprovalRequest } from "../src/domain/approval.js";
+import { needsPlanApproval, planApprovalRequest } from "../src/domain/approval.js";
+import { understandingNotes } from "../src/domain/understanding.js";
 import { approvalNotification, explainRevision } from "../src/transparency/explain.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -58,8 +59,8 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       // below the approval threshold (guidance is not an approval).
       const plan = fresh.plan;
       const threshold = state.settings.approvalThreshold;
-      const ask = plan.confidence < threshold ? planApprovalRequest(plan, threshold) : null;
-      const told = [planNotification(plan, fresh.notes), ...(ask ? [approvalNotification(ask)] : [])];
+      const ask = needsPlanApproval(plan, threshold) ? planApprovalRequest(plan, threshold) : null;
+      const told = [planNotification(plan, [...fresh.notes, ...understandingNotes(plan.understanding).warnings], understandingNotes(plan.understanding).info), ...(ask ? [approvalNotification(ask)] : [])];
       emitNotifications(config, told);
       deps.decisionLog.record({
         operation: "plan",
@@ -70,6 +71,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
         reasoning: [plan.contextSummary, ...plan.confidenceReasons, ...fresh.notes].filter(Boolean).join(" "),
         confidenceBefore: current.confidence,
         confidenceAfter: plan.confidence,
+        understanding: plan.understanding,
       });
       return {
         plan,

@@ -1,5 +1,6 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { planApprovalRequest, type HumanApprovalRequest } from "../src/domain/approval.js";
+import { needsPlanApproval, planApprovalRequest, type HumanApprovalRequest } from "../src/domain/approval.js";
+import { understandingNotes } from "../src/domain/understanding.js";
 import { CandorError } from "../src/errors.js";
 import { applyCalibration, ConfidenceCalibrator, type Calibration } from "../src/confidence/calibrator.js";
 import type { Plan } from "../src/domain/plan.js";
@@ -65,8 +66,8 @@ export function understandNode(deps: NodeDeps) {
       return { startedAt, status: "failed", failureReason: e.message, notifications: [failed] };
     }
     const { raw, plan, notes, calibration } = result;
-    const needsApproval = plan.confidence < state.settings.approvalThreshold;
-    const out = [planNotification(plan, notes)];
+    const needsApproval = needsPlanApproval(plan, state.settings.approvalThreshold);
+    const out = [planNotification(plan, [...notes, ...understandingNotes(plan.understanding).warnings], understandingNotes(plan.understanding).info)];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {
       pendingInterrupt = planApprovalRequest(plan, state.settings.approvalThreshold);
@@ -80,6 +81,7 @@ export function understandNode(deps: NodeDeps) {
       reasoning: [plan.contextSummary, ...plan.confidenceReasons, ...notes].filter(Boolean).join(" "),
       confidenceBefore: calibration?.reason ? raw.confidence : null, // the planner's own score when calibration changed it
       confidenceAfter: plan.confidence,
+      understanding: plan.understanding,
     });
     return {
       startedAt, plan, planNotes: notes, pendingInterrupt,

@@ -2,6 +2,7 @@ import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { TOOL_APPROVAL_DECISIONS, type ToolApprovalRequest } from "../src/domain/approval.js";
 import { interruptPayload, parseDecision } from "../src/replanning/human-decision.js";
 import type { ToolRegistry } from "../src/tools/registry.js";
+import { inputsOf } from "../src/tools/types.js";
 import { callNeedingApproval } from "../src/tools/run-step.js";
 import { describeInputs } from "../src/transparency/inputs.js";
 import { notification } from "../src/transparency/notify.js";
@@ -36,7 +37,7 @@ export function workerGateNode(deps: NodeDeps) {
       const recorded: ToolCallDecision = { decision: "recorded", tool: call.tool.name, args: call.args, comment: null, by: null };
       return { toolDecision: recorded };
     }
-    const inputs = describeInputs(state.inputs, call.tool.consumes);
+    const inputs = describeInputs(state.inputs, inputsOf(call.tool));
     const on = Object.entries(inputs).map(([k, v]) => `${k}: ${v}`);
     const request: ToolApprovalRequest = {
       kind: "tool_approval",

@@ -37,7 +37,16 @@ Rules:
 - A step that needs what another step produces lists that step's id in dependsOn. Never create a cycle.
 - Steps that do not depend on each other run in parallel: do not chain them without a reason.
 - Keep the plan as short as the request allows and within its constraints.
-- If a lesson below says a tool has been unreliable, prefer an alternative or plan around it.`;
+- If a lesson below says a tool has been unreliable, prefer an alternative or plan around it.
+
+Account for the whole request in "understanding":
+- Split it into parts (each thing asked, each thing ruled out such as "no hotel", each limit such as a budget),
+  quoting the request's own words in "text". A part is "served" only by steps of this plan that do it (their ids
+  in stepIds); something ruled out is "excluded" and no step may do it; a part no listed tool can do is
+  "unsupported" with why; words you cannot read are "not_understood" with why. Never drop a part.
+- List every value you took from the request with the words it came from, every default you assumed and why, and
+  every value you changed (a currency or unit conversion, a clamp) with from, to and why. Never change a value the
+  user gave without listing the change.`;
 
 const OUTPUT_FORMAT = `Answer with one JSON object and nothing else:
 {
@@ -54,7 +63,13 @@ const OUTPUT_FORMAT = `Answer with one JSON object and nothing else:
       "dependsOn": ["ids of steps that must finish first"],
       "expectedOutputs": ["names of what the step produces"] or null
     }
-  ]
+  ],
+  "understanding": {
+    "parts": [{"text": "the request's words", "description": "what you took it to mean", "kind": "task" | "exclusion" | "constraint", "status": "served" | "excluded" | "unsupported" | "not_understood", "stepIds": ["s1"], "why": "why it is not served, or null"}],
+    "values": [{"name": "destination", "value": "Paris", "source": "to Paris"}],
+    "assumptions": [{"name": "travellers", "value": "1", "why": "the request does not say"}],
+    "changes": [{"name": "budget", "from": "1500 EUR", "to": "1705 USD", "why": "the tools price in US dollars"}]
+  }
 }`;
 
 /** The planning prompt: instructions, then the request, tools, workers and lessons as tagged sections. */

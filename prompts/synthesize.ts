@@ -27,3 +27,20 @@ function formatResult(result: unknown): string {
   const text = typeof result === "string" ? result : (JSON.stringify(result) ?? String(result));
   return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS - 3)}...` : text;
 }
+
+const REVIEW_INSTRUCTIONS = `You review the results of a planner-executor agent before it answers. For each part of
+the user's request listed below, say whether the results actually answer it: "answered": true only when a result
+below gives what that part asks for. A part whose status is not "served" has no step behind it; say so. Give a short
+"why" for every part that is not answered (null when it is). Judge only from the results shown; do not invent any.`;
+
+const REVIEW_FORMAT = `Answer with one JSON object and nothing else:
+{"parts": [{"partId": "p1", "answered": true, "why": null}]}`;
+
+/** The review prompt: the request, its parts with the steps serving each, and the results. */
+export function reviewPrompt(p: SynthesisInput): string {
+  const parts = p.plan.understanding.parts.map((part) => `- ${part.id} [${part.status}${part.stepIds.length > 0 ? `; steps ${part.stepIds.join(", ")}` : ""}]: "${part.text}" (${part.description})`);
+  const results = p.plan.steps
+    .filter((s) => s.id in p.results)
+    .map((s) => `- ${s.id} (${s.description}): ${formatResult(p.results[s.id])}`);
+  return [REVIEW_INSTRUCTIONS, tag("request", p.request.userIntent), tag("parts", parts.join("\n")), tag("results", results.join("\n")), tag("output_format", REVIEW_FORMAT)].join("\n\n");
+}

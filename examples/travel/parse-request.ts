@@ -1,36 +1,60 @@
 import { z } from "zod";
-import { CITIES, findCity, normalizeName } from "./catalog.js";
+import { analyzeRequest, overlaps, within, type Analysis, type Span } from "../../src/planning/lexicon.js";
+import { emptyInterpretation, type Interpretation } from "../../src/tools/types.js";
+import { findCity, normalizeName } from "./catalog.js";
 
 /** What a travel request says, with the demo's defaults filled in where it says nothing. */
 export const TripFacts = z.object({
   origin: z.string(),
-  /** Null when the request names no destination at all; tools then fail asking for one. */
+  /** The first city to visit; null when the request names no destination at all (tools then ask for one). */
   destination: z.string().nullable(),
-  days: z.number().int().min(1),
-  travellers: z.number().int().min(1),
-  /** Null: the request sets no budget. */
+  /** Every city to visit, in order (the destination first); more than one makes a multi-city trip. */
+  stops: z.array(z.string()),
+  /** Whole days, or the request's own number when it is refused (see `refused`), so the tools' check fails. */
+  days: z.number(),
+  /** Days per stop when the request gives them ("2 days in Paris and 3 in Rome"), else null. */
+  daysPerStop: z.array(z.number()).nullable(),
+  travellers: z.number(),
+  adults: z.number().nullable(),
+  children: z.number().nullable(),
+  /** In US dollars (what the catalog prices in); null: the request sets no budget. */
   budget: z.number().positive().nullable(),
-  /** The currency the budget was written in, when it said (the catalog prices everything in US dollars). */
-  budgetCurrency: z.enum(["USD", "EUR", "GBP"]).nullable(),
+  /** ISO code of the currency the budget was written in, when it said (converted by the rates table). */
+  budgetCurrency: z.string().nullable(),
+  /** The budget as written, before conversion. */
+  budgetAmount: z.number().nullable(),
   /** Facts that were not in the request and took their default, so a summary can say what it assumed. */
-  assumed: z.array(z.enum(["origin", "days", "travellers"])),
+  assumed: z.array(z.enum(["origin", "days", "travellers", "currency"])),
+  /** Facts the request gave in a form the tools will not use as is ("-2 people", "2.5 days"): a person decides. */
+  refused: z.array(z.enum(["days", "travellers", "budget"])),
+  /** Places the request rules out ("I don't want to go to Paris"). */
+  avoided: z.array(z.string()),
 });
 export type TripFacts = z.infer<typeof TripFacts>;
 
 export const DEFAULT_ORIGIN = "Madrid";
 export const DEFAULT_DAYS = 3;
 export const DEFAULT_TRAVELLERS = 1;
+export const MAX_DAYS = 60;
+export const MAX_TRAVELLERS = 20;
 
-const MAX_DAYS = 60;
-const MAX_TRAVELLERS = 20;
-
-const WORD_NUMBERS: Record<string, number> = {
-  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, twenty: 20,
+/** The date of the rates below: a fixed table in the code, not live rates, and every conversion says so. */
+export const RATES_DATE = "2025-06-02";
+/** US dollars per unit of each currency, on RATES_DATE. */
+export const USD_PER_UNIT: Readonly<Record<string, number>> = {
+  USD: 1, EUR: 1.1368, GBP: 1.3529, JPY: 0.006962, CHF: 1.2165, CAD: 0.7289, AUD: 0.6452, CNY: 0.1389, INR: 0.01168,
+  MXN: 0.05178, SEK: 0.1042, NOK: 0.0987, DKK: 0.1524, CZK: 0.04581, PLN: 0.2664, HUF: 0.002823, BRL: 0.1769,
+  KRW: 0.000728, TRY: 0.02548,
 };
-const NUM = `(\\d+|${Object.keys(WORD_NUMBERS).join("|")})`;
 
-/** Words that follow "to" / "in" / "visit" without being a place ("want to go", "in the centre", "in 3 days"). */
+// Tools each fact feeds, for the understanding record.
+const FLIGHT_TOOLS = ["search_flights", "search_flights_backup"];
+const CITY_TOOLS = [...FLIGHT_TOOLS, "search_hotels", "search_activities", "find_attractions", "plan_days", "build_itinerary"];
+const DAY_TOOLS = ["search_hotels", "search_activities", "plan_days", "build_itinerary"];
+const PEOPLE_TOOLS = [...FLIGHT_TOOLS, "search_hotels", "search_activities", "plan_days"];
+const BUDGET_TOOLS = ["check_budget"];
+
+/** Words that follow a direction word without being a place ("want to go", "in the centre", "in 3 days"). */
 const NOT_A_PLACE = new Set(
   (
     "a an the my our your his her their this that these those some any me us them it there here " +
@@ -41,210 +65,558 @@ const NOT_A_PLACE = new Set(
     "travelers adults guests kids children family couple friends day days night nights week weeks weekend month months " +
     "january february march april may june july august september october november december " +
     "monday tuesday wednesday thursday friday saturday sunday summer winter spring autumn fall christmas easter " +
-    "home work airport trip vacation holiday holidays getaway break tour city centre center downtown town hotel hotels flight flights"
+    "home work airport trip vacation holiday holidays getaway break tour city centre center downtown town hotel hotels flight flights " +
+    "la el los las un una de del al en para por con y o vacaciones viaje playa semana dias noches personas " +
+    "le les des du au aux pour avec et ou vacances voyage plage semaine jours nuits personnes"
   ).split(" "),
 );
 
+interface Place extends Span {
+  name: string;
+  known: boolean;
+  role: "origin" | "destination" | "list" | null;
+  /** Where the role's cue starts (the mention's value span starts there). */
+  cueStart: number;
+  avoided: boolean;
+}
+
+/** What the travel reader found, with the text each fact came from. */
+export interface TripReading {
+  facts: TripFacts;
+  interpretation: Interpretation;
+}
+
 /**
- * Reads a free-text travel request ("Plan a 3-day trip from Madrid to Paris for 2 people under $2000").
- * Tolerant by design: case, accents and word order vary, and anything it cannot find takes a default
- * (origin Madrid, 3 days, 1 traveller, no budget) recorded in `assumed`.
+ * Reads a free-text travel request ("Plan a 3-day trip from Madrid to Paris for 2 people under $2000", "3 días a
+ * París desde Madrid", "deux adultes et un enfant, 4 jours à Rome, 1 500 €"): places with their direction words in
+ * English, Spanish and French, lengths, travellers (adults and children), budgets in words and in other
+ * currencies (converted by a dated table), negated places. What it leaves out takes a default recorded in
+ * `assumed`; what it cannot use as written is `refused`, never changed.
  */
 export function parseTripRequest(text: string): TripFacts {
-  const original = text;
-  const norm = foldCase(text);
+  return readTrip(text).facts;
+}
+
+let last: { text: string; reading: TripReading } | null = null;
+
+/** `parseTripRequest` with the interpretation for the understanding record (the last request is cached). */
+export function readTrip(text: string, analysis?: Analysis): TripReading {
+  if (last?.text === text) return last.reading;
+  const reading = read(text, analysis ?? analyzeRequest(text));
+  last = { text, reading };
+  return reading;
+}
+
+function read(text: string, a: Analysis): TripReading {
+  const out = emptyInterpretation();
+  const norm = a.norm;
   const assumed: TripFacts["assumed"] = [];
+  const refused: TripFacts["refused"] = [];
 
-  const places = findPlaces(norm, original);
-  const origin = places.origin ?? DEFAULT_ORIGIN;
-  if (places.origin === null) assumed.push("origin");
+  const places = supersede(text, a, findPlaces(text, a), out);
+  const active = places.filter((p) => !p.avoided);
+  const avoided = places.filter((p) => p.avoided && p.known);
+  for (const p of avoided) {
+    const negation = a.negations.find((n) => within(p, [n.scope]));
+    const span = negation ? spanOf(text, negation.cue.start, Math.max(p.end, negation.scope.end)) : p;
+    out.exclusions.push({ outputs: [], span, description: `not ${p.name}`, why: `the request rules out ${p.name}, so no step goes there` });
+  }
+  const { origin: originPlace, stops: stopPlaces } = assignRoles(active);
+  for (const p of active.filter((p) => !p.known)) {
+    out.notUnderstood.push({ span: p, kind: "place", why: `"${p.name}" is not a city the travel tools know` });
+  }
+  const origin = originPlace?.name ?? DEFAULT_ORIGIN;
+  if (originPlace) out.values.push({ name: "origin", value: originPlace.name, source: spanOf(text, originPlace.cueStart, originPlace.end), tools: FLIGHT_TOOLS });
+  else {
+    assumed.push("origin");
+    out.assumptions.push({ name: "origin", value: DEFAULT_ORIGIN, why: 'the request names no origin (say "from <city>")', tools: FLIGHT_TOOLS });
+  }
+  const stops = [...new Set(stopPlaces.map((p) => p.name))];
+  // A place the tools do not know is no value they can use: it is named as not understood (above) instead.
+  for (const [i, p] of stopPlaces.entries()) {
+    if (p.known) out.values.push({ name: i === 0 ? "destination" : `stop ${i + 1}`, value: p.name, source: spanOf(text, p.cueStart, p.end), tools: CITY_TOOLS });
+  }
 
-  let days = findDays(norm);
-  if (days === null) {
-    days = DEFAULT_DAYS;
+  const duration = findDays(text, a);
+  let days = DEFAULT_DAYS;
+  if (duration.kind === "none") {
     assumed.push("days");
+    out.assumptions.push({ name: "days", value: DEFAULT_DAYS, why: 'the request gives no length (say "for 5 days")', tools: DAY_TOOLS });
+  } else if (duration.kind === "refused") {
+    refused.push("days");
+    days = duration.value;
+    out.refusals.push({ name: "days", text: duration.span.text, why: duration.why, tools: DAY_TOOLS });
+    out.consumed.push(duration.span);
+  } else {
+    days = duration.value;
+    out.values.push({ name: "days", value: days, source: duration.span, tools: DAY_TOOLS });
   }
-  let travellers = findTravellers(norm);
-  if (travellers === null) {
-    travellers = DEFAULT_TRAVELLERS;
+  const daysPerStop = duration.kind === "per_stop" ? duration.perStop : null;
+
+  const people = findTravellers(text, a);
+  let travellers = DEFAULT_TRAVELLERS;
+  if (people.kind === "none") {
     assumed.push("travellers");
-  }
-  const budget = findBudget(norm);
-  return { origin, destination: places.destination, days, travellers, budget: budget?.amount ?? null, budgetCurrency: budget?.currency ?? null, assumed };
-}
-
-/** Lower case without accents, one character per character, so indices still point into the original text. */
-function foldCase(text: string): string {
-  return [...text]
-    .map((ch) => {
-      const folded = ch.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
-      return folded.length === 1 ? folded : ch.toLowerCase().length === 1 ? ch.toLowerCase() : " ";
-    })
-    .join("");
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-interface Mention {
-  index: number;
-  end: number;
-  name: string;
-  role: "origin" | "destination" | null;
-}
-
-const ORIGIN_BEFORE = /\b(?:from|leaving|departing|out of)\s*$/;
-const DESTINATION_BEFORE = /\b(?:to|in|into|visit|visiting|towards|around|at|explore|exploring|see|seeing)\s*$/;
-const TRIP_AFTER = /^\s*(?:trip|vacation|holiday|holidays|getaway|break|tour|itinerary)\b/;
-
-function findPlaces(norm: string, original: string): { origin: string | null; destination: string | null } {
-  const mentions: Mention[] = [];
-  for (const city of CITIES) {
-    for (const spelling of [normalizeName(city.name), ...city.aliases]) {
-      const re = new RegExp(`\\b${escapeRegExp(spelling)}\\b`, "g");
-      for (const m of norm.matchAll(re)) {
-        const index = m.index;
-        const end = index + m[0].length;
-        if (mentions.some((x) => index < x.end && end > x.index)) continue;
-        const before = norm.slice(0, index);
-        const after = norm.slice(end);
-        const role = ORIGIN_BEFORE.test(before) ? "origin" : DESTINATION_BEFORE.test(before) || TRIP_AFTER.test(after) ? "destination" : null;
-        mentions.push({ index, end, name: city.name, role });
-      }
+    out.assumptions.push({ name: "travellers", value: DEFAULT_TRAVELLERS, why: 'the request does not say how many (say "for 2 people")', tools: PEOPLE_TOOLS });
+  } else {
+    travellers = people.total;
+    for (const part of people.parts) out.values.push({ name: part.name, value: part.value, source: part.span, tools: PEOPLE_TOOLS });
+    if (people.parts.length > 1 || people.parts[0]?.name !== "travellers") out.values.push({ name: "travellers", value: people.total, source: spanOf(text, people.parts[0]!.span.start, people.parts.at(-1)!.span.end), tools: PEOPLE_TOOLS });
+    if ((people.children ?? 0) > 0) out.assumptions.push({ name: "children's fares", value: "adult fares", why: "the travel tools have no child fares, so children are priced as adults", tools: PEOPLE_TOOLS });
+    for (const bad of people.refusals) {
+      refused.push("travellers");
+      out.refusals.push({ name: "travellers", text: bad.span.text, why: bad.why, tools: PEOPLE_TOOLS });
     }
   }
-  mentions.sort((a, b) => a.index - b.index);
 
-  let origin = mentions.find((m) => m.role === "origin")?.name ?? null;
-  let destination = mentions.find((m) => m.role === "destination" && m.name !== origin)?.name ?? null;
-  const untagged = mentions.filter((m) => m.role === null && m.name !== origin && m.name !== destination);
-  // Untagged cities in order read as "origin destination" ("Amsterdam Paris trip", "de Madrid a París").
-  if (destination === null && origin === null && untagged.length >= 2) {
-    origin = untagged[0]?.name ?? null;
-    destination = untagged[1]?.name ?? null;
-  } else if (destination === null) {
-    destination = untagged[0]?.name ?? null;
-  } else if (origin === null) {
-    const destIndex = mentions.find((m) => m.name === destination)?.index ?? 0;
-    origin = untagged.find((m) => m.index < destIndex)?.name ?? null;
+  const money = findBudget(text, a);
+  let budget: number | null = null;
+  let budgetCurrency: string | null = null;
+  let budgetAmount: number | null = null;
+  if (money.kind === "refused") {
+    refused.push("budget");
+    out.refusals.push({ name: "budget", text: money.span.text, why: money.why, tools: BUDGET_TOOLS });
+    out.consumed.push(money.span);
+  } else if (money.kind === "found") {
+    budgetAmount = money.amount;
+    budgetCurrency = money.currency;
+    const rate = USD_PER_UNIT[money.currency ?? "USD"] ?? 1;
+    budget = Math.round(money.amount * rate);
+    out.values.push({ name: "budget", value: `${money.amount} ${money.currency ?? "USD"}`, source: money.span, tools: BUDGET_TOOLS });
+    if (money.currency === null) {
+      assumed.push("currency");
+      out.assumptions.push({ name: "budget currency", value: "USD", why: `"${money.span.text}" names no currency; the travel prices are in US dollars`, tools: BUDGET_TOOLS });
+    } else if (money.currency !== "USD") {
+      out.changes.push({
+        name: "budget",
+        from: `${money.amount} ${money.currency}`,
+        to: `$${budget.toLocaleString("en-US")}`,
+        source: money.span.text,
+        why: `${money.span.text} taken as $${budget.toLocaleString("en-US")} at the table's rate of 1 ${money.currency} = ${rate} USD (rates of ${RATES_DATE}, not live); the travel prices are in US dollars`,
+        tools: BUDGET_TOOLS,
+      });
+    }
+    if (money.range) out.assumptions.push({ name: "budget", value: money.amount, why: `"${money.span.text}" is a range: its upper end is the limit`, tools: BUDGET_TOOLS });
   }
-  if (origin === null) origin = findUnknownPlace(norm, original, "\\bfrom\\s+", null, false);
-  if (destination === null) destination = findUnknownPlace(norm, original, "\\b(?:to|in|visit|visiting)\\s+", origin, true);
-  return { origin, destination };
+
+  for (const e of domainExclusions(text, norm)) out.exclusions.push(e);
+  if (stops.length > 1 && stopPlaces.every((p) => p.known)) planLegs(out, { origin, stops, days, daysPerStop, travellers, refusedDays: refused.includes("days") });
+
+  const facts: TripFacts = {
+    origin,
+    destination: stops[0] ?? null,
+    stops,
+    days,
+    daysPerStop,
+    travellers,
+    adults: people.kind === "found" ? people.adults : null,
+    children: people.kind === "found" ? people.children : null,
+    budget,
+    budgetCurrency,
+    budgetAmount,
+    assumed,
+    refused: [...new Set(refused)],
+    avoided: [...new Set(avoided.map((p) => p.name))],
+  };
+  return { facts, interpretation: out };
 }
 
-/** A place the catalog does not know ("to Narnia"), kept so the tools can say plainly that it is not served. */
-function findUnknownPlace(norm: string, original: string, cue: string, origin: string | null, tripSuffix: boolean): string | null {
-  const candidates: { index: number; name: string }[] = [];
-  const cued = new RegExp(`${cue}([a-z][a-z'-]*(?:\\s+[a-z][a-z'-]*){0,2})`, "g");
-  for (const m of norm.matchAll(cued)) {
-    const words = m[1]?.split(/\s+/) ?? [];
+/**
+ * "Go to Rome instead. Plan a trip to Atlantis": a clause that says "instead" (or "rather", "en su lugar",
+ * "plutôt", "à la place") replaces the places other clauses would go to. Those are ruled out, and said so.
+ */
+function supersede(text: string, a: Analysis, places: Place[], out: Interpretation): Place[] {
+  const marked = a.clauses.filter((c) => /(?<![a-z])(?:instead(?! of)|rather(?! than)|en su lugar|mejor|plutot(?! que)|a la place(?! de))(?![a-z])/.test(a.norm.slice(c.start, c.end)));
+  const inMarked = (p: Place) => marked.some((c) => p.start >= c.start && p.end <= c.end);
+  const replacing = places.filter((p) => inMarked(p) && p.known && p.role !== "origin" && !p.avoided);
+  if (replacing.length === 0) return places;
+  return places.map((p) => {
+    if (inMarked(p) || p.role === "origin" || p.avoided) return p;
+    out.exclusions.push({ outputs: [], span: p, description: `not ${p.name}`, why: `the request says to go to ${replacing.map((r) => r.name).join(" and ")} instead of ${p.name}` });
+    return { ...p, avoided: true };
+  });
+}
+
+/** A step-id-safe key for a city ("New York" → "new_york"). */
+function slug(name: string): string {
+  return normalizeName(name).replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "") || "city";
+}
+
+/**
+ * A multi-city trip ("Madrid to Paris then Rome", "Prague and Vienna, 6 days"): a flight per leg (the way home
+ * included), a hotel and activities per city, the days split between the cities (evenly unless the request gives
+ * each its own) and said so. The planner makes one step per instance; the budget check and the itinerary take them
+ * all.
+ */
+function planLegs(out: Interpretation, t: { origin: string; stops: string[]; days: number; daysPerStop: number[] | null; travellers: number; refusedDays: boolean }): void {
+  const n = t.stops.length;
+  if (t.refusedDays) return;
+  if (t.days < n) {
+    out.refusals.push({ name: "days", text: `${t.days} day(s) for ${n} cities`, why: `${n} cities need at least ${n} days: say a longer trip or fewer cities`, tools: DAY_TOOLS });
+    return;
+  }
+  const given = t.daysPerStop !== null && t.daysPerStop.length === n;
+  const per = given ? t.daysPerStop! : t.stops.map((_, i) => Math.floor(t.days / n) + (i < t.days % n ? 1 : 0));
+  if (!given) out.assumptions.push({ name: "days per city", value: per, why: `${t.days} days split between ${n} cities: ${t.stops.map((c, i) => `${per[i]} in ${c}`).join(", ")} (say the days for each city to change it)`, tools: DAY_TOOLS });
+  const places = [t.origin, ...t.stops, t.origin];
+  const legs = places.slice(1).map((to, i) => ({ from: places[i]!, to }));
+  out.instances = {
+    flight: legs.map((l, i) => ({ key: `leg${i + 1}`, params: { origin: l.from, destination: l.to, travellers: t.travellers } })),
+    // The last city's last day is the flight home: one night fewer there.
+    hotel: t.stops
+      .map((city, i) => ({ key: slug(city), params: { city, nights: i < n - 1 ? per[i]! : per[i]! - 1, travellers: t.travellers, radiusKm: 0 } }))
+      .filter((h) => (h.params.nights as number) > 0),
+    activities: t.stops.map((city, i) => ({ key: slug(city), params: { city, days: per[i]!, travellers: t.travellers } })),
+  };
+  if (out.instances.hotel!.length <= 1) delete out.instances.hotel;
+}
+
+function spanOf(text: string, start: number, end: number): Span {
+  return { start, end, text: text.slice(start, end) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Places
+
+const ORIGIN_CUE = /(?:^|[^a-z])(?:from|leaving|departing|out of|desde|saliendo de|de|depuis|partant de|au depart de)\s+$/;
+const DESTINATION_CUE = /(?:^|[^a-z])(?:to|in|into|visit|visiting|towards|toward|around|at|explore|exploring|see|seeing|a|hacia|para|en|por|vers|pour|chez|then|luego|despues|puis|ensuite|via|->|→|-)\s+$/;
+const LIST_CUE = /(?:^|[^a-z])(?:and|y|e|et|&|,)\s*$/;
+const TRIP_AFTER = /^\s*(?:trip|vacation|holiday|holidays|getaway|break|tour|itinerary|weekend)(?![a-z])/;
+/** Short Spanish and French cues ("a", "en", "de", "para") lead to a place only when it is one the tools know. */
+const WEAK_CUES = /(?:^|[^a-z])(?:a|en|de|para|por|pour|chez|at|around|see|seeing|in)\s+$/;
+
+function findPlaces(text: string, a: Analysis): Place[] {
+  const norm = a.norm;
+  const candidates: Span[] = [];
+  // Capitalised phrases (any position: "Prague and Vienna" starts with a city).
+  for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+(?:de\s+|del\s+|la\s+|of\s+)?\p{Lu}[\p{L}'’-]*)*/gu)) candidates.push(spanOf(text, m.index, m.index + m[0].replace(/[.'’-]+$/, "").length));
+  // Words after a direction word, capitalised or not ("to paris", "a nueva york").
+  // A lookahead, so "from paris to narnia" yields both "paris to narnia" and "narnia".
+  for (const m of norm.matchAll(/(?:^|[^a-z])(?:from|to|in|into|visit|visiting|towards|desde|de|a|hacia|para|en|depuis|vers|pour|then|and|y|et)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g)) {
+    const start = m.index + m[0].length;
+    candidates.push(spanOf(text, start, start + (m[1]?.length ?? 0)));
+  }
+  // A request without capitals ("amsterdam paris trip"): every word may be a place.
+  if (!/\p{Lu}/u.test(text)) for (const m of norm.matchAll(/[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}/g)) candidates.push(spanOf(text, m.index, m.index + m[0].length));
+
+  const places: Place[] = [];
+  for (const c of candidates.sort((x, y) => x.start - y.start)) {
+    for (const found of citiesIn(text, norm, c)) {
+      if (overlaps(found, places)) continue;
+      places.push(withRole(text, a, found.start, found.end, found.name, true));
+    }
+  }
+  // A direction word followed by something that is no city the tools know: kept, so the tools can say so.
+  for (const m of norm.matchAll(/(?:^|[^a-z])(?:from|to|in|into|visit|visiting|desde|hacia|depuis|vers)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g)) {
+    const start = m.index + m[0].length;
+    const words = (m[1] ?? "").split(/\s+/);
     const kept: string[] = [];
     for (const w of words) {
-      if (NOT_A_PLACE.has(w)) break;
+      if (NOT_A_PLACE.has(w) || /^\d/.test(w)) break;
       kept.push(w);
     }
     if (kept.length === 0) continue;
-    const start = m.index + m[0].length - (m[1]?.length ?? 0);
-    candidates.push({ index: start, name: kept.join(" ") });
+    const end = start + kept.join(" ").length;
+    if (overlaps({ start, end }, places) || overlaps({ start, end }, a.dates) || overlaps({ start, end }, a.amounts)) continue;
+    const cue = /(?:from|to|in|into|visit|visiting|desde|hacia|depuis|vers)\s+$/.exec(norm.slice(0, start))?.[0] ?? "";
+    // Lower-case words after "in"/"to" are mostly not places ("in town", "to relax"); a capital says it is a name.
+    const capital = /\p{Lu}/u.test(text[start] ?? "");
+    if (!capital && /^(?:in|to)\s+$/.test(cue) && !/(?:^|[^a-z])(?:trip|travel|fly|flight|go|going|vacation|holiday|getaway)\s+(?:[a-z]+\s+){0,2}$/.test(norm.slice(0, start - cue.length + 1))) continue;
+    const name = text.slice(start, end).split(/\s+/).map((w) => (w[0] ?? "").toUpperCase() + w.slice(1)).join(" ");
+    places.push(withRole(text, a, start, end, name, false));
   }
-  // "Narnia trip": only trusted when capitalised, since "business trip" and "family trip" are not places.
-  for (const m of tripSuffix ? norm.matchAll(/\b([a-z][a-z'-]+)\s+(?:trip|vacation|holiday|getaway|break)\b/g) : []) {
-    const word = m[1] ?? "";
-    const first = original[m.index] ?? "";
-    if (!NOT_A_PLACE.has(word) && first !== first.toLowerCase()) candidates.push({ index: m.index, name: word });
+  // "Narnia trip": a capitalised word before a trip word.
+  for (const m of norm.matchAll(/([a-z][a-z'-]+)\s+(?:trip|vacation|holiday|getaway|break)(?![a-z])/g)) {
+    const start = m.index;
+    const end = start + (m[1]?.length ?? 0);
+    const first = text[start] ?? "";
+    if (NOT_A_PLACE.has(m[1] ?? "") || first === first.toLowerCase() || overlaps({ start, end }, places) || start === sentenceStartOf(text, start)) continue;
+    places.push(withRole(text, a, start, end, text.slice(start, end), false));
   }
-  candidates.sort((a, b) => a.index - b.index);
-  for (const c of candidates) {
-    const known = findCity(c.name);
-    if (known?.name === origin) continue;
-    if (known) return known.name;
-    return original
-      .slice(c.index, c.index + c.name.length)
-      .split(/\s+/)
-      .map((w) => (w.length > 0 ? (w[0] ?? "").toUpperCase() + w.slice(1) : w))
-      .join(" ");
+  return places.sort((x, y) => x.start - y.start);
+}
+
+function sentenceStartOf(text: string, index: number): number {
+  const before = text.slice(0, index);
+  const m = /[.!?]\s*[^.!?]*$/.exec(before);
+  return m ? m.index + (/[.!?]\s*/.exec(m[0])?.[0].length ?? 0) : /^\s*/.exec(before)?.[0].length ?? 0;
+}
+
+/** Known cities inside a candidate phrase, longest first from the left ("Amsterdam Paris" → two). */
+function citiesIn(text: string, norm: string, c: Span): { start: number; end: number; name: string }[] {
+  const words = [...norm.slice(c.start, c.end).matchAll(/[a-z][a-z'.-]*/g)].map((m) => ({ start: c.start + m.index, end: c.start + m.index + m[0].length }));
+  const out: { start: number; end: number; name: string }[] = [];
+  let i = 0;
+  while (i < words.length) {
+    let matched = false;
+    for (let n = Math.min(4, words.length - i); n >= 1; n--) {
+      const start = words[i]!.start;
+      const end = words[i + n - 1]!.end;
+      const phrase = text.slice(start, end);
+      if (n === 1 && NOT_A_PLACE.has(norm.slice(start, end))) break;
+      const city = findCity(phrase);
+      if (city && normalizeName(phrase).length > 1) {
+        out.push({ start, end, name: city.name });
+        i += n;
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) i++;
   }
-  return null;
+  return out;
 }
 
-function toNumber(token: string): number {
-  return WORD_NUMBERS[token] ?? Number(token);
+function withRole(text: string, a: Analysis, start: number, end: number, name: string, known: boolean): Place {
+  const before = a.norm.slice(0, start);
+  const after = a.norm.slice(end);
+  const origin = ORIGIN_CUE.exec(before);
+  const destination = DESTINATION_CUE.exec(before);
+  const list = LIST_CUE.exec(before);
+  let role: Place["role"] = null;
+  let cueStart = start;
+  if (origin && !(known === false && WEAK_CUES.test(before))) {
+    role = "origin";
+    cueStart = start - origin[0].replace(/^[^a-z]/, "").length;
+  } else if (destination && !(known === false && WEAK_CUES.test(before))) {
+    role = "destination";
+    cueStart = start - destination[0].replace(/^[^a-z>→-]/, "").length;
+  } else if (list) role = "list";
+  else if (TRIP_AFTER.test(after)) role = "destination";
+  return { ...spanOf(text, start, end), name, known, role, cueStart: Math.max(0, cueStart), avoided: a.negations.some((n) => within({ start, end }, [n.scope])) };
 }
 
-function findDays(norm: string): number | null {
-  const m = new RegExp(`\\b${NUM}\\s*-?\\s*(days?|nights?|weeks?|fortnights?)\\b`).exec(norm);
-  if (m) {
-    const n = toNumber(m[1] ?? "");
-    const unit = m[2] ?? "";
-    const days = unit.startsWith("night") ? n + 1 : unit.startsWith("week") ? n * 7 : unit.startsWith("fortnight") ? n * 14 : n;
-    return clamp(days, 1, MAX_DAYS);
+/**
+ * Who is where: the first place after "from" is the origin; places after "to", "in", "a", "vers" … are the stops in
+ * order, and a place listed after one ("Paris and Rome") continues the list. Places without a direction word:
+ * listed together ("Prague and Vienna") they are all stops; side by side ("Amsterdam Paris trip", "Madrid → Paris")
+ * the first is the origin; one before the first stop is the origin ("Madrid to Paris").
+ */
+function assignRoles(places: Place[]): { origin: Place | null; stops: Place[] } {
+  let origin = places.find((p) => p.role === "origin") ?? null;
+  const stops: Place[] = [];
+  let previous: Place | null = null;
+  const untagged: Place[] = [];
+  for (const p of places) {
+    if (p === origin) {
+      previous = p;
+      continue;
+    }
+    if (p.role === "destination" || (p.role === "list" && previous !== null && stops.includes(previous))) stops.push(p);
+    else if (p.role === "list" && previous !== null && untagged.includes(previous)) untagged.push(p);
+    else if (p.role !== "origin") untagged.push(p);
+    previous = p;
   }
-  if (/\blong weekend\b/.test(norm)) return 3;
-  if (/\bweekend\b/.test(norm)) return 2;
-  if (/\bday trip\b/.test(norm)) return 1;
-  return null;
-}
-
-function findTravellers(norm: string): number | null {
-  const withFriends = new RegExp(`\\bwith\\s+${NUM}\\s+(?:friends|colleagues|others)\\b`).exec(norm);
-  if (withFriends) return clamp(toNumber(withFriends[1] ?? "") + 1, 1, MAX_TRAVELLERS);
-  const groupOf = new RegExp(`\\b(?:family|group|party|team)\\s+of\\s+${NUM}\\b`).exec(norm);
-  if (groupOf) return clamp(toNumber(groupOf[1] ?? ""), 1, MAX_TRAVELLERS);
-  const counted = new RegExp(
-    `\\b${NUM}\\s+(?:people|persons?|travell?ers?|adults?|guests?|pax|friends|passengers?|of us)\\b`,
-  ).exec(norm);
-  if (counted) return clamp(toNumber(counted[1] ?? ""), 1, MAX_TRAVELLERS);
-  const forN = new RegExp(`\\bfor\\s+${NUM}\\b(?!\\s*-?\\s*(?:days?|nights?|weeks?|fortnights?|k\\b|\\$|€|£|usd|eur|euros?|dollars?|bucks|hours?|months?))`).exec(norm);
-  if (forN && forN[1] !== "a" && forN[1] !== "an") return clamp(toNumber(forN[1] ?? ""), 1, MAX_TRAVELLERS);
-  if (/\b(?:couple|honeymoon|two of us|both of us|my (?:wife|husband|partner|girlfriend|boyfriend|fiancee?))\b/.test(norm)) return 2;
-  if (/\b(?:solo|alone|by myself|just me|on my own)\b/.test(norm)) return 1;
-  return null;
-}
-
-const CURRENCY = "(?:us\\$|\\$|€|£|usd|eur|euros?|dollars?|bucks|gbp|pounds?)";
-const AMOUNT = "(\\d{1,3}(?:[.,]\\d{3})+(?:[.,]\\d{1,2})?|\\d+(?:[.,]\\d+)?)(k\\b)?";
-const BUDGET_BEFORE =
-  /\b(?:budget|under|below|less than|max|maximum|at most|up to|no more than|within|cap|spend|spending|afford|total of|around|about)\s*(?:is|of|:|=|around|about|~)?\s*$/;
-
-type Budget = { amount: number; currency: TripFacts["budgetCurrency"] };
-
-/** The currency a budget's mark names (`€`, "euros", "gbp"…); null when it has none. */
-function currencyOf(mark: string | undefined): TripFacts["budgetCurrency"] {
-  const m = mark?.trim();
-  if (!m) return null;
-  if (/€|eur/.test(m)) return "EUR";
-  if (/£|gbp|pound/.test(m)) return "GBP";
-  return "USD";
-}
-
-function findBudget(norm: string): Budget | null {
-  const re = new RegExp(`(${CURRENCY}\\s*)?${AMOUNT}(\\s*${CURRENCY})?`, "g");
-  let fallback: Budget | null = null;
-  for (const m of norm.matchAll(re)) {
-    const [, prefix, digits, kilo, suffix] = m;
-    if (digits === undefined) continue;
-    const after = norm.slice(m.index + m[0].length);
-    if (/^\s*-?\s*(?:days?|nights?|weeks?|people|persons?|travell?ers?|adults?|guests?|stars?|km|hours?)\b/.test(after)) continue;
-    const amount = parseAmount(digits) * (kilo ? 1000 : 1);
-    if (!(amount > 0)) continue;
-    const cued = BUDGET_BEFORE.test(norm.slice(0, m.index));
-    const found = { amount, currency: currencyOf(prefix ?? suffix) };
-    if (cued && (prefix || suffix || kilo || amount >= 50)) return found;
-    if ((prefix || suffix || kilo) && fallback === null) fallback = found;
+  if (stops.length === 0 && untagged.length > 0) {
+    const listed = untagged.slice(1).every((p) => p.role === "list");
+    if (origin === null && untagged.length >= 2 && !listed) {
+      origin = untagged[0]!;
+      stops.push(...untagged.slice(1));
+    } else stops.push(...untagged);
+  } else if (origin === null && stops.length > 0) {
+    const before = untagged.filter((p) => p.start < stops[0]!.start);
+    origin = before[0] ?? null;
+    // Untagged places after the stops continue them ("to Paris, Rome").
+    for (const p of untagged.filter((p) => p !== origin && p.start > stops[0]!.start)) stops.push(p);
+  } else if (origin !== null) {
+    for (const p of untagged) stops.push(p);
   }
-  return fallback;
+  const seen = new Set<string>();
+  const ordered = stops
+    .sort((a, b) => a.start - b.start)
+    .filter((p) => {
+      // "… and back to Madrid": the way home, not a stop.
+      if (origin && p.name === origin.name) return false;
+      if (seen.has(p.name)) return false;
+      seen.add(p.name);
+      return true;
+    });
+  return { origin, stops: ordered };
 }
 
-/** "1,200", "1.200", "1,200.50", "2.5" and "2,5" all mean what a reader would expect. */
-function parseAmount(digits: string): number {
-  if (/^\d{1,3}(?:[.,]\d{3})+$/.test(digits)) return Number(digits.replace(/[.,]/g, ""));
-  const m = /^(\d{1,3}(?:[.,]\d{3})+)[.,](\d{1,2})$/.exec(digits);
-  if (m) return Number(`${(m[1] ?? "").replace(/[.,]/g, "")}.${m[2] ?? ""}`);
-  return Number(digits.replace(",", "."));
+// ---------------------------------------------------------------------------------------------------------------
+// Days
+
+const DAY_UNITS = "days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|quincenas?|jours?|nuits?|semaines?|journees?";
+const DAY_UNIT_AFTER = new RegExp(`^\\s*-?\\s*(${DAY_UNITS})(?![a-z])`);
+
+type Duration =
+  | { kind: "none" }
+  | { kind: "found"; value: number; span: Span }
+  | { kind: "per_stop"; value: number; span: Span; perStop: number[] }
+  | { kind: "refused"; value: number; span: Span; why: string };
+
+function unitDays(n: number, unit: string): number {
+  if (/^(?:night|noche|nuit)/.test(unit)) return n + 1;
+  if (/^(?:week|semana|semaine)/.test(unit)) return n * 7;
+  if (/^(?:fortnight|quincena)/.test(unit)) return n * 14;
+  return n;
 }
 
-function clamp(n: number, min: number, max: number): number {
-  return Math.min(max, Math.max(min, Math.round(n)));
+function findDays(text: string, a: Analysis): Duration {
+  const norm = a.norm;
+  for (const r of a.ranges) {
+    const unit = DAY_UNIT_AFTER.exec(norm.slice(r.end));
+    if (unit) return { kind: "refused", value: r.min, span: spanOf(text, r.start, r.end + unit[0].length), why: `a range of ${unit[1]}: say how many (e.g. ${r.min} or ${r.max})` };
+  }
+  const found: { value: number; span: Span; raw: number }[] = [];
+  for (const n of a.numbers) {
+    const unit = DAY_UNIT_AFTER.exec(norm.slice(n.end));
+    if (!unit) continue;
+    found.push({ value: unitDays(n.value, unit[1] ?? "days"), raw: n.value, span: spanOf(text, n.start, n.end + unit[0].length) });
+  }
+  for (const m of norm.matchAll(/(?<![a-z])(?:a|an|one|una|un|une)\s+(week|fortnight|semana|quincena|semaine|day|dia|jour|night|noche|nuit)(?![a-z])/g)) {
+    if (overlaps({ start: m.index, end: m.index + m[0].length }, found.map((f) => f.span))) continue;
+    if (/(?:once|twice|per|a|por|par)\s+$/.test(norm.slice(0, m.index)) && /day|dia|jour/.test(m[1] ?? "")) continue;
+    found.push({ value: unitDays(1, m[1] ?? "day"), raw: 1, span: spanOf(text, m.index, m.index + m[0].length) });
+  }
+  if (found.length === 0) {
+    const phrase = (re: RegExp, value: number): Duration | null => {
+      const m = re.exec(norm);
+      return m ? { kind: "found", value, span: spanOf(text, m.index, m.index + m[0].length) } : null;
+    };
+    return (
+      phrase(/(?<![a-z])(?:long weekend|puente|long week-end)(?![a-z])/, 3) ??
+      phrase(/(?<![a-z])(?:weekend|week-end|fin de semana|finde)(?![a-z])/, 2) ??
+      phrase(/(?<![a-z])(?:day trip|excursion de un dia|excursion d'une journee)(?![a-z])/, 1) ?? { kind: "none" }
+    );
+  }
+  found.sort((x, y) => x.span.start - y.span.start);
+  const bad = found.find((f) => !Number.isInteger(f.raw) || f.value <= 0 || f.value > MAX_DAYS);
+  if (bad) {
+    const why = !Number.isInteger(bad.raw)
+      ? `a trip is planned in whole days: say ${Math.floor(bad.raw)} or ${Math.ceil(bad.raw)}`
+      : bad.value <= 0
+        ? "a trip needs at least one day"
+        : `the travel tools plan at most ${MAX_DAYS} days: say a shorter trip, or split it`;
+    return { kind: "refused", value: bad.value, span: bad.span, why };
+  }
+  // "2 days in Paris and 3 in Rome": one length per stop.
+  if (found.length > 1) {
+    const total = found.reduce((sum, f) => sum + f.value, 0);
+    return { kind: "per_stop", value: total, span: spanOf(text, found[0]!.span.start, found.at(-1)!.span.end), perStop: found.map((f) => f.value) };
+  }
+  return { kind: "found", value: found[0]!.value, span: found[0]!.span };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Travellers
+
+const CHILD_WORDS = "kids?|children|child|toddlers?|babies|baby|teens?|teenagers?|ninos?|ninas?|hijos?|hijas?|bebes?|enfants?|bebes?|petits?";
+const ADULT_WORDS = "adults?|grown-?ups?|adultos?|adultes?";
+const PEOPLE_WORDS = "people|persons?|personas?|personnes?|travell?ers?|viajeros?|voyageurs?|guests?|pax|passengers?|pasajeros?|passagers?|friends|amigos?|amis|of us|de nosotros|d'entre nous";
+
+interface Travellers {
+  kind: "found";
+  total: number;
+  adults: number | null;
+  children: number | null;
+  parts: { name: string; value: number; span: Span }[];
+  refusals: { span: Span; why: string }[];
+}
+
+function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" } {
+  const norm = a.norm;
+  const parts: Travellers["parts"] = [];
+  const numberAt = (re: RegExp, name: string, offset = 0) => {
+    for (const n of a.numbers) {
+      const m = re.exec(norm.slice(n.end));
+      if (m && !overlaps(n, parts.map((p) => p.span))) parts.push({ name, value: n.value + offset, span: spanOf(text, n.start, n.end + m[0].length) });
+    }
+  };
+  numberAt(new RegExp(`^\\s+(?:${CHILD_WORDS})(?![a-z])`), "children");
+  numberAt(new RegExp(`^\\s+(?:${ADULT_WORDS})(?![a-z])`), "adults");
+  const friends = a.numbers.map((n) => ({ n, m: /(?:with|con|avec)\s+$/.exec(norm.slice(0, n.start)), after: /^\s+(?:friends|colleagues|others|amigos|companeros|amis|collegues)(?![a-z])/.exec(norm.slice(n.end)) })).find((x) => x.m && x.after);
+  if (friends && friends.m && friends.after) parts.push({ name: "travellers", value: friends.n.value + 1, span: spanOf(text, friends.n.start - friends.m[0].length, friends.n.end + friends.after[0].length) });
+  if (parts.length === 0) numberAt(new RegExp(`^\\s+(?:${PEOPLE_WORDS})(?![a-z])`), "travellers");
+  if (parts.length === 0) {
+    for (const n of a.numbers) {
+      const group = /(?:family|group|party|team|familia|grupo|famille|groupe)\s+(?:of|de)\s+$/.exec(norm.slice(0, n.start));
+      const forN = /(?<![a-z])(?:for|para|pour)\s+$/.exec(norm.slice(0, n.start));
+      const after = norm.slice(n.end);
+      const unit = /^\s*(?:-?\s*(?:days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|jours?|nuits?|semaines?|hours?|horas?|heures?|months?|k(?![a-z])|[$€£¥]|usd|eur|euros?|dollars?|bucks|gbp|pounds?))/;
+      if (group) parts.push({ name: "travellers", value: n.value, span: spanOf(text, n.start - group[0].length, n.end) });
+      else if (forN && !unit.test(after) && !a.amounts.some((x) => overlaps(n, [x]))) parts.push({ name: "travellers", value: n.value, span: spanOf(text, n.start - forN[0].length, n.end) });
+      if (parts.length > 0) break;
+    }
+  }
+  if (parts.length === 0) {
+    const couple = /(?<![a-z])(?:couple|honeymoon|two of us|both of us|my (?:wife|husband|partner|girlfriend|boyfriend|fiancee?)|mi (?:mujer|esposa|marido|esposo|pareja|novia|novio)|ma (?:femme|copine)|mon (?:mari|copain)|en pareja|en couple)(?![a-z])/.exec(norm);
+    if (couple) parts.push({ name: "travellers", value: 2, span: spanOf(text, couple.index, couple.index + couple[0].length) });
+    const solo = /(?<![a-z])(?:solo|alone|by myself|just me|on my own|yo solo|sola|seul|seule|toute seule|tout seul)(?![a-z])/.exec(norm);
+    if (!couple && solo) parts.push({ name: "travellers", value: 1, span: spanOf(text, solo.index, solo.index + solo[0].length) });
+  }
+  if (parts.length === 0) return { kind: "none" };
+  parts.sort((x, y) => x.span.start - y.span.start);
+  const adults = parts.find((p) => p.name === "adults")?.value ?? null;
+  const children = parts.find((p) => p.name === "children")?.value ?? null;
+  const total = adults !== null || children !== null ? (adults ?? 0) + (children ?? 0) + (parts.find((p) => p.name === "travellers")?.value ?? 0) : parts[0]!.value;
+  const refusals: Travellers["refusals"] = [];
+  for (const p of parts) {
+    if (!Number.isInteger(p.value)) refusals.push({ span: p.span, why: "people come whole: say how many travel" });
+    else if (p.value < 0 || (p.value === 0 && p.name !== "children")) refusals.push({ span: p.span, why: `${p.value} ${p.name} cannot travel: say how many do` });
+  }
+  if (children !== null && children > 0 && adults === 0) refusals.push({ span: parts[0]!.span, why: "children cannot travel without an adult" });
+  if (refusals.length === 0 && total > MAX_TRAVELLERS) refusals.push({ span: spanOf(text, parts[0]!.span.start, parts.at(-1)!.span.end), why: `the travel tools book at most ${MAX_TRAVELLERS} travellers: split the group` });
+  if (refusals.length === 0 && total === 0) refusals.push({ span: parts[0]!.span, why: "nobody would travel" });
+  return { kind: "found", total, adults, children, parts, refusals };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Budget
+
+const BUDGET_CUE =
+  /(?:budget|under|below|less than|max|maximum|at most|up to|no more than|not more than|not over|within|cap|spend|spending|afford|total of|around|about|presupuesto|menos de|maximo|hasta|como mucho|no mas de|moins de|pas plus de|jusqu'a|au plus|au maximum|de budget|budget de)\s*(?:is|of|de|:|=|around|about|~|total)?\s*$/;
+
+type Money =
+  | { kind: "none" }
+  | { kind: "found"; amount: number; currency: string | null; span: Span; range: boolean }
+  | { kind: "refused"; span: Span; why: string };
+
+function findBudget(text: string, a: Analysis): Money {
+  const norm = a.norm;
+  const cued = (start: number) => BUDGET_CUE.test(norm.slice(Math.max(0, start - 40), start));
+  const withCue = (s: Span): Span => {
+    const m = BUDGET_CUE.exec(norm.slice(Math.max(0, s.start - 40), s.start));
+    return m ? spanOf(text, s.start - m[0].length, s.end) : s;
+  };
+  const judge = (amount: number, currency: string | null, mark: string | null, span: Span, range: boolean): Money => {
+    if (mark !== null && currency === null) return { kind: "refused", span, why: `"${mark}" names more than one currency: say which (an ISO code such as MXN, ARS or CHF)` };
+    if (currency !== null && USD_PER_UNIT[currency] === undefined) return { kind: "refused", span, why: `${currency} is not in the travel tools' rates table (${Object.keys(USD_PER_UNIT).join(", ")})` };
+    if (!(amount > 0)) return { kind: "refused", span, why: "a budget must be more than zero" };
+    return { kind: "found", amount, currency, span, range };
+  };
+  // "between $1000 and $1500": the upper end.
+  for (const r of a.ranges) {
+    const money = a.amounts.find((x) => overlaps(x, [r]));
+    if (money || cued(r.start)) {
+      const end = Math.max(r.end, money?.end ?? 0);
+      return judge(r.max, money?.currency ?? null, money?.mark ?? null, withCue(spanOf(text, r.start, end)), true);
+    }
+  }
+  const amounts = [...a.amounts].sort((x, y) => Number(cued(y.start)) - Number(cued(x.start)) || x.start - y.start);
+  const best = amounts[0];
+  if (best) return judge(best.value, best.currency, best.mark, withCue(best), false);
+  // A bare number after a budget word ("budget 1500", "under 2000", "max 2.5k").
+  for (const n of a.numbers) {
+    const kilo = /k$/i.test(n.text.trim());
+    if (!cued(n.start) && !kilo) continue;
+    if (DAY_UNIT_AFTER.test(norm.slice(n.end)) || new RegExp(`^\\s+(?:${PEOPLE_WORDS}|${ADULT_WORDS}|${CHILD_WORDS}|stars?|km|hours?)(?![a-z])`).test(norm.slice(n.end))) continue;
+    if (n.value < 50 && !kilo) continue;
+    return judge(n.value, null, null, withCue(n), false);
+  }
+  return { kind: "none" };
+}
+
+/** Ways of travelling that rule out flights, and stays that rule out a hotel, in the travellers' words. */
+function domainExclusions(text: string, norm: string): Interpretation["exclusions"] {
+  const out: Interpretation["exclusions"] = [];
+  const rules: [RegExp, string, string][] = [
+    [/(?<![a-z])(?:by car|by train|by bus|by coach|driving there|we'?ll drive|road trip|en coche|en tren|en autobus|en bus|en voiture|en train|en autocar)(?![a-z])/g, "flight", "the trip goes over land"],
+    [/(?<![a-z])(?:staying with (?:friends|family|relatives)|stay with (?:friends|family)|con (?:amigos|familia)|chez (?:des amis|de la famille|ma famille|nos amis))(?![a-z])/g, "hotel", "the travellers stay with people they know"],
+  ];
+  for (const [re, output, why] of rules) {
+    for (const m of norm.matchAll(re)) out.push({ outputs: [output], span: spanOf(text, m.index, m.index + m[0].length), why: `${why} ("${text.slice(m.index, m.index + m[0].length)}"), so no step searches a ${output}` });
+  }
+  return out;
 }

@@ -15,7 +15,7 @@ import {
   type Provider,
   unplacedMessage,
 } from "./catalog.js";
-import { parseTripRequest, type TripFacts } from "./parse-request.js";
+import { readTrip, type TripFacts } from "./parse-request.js";
 
 /** How far a widened hotel search reaches (FIND_WORKAROUND after "fully booked"). */
 export const WIDE_RADIUS_KM = 15;
@@ -203,7 +203,12 @@ export const BookTripArgs = z.object({});
 
 
 function tripOf(facts: RequestFacts): TripFacts {
-  return parseTripRequest(facts.text);
+  return readTrip(facts.text, facts.analysis).facts;
+}
+
+/** The travel toolkit's reading of a request for the understanding record (see Toolkit.interpret). */
+export function interpretTrip(facts: RequestFacts) {
+  return readTrip(facts.text, facts.analysis).interpretation;
 }
 
 /**
@@ -214,18 +219,35 @@ function tripOf(facts: RequestFacts): TripFacts {
 export function namesATrip(facts: RequestFacts): boolean {
   const trip = tripOf(facts);
   const known = trip.destination !== null && findCity(trip.destination) !== undefined;
-  return known && (!trip.assumed.includes("origin") || !trip.assumed.includes("days"));
+  return known && (!trip.assumed.includes("origin") || !trip.assumed.includes("days") || GOING.test(facts.text.toLowerCase()));
 }
+
+/** Asking to be taken somewhere ("take me to Rome", "llévame a Roma", "emmène-moi à Rome") names a trip too. */
+const GOING = /(?<![a-z])(?:(?:go|get|take (?:me|us)|bring (?:me|us)|fly (?:me|us)?)\s+to|(?:ir|viajar|ll[eé]vame|ll[eé]vanos|volar)\s+a|(?:aller|partir|voyager|emm[eè]ne-(?:moi|nous))\s+[àa])(?![a-z])/;
 
 /** What a trip's parameters take for granted that the request did not say (shown with the plan). */
 export function tripAssumptions(facts: RequestFacts): string[] {
+  return assumptionsAbout("origin", "days", "travellers", "budget")(facts);
+}
+
+type Topic = "origin" | "days" | "travellers" | "budget";
+
+/** The defaults and conversions a tool's own parameters rest on (a flight search assumes no length of stay). */
+function assumptionsAbout(...topics: Topic[]): (facts: RequestFacts) => string[] {
+  return (facts) => tripDefaults(facts).filter((a) => topics.includes(a.topic)).map((a) => a.text);
+}
+
+function tripDefaults(facts: RequestFacts): { topic: Topic; text: string }[] {
   const trip = tripOf(facts);
-  const out: string[] = [];
-  if (trip.assumed.includes("origin")) out.push(`leaving from ${trip.origin}: the request names no origin (say "from <city>")`);
-  if (trip.assumed.includes("days")) out.push(`${trip.days} days: the request gives no length (say "for 5 days")`);
-  if (trip.assumed.includes("travellers")) out.push(`${trip.travellers} traveller: the request does not say how many (say "for 2 people")`);
-  if (trip.budget !== null && trip.budgetCurrency !== null && trip.budgetCurrency !== "USD" && facts.constraints.budget === undefined) {
-    out.push(`the budget of ${trip.budget} ${trip.budgetCurrency} is taken as ${money(trip.budget)}: the travel prices are in US dollars`);
+  const out: { topic: Topic; text: string }[] = [];
+  const push = (topic: Topic, text: string) => out.push({ topic, text });
+  if (trip.assumed.includes("origin")) push("origin", `leaving from ${trip.origin}: the request names no origin (say "from <city>")`);
+  if (trip.assumed.includes("days")) push("days", `${trip.days} days: the request gives no length (say "for 5 days")`);
+  if (trip.assumed.includes("travellers")) push("travellers", `${trip.travellers} traveller: the request does not say how many (say "for 2 people")`);
+  if (trip.budget !== null && facts.constraints.budget === undefined) {
+    const change = readTrip(facts.text, facts.analysis).interpretation.changes.find((c) => c.name === "budget");
+    if (change) push("budget", change.why);
+    else if (trip.assumed.includes("currency")) push("budget", `the budget of ${trip.budgetAmount ?? trip.budget} is taken as ${money(trip.budget)}: it names no currency and the travel prices are in US dollars`);
   }
   return out;
 }
@@ -236,6 +258,21 @@ function money(n: number): string {
 
 function invalid(message: string, param: string, value: unknown): CandorError {
   return new CandorError(message, ErrorCode.TOOL_FAILED, { details: { failureClass: "invalid_parameters", param, value } });
+}
+
+/**
+ * Every result of an input: none when the plan does not have it, one, or several when several steps produced it
+ * (a flight per leg of a multi-city trip), each checked.
+ */
+function listInput<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType<T>): T[] {
+  const value = ctx.inputs[key];
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map((v) => input(tool, { ...ctx, inputs: { [key]: v } }, key, schema));
+}
+
+/** An input the plan may not have (the request ruled it out): undefined when absent, checked when present. */
+function optionalInput<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType<T>): T | undefined {
+  return ctx.inputs[key] === undefined ? undefined : input(tool, ctx, key, schema);
 }
 
 /** Reads a dependency's output through its schema, so a malformed upstream result fails here, by name. */
@@ -250,13 +287,15 @@ function input<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType
 }
 
 /**
- * An optional input (the tool's `optionalConsumes`): its value read through its schema like `input`, or, when it
- * is absent, why (the scheduler's reason in `ctx.missing`). A value that is there but malformed still fails: a
- * garbled result is a failure, not an absence.
+ * The parts a result is made without because the step providing them was skipped (the scheduler's reason in
+ * `ctx.missing`), each with why. A part the request ruled out ("no hotel") is simply absent, not missing.
  */
-function optionalInput<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType<T>): { value: T } | { missing: string } {
-  if (ctx.inputs[key] === undefined) return { missing: ctx.missing?.[key] ?? "no step provided it" };
-  return { value: input(tool, ctx, key, schema) };
+function withoutParts(ctx: ToolContext, present: Record<string, number>): Without {
+  return Object.fromEntries(
+    Object.entries(present)
+      .filter(([part, n]) => n === 0 && ctx.missing?.[part] !== undefined)
+      .map(([part]) => [part, ctx.missing![part]!]),
+  );
 }
 
 /** "activities (skipped by a person after it failed: …)", for each part left out. */
@@ -275,7 +314,10 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
         ? "Search return flights between two cities and pick the recommended option (nonstop, good times); with maxCost, the best option whose total for all travellers fits under it."
         : "Backup flight provider: same search as search_flights on a second provider with slightly different prices. Use when the primary flight search fails.",
     category: "flights",
-    keywords: provider === "primary" ? ["flight", "flights", "fly", "trip", "travel", "plan", "vacation", "holiday", "getaway", "visit", "weekend", "week"] : ["backup", "alternative provider"],
+    keywords:
+      provider === "primary"
+        ? ["flight", "flights", "fly", "trip", "travel", "plan", "vacation", "holiday", "getaway", "visit", "weekend", "week", "vuelo", "volar", "vol", "vols", "avion", "viaje", "voyage", "vacaciones", "vacances"]
+        : ["backup", "alternative provider"],
     ...(provider === "primary" ? { appliesTo: namesATrip } : {}),
     consumes: [],
     produces: ["flight"],
@@ -286,7 +328,7 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
     estimates: { durationMs, cost: provider === "primary" ? 0.01 : 0.012 },
     costCapParam: "maxCost",
     describeStep: (p) => `${provider === "primary" ? "Find flights" : "Find flights (backup provider)"} ${paramText(p.origin, "?")} → ${paramText(p.destination, "?")} for ${paramText(p.travellers, "1")}`,
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("origin", "travellers"),
     extractParams: (facts) => {
       const trip = tripOf(facts);
       return { origin: trip.origin, ...(trip.destination === null ? {} : { destination: trip.destination }), travellers: trip.travellers };
@@ -329,7 +371,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
     description:
       "Search hotels in a city for the trip's nights. radiusKm 0 looks in the centre and returns the preferred central hotel; a positive radius looks in the neighbourhoods around the centre out to that distance. With maxCost, the best hotel whose total fits under it.",
     category: "hotels",
-    keywords: ["hotel", "hotels", "stay", "accommodation", "room", "nights", "trip", "travel", "plan", "vacation", "holiday", "weekend", "getaway", "week"],
+    keywords: ["hotel", "hotels", "stay", "accommodation", "room", "nights", "place to stay", "trip", "travel", "plan", "vacation", "holiday", "weekend", "getaway", "week", "alojamiento", "hospedaje", "hebergement", "logement", "viaje", "voyage", "vacaciones", "vacances"],
     appliesTo: namesATrip,
     consumes: [],
     produces: ["hotel"],
@@ -340,7 +382,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
     estimates: { durationMs, cost: 0.01 },
     costCapParam: "maxCost",
     describeStep: (p) => `Find a hotel in ${paramText(p.city, "?")} for ${paramText(p.nights, "?")} night(s)${typeof p.radiusKm === "number" && p.radiusKm > 0 ? ` within ${p.radiusKm} km` : ""}`,
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("days", "travellers"),
     extractParams: (facts) => {
       const trip = tripOf(facts);
       return { ...(trip.destination === null ? {} : { city: trip.destination }), nights: nightsFor(trip.days), travellers: trip.travellers, radiusKm: 0 };
@@ -421,7 +463,7 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     name: "search_activities",
     description: `Pick one activity per day in a city, best first; with maxCost, the best set whose total for all travellers fits under it (free options always fit). Plans at most ${MAX_ACTIVITY_DAYS_PER_CALL} days in one call.`,
     category: "activities",
-    keywords: ["activities", "activity", "things to do", "sightseeing", "tour", "museum", "trip", "plan", "vacation", "holiday", "visit", "weekend", "getaway", "week"],
+    keywords: ["activities", "activity", "things to do", "sightseeing", "tour", "museum", "trip", "plan", "vacation", "holiday", "visit", "weekend", "getaway", "week", "actividades", "activites", "excursiones", "viaje", "voyage", "vacaciones", "vacances"],
     appliesTo: namesATrip,
     consumes: [],
     produces: ["activities"],
@@ -432,7 +474,7 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     estimates: { durationMs, cost: 0.005 },
     costCapParam: "maxCost",
     describeStep: (p) => `Pick activities in ${paramText(p.city, "?")} for ${paramText(p.days, "?")} day(s)`,
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("days", "travellers"),
     extractParams: activityParams,
     run: async (args, ctx): Promise<ActivitiesResult> => {
       await sleep(latency(durationMs), ctx.signal);
@@ -518,10 +560,11 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     description:
       "Add up the flight, hotel and activities totals and compare them with the budget; fails with a CONSTRAINT_VIOLATION (with the breakdown, and each part's cheapest option as floors) when the trip costs more.",
     category: "budget",
-    keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total", "max", "maximum", "dollars", "usd", "euros", "eur", "spend"],
-    consumes: ["flight", "hotel", "activities"],
-    // Without activities the flight and hotel still make a total worth checking; it says what it left out.
-    optionalConsumes: ["activities"],
+    keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total", "max", "maximum", "dollars", "usd", "euros", "eur", "spend", "presupuesto", "menos de", "moins de"],
+    constraintCheck: true,
+    consumes: [],
+    // A trip without a hotel (the travellers have a place) or without flights is still checked.
+    optionalConsumes: ["flight", "hotel", "activities"],
     produces: ["budget_status"],
     sideEffect: "none",
     needsApproval: false,
@@ -529,27 +572,38 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     outputSchema: BudgetStatus,
     estimates: { durationMs, cost: 0.001 },
     describeStep: (p) => (typeof p.budget === "number" ? `Check the total against the $${p.budget} budget` : "Add up the trip's total"),
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("budget"),
     extractParams: (facts) => ({ budget: facts.constraints.budget ?? tripOf(facts).budget }),
     run: async (args, ctx): Promise<BudgetStatus> => {
       await sleep(latency(durationMs), ctx.signal);
-      const activities = optionalInput("check_budget", ctx, "activities", Priced);
-      const priced = {
-        flight: input("check_budget", ctx, "flight", Priced),
-        hotel: input("check_budget", ctx, "hotel", Priced),
-        ...("value" in activities ? { activities: activities.value } : {}),
+      // A part the plan does not have (no hotel: the travellers have a place) costs nothing and has a floor of 0.
+      // Several results of one part (a flight per leg) add up: their costs and their floors.
+      const sum = (list: { cost: number; cheapestCost?: number | undefined }[]) => ({
+        cost: list.reduce((n, x) => n + x.cost, 0),
+        ...(list.every((x) => x.cheapestCost !== undefined) ? { cheapestCost: list.reduce((n, x) => n + (x.cheapestCost ?? 0), 0) } : {}),
+      });
+      const given = {
+        flight: listInput("check_budget", ctx, "flight", Priced),
+        hotel: listInput("check_budget", ctx, "hotel", Priced),
+        activities: listInput("check_budget", ctx, "activities", Priced),
       };
-      const without: Without = "missing" in activities ? { activities: activities.missing } : {};
+      if (given.flight.length + given.hotel.length + given.activities.length === 0) {
+        throw invalid("Invalid input: check_budget received no flight, hotel or activities to add up.", "inputs", Object.keys(ctx.inputs));
+      }
+      const priced = { flight: sum(given.flight), hotel: sum(given.hotel), activities: sum(given.activities) };
+      const breakdown: Breakdown = { flight: priced.flight.cost, hotel: priced.hotel.cost, activities: priced.activities.cost };
+      const without = withoutParts(ctx, { flight: given.flight.length, hotel: given.hotel.length, activities: given.activities.length });
       const missing = Object.keys(without).length > 0;
-      // A part left out counts 0 in the breakdown (nothing to cap) and is named wherever the total is shown.
-      const breakdown: Breakdown = { flight: priced.flight.cost, hotel: priced.hotel.cost, activities: priced.activities?.cost ?? 0 };
       const floors: Floors = {};
       for (const part of ["flight", "hotel", "activities"] as const) {
         const cheapest = priced[part]?.cheapestCost;
         if (cheapest !== undefined) floors[part] = cheapest;
       }
       const total = breakdown.flight + breakdown.hotel + breakdown.activities;
-      const parts = `flight ${money(breakdown.flight)}, hotel ${money(breakdown.hotel)}, ${missing ? "activities not included" : `activities ${money(breakdown.activities)}`}`;
+      // A part skipped is "not included" (and named in `without`); one the plan does not have is "none".
+      const parts = (["flight", "hotel", "activities"] as const)
+        .map((p) => `${p} ${given[p].length > 0 ? money(breakdown[p]) : p in without ? "not included" : "none"}`)
+        .join(", ");
       const excluding = missing ? ` without ${describeWithout(without)}` : "";
       if (args.budget !== null && total > args.budget) {
         const overage = total - args.budget;
@@ -582,11 +636,10 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     name: "build_itinerary",
     description: "Write a day-by-day itinerary from the chosen flight, hotel and activities, with totals against the budget.",
     category: "itinerary",
-    keywords: ["itinerary", "plan", "trip", "schedule", "day by day", "vacation", "holiday", "weekend", "getaway", "week"],
+    keywords: ["itinerary", "plan", "trip", "schedule", "day by day", "vacation", "holiday", "weekend", "getaway", "week", "itinerario", "itineraire", "viaje", "voyage", "vacaciones", "vacances"],
     appliesTo: namesATrip,
-    consumes: ["flight", "hotel", "activities", "budget_status"],
-    // Travel and lodging are an itinerary already; days without planned activities say so.
-    optionalConsumes: ["activities"],
+    consumes: ["budget_status"],
+    optionalConsumes: ["flight", "hotel", "activities"],
     produces: ["itinerary"],
     sideEffect: "none",
     needsApproval: false,
@@ -594,37 +647,66 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
     outputSchema: ItineraryResult,
     estimates: { durationMs, cost: 0.002 },
     describeStep: (p) => `Build a ${paramText(p.days, "")}-day itinerary`.replace(" -day", ""),
-    assumptions: tripAssumptions,
+    assumptions: assumptionsAbout("days"),
     extractParams: (facts) => ({ days: tripOf(facts).days }),
     run: async (args, ctx): Promise<ItineraryResult> => {
       await sleep(latency(durationMs), ctx.signal);
-      const flight = input("build_itinerary", ctx, "flight", FlightResult);
-      const hotel = input("build_itinerary", ctx, "hotel", HotelResult);
-      const planned = optionalInput("build_itinerary", ctx, "activities", ActivitiesResult);
-      const acts = "value" in planned ? planned.value.activities : [];
-      const status = input("build_itinerary", ctx, "budget_status", BudgetStatus);
-      // What the budget check left out is left out of these totals too (they are its figures).
-      const without: Without = { ...status.without, ...("missing" in planned ? { activities: planned.missing } : {}) };
-      const missing = Object.keys(without).length > 0;
-      const stops = flight.stops === 0 ? "nonstop" : `${flight.stops} stop(s) via ${flight.via}`;
-      const days = Array.from({ length: args.days }, (_, i) => {
-        const parts: string[] = [];
-        if (i === 0) {
-          parts.push(`Fly ${flight.origin} → ${flight.destination} with ${flight.airline} ${flight.flightNumber} (${stops}, departs ${flight.departure}, ${flight.durationHours} h).`);
-          parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
+      // Each part may be absent when the request ruled it out ("no hotel", "without flights"), or come several
+      // times on a multi-city trip (a flight per leg, a hotel and activities per city).
+      const flights = listInput("build_itinerary", ctx, "flight", FlightResult);
+      const hotels = listInput("build_itinerary", ctx, "hotel", HotelResult);
+      const acts = listInput("build_itinerary", ctx, "activities", ActivitiesResult);
+      const status = optionalInput("build_itinerary", ctx, "budget_status", BudgetStatus);
+      if (flights.length + hotels.length + acts.length === 0) throw invalid("Invalid input: build_itinerary received no flight, hotel or activities to arrange.", "inputs", Object.keys(ctx.inputs));
+      const home = flights[0]?.origin ?? null;
+      // The cities in order, with their days: from the activities (one result per city), else one city for the trip.
+      const segments =
+        acts.length > 1
+          ? acts.map((a) => ({ city: a.city, days: a.activities.length, acts: a }))
+          : [{ city: acts[0]?.city ?? flights[0]?.destination ?? hotels[0]?.city ?? "?", days: args.days, acts: acts[0] }];
+      const flightTo = (city: string, i: number) => (i === 0 ? flights[0] : flights.find((f) => f.destination === city && f !== flights[0]));
+      const days: string[] = [];
+      for (const [i, seg] of segments.entries()) {
+        const hotel = hotels.find((h) => h.city === seg.city);
+        for (let j = 0; j < seg.days && days.length < args.days; j++) {
+          const parts: string[] = [];
+          if (j === 0) {
+            const arrive = flightTo(seg.city, i);
+            if (arrive) parts.push(`Fly ${arrive.origin} → ${arrive.destination} with ${arrive.airline} ${arrive.flightNumber} (${arrive.stops === 0 ? "nonstop" : `${arrive.stops} stop(s) via ${arrive.via}`}, departs ${arrive.departure}, ${arrive.durationHours} h).`);
+            else if (i === 0) parts.push(`Arrive in ${seg.city} (no flight searched).`);
+            if (hotel) parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
+          }
+          const activity = seg.acts?.activities.find((a) => a.day === j + 1);
+          if (activity) parts.push(`${activity.name}${activity.pricePerPerson > 0 ? ` (${money(activity.pricePerPerson)} pp)` : ""}.`);
+          if (days.length === args.days - 1) {
+            const out = hotels.length > 0 && args.days > 1 ? "Check out" : "";
+            const fly = home === null ? "" : args.days > 1 ? `fly home to ${home}` : `Fly home to ${home} in the evening`;
+            const line = [out, fly].filter(Boolean).join(" and ");
+            if (line) parts.push(`${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
+          }
+          days.push(`Day ${days.length + 1}: ${parts.join(" ")}`);
         }
-        const activity = acts.find((a) => a.day === i + 1);
-        if (activity) parts.push(`${activity.name}${activity.pricePerPerson > 0 ? ` (${money(activity.pricePerPerson)} pp)` : ""}.`);
-        if (i === args.days - 1) parts.push(args.days > 1 ? `Check out and fly home to ${flight.origin}.` : `Fly home to ${flight.origin} in the evening.`);
-        return `Day ${i + 1}: ${parts.join(" ")}`;
-      });
-      const { breakdown, total, budget } = status;
+      }
+      const added = (list: { cost: number }[]) => list.reduce((n, x) => n + x.cost, 0);
+      const breakdown: Breakdown = status?.breakdown ?? { flight: added(flights), hotel: added(hotels), activities: added(acts) };
+      const total = status?.total ?? breakdown.flight + breakdown.hotel + breakdown.activities;
+      const budget = status?.budget ?? null;
+      const nights = hotels.reduce((n, h) => n + h.nights, 0);
+      const rooms = Math.max(0, ...hotels.map((h) => h.rooms));
+      // What the budget check left out is left out of these totals too (they are its figures).
+      const without: Without = { ...status?.without, ...withoutParts(ctx, { flight: flights.length, hotel: hotels.length, activities: acts.length }) };
+      const missing = Object.keys(without).length > 0;
+      // A part left out (skipped) is "not included"; one the request ruled out is "none".
+      const absent = (part: string) => (part in without ? "not included" : "none");
       const totals =
-        `Totals: flight ${money(breakdown.flight)} · hotel ${money(breakdown.hotel)} (${hotel.nights} night(s), ${hotel.rooms} room(s)) · ` +
-        `${"activities" in without ? "activities not included" : `activities ${money(breakdown.activities)}`} · total ${money(total)}` +
+        `Totals: flight ${flights.length > 0 ? money(breakdown.flight) : absent("flight")} · hotel ${hotels.length > 0 ? `${money(breakdown.hotel)} (${nights} night(s), ${rooms} room(s))` : absent("hotel")} · ` +
+        `activities ${acts.length > 0 ? money(breakdown.activities) : absent("activities")} · total ${money(total)}` +
         (budget === null ? " (no budget set)" : ` of a ${money(budget)} budget`);
-      const header = `${flight.origin} → ${flight.destination} · ${args.days} day(s) · ${flight.travellers} traveller(s)`;
-      const note = "activities" in without ? [`No activities were planned: activities ${without.activities}.`] : [];
+      const route = home === null ? segments.map((x) => x.city).join(" → ") : segments.length > 1 ? [home, ...segments.map((x) => x.city), home].join(" → ") : `${home} → ${segments[0]!.city}`;
+      const travellers = flights[0]?.travellers ?? acts[0]?.travellers ?? null;
+      const header = `${route} · ${args.days} day(s)${travellers === null ? "" : ` · ${travellers} traveller(s)`}`;
+      const NONE = { flight: "No flights were planned", hotel: "No hotel was planned", activities: "No activities were planned" } as const;
+      const note = (["flight", "hotel", "activities"] as const).filter((p) => p in without).map((p) => `${NONE[p]}: ${p} ${without[p]}.`);
       return {
         itinerary: [header, ...days, ...note, totals].join("\n"),
         days,
@@ -632,7 +714,7 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
         budget,
         breakdown,
         ...(missing ? { without } : {}),
-        summary: `${args.days}-day itinerary ${flight.origin} → ${flight.destination}, total ${money(total)}${missing ? ` without ${describeWithout(without)}` : ""}`,
+        summary: `${args.days}-day itinerary ${route}, total ${money(total)}${missing ? ` without ${describeWithout(without)}` : ""}`,
       };
     },
   });
@@ -644,8 +726,12 @@ function bookTrip(latency: (ms: number) => number): ToolSpec {
     name: "book_trip",
     description: "Book the itinerary's flight and hotel (simulated, but treated as irreversible: it needs a human's approval).",
     category: "booking",
-    keywords: ["book", "booking", "reserve", "reservation"],
-    consumes: ["itinerary"],
+    keywords: ["book", "booking", "reserve", "reservation", "reserva", "reservar", "reserver"],
+    consumes: [],
+    // Books what the plan found: the itinerary of a whole trip, or just the flight or hotel asked for; after the
+    // budget check when there is one.
+    optionalConsumes: ["itinerary", "flight", "hotel", "budget_status"],
+    prefersCombinedInput: true,
     produces: ["booking"],
     sideEffect: "irreversible",
     needsApproval: true,
@@ -656,13 +742,18 @@ function bookTrip(latency: (ms: number) => number): ToolSpec {
     extractParams: () => ({}),
     run: async (_args, ctx): Promise<BookingResult> => {
       await sleep(latency(durationMs), ctx.signal);
-      const itinerary = input("book_trip", ctx, "itinerary", ItineraryResult);
-      const bookingRef = `CND-${stableHash(itinerary.itinerary).toString(36).toUpperCase().padStart(7, "0")}`;
+      // The itinerary of a whole trip, else what the plan found: a flight, a hotel or both.
+      const itinerary = optionalInput("book_trip", ctx, "itinerary", ItineraryResult);
+      const parts = itinerary ? [] : [...listInput("book_trip", ctx, "flight", FlightResult), ...listInput("book_trip", ctx, "hotel", HotelResult)];
+      const what = itinerary ? itinerary.summary : parts.map((p) => p.summary).join("; ");
+      if (!what) throw invalid("Invalid input: book_trip received no itinerary, flight or hotel to book.", "inputs", Object.keys(ctx.inputs));
+      const charged = itinerary ? itinerary.total : parts.reduce((n, p) => n + p.cost, 0);
+      const bookingRef = `CND-${stableHash(what).toString(36).toUpperCase().padStart(7, "0")}`;
       return {
         bookingRef,
         status: "confirmed",
-        charged: itinerary.total,
-        summary: `Booked (simulated): ${itinerary.summary}, reference ${bookingRef}, ${money(itinerary.total)} charged`,
+        charged,
+        summary: `Booked (simulated): ${what}, reference ${bookingRef}, ${money(charged)} charged`,
       };
     },
   });
@@ -706,5 +797,6 @@ export function travelToolkit(options: TravelToolkitOptions = {}): Toolkit {
       planDays(latency),
     ],
     workers: [...TRAVEL_WORKERS],
+    interpret: interpretTrip,
   };
 }

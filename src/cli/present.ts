@@ -142,6 +142,7 @@ export function presentOutcome(outcome: ThreadOutcome | "interrupted", threadId:
           finished: outcome.finished,
           answer: v.answer,
           plan: v.plan,
+          understanding: v.plan?.understanding ?? null,
           revisions: v.revisions,
           confidence: v.plan?.confidence ?? null,
           failureReason: v.failureReason,

@@ -1,6 +1,7 @@
 import type { CandorEvent, Notification, Progress } from "../domain/notification.js";
 import type { Plan } from "../domain/plan.js";
 import type { FailureEscalationRequest } from "../domain/approval.js";
+import { understandingLines } from "../domain/understanding.js";
 import type { WaitingRequest } from "./session.js";
 
 const STEP_WIDTH = 14;
@@ -152,6 +153,8 @@ const MEANING: Record<string, (r: WaitingRequest) => string> = {
   retry: (r) =>
     r.kind === "unknown_outcome"
       ? "it did not take effect: run the step again"
+      : r.kind === "request_change"
+        ? "accept the change: run the step with the new values shown"
       : r.kind === "infeasible_constraint"
         ? "check again with a limit that can be met"
         : "allow one more recovery attempt (add --set key=value to change the step's parameters)",
@@ -196,6 +199,7 @@ const KIND_TITLE: Record<string, string> = {
   low_confidence: "confidence fell too low to go on",
   infeasible_constraint: "a limit cannot be met",
   unknown_outcome: "check whether a call took effect",
+  request_change: "a recovery would change what you asked for",
   tool_approval: "approve a tool call before it runs",
 };
 
@@ -205,7 +209,7 @@ export function kindTitle(kind: string): string {
 }
 
 function isEscalation(r: WaitingRequest): r is FailureEscalationRequest {
-  return r.kind === "max_revisions" || r.kind === "step_failures" || r.kind === "low_confidence" || r.kind === "infeasible_constraint" || r.kind === "unknown_outcome";
+  return r.kind === "max_revisions" || r.kind === "step_failures" || r.kind === "low_confidence" || r.kind === "infeasible_constraint" || r.kind === "unknown_outcome" || r.kind === "request_change";
 }
 
 /**
@@ -220,6 +224,11 @@ export function requestLines(request: WaitingRequest, detailed = false): string[
     out.push(...(detailed ? planDetailLines(request.plan, "  ") : planLines(request.plan, "  ")));
     out.push("", "  Why the confidence is what it is:");
     for (const r of request.reasons) out.push(`    - ${r}`);
+    const understood = understandingLines(request.plan.understanding);
+    if (understood.length > 0) {
+      out.push("", "  What Candor understood of the request:");
+      for (const l of understood) out.push(`    - ${l}`);
+    }
   } else if (!isEscalation(request)) {
     const r = request as { taskId?: unknown; tool?: unknown; args?: unknown; sideEffect?: unknown };
     if (typeof r.taskId === "string") out.push(`  Step ${r.taskId}`);

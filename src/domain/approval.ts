@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { Plan } from "./plan.js";
+import { openQuestions } from "./understanding.js";
 
 /** Why a run is waiting for a person. */
-export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "tool_approval"]);
+export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "request_change", "tool_approval"]);
 export type InterruptKind = z.infer<typeof InterruptKind>;
 
 /** Seed 000 scenario 14: asked before any step runs when the plan's confidence is below the threshold. */
@@ -17,6 +18,11 @@ export const HumanApprovalRequest = z.object({
   /** The decisions this request accepts (e.g. ["approve", "reject"]). */
   decisions: z.array(z.string()),
   question: z.string(),
+  /**
+   * Parts of the request no step can do, values not used as given, and text that served nothing (the plan's
+   * understanding record, which the plan carries in full): a person hears about each before anything runs.
+   */
+  openQuestions: z.array(z.string()).optional(),
 });
 export type HumanApprovalRequest = z.infer<typeof HumanApprovalRequest>;
 
@@ -27,7 +33,7 @@ export type HumanApprovalRequest = z.infer<typeof HumanApprovalRequest>;
  * taken effect (stopped before it answered), which only a person can check.
  */
 export const FailureEscalationRequest = z.object({
-  kind: z.enum(["max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome"]),
+  kind: z.enum(["max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "request_change"]),
   planId: z.string(),
   taskId: z.string(),
   failureCount: z.number().int(),
@@ -84,6 +90,8 @@ export const InterruptRequest = z.discriminatedUnion("kind", [
   FailureEscalationRequest.extend({ kind: z.literal("low_confidence") }),
   FailureEscalationRequest.extend({ kind: z.literal("infeasible_constraint") }),
   FailureEscalationRequest.extend({ kind: z.literal("unknown_outcome") }),
+  /** A recovery would change a value the user asked for (travellers, nights, a city): a person accepts it or not. */
+  FailureEscalationRequest.extend({ kind: z.literal("request_change") }),
   ToolApprovalRequest,
 ]);
 export type InterruptRequest = z.infer<typeof InterruptRequest>;
@@ -104,6 +112,11 @@ export const PLAN_APPROVAL_DECISIONS = ["approve", "reject", "adjust", "replan"]
 
 /** The approval a plan below the threshold waits for (UNDERSTAND, and a plan re-made with a person's guidance). */
 export function planApprovalRequest(plan: Plan, threshold: number): HumanApprovalRequest {
+  const open = openQuestions(plan.understanding);
+  const why =
+    open.length > 0
+      ? `${open.length} thing(s) in the request will not be done as asked: ${open.join("; ")}.`
+      : `Plan ${plan.planId} has confidence ${plan.confidence.toFixed(2)} (below ${threshold.toFixed(2)}).`;
   return {
     kind: "plan_approval",
     planId: plan.planId,
@@ -113,8 +126,14 @@ export function planApprovalRequest(plan: Plan, threshold: number): HumanApprova
     recommendedAction: "REVIEW_AND_ADJUST",
     plan,
     decisions: [...PLAN_APPROVAL_DECISIONS],
-    question: `Plan ${plan.planId} has confidence ${plan.confidence.toFixed(2)} (below ${threshold.toFixed(2)}). Approve it to run, adjust it, replan it with your guidance, or reject it?`,
+    question: `${why} Approve it to run${open.length > 0 ? " without them" : ""}, adjust it, replan it with your guidance, or reject it?`,
+    openQuestions: open,
   };
+}
+
+/** A plan waits for a person when its confidence is below the threshold or its understanding has open questions. */
+export function needsPlanApproval(plan: Plan, threshold: number): boolean {
+  return plan.confidence < threshold || openQuestions(plan.understanding).length > 0;
 }
 
 /**

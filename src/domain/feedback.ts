@@ -14,6 +14,8 @@ export const FailureClass = z.enum([
   "invalid_parameters",
   "wrong_tool",
   "policy_blocked",
+  /** The step succeeded, yet a review of the answer found its result does not answer the part it serves. */
+  "incomplete_result",
   "unknown",
 ]);
 export type FailureClass = z.infer<typeof FailureClass>;

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { Understanding } from "./understanding.js";
 
 export const StepStatus = z.enum(["pending", "running", "done", "failed", "skipped"]);
 export type StepStatus = z.infer<typeof StepStatus>;
@@ -105,9 +106,36 @@ export const Plan = z.object({
   estimatedCost: z.number().min(0).default(0),
   createdBy: z.enum(["rules", "llm", "fallback", "human"]).default("rules"),
   createdAt: z.string().default(() => new Date().toISOString()),
+  /**
+   * What the planner understood of the request and how each part is served (see domain/understanding.ts). A plan
+   * from a checkpoint written before the record existed gets an empty one (`by: "none"`).
+   */
+  understanding: Understanding.default(() => Understanding.parse({})),
 });
 export type Plan = z.infer<typeof Plan>;
 export type PlanInput = z.input<typeof Plan>;
+
+/**
+ * The understanding record as a model is asked for it (strict mode: every field required, values as text). The
+ * generic checker still reads the request itself: a part the model claims without a step, or meaningful text no
+ * part covers, is caught whatever the model says.
+ */
+export const ModelUnderstanding = z.object({
+  parts: z.array(
+    z.object({
+      text: z.string(),
+      description: z.string(),
+      kind: z.enum(["task", "exclusion", "constraint"]),
+      status: z.enum(["served", "excluded", "unsupported", "not_understood"]),
+      stepIds: z.array(z.string()),
+      why: z.string().nullable(),
+    }),
+  ),
+  values: z.array(z.object({ name: z.string(), value: z.string(), source: z.string() })),
+  assumptions: z.array(z.object({ name: z.string(), value: z.string(), why: z.string() })),
+  changes: z.array(z.object({ name: z.string(), from: z.string(), to: z.string(), why: z.string() })),
+});
+export type ModelUnderstanding = z.infer<typeof ModelUnderstanding>;
 
 /** What a model is asked to produce (strict-mode friendly: nullable, never optional). Converted to Plan. */
 export const ModelPlan = z.object({
@@ -131,5 +159,7 @@ export const ModelPlan = z.object({
       }),
     )
     .min(1),
+  /** The parts of the request and the steps serving each; null only from models that cannot give it. */
+  understanding: ModelUnderstanding.nullable(),
 });
 export type ModelPlan = z.infer<typeof ModelPlan>;

@@ -5,6 +5,7 @@ import { newPlanId, Plan, TaskStep, type TaskStepInput } from "../domain/plan.js
 import type { PlanningRequest } from "../domain/request.js";
 import type { PlanResult } from "../reasoning/types.js";
 import { ALL_CATEGORIES, type ToolRegistry } from "../tools/registry.js";
+import { checkModelUnderstanding, recordForSteps, withUnderstanding } from "./check-understanding.js";
 import { assignOrder, criticalPathMs, validatePlan } from "./validate.js";
 
 /**
@@ -172,6 +173,8 @@ const LoosePlan = z.object({
   contextSummary: z.string().nullish(),
   confidence: z.number().nullish(),
   steps: z.array(LooseStep).min(1, "a plan needs at least one step"),
+  /** The model's understanding record, checked against the request by check-understanding.ts. */
+  understanding: z.unknown().nullish(),
 });
 
 /**
@@ -240,7 +243,9 @@ export function toPlanResult(raw: unknown, request: PlanningRequest, registry: T
     createdBy,
   });
   validatePlan(plan, request, registry);
-  return { plan, notes };
+  // Whoever made the plan, its record is checked against the request: nothing claimed is taken on trust.
+  const checked = checkModelUnderstanding(request, plan, registry, loose.understanding);
+  return { plan: withUnderstanding(plan, { ...checked.understanding, by: createdBy }), notes: [...notes, ...checked.notes] };
 }
 
 /** Unwraps `{plan: {...}}`, takes a bare array as the steps, and maps snake_case keys and `tasks` (seed 004). */

@@ -3,6 +3,9 @@ import { newPlanId, Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { canStandIn, type RequestFacts, type ToolSpec } from "../tools/types.js";
+import { openQuestions } from "../domain/understanding.js";
+import { analyzeRequest, within } from "./lexicon.js";
+import { accountFor, genericKeywords, keywordHits, negationExclusions, unsupportedVerbClauses, type Exclusion } from "./understanding.js";
 import { assertValidRequest, assignOrder, criticalPathMs, validatePlan } from "./validate.js";
 
 /** Confidence of a rules plan whose every tool matched the request and has no bad record. */
@@ -27,39 +30,64 @@ export function requestFacts(request: PlanningRequest): RequestFacts {
     lower: request.userIntent.toLowerCase(),
     constraints: request.constraints,
     preferences: request.userContext.preferences,
+    analysis: analyzeRequest(request.userIntent),
   };
 }
 
 /** How many of a tool's keywords appear in the request as words (or word stems: "flight" matches "flights"). */
 export function keywordScore(tool: Pick<ToolSpec, "keywords">, lower: string): number {
-  const words = new Set(lower.split(/[^a-z0-9$€£]+/).filter(Boolean));
-  let score = 0;
-  for (const keyword of tool.keywords) {
-    const k = keyword.toLowerCase();
-    if (k.includes(" ") ? lower.includes(k) : [...words].some((w) => w === k || (w.startsWith(k) && w.length - k.length <= 2))) score++;
-  }
-  return score;
+  const hits = keywordHits([{ name: "_", keywords: tool.keywords }], analyzeRequest(lower));
+  return new Set(hits.filter((h) => !h.negated).map((h) => h.keyword)).size;
 }
+
+/** Confidence of a plan whose understanding has open questions: below the default approval threshold. */
+export const OPEN_QUESTION_CONFIDENCE = 0.45;
 
 /**
  * Seed 002's planning algorithm on tool metadata, deterministic and offline: tools whose keywords appear in the
- * request are selected; what they consume pulls in the tools that produce it (the dependencies); one producer
- * per output; parameters come from each tool's extractor. The same request always gives the same plan.
+ * request are selected — not those named inside a negation ("no hotel"), and after "only" only the ones it names
+ * (plus tools named by a specific word elsewhere and limit checks); what they consume pulls in the tools that
+ * produce it (the dependencies); one producer per output; parameters come from each tool's extractor. With every
+ * plan comes the understanding record (see planning/understanding.ts). The same request always gives the same plan.
  */
 export function planWithRules(request: PlanningRequest, registry: ToolRegistry, options: RulesPlannerOptions = {}): Plan {
   assertValidRequest(request);
   const facts = requestFacts(request);
+  const analysis = facts.analysis!;
   const tools = [...registry.tools.values()];
-  const scores = new Map(tools.map((t) => [t.name, keywordScore(t, facts.lower)]));
-  let matched = tools.filter((t) => (scores.get(t.name) ?? 0) > 0 && registry.workerForTool(t.name));
-  // No keyword matched: the tools that recognise the request by its content (a trip named by its cities).
-  const recognised = matched.length === 0;
-  if (recognised) matched = tools.filter((t) => t.appliesTo?.(facts) === true && registry.workerForTool(t.name));
+  const usable = tools.filter((t) => registry.workerForTool(t.name));
+  const hits = keywordHits(usable, analysis);
+  const generic = genericKeywords(usable);
+  const interpretations = registry.interpreters.map((i) => ({ ...i, reading: i.interpret(facts) }));
+
+  // What the request rules out: a tool's specific keyword inside a negation, or a toolkit's own reading.
+  const exclusions: Exclusion[] = negationExclusions(analysis, hits, generic, (name) => registry.tool(name)?.produces ?? []);
+  for (const i of interpretations) for (const e of i.reading.exclusions.filter((x) => x.outputs.length > 0 || i.tools.some((t) => hits.some((h) => h.tool === t)) || usable.some((u) => i.tools.includes(u.name) && u.appliesTo?.(facts)))) exclusions.push({ span: e.span, outputs: e.outputs, why: e.why, ...(e.description ? { description: e.description } : {}) });
+  const excludedOutputs = new Set(exclusions.flatMap((e) => e.outputs));
+  const excluded = (t: ToolSpec) => t.produces.length > 0 && t.produces.every((p) => excludedOutputs.has(p));
+
+  const governed = unsupportedVerbClauses(analysis, hits, (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`);
+  const positive = hits.filter((h) => !h.negated && !within(h, governed));
+  const scores = new Map(tools.map((t) => [t.name, new Set(positive.filter((h) => h.tool === t.name).map((h) => h.keyword)).size]));
+  let matched = usable.filter((t) => (scores.get(t.name) ?? 0) > 0 && !excluded(t));
+  // Limit checks ("under $2000") say how the request is bounded, not what it wants: they never stop recognition.
+  const recognised = matched.every((t) => t.constraintCheck === true);
+  const recognisedTools = recognised ? usable.filter((t) => !matched.includes(t) && !excluded(t) && t.appliesTo?.(facts) === true) : [];
+  matched = [...matched, ...recognisedTools];
+  // "flight only", "just a hotel": the tools named in the scope of "only", plus those named by a specific word
+  // elsewhere ("book") and limit checks; the rest (named by generic words or recognised) are left out.
+  const onlyTools = new Set(positive.filter((h) => h.only && !generic.has(h.keyword.toLowerCase())).map((h) => h.tool));
+  const onlyCues = analysis.onlys.filter((o) => positive.some((h) => h.only && onlyTools.has(h.tool) && h.start >= o.scope.start && h.end <= o.scope.end)).map((o) => o.cue);
+  if (onlyTools.size > 0) {
+    const specificElsewhere = (t: ToolSpec) => positive.some((h) => h.tool === t.name && !h.only && !generic.has(h.keyword.toLowerCase()));
+    matched = matched.filter((t) => onlyTools.has(t.name) || t.constraintCheck === true || specificElsewhere(t));
+  }
   if (matched.length === 0) {
     // Tools with no keywords (parts of a decomposition) are never matched by words: naming them would mislead.
     const abilities = tools.filter((t) => t.keywords.length > 0).map((t) => `${t.name} (${t.keywords[0]})`).join(", ");
+    const ruledOut = exclusions.length > 0 ? ` The request rules out ${[...excludedOutputs].join(", ")}, which leaves nothing to do.` : "";
     throw new CandorError(
-      `No tool matches "${request.userIntent}". Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
+      `No tool matches "${request.userIntent}".${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
       ErrorCode.NO_VALID_PLAN,
     );
   }
@@ -70,7 +98,8 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   const choose = (output: string): ToolSpec | undefined => {
     const existing = producerOf.get(output);
     if (existing) return existing;
-    const candidates = registry.producersOf([output]).filter((t) => registry.workerForTool(t.name));
+    if (excludedOutputs.has(output)) return undefined;
+    const candidates = registry.producersOf([output]).filter((t) => registry.workerForTool(t.name) && !excluded(t));
     candidates.sort((a, b) => rank(b) - rank(a));
     const best = candidates[0];
     if (best) for (const p of best.produces) if (!producerOf.has(p)) producerOf.set(p, best);
@@ -78,10 +107,17 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   };
 
   const selected: ToolSpec[] = [];
+  /** Tools the request named that cannot run: an input they need is ruled out. */
+  const dropped = new Map<string, string>();
   const visit = (tool: ToolSpec) => {
-    if (selected.includes(tool)) return;
+    if (selected.includes(tool) || dropped.has(tool.name)) return;
     // A tool whose outputs another selected tool already produces is redundant.
     if (tool.produces.length > 0 && tool.produces.every((p) => producerOf.get(p) && producerOf.get(p) !== tool)) return;
+    const blocked = tool.consumes.filter((input) => excludedOutputs.has(input));
+    if (blocked.length > 0) {
+      dropped.set(tool.name, `${tool.name} needs a ${blocked.join(" and a ")}, which the request rules out`);
+      return;
+    }
     for (const p of tool.produces) if (!producerOf.has(p)) producerOf.set(p, tool);
     selected.push(tool);
     for (const input of tool.consumes) {
@@ -90,6 +126,13 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     }
   };
   [...matched].sort((a, b) => rank(b) - rank(a)).forEach(visit);
+  // A tool that can do without some inputs still needs one of them: the first, when the plan has none.
+  for (const tool of [...selected]) {
+    const optional = (tool.optionalConsumes ?? []).filter((o) => !excludedOutputs.has(o));
+    if (tool.consumes.length > 0 || optional.length === 0 || optional.some((o) => producerOf.has(o) && selected.includes(producerOf.get(o)!))) continue;
+    const producer = choose(optional[0]!);
+    if (producer) visit(producer);
+  }
 
   const stepId = (tool: ToolSpec) => tool.produces[0] ?? tool.name;
   const unreliable = options.unreliableTools ?? {};
@@ -109,9 +152,9 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     reasons.push(`${tool.name} failed in ${failures} recent runs, so ${alternative.name} is planned instead`);
   }
   let confidence = BASE_CONFIDENCE;
-  if (recognised) {
+  if (recognisedTools.length > 0) {
     confidence -= RECOGNISED_ONLY_PENALTY;
-    reasons.push(`no tool's keywords appear in the request; ${matched.map((t) => t.name).join(", ")} recognised what it asks`);
+    reasons.push(`no tool's keywords appear in the request; ${recognisedTools.map((t) => t.name).join(", ")} recognised what it asks`);
   }
   for (const tool of selected) {
     const failures = unreliable[tool.name] ?? 0;
@@ -121,26 +164,44 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     }
   }
 
-  const steps = selected.map((tool): TaskStep => {
+  const producersFor = (tool: ToolSpec, inputs: readonly string[]) =>
+    inputs.map((input) => producerOf.get(input)).filter((p): p is ToolSpec => p !== undefined && selected.includes(p) && p !== tool);
+  /** Every tool upstream of `tool` in the plan (through required and optional inputs). */
+  const upstream = (tool: ToolSpec, seen = new Set<ToolSpec>()): Set<ToolSpec> => {
+    for (const p of producersFor(tool, [...tool.consumes, ...(tool.optionalConsumes ?? [])])) {
+      if (seen.has(p)) continue;
+      seen.add(p);
+      upstream(p, seen);
+    }
+    return seen;
+  };
+  // Several steps for one output when a toolkit read several (a flight per leg of a multi-city trip).
+  const instances = new Map<string, { key: string; params: Record<string, unknown> }[]>();
+  for (const i of interpretations) for (const [output, list] of Object.entries(i.reading.instances ?? {})) if (list.length > 1) instances.set(output, list);
+  const instancesOf = (tool: ToolSpec) => instances.get(tool.produces[0] ?? "") ?? null;
+  const stepIdsOf = (tool: ToolSpec) => instancesOf(tool)?.map((x) => `${stepId(tool)}_${x.key}`) ?? [stepId(tool)];
+  const steps = selected.flatMap((tool): TaskStep[] => {
     const worker = registry.workerForTool(tool.name);
-    const deps = tool.consumes
-      .map((input) => producerOf.get(input))
-      .filter((p): p is ToolSpec => p !== undefined && selected.includes(p) && p !== tool)
-      .map(stepId);
-    const params = tool.extractParams?.(facts) ?? {};
-    return TaskStep.parse({
-      id: stepId(tool),
-      description: tool.describeStep?.(params) ?? firstSentence(tool.description),
-      workerType: worker!.name,
-      tools: [tool.name],
-      params,
-      dependsOn: [...new Set(deps)],
-      expectedOutputs: tool.produces,
-      estimates: tool.estimates,
-      // Generous against the estimate (a slow call is not a failure) yet short enough to notice a hung agent.
-      timeoutMs: Math.max(1000, tool.estimates.durationMs * 8),
-      retry: { maxAttempts: 2, backoffMs: [200] },
-    });
+    let optional = producersFor(tool, tool.optionalConsumes ?? []);
+    if (tool.prefersCombinedInput) optional = optional.filter((p) => !optional.some((q) => q !== p && upstream(q).has(p)));
+    // The parts a step may do without come first: the inputs that combine them (a budget check) come after.
+    const deps = [...optional, ...producersFor(tool, tool.consumes)].flatMap(stepIdsOf);
+    const each = instancesOf(tool)?.map((x) => ({ id: `${stepId(tool)}_${x.key}`, params: x.params })) ?? [{ id: stepId(tool), params: tool.extractParams?.(facts) ?? {} }];
+    return each.map(({ id, params }) =>
+      TaskStep.parse({
+        id,
+        description: tool.describeStep?.(params) ?? firstSentence(tool.description),
+        workerType: worker!.name,
+        tools: [tool.name],
+        params,
+        dependsOn: [...new Set(deps)],
+        expectedOutputs: tool.produces,
+        estimates: tool.estimates,
+        // Generous against the estimate (a slow call is not a failure) yet short enough to notice a hung agent.
+        timeoutMs: Math.max(1000, tool.estimates.durationMs * 8),
+        retry: { maxAttempts: 2, backoffMs: [200] },
+      }),
+    );
   });
   // Parameters the request did not supply (or supplied wrongly) would only fail at run time; say so now, and let
   // the lower confidence bring a human in before anything runs.
@@ -151,6 +212,24 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     confidence -= INCOMPLETE_PARAMS_PENALTY;
     reasons.push(`${step.id}: ${issue?.path.join(".") || "parameters"} — ${issue?.message ?? "invalid"}`);
   }
+  const inPlan = new Set(selected.map((t) => t.name));
+  const understanding = accountFor({
+    analysis,
+    steps,
+    tools: registry.tools,
+    hits: positive,
+    exclusions,
+    interpretations: interpretations.filter((i) => i.tools.some((t) => inPlan.has(t))).map((i) => i.reading),
+    dropped,
+    onlyCues,
+    abilities: abilitiesOf(tools),
+  });
+  const questions = openQuestions(understanding);
+  if (questions.length > 0) {
+    confidence = Math.min(confidence, OPEN_QUESTION_CONFIDENCE);
+    reasons.push(...questions);
+  }
+  // (OPEN_QUESTION_CONFIDENCE is shared with plans checked after a model made them: see withUnderstanding.)
   const ordered = assignOrder(steps);
   const plan = Plan.parse({
     planId: newPlanId(),
@@ -162,9 +241,19 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     estimatedDurationMs: criticalPathMs(ordered),
     estimatedCost: ordered.reduce((sum, s) => sum + s.estimates.cost, 0),
     createdBy: "rules",
+    understanding,
   });
   validatePlan(plan, request, registry);
   return plan;
+}
+
+/** What the tools can do, in a few words, for a part no tool serves. */
+export function abilitiesOf(tools: readonly ToolSpec[]): string {
+  return tools
+    .filter((t) => t.keywords.length > 0)
+    .map((t) => t.keywords[0])
+    .filter((k, i, all) => all.indexOf(k) === i)
+    .join(", ");
 }
 
 /** A tool description's first sentence, as a fallback step description. */

@@ -177,14 +177,19 @@ function rootSkip(plan: Plan, step: TaskStep, seen = new Set<string>()): TaskSte
   return upstream ? rootSkip(plan, upstream, seen) : step;
 }
 
-/** Outputs of a step's dependencies, keyed by each dependency's output names (and its step id). */
+/**
+ * Outputs of a step's dependencies, keyed by each dependency's output names (and its step id). An output produced
+ * by several dependencies (a flight per leg of a multi-city trip) arrives as the list of their results, in order.
+ */
 export function dependencyInputs(plan: Plan, step: TaskStep): Record<string, unknown> {
   const inputs: Record<string, unknown> = {};
-  for (const depId of step.dependsOn) {
-    const dep = plan.steps.find((s) => s.id === depId);
-    if (!dep || dep.status !== "done") continue;
+  const done = step.dependsOn.map((id) => plan.steps.find((s) => s.id === id)).filter((d): d is TaskStep => d !== undefined && d.status === "done");
+  for (const dep of done) {
     inputs[dep.id] = dep.result;
-    for (const name of dep.expectedOutputs) inputs[name] = dep.result;
+    for (const name of dep.expectedOutputs) {
+      const producers = done.filter((d) => d.expectedOutputs.includes(name));
+      inputs[name] = producers.length > 1 ? producers.map((d) => d.result) : dep.result;
+    }
   }
   return inputs;
 }

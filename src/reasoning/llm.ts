@@ -8,10 +8,17 @@ import { extractJson, fallbackPlan, planFromText, toPlanResult } from "../planni
 import { ModelRecoveryProposal, toRecoveryProposal } from "../replanning/proposal.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { abortReason } from "../tools/sleep.js";
+import { inputsOf } from "../tools/types.js";
 import { planPrompt } from "../../prompts/plan.js";
 import { replanStrategyPrompt } from "../../prompts/replan.js";
-import { synthesizePrompt } from "../../prompts/synthesize.js";
+import { reviewPrompt, synthesizePrompt } from "../../prompts/synthesize.js";
+import type { AnswerReview } from "../planning/coverage.js";
 import type { PlanResult, PlanningContext, Reasoner, RecoveryProposal, RecoveryQuestion, SynthesisInput } from "./types.js";
+
+/** What a model is asked when it reviews an answer (strict mode: every field required). */
+const ModelAnswerReview = z.object({
+  parts: z.array(z.object({ partId: z.string(), answered: z.boolean(), why: z.string().nullable() })),
+});
 
 /** How the model is asked for structured output; see `withStructuredOutput` of the model in use. */
 export type StructuredOutputMethod = "jsonSchema" | "functionCalling" | "jsonMode";
@@ -77,7 +84,7 @@ export class LlmReasoner implements Reasoner {
         name: t.name,
         description: t.description,
         category: t.category,
-        consumes: t.consumes,
+        consumes: inputsOf(t),
         produces: t.produces,
       })),
       workers: [...ctx.registry.workers.values()].map((w) => ({
@@ -171,6 +178,25 @@ export class LlmReasoner implements Reasoner {
     }
     this.onFallback?.(`The model could not write the answer (${why}); used the ${this.fallback.kind} template instead.`);
     return this.fallback.synthesize(input);
+  }
+
+  /**
+   * Asks the model whether the results answer each part of the request. Null (and `onFallback` told why) when the
+   * model is late, unreachable or answers in another shape: the record alone then decides, as with rules.
+   */
+  async reviewAnswer(input: SynthesisInput): Promise<AnswerReview | null> {
+    if (input.plan.understanding.parts.length === 0) return null;
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const structured = this.model.withStructuredOutput(ModelAnswerReview, { name: "answer_review", ...(this.method ? { method: this.method } : {}) });
+    try {
+      const parsed = ModelAnswerReview.safeParse(await untilAborted(structured.invoke(reviewPrompt(input), { signal: timeout }), timeout));
+      if (parsed.success) return parsed.data;
+      this.onFallback?.(`The model's review of the answer was unusable (${briefError(parsed.error, "review")}); the understanding record alone decides what was answered.`);
+    } catch (e) {
+      const why = timeout.aborted ? `it did not answer within ${this.timeoutMs} ms` : briefError(e, "review");
+      this.onFallback?.(`The model could not review the answer (${why}); the understanding record alone decides what was answered.`);
+    }
+    return null;
   }
 
   private async askForPlan(prompt: string, request: PlanningRequest, registry: ToolRegistry, caller: AbortSignal | undefined): Promise<Attempt> {

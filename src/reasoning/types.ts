@@ -3,6 +3,7 @@ import type { Plan } from "../domain/plan.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { StrategyType } from "../domain/revision.js";
 import type { FailureContext } from "../replanning/context.js";
+import type { AnswerReview } from "../planning/coverage.js";
 
 /** What the planner may consider besides the request: lessons from this user's earlier episodes. */
 export interface PlanningContext {
@@ -69,4 +70,9 @@ export interface Reasoner {
    * always returns null; the caller then skips or escalates). Must honour `signal`.
    */
   proposeRecovery(question: RecoveryQuestion): Promise<RecoveryProposal | null>;
+  /**
+   * Whether the results answer each part of the request (the plan's understanding record), or null when the
+   * reasoner cannot judge (the rules reasoner never does: the record alone decides). Validated by the caller.
+   */
+  reviewAnswer?(input: SynthesisInput): Promise<AnswerReview | null>;
 }

@@ -2,6 +2,7 @@ import type { Episode, RunStatus } from "../domain/report.js";
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan } from "../domain/plan.js";
 import { missingSteps } from "../planning/schedule.js";
+import { unansweredByUnderstanding } from "../planning/coverage.js";
 import type { PlanRevision } from "../domain/revision.js";
 import { outcomeDelta } from "../confidence/update.js";
 
@@ -30,13 +31,14 @@ const TOOL_FAULT_CLASSES: ReadonlySet<string> = new Set(["timeout", "agent_unava
 
 /**
  * How a run that reached REFLECT ended: a human's end (rejected, failed, aborted) stands; otherwise completed when
- * nothing the answer needs is missing (a step skipped because its condition was false is not needed), partial
+ * nothing the answer needs is missing — no step and no part of the request (see planning/coverage.ts) (a step skipped because its condition was false is not needed), partial
  * when something is missing but something was done, failed when nothing was.
  */
 export function finalStatus(status: RunStatus, plan: Plan | null): RunStatus {
   if (status === "rejected" || status === "failed" || status === "aborted") return status;
   const steps = plan?.steps ?? [];
-  if (steps.length > 0 && missingSteps(plan!).length === 0) return "completed";
+  // Every step may have succeeded and the run still be partial: a part of the request no step could do.
+  if (steps.length > 0 && missingSteps(plan!).length === 0 && unansweredByUnderstanding(plan!).length === 0) return "completed";
   return steps.some((s) => s.status === "done") ? "partial" : "failed";
 }
 

@@ -64,6 +64,10 @@ export function parseDecision(raw: unknown, request: DecisionContext): ParsedDec
   if (decision.params !== null && Object.keys(decision.params).length === 0) {
     return { ok: false, error: `"params" is empty: name the parameters to change (e.g. {"decision":"retry","params":{"maxPrice":300}}), or leave "params" out to retry as before.` };
   }
+  // Retrying a change to the request is accepting it: the step runs with the values the recovery proposed.
+  if (request.kind === "request_change" && decision.decision === "retry" && decision.params === null && request.retryWith) {
+    return { ok: true, decision: { ...decision, params: request.retryWith } };
+  }
   if (request.kind === "infeasible_constraint" && decision.decision === "retry" && decision.params === null) {
     const example = JSON.stringify({ decision: "retry", params: request.retryWith ?? { "<limit>": "<a value that can be met>" } });
     return { ok: false, error: `A plain retry would fail the same way: the limit cannot be met as it is. Retry with a new limit in "params" (e.g. ${example}), replan with guidance, skip or abort.` };
@@ -353,7 +357,8 @@ export function decisionEffect(args: {
   // Just under today's confidence: the next revision (every strategy lowers it) asks again, so the abort
   // threshold is relaxed for one attempt, not switched off for the rest of the run. Only for a retry: a replan
   // makes a new plan whose confidence starts again, and the lower threshold would outlive it.
-  if (request.kind === "low_confidence" && decision.decision === "retry") settings.abortBelow = Math.max(0, Math.round((plan.confidence - 0.01) * 100) / 100);
+  // The escalation's confidence is the one the next revision would bring, when that is what was below the threshold.
+  if (request.kind === "low_confidence" && decision.decision === "retry") settings.abortBelow = Math.max(0, Math.round((Math.min(plan.confidence, request.confidence) - 0.01) * 100) / 100);
   switch (decision.decision) {
     case "retry": {
       if (request.kind === "unknown_outcome" && !decision.params) {

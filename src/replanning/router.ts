@@ -1,6 +1,6 @@
 import type { TaskStep } from "../domain/plan.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { canStandIn, type ToolSpec, type WorkerType } from "../tools/types.js";
+import { canStandIn, inputsOf, type ToolSpec, type WorkerType } from "../tools/types.js";
 
 export interface WorkerCandidate {
   worker: WorkerType;
@@ -21,7 +21,8 @@ const words = (text: string) => new Set(text.toLowerCase().split(/[^a-z0-9]+/).f
 export function rankWorkers(registry: ToolRegistry, step: TaskStep, exclude: readonly string[] = [], excludeTools: readonly string[] = []): WorkerCandidate[] {
   const needed = step.expectedOutputs.length > 0 ? step.expectedOutputs : (registry.tool(step.tools[0] ?? "")?.produces ?? []);
   const failedTool = step.tools[0];
-  const received = registry.tool(failedTool ?? "")?.consumes ?? [];
+  const failing = registry.tool(failedTool ?? "");
+  const received = failing ? inputsOf(failing) : [];
   const stepWords = words(step.description);
   const candidates: WorkerCandidate[] = [];
   for (const worker of registry.workers.values()) {

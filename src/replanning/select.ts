@@ -32,6 +32,8 @@ export const STRATEGY_PREFERENCES: Record<FailureClass, readonly StrategyType[]>
   invalid_parameters: ["RETRY_WITH_PARAMS", "SWAP_TOOL", "SKIP"],
   wrong_tool: ["SWAP_TOOL", "RETRY_DIFFERENT_AGENT", "SKIP"],
   policy_blocked: ["SKIP"],
+  // The call worked but its result does not answer the part: another agent or tool may; else the part is missing.
+  incomplete_result: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "SKIP"],
   unknown: ["FIX_DEPENDENCIES", "RETRY_DIFFERENT_AGENT", "SKIP"],
 };
 
@@ -110,6 +112,73 @@ export function lacksInputs(outcome: Extract<StrategyOutcome, { applies: true }>
     const available = new Set([...deps.map((s) => s.id), ...deps.flatMap((s) => s.expectedOutputs)]);
     const missing = requiredInputs(tool).filter((c) => !available.has(c));
     if (missing.length > 0) return `${step.id} would call ${tool.name} without the ${missing.join(", ")} it needs, which none of its dependencies produce`;
+  }
+  return null;
+}
+
+/**
+ * The values a revision would change that the user asked for: a parameter of the failed step whose value came from
+ * the request (the understanding record has it as a value of that step, or its words contain it) and that a new
+ * step sets differently. Corrections of defaults and caps Candor set itself (a price cap, a search radius) are not.
+ */
+function requestedValueChanges(plan: Plan, step: TaskStep, outcome: Extract<StrategyOutcome, { applies: true }>): { key: string; from: unknown; to: unknown; source: string }[] {
+  const ids = new Set([step.id, ...step.lineage]);
+  // Values read for this step, and values the planner refused (they reach the step as written, to be asked about).
+  const values = [
+    ...plan.understanding.values.filter((v) => v.stepIds.some((id) => ids.has(id))),
+    ...plan.understanding.refused.map((r) => ({ value: undefined as unknown, source: r.text })),
+  ];
+  const asked = (value: unknown): string | null => {
+    if (typeof value !== "number" && typeof value !== "string") return null;
+    const found = values.find((v) => v.value === value || new RegExp(`(?<![\\w.-])${String(value).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w.])`, "i").test(v.source));
+    return found ? found.source : null;
+  };
+  const out: { key: string; from: unknown; to: unknown; source: string }[] = [];
+  const next = outcome.revision.newStepIds.map((id) => outcome.plan.steps.find((s) => s.id === id)).filter((s): s is TaskStep => s !== undefined);
+  if (next.length === 0) return out;
+  for (const [key, from] of Object.entries(step.params)) {
+    const source = asked(from);
+    if (source === null) continue;
+    // Kept when a new step still carries the value (DECOMPOSE splits a step: one part may not need it); a single
+    // replacement without it falls back to the tool's default, which is a change too.
+    if (next.some((n) => JSON.stringify(n.params[key]) === JSON.stringify(from))) continue;
+    const set = next.map((n) => n.params[key]).find((v) => v !== undefined);
+    if (set === undefined && next.length > 1) continue;
+    out.push({ key, from, to: set ?? "the tool's default", source });
+  }
+  return out;
+}
+
+/**
+ * Nothing silent later in the run: a revision that would change what the user asked for is put to a person as a
+ * change to the request (a retry accepts it), and one that would take confidence below the abort threshold
+ * escalates the moment it is proposed, not at the next failure.
+ */
+function guardChoice(args: SelectArgs, step: TaskStep, failure: FailureContext, outcome: Extract<StrategyOutcome, { applies: true }>): Escalation | null {
+  const { plan, settings, revisionCount } = args;
+  const changes = requestedValueChanges(plan, step, outcome);
+  if (changes.length > 0) {
+    const listed = changes.map((c) => `${c.key} ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)} (you asked for "${c.source}")`).join("; ");
+    const retryWith = Object.fromEntries(changes.map((c) => [c.key, c.to]));
+    const reason = `${outcome.revision.strategy} would change what you asked for: ${listed}.`;
+    return escalate("request_change", plan, failure, revisionCount, reason, [`Accept the change: retry ${step.id} with ${changes.map((c) => `${c.key}=${JSON.stringify(c.to)}`).join(", ")}`, "Replan with what you want instead", `Skip ${step.id}: the answer is then missing its result`], {
+      question: `${reason} Accept it (retry ${step.id} with the new values), replan the unfinished work with your guidance, skip ${step.id}, or abort the run?`,
+      retryWith,
+    });
+  }
+  const after = outcome.revision.confidenceAfter;
+  // A plan a person approved below the threshold is not stopped by its first recovery: they chose to run it.
+  const approvedLow = revisionCount === 0 && plan.confidence < settings.abortBelow;
+  if (after < settings.abortBelow && !approvedLow) {
+    const esc = escalate(
+      "low_confidence",
+      plan,
+      failure,
+      revisionCount,
+      `${outcome.revision.strategy} for ${step.id} would lower the plan's confidence to ${after.toFixed(2)}, below the abort threshold ${settings.abortBelow.toFixed(2)}. Aborting unless you decide otherwise.`,
+      ["Relax constraints or change goal", "Skip the failing step if its result is optional"],
+    );
+    return { ...esc, request: { ...esc.request, confidence: after } };
   }
   return null;
 }
@@ -325,6 +394,8 @@ export function selectStrategy(args: SelectArgs): Selection | null {
       ? (budgetSpent(advice.outcome.revision.strategy, step, revisions) ?? repeatsFailedCall(advice.outcome, feedback) ?? lacksInputs(advice.outcome, registry))
       : advice.reason;
     if (advice.ok && refused === null) {
+      const guard = guardChoice(args, step, failure, advice.outcome);
+      if (guard) return guard;
       const strategy = advice.outcome.revision.strategy;
       return { ...base, strategy, source: "model", outcome: advice.outcome, reasoning: `No rule recognises ${step.id}'s failure ("${failure.error}"); the reasoner proposed ${strategy}, and its proposal passed validation. ${advice.outcome.revision.rationale}` };
     }
@@ -341,6 +412,10 @@ export function selectStrategy(args: SelectArgs): Selection | null {
     }
     const outcome = STRATEGIES[strategy](input);
     const refused = outcome.applies ? (repeatsFailedCall(outcome, feedback) ?? lacksInputs(outcome, registry)) : outcome.reason;
+    if (refused === null && outcome.applies && strategy !== "SKIP") {
+      const guard = guardChoice(args, step, failure, outcome);
+      if (guard) return guard;
+    }
     if (refused === null) {
       const why = `${prefix}${step.id} failed with ${failure.failureClass} ("${failure.error}"), which ${strategy} addresses.`;
       return { ...base, strategy, source: "rules", reasoning: passed.length > 0 ? `${why} Passed over: ${passed.join("; ")}.` : why };

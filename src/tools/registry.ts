@@ -1,6 +1,13 @@
 import { CandorError, ErrorCode } from "../errors.js";
 import type { TaskStep } from "../domain/plan.js";
-import { requiredInputs, type ToolSpec, type Toolkit, type WorkerType } from "./types.js";
+import { requiredInputs, type Interpretation, type RequestFacts, type ToolSpec, type Toolkit, type WorkerType } from "./types.js";
+
+/** A toolkit's reader of requests, with the tools it speaks for. */
+export interface Interpreter {
+  toolkit: string;
+  tools: readonly string[];
+  interpret: (facts: RequestFacts) => Interpretation;
+}
 
 const SNAKE = /^[a-z][a-z0-9_]*$/;
 
@@ -11,22 +18,16 @@ export interface StepInputs {
 }
 
 /**
- * A tool's optional inputs must be inputs it consumes (a dependency the step waits for) and something a registered
- * tool produces: one nobody produces would always be missing, and declaring it optional would hide that.
+ * A tool's optional inputs must be something a registered tool produces: one nobody produces would always be
+ * missing, and declaring it optional would hide that.
  */
 function assertOptionalInputs(tools: readonly ToolSpec[]): void {
   const produced = new Set(tools.flatMap((t) => t.produces));
   for (const tool of tools) {
     for (const input of tool.optionalConsumes ?? []) {
-      if (!tool.consumes.includes(input)) {
-        throw new CandorError(
-          `Tool "${tool.name}" declares "${input}" as an optional input but does not consume it: add it to consumes too (an optional input is still a dependency the step waits for), or remove it from optionalConsumes.`,
-          ErrorCode.CONFIGURATION,
-        );
-      }
       if (!produced.has(input)) {
         throw new CandorError(
-          `Tool "${tool.name}" declares "${input}" as an optional input, but no registered tool produces it, so it would always be missing. Register a tool that produces ${input}, or remove it from consumes and optionalConsumes.`,
+          `Tool "${tool.name}" declares "${input}" as an optional input, but no registered tool produces it, so it would always be missing. Register a tool that produces ${input}, or remove it from optionalConsumes.`,
           ErrorCode.CONFIGURATION,
         );
       }
@@ -44,17 +45,22 @@ export const ALL_CATEGORIES = "*";
 export class ToolRegistry {
   readonly tools: ReadonlyMap<string, ToolSpec>;
   readonly workers: ReadonlyMap<string, WorkerType>;
+  /** The toolkits' readers of requests (Toolkit.interpret), in registration order. */
+  readonly interpreters: readonly Interpreter[];
 
-  private constructor(tools: Map<string, ToolSpec>, workers: Map<string, WorkerType>) {
+  private constructor(tools: Map<string, ToolSpec>, workers: Map<string, WorkerType>, interpreters: Interpreter[]) {
     this.tools = tools;
     this.workers = workers;
+    this.interpreters = interpreters;
   }
 
   /** Validates and builds a registry; throws CONFIGURATION naming the first inconsistency. */
   static create(toolkits: readonly Toolkit[]): ToolRegistry {
     const tools = new Map<string, ToolSpec>();
     const workers = new Map<string, WorkerType>();
+    const interpreters: Interpreter[] = [];
     for (const kit of toolkits) {
+      if (kit.interpret) interpreters.push({ toolkit: kit.name, tools: kit.tools.map((t) => t.name), interpret: kit.interpret });
       for (const tool of kit.tools) {
         if (!SNAKE.test(tool.name)) {
           throw new CandorError(`Tool name "${tool.name}" (toolkit ${kit.name}) must be snake_case, as models see it.`, ErrorCode.CONFIGURATION);
@@ -85,7 +91,7 @@ export class ToolRegistry {
         throw new CandorError(`Worker type "${worker.name}" grants no existing tool (categories: ${worker.categories.join(", ") || "none"}).`, ErrorCode.CONFIGURATION);
       }
     }
-    return new ToolRegistry(tools, workers);
+    return new ToolRegistry(tools, workers, interpreters);
   }
 
   /** The faults injected into this registry's tools, as `tool=kind[*N]`; empty for real tools. */

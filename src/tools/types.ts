@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { MeaningKind } from "../domain/understanding.js";
+import type { Analysis, Span } from "../planning/lexicon.js";
 
 export const SideEffect = z.enum(["none", "reversible", "irreversible"]);
 export type SideEffect = z.infer<typeof SideEffect>;
@@ -43,12 +45,25 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   /** Output names this tool needs from earlier steps: they become the step's dependencies. */
   consumes: string[];
   /**
-   * Which of `consumes` the tool can do without (a total without activities). When the step providing one is
-   * skipped (given up after failing, or skipped by a person), this step still runs, with the input absent from
-   * `ctx.inputs` and its reason in `ctx.missing`; a required input missing skips the step instead. Each must be
-   * in `consumes` (it is still a dependency: the step waits for it) and produced by some registered tool.
+   * Output names this tool uses when the plan has them and can do without (an itinerary without a hotel when
+   * the user has a place to stay; a total without activities). At planning, the step depends on those produced
+   * in the plan; when none is, the planner plans the producer of the first, so the tool always gets something to
+   * work on. At run time, when the step providing one is skipped (given up after failing, or skipped by a
+   * person), this step still runs, with the input absent from `ctx.inputs` and the reason in `ctx.missing`; a
+   * required input (`consumes`) missing skips the step instead. Each must be produced by some registered tool.
    */
   optionalConsumes?: string[];
+  /**
+   * The optional inputs are the same thing at different stages (book_trip books the itinerary, or else the flight
+   * and hotel it was made from): an input already upstream of another planned input is left out of the step's
+   * dependencies.
+   */
+  prefersCombinedInput?: boolean;
+  /**
+   * The tool checks a limit on what other tools produce (a budget): its keywords ("under", "budget") say how the
+   * request is bounded, not what it wants done, so they never stop the planner from recognising the request.
+   */
+  constraintCheck?: boolean;
   /** Output names this tool produces. */
   produces: string[];
   sideEffect: SideEffect;
@@ -93,6 +108,43 @@ export interface RequestFacts {
   lower: string;
   constraints: { budget?: number; maxSteps?: number; timeoutMs?: number };
   preferences: Record<string, unknown>;
+  /** The generic reading of the request (clauses, negations, numbers, amounts …); absent in hand-made facts. */
+  analysis?: Analysis;
+}
+
+/**
+ * What a toolkit read in a request, in its own domain, for the understanding record: each value with the words
+ * it came from and the tools it feeds, the defaults and changes it made, the values it refuses, and every other
+ * piece of text it read (so the planner can find what nobody read). Tools not in the plan drop out of it.
+ */
+export interface Interpretation {
+  values: { name: string; value: unknown; source: Span; tools: string[] }[];
+  assumptions: { name: string; value: unknown; why: string; tools: string[] }[];
+  changes: { name: string; from: unknown; to: unknown; source: string; why: string; tools: string[] }[];
+  /** Values given in the request that the toolkit will not use as they are ("-2 people"): a person decides. */
+  refusals: { name: string; text: string; why: string; tools: string[] }[];
+  /** Other words it read: direction words, a negated place it honours, a unit. */
+  consumed: Span[];
+  /**
+   * What the request rules out in the domain's own words: outputs no step may produce ("we're driving" rules out
+   * flights), or nothing the plan has to drop ("I don't want to go to Paris": honoured by the values) — `description`
+   * says what ("not Paris").
+   */
+  exclusions: { outputs: string[]; span: Span; why: string; description?: string }[];
+  /** Its own kind of words that it could not read ("Atlantis" is no city it knows). */
+  notUnderstood: { span: Span; kind: MeaningKind; why: string }[];
+  /**
+   * Several steps for one output (a multi-city trip: a flight per leg, a hotel per city), by output name: each
+   * instance has a key (the suffix of its step id, letters, digits and "_") and the parameters of the tool that
+   * produces the output. An output absent here gets one step, with its tool's `extractParams`. Consumers of the
+   * output then receive every instance's result, as a list (see schedule.ts `dependencyInputs`).
+   */
+  instances?: Record<string, { key: string; params: Record<string, unknown> }[]>;
+}
+
+/** An interpretation that read nothing. */
+export function emptyInterpretation(): Interpretation {
+  return { values: [], assumptions: [], changes: [], refusals: [], consumed: [], exclusions: [], notUnderstood: [] };
 }
 
 /** A worker role and the tools it may touch. */
@@ -114,6 +166,8 @@ export interface Toolkit {
   name: string;
   tools: ToolSpec[];
   workers: WorkerType[];
+  /** Reads the request in the toolkit's domain for the understanding record (see Interpretation). */
+  interpret?: (facts: RequestFacts) => Interpretation;
 }
 
 /**
@@ -138,6 +192,11 @@ export function defineTool<Args extends z.ZodType>(spec: ToolSpec<Args>): ToolSp
 /** The inputs a tool cannot run without: its `consumes` less its `optionalConsumes`. */
 export function requiredInputs(tool: Pick<ToolSpec, "consumes" | "optionalConsumes">): string[] {
   return tool.consumes.filter((c) => !(tool.optionalConsumes ?? []).includes(c));
+}
+
+/** Every input a tool may work on: what it needs, then what it uses when the plan has it. */
+export function inputsOf(tool: Pick<ToolSpec, "consumes" | "optionalConsumes">): string[] {
+  return [...new Set([...tool.consumes, ...(tool.optionalConsumes ?? [])])];
 }
 
 /**

@@ -18,6 +18,8 @@ export interface Decision {
   confidenceAfter?: number | null;
   /** Cost of the operation itself (model tokens or tool cost). */
   cost?: number;
+  /** For a plan: what the planner understood of the request (domain/understanding.ts), recorded whole. */
+  understanding?: unknown;
 }
 
 export interface DecisionLog {

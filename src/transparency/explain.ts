@@ -74,7 +74,10 @@ export function approvalNotification(request: HumanApprovalRequest): Notificatio
   return notification({
     severity: "WARNING",
     kind: "approval",
-    title: `Plan ${request.planId} needs approval: confidence ${request.confidence.toFixed(2)} is below ${request.threshold.toFixed(2)}`,
+    title:
+      (request.openQuestions?.length ?? 0) > 0
+        ? `Plan ${request.planId} needs approval: ${request.openQuestions?.length ?? 0} thing(s) in the request will not be done as asked`
+        : `Plan ${request.planId} needs approval: confidence ${request.confidence.toFixed(2)} is below ${request.threshold.toFixed(2)}`,
     message: [`Reasons: ${request.reasons.join("; ")}`, `Recommended: ${request.recommendedAction}`, `Decisions: ${request.decisions.join(", ")}`].join("\n"),
     recoveryStrategy: "Paused until a human approves or rejects the plan",
     estimatedDelay: "until a human decides",

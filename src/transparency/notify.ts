@@ -25,6 +25,7 @@ const CLASS_WORDS: Record<FailureClass, string> = {
   invalid_parameters: "it was given invalid parameters",
   wrong_tool: "it tried to use a tool it is not allowed to use",
   policy_blocked: "a policy blocked it",
+  incomplete_result: "its result does not answer the part of the request it serves",
   unknown: "of an unexpected error",
 };
 
@@ -102,13 +103,14 @@ export function successNotification(step: TaskStep, feedback: ExecutionFeedback,
   return notification({ severity: "INFO", kind: "step_succeeded", taskId: step.id, title });
 }
 
-export function planNotification(plan: Plan, notes: readonly string[]): Notification {
+/** The plan, announced: `notes` (fallbacks, assumptions, changes, open questions) make it a warning, `info` does not. */
+export function planNotification(plan: Plan, notes: readonly string[], info: readonly string[] = []): Notification {
   const steps = plan.steps.map((s) => `${s.order}. ${s.id} [${s.workerType}${s.dependsOn.length ? ` after ${s.dependsOn.join(", ")}` : ""}]`).join("; ");
   return notification({
     severity: notes.length > 0 ? "WARNING" : "INFO",
     kind: "plan",
     title: `Plan ${plan.planId}: ${plan.steps.length} step(s), confidence ${plan.confidence.toFixed(2)}`,
-    message: [steps, ...notes].join("\n"),
+    message: [steps, ...info, ...notes].join("\n"),
   });
 }
 

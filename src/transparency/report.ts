@@ -1,6 +1,7 @@
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan } from "../domain/plan.js";
 import { missingSteps } from "../planning/schedule.js";
+import { unansweredByUnderstanding } from "../planning/coverage.js";
 import type { ExecutionReport, RunStatus } from "../domain/report.js";
 import type { ConfidencePoint, PlanRevision } from "../domain/revision.js";
 
@@ -30,6 +31,11 @@ const OUTCOME: Record<RunStatus, string> = {
 };
 
 function outcomeText(facts: ReportFacts, failedSteps: number): string {
+  const undone = facts.plan && facts.status === "partial" && missingSteps(facts.plan).length === 0 ? unansweredByUnderstanding(facts.plan) : [];
+  if (undone.length > 0) {
+    const what = undone.map((m) => `"${m.text}" (${m.why})`).join("; ");
+    return `Partly completed: every step succeeded, but part of the request was not done: ${what}.${facts.failureReason ? ` ${facts.failureReason}` : ""}`;
+  }
   if (facts.status === "completed" && facts.revisions.length > 0) {
     return `Completed: every step succeeded after recovering from ${failedSteps} failed step(s) with ${facts.revisions.length} revision(s).`;
   }
@@ -65,7 +71,12 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
       };
     }),
   ];
-  const missing = facts.plan ? missingSteps(facts.plan).map((s) => `${s.description} (${s.id}): ${s.skipReason ?? "failed"}`) : [];
+  const missing = facts.plan
+    ? [
+        ...missingSteps(facts.plan).map((s) => `${s.description} (${s.id}): ${s.skipReason ?? "failed"}`),
+        ...unansweredByUnderstanding(facts.plan).map((m) => `"${m.text}": ${m.why}`),
+      ]
+    : [];
   const ended = Date.now();
   // DEPENDENCY_FAILURE steps never ran: they are counted as skipped, not failed (as reflection does).
   const failedIds = new Set(

@@ -183,8 +183,9 @@ describe("inspecting a thread", () => {
 describe("the llm reasoner", () => {
   it("is chosen by --model and falls back to rules, saying so, when the model server fails", { timeout: LONG }, async () => {
     const db = freshDb();
-    // ChatOpenAI retries once: two failed calls for the plan, two for the answer.
-    const fake = new FakeOpenAIServer(Array.from({ length: 4 }, () => ({ status: 500, error: "model server down" })));
+    // ChatOpenAI retries once: two failed calls for the plan, two for the review of the answer (issue 9), two for
+    // the answer.
+    const fake = new FakeOpenAIServer(Array.from({ length: 6 }, () => ({ status: 500, error: "model server down" })));
     const server = await fake.start();
     try {
       const r = await runCli(["run", TRIP, "--db", db, "--model", "fake-model"], { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseUrl });
@@ -192,6 +193,7 @@ describe("the llm reasoner", () => {
       expect(r.stderr.split("\n")[0]).toContain("reasoner: llm (model fake-model)");
       expect(r.stderr).toContain("Used the rules planner instead");
       expect(r.stderr).toContain("used the rules template instead");
+      expect(r.stderr).toContain("could not review the answer");
       fake.assertConsumed();
     } finally {
       await server.close();

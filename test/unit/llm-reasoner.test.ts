@@ -20,6 +20,7 @@ const validPlan: ModelPlan = {
   objective: "A sales report",
   contextSummary: "The user wants a report on sales",
   confidence: 0.85,
+  understanding: null,
   steps: [
     { id: "fetch", description: "Fetch sales data", workerType: "reader", tools: ["fetch_data"], paramsJson: '{"topic":"sales"}', dependsOn: [], expectedOutputs: ["data"] },
     { id: "analyze", description: "Analyse the data", workerType: "analyzer", tools: ["analyze_data"], paramsJson: null, dependsOn: ["fetch"], expectedOutputs: ["analysis"] },
@@ -45,6 +46,7 @@ const cyclicPlan: ModelPlan = {
   objective: "Loops",
   contextSummary: null,
   confidence: 0.9,
+  understanding: null,
   steps: [
     { id: "a", description: "Fetch", workerType: "reader", tools: ["fetch_data"], paramsJson: null, dependsOn: ["b"], expectedOutputs: null },
     { id: "b", description: "Analyse", workerType: "analyzer", tools: ["analyze_data"], paramsJson: null, dependsOn: ["a"], expectedOutputs: null },

@@ -135,13 +135,6 @@ describe("workerForTool and producersOf", () => {
 describe("optional inputs (optionalConsumes)", () => {
   const summarize = countingTool("summarize", { category: "reading", consumes: ["text", "matches"], optionalConsumes: ["matches"], produces: ["summary"] }).spec;
 
-  it("refuses an optional input the tool does not consume: it would be no dependency the step waits for", () => {
-    const loose = { ...summarize, consumes: ["text"] };
-    const message = configurationError(() => ToolRegistry.create([kit([read, grep, loose], [reader])]));
-    expect(message).toContain('Tool "summarize" declares "matches" as an optional input but does not consume it');
-    expect(message).toContain("add it to consumes too");
-  });
-
   it("refuses an optional input no registered tool produces: it would always be missing", () => {
     const message = configurationError(() => ToolRegistry.create([kit([read, summarize], [reader])]));
     expect(message).toContain('Tool "summarize" declares "matches" as an optional input, but no registered tool produces it');
@@ -155,10 +148,10 @@ describe("optional inputs (optionalConsumes)", () => {
     expect(registry.inputsOf({ tools: ["no_such_tool"] })).toEqual({ required: [], optional: [] });
   });
 
-  it("the travel budget check and itinerary take activities as optional, everything else as required", () => {
+  it("the travel budget check and itinerary take the trip's parts as optional (a request may rule one out), the check's status as required", () => {
     const registry = ToolRegistry.create([travelKit()]);
-    expect(registry.inputsOf({ tools: ["check_budget"] })).toEqual({ required: ["flight", "hotel"], optional: ["activities"] });
-    expect(registry.inputsOf({ tools: ["build_itinerary"] })).toEqual({ required: ["flight", "hotel", "budget_status"], optional: ["activities"] });
+    expect(registry.inputsOf({ tools: ["check_budget"] })).toEqual({ required: [], optional: ["flight", "hotel", "activities"] });
+    expect(registry.inputsOf({ tools: ["build_itinerary"] })).toEqual({ required: ["budget_status"], optional: ["flight", "hotel", "activities"] });
     expect(registry.inputsOf({ tools: ["plan_days"] })).toEqual({ required: ["attractions"], optional: [] });
   });
 });

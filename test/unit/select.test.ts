@@ -146,8 +146,17 @@ describe("selectStrategy escalates to a human at each cap (seed 000 scenarios 11
   it("low confidence before any revision is not an escalation (plan approval handles it), nor is confidence at the threshold", () => {
     const { plan, feedback: fb } = failStep({ ...travelPlan(), confidence: 0.25 }, "flight", "Agent timeout after 10s", { failureClass: "timeout" });
     expect(strategyOf(select(plan, [fb], 0))).toBe("RETRY_DIFFERENT_AGENT");
-    const atThreshold = failStep({ ...travelPlan(), confidence: 0.3 }, "flight", "Agent timeout after 10s", { failureClass: "timeout" });
+    const atThreshold = failStep({ ...travelPlan(), confidence: 0.4 }, "flight", "Agent timeout after 10s", { failureClass: "timeout" });
     expect(strategyOf(select(atThreshold.plan, [atThreshold.feedback], 1))).toBe("RETRY_DIFFERENT_AGENT");
+  });
+
+  it("a revision that would take confidence below abortBelow escalates the moment it is proposed, with that confidence", () => {
+    // Regression (issue 9): the threshold was only checked at the next failure, after the revision had run.
+    const { plan, feedback: fb } = failStep({ ...travelPlan(), confidence: 0.35 }, "flight", "Agent timeout after 10s", { failureClass: "timeout" });
+    const s = select(plan, [fb], 1);
+    expect(strategyOf(s)).toBe("escalate:low_confidence");
+    expect(s?.kind === "escalate" && s.request.confidence).toBe(0.25);
+    expect(s?.kind === "escalate" && s.request.reason).toMatch(/RETRY_DIFFERENT_AGENT for flight would lower the plan's confidence to 0\.25, below the abort threshold 0\.30/);
   });
 
   it("checks the revision cap first when several caps are hit", () => {

@@ -364,7 +364,8 @@ describe("SKIP", () => {
       ["itinerary", true],
     ]);
     expect(stepOf(settled, "hotel").status).toBe("done");
-    expect(revision.rationale).toContain("(budget_status, itinerary cannot run without it)");
+    // With the tools' view, the budget check and the itinerary take flights as optional: they run and say so.
+    expect(revision.rationale).toContain("(budget_status, itinerary still run without flight (an optional input of theirs)");
   });
 
   it("skipping an optional input says its dependents still run without it, and a person's skip is recorded as theirs", async () => {

@@ -103,9 +103,19 @@ export const adjustParameters: Strategy = (input) => {
 
   const contributors: Contributor[] = [];
   for (const [part, amount] of Object.entries(facts.breakdown)) {
-    const step = plan.steps.find((s) => s.status === "done" && s.expectedOutputs.includes(part));
-    const param = step ? registry.tool(step.tools[0] ?? "")?.costCapParam : undefined;
-    if (step && param) contributors.push({ step, part, amount, floor: Math.min(facts.floors?.[part] ?? 0, amount), param });
+    // A part several steps produced (a flight per leg) is shared between them by their own results' costs and
+    // floors when they report them, else evenly.
+    const steps = plan.steps.filter((s) => s.status === "done" && s.expectedOutputs.includes(part));
+    const own = (s: TaskStep, key: string) => num((s.result as Record<string, unknown> | null)?.[key]);
+    const known = steps.every((s) => own(s, "cost") !== null);
+    for (const step of steps) {
+      const param = registry.tool(step.tools[0] ?? "")?.costCapParam;
+      if (!param) continue;
+      const mine = steps.length === 1 || !known ? amount / steps.length : (own(step, "cost") ?? 0);
+      const partFloor = facts.floors?.[part] ?? 0;
+      const floor = steps.length === 1 ? partFloor : (own(step, "cheapestCost") ?? partFloor / steps.length);
+      contributors.push({ step, part, amount: mine, floor: Math.min(floor, mine), param });
+    }
   }
   if (contributors.length === 0) return { applies: false, reason: `None of ${Object.keys(facts.breakdown).join(", ")} comes from a step whose cost can be capped` };
   // The two largest parts (seed 000: flight and hotel) usually hold the room to save; more would churn the plan,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { defineTool, paramText, type RequestFacts, type Toolkit } from "../types.js";
 import { ConfinedRoot } from "./confine.js";
+import { summarizeTextTool } from "./summarize.js";
 
 export { insideRoot } from "./confine.js";
 
@@ -124,6 +125,7 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
           return { file, summary: `report written to ${relative(workspace.real, file)}` };
         },
       }),
+      summarizeTextTool(),
     ],
     workers: [
       { name: "reader", description: "Reads and summarises information", categories: ["files"], keywords: ["read", "file", "list"] },

@@ -1,0 +1,164 @@
+import { z } from "zod";
+import type { Plan, TaskStep } from "../domain/plan.js";
+import type { PlanningRequest } from "../domain/request.js";
+import { openQuestions, Understanding, type RequestPart, type Unaccounted } from "../domain/understanding.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { foldCase, overlaps, within, type Span } from "./lexicon.js";
+import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts } from "./rules-planner.js";
+import { accountFor, genericKeywords, keywordHits, negationExclusions, unsupportedVerbClauses } from "./understanding.js";
+
+/**
+ * The understanding record of a plan someone else made (a model, the one-step fallback), checked against the
+ * request itself: the record a model gives is taken as its claim, and the generic reading of the request still
+ * finds what no step serves. A part claimed as served without a step of the plan becomes unsupported; meaningful
+ * text no part or step accounts for is named; a step that produces what the request rules out is named too.
+ */
+
+/** A model's record, read tolerantly (strict-mode models send ModelUnderstanding; others something close). */
+const LooseRecord = z.object({
+  parts: z
+    .array(
+      z.object({
+        text: z.string(),
+        description: z.string().nullish(),
+        kind: z.enum(["task", "exclusion", "constraint"]).catch("task"),
+        status: z.enum(["served", "excluded", "unsupported", "not_understood"]).catch("served"),
+        stepIds: z.array(z.union([z.string(), z.number()]).transform(String)).nullish(),
+        why: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+  values: z.array(z.object({ name: z.string(), value: z.unknown(), source: z.string().nullish() })).nullish(),
+  assumptions: z.array(z.object({ name: z.string(), value: z.unknown(), why: z.string().nullish() })).nullish(),
+  changes: z.array(z.object({ name: z.string(), from: z.unknown(), to: z.unknown(), why: z.string().nullish() })).nullish(),
+});
+
+/** Where the text of a claim sits in the request (case and accents ignored), or null when it is not there. */
+function locate(request: string, norm: string, text: string): Span | null {
+  const needle = foldCase(text.trim());
+  if (needle.length === 0) return null;
+  const at = norm.indexOf(needle);
+  return at < 0 ? null : { start: at, end: at + needle.length, text: request.slice(at, at + needle.length) };
+}
+
+/**
+ * The record for `steps` from the request and the registry alone: keywords of the plan's tools, the toolkits'
+ * interpretations, parameter values found in the text, exclusions by negation. What the rules planner builds,
+ * without its choices (which tools to drop).
+ */
+export function recordForSteps(request: PlanningRequest, steps: readonly Pick<TaskStep, "id" | "tools" | "params" | "description">[], registry: ToolRegistry): Understanding {
+  const facts = requestFacts(request);
+  const analysis = facts.analysis!;
+  const tools = [...registry.tools.values()];
+  const hits = keywordHits(tools, analysis);
+  const inPlan = new Set(steps.flatMap((s) => s.tools));
+  const exclusions = negationExclusions(analysis, hits, genericKeywords(tools), (name) => registry.tool(name)?.produces ?? []);
+  return accountFor({
+    analysis,
+    steps,
+    tools: registry.tools,
+    hits: hits.filter((h) => !h.negated && !within(h, unsupportedVerbClauses(analysis, hits, (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`))),
+    exclusions,
+    interpretations: registry.interpreters.filter((i) => i.tools.some((t) => inPlan.has(t))).map((i) => i.interpret(facts)),
+    dropped: new Map(),
+    onlyCues: [],
+    abilities: abilitiesOf(tools),
+  });
+}
+
+/**
+ * A model's plan with its understanding checked: the model's parts (steps it names that the plan does not have
+ * are dropped; a served part left with none becomes unsupported), its values, assumptions and changes, plus what
+ * the generic reading finds open — meaningful text no part, value or step accounts for (a task verb only counts as
+ * accounted when a tool of the plan has it as a keyword), and excluded outputs a step still produces. Returns the
+ * record and notes on every correction.
+ */
+export function checkModelUnderstanding(request: PlanningRequest, plan: Plan, registry: ToolRegistry, claimed: unknown): { understanding: Understanding; notes: string[] } {
+  const notes: string[] = [];
+  const base = recordForSteps(request, plan.steps, registry);
+  const text = request.userIntent;
+  const norm = foldCase(text);
+  const read = LooseRecord.safeParse(claimed ?? {});
+  if (claimed !== null && claimed !== undefined && !read.success) notes.push("The model's understanding record was unreadable; the request was read again without it.");
+  const model = read.success ? read.data : {};
+  const stepIds = new Set(plan.steps.map((s) => s.id));
+
+  const parts: (Omit<RequestPart, "id"> & { at: Span | null })[] = [];
+  for (const p of model.parts ?? []) {
+    const given = (p.stepIds ?? []).filter((id) => stepIds.has(id));
+    const unknown = (p.stepIds ?? []).filter((id) => !stepIds.has(id));
+    let status = p.status;
+    let why = p.why ?? null;
+    if (status === "served" && given.length === 0) {
+      status = "unsupported";
+      why = unknown.length > 0 ? `the model said steps ${unknown.join(", ")} serve it, but the plan has no such step` : "the model said it is served, but named no step of the plan that does it";
+      notes.push(`The model claimed "${p.text}" is served without a step of the plan that does it: marked unsupported.`);
+    }
+    parts.push({ at: locate(text, norm, p.text), text: p.text, description: p.description ?? p.text, kind: p.kind, status, stepIds: status === "served" ? given : [], why });
+  }
+  const covered = parts.map((p) => p.at).filter((s): s is Span => s !== null);
+  const valueSpans = (model.values ?? []).flatMap((v) => (v.source ? [locate(text, norm, v.source)] : [])).filter((s): s is Span => s !== null);
+
+  // The generic reading of what the model's parts leave out or claim wrongly.
+  if (parts.length === 0) {
+    for (const p of base.parts) parts.push({ ...stripId(p), at: locate(text, norm, p.text) });
+  } else {
+    for (const bp of base.parts) {
+      if (bp.status === "served") continue;
+      const at = locate(text, norm, bp.text);
+      const over = at ? parts.filter((q) => q.at !== null && overlaps(q.at, [at])) : [];
+      const inside = over.filter((q) => at !== null && q.at !== null && q.at.start >= at.start && q.at.end <= at.end);
+      if (bp.status === "unsupported" && inside.some((q) => q.status === "served")) {
+        // The model says a step does what no tool of the plan can do: it is overruled.
+        for (const q of inside.filter((q) => q.status === "served")) {
+          notes.push(`"${q.text}": the model said ${q.stepIds.join(", ")} serves it, but no tool of the plan can (${bp.why ?? "no tool serves it"}).`);
+          Object.assign(q, { status: "unsupported", stepIds: [], why: `${bp.why ?? "no tool serves it"}; the model's claim that ${q.stepIds.join(", ")} serves it was overruled` });
+        }
+      } else if (over.every((q) => q.status === "served") && (bp.status !== "excluded" || over.length === 0)) {
+        parts.push({ ...stripId(bp), at });
+      }
+    }
+  }
+  // Meaningful text: accounted by the model's parts and values only when it is not a task verb (a model cannot
+  // serve "translate" by saying so; a tool of the plan must do it).
+  const unaccounted: Unaccounted[] = base.unaccounted.filter((u) => {
+    const at = locate(text, norm, u.text);
+    if (!at) return true;
+    if (u.kind === "task") return true;
+    return !overlaps(at, [...covered, ...valueSpans]);
+  });
+  // Something the request rules out that a step still produces.
+  for (const ex of base.parts.filter((p) => p.kind === "exclusion" && p.why?.includes("no step produces the"))) {
+    const outputs = ex.description.replace(/^no /, "").split(", ");
+    const offending = plan.steps.filter((s) => s.expectedOutputs.some((o) => outputs.includes(o)));
+    if (offending.length > 0) unaccounted.push({ text: ex.text, kind: "negation", why: `the request rules it out, yet step ${offending.map((s) => s.id).join(", ")} produces it` });
+  }
+
+  const understanding = Understanding.parse({
+    parts: parts.sort((x, y) => (x.at?.start ?? Number.MAX_SAFE_INTEGER) - (y.at?.start ?? Number.MAX_SAFE_INTEGER)).map(({ at: _, ...p }, i) => ({ ...p, id: `p${i + 1}` })),
+    values: [...(model.values ?? []).map((v) => ({ name: v.name, value: v.value, source: v.source ?? "", stepIds: [] })), ...base.values.filter((v) => !(model.values ?? []).some((m) => m.name === v.name))],
+    assumptions: [...(model.assumptions ?? []).map((a) => ({ name: a.name, value: a.value, why: a.why ?? "" })), ...base.assumptions.filter((a) => !(model.assumptions ?? []).some((m) => m.name === a.name))],
+    changes: [...(model.changes ?? []).map((c) => ({ name: c.name, from: c.from, to: c.to, why: c.why ?? "", by: "planner" as const })), ...base.changes.filter((c) => !(model.changes ?? []).some((m) => m.name === c.name))],
+    refused: base.refused,
+    unaccounted,
+    by: "llm",
+  });
+  return { understanding, notes };
+}
+
+function stripId(p: RequestPart): Omit<RequestPart, "id"> {
+  const { id: _, ...rest } = p;
+  return rest;
+}
+
+/** The plan with its understanding record; open questions cap its confidence and are named among its reasons. */
+export function withUnderstanding(plan: Plan, understanding: Understanding): Plan {
+  const questions = openQuestions(understanding);
+  if (questions.length === 0) return { ...plan, understanding };
+  return {
+    ...plan,
+    understanding,
+    confidence: Math.min(plan.confidence, OPEN_QUESTION_CONFIDENCE),
+    confidenceReasons: [...plan.confidenceReasons, ...questions.filter((q) => !plan.confidenceReasons.includes(q))],
+  };
+}

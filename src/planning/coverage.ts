@@ -1,0 +1,96 @@
+import type { Plan, TaskStep } from "../domain/plan.js";
+import type { RequestPart } from "../domain/understanding.js";
+import { missingSteps } from "./schedule.js";
+
+/**
+ * SYNTHESIZE's judgement of a finished plan against what was asked: a requested part is answered only when every
+ * step serving it (or the steps that replaced it) succeeded. A part no tool can do, text the planner could not
+ * read and values it would not use are never answered. Pure, so the node, REFLECT and the report agree.
+ */
+
+interface PartOutcome {
+  part: RequestPart;
+  answered: boolean;
+  /** Why not, in plain language; null when answered. */
+  why: string | null;
+}
+
+export interface Coverage {
+  parts: PartOutcome[];
+  /** Everything asked that the answer does not give: unanswered parts, refused values, unaccounted text. */
+  missing: { id: string; text: string; why: string }[];
+}
+
+/** The steps that stand for `id` now: itself, or the steps that replaced it (a retry, a decomposition). */
+function descendantsOf(plan: Plan, id: string): TaskStep[] {
+  return plan.steps.filter((s) => s.id === id || s.lineage.includes(id));
+}
+
+/** Whether the step `id` (through its replacements) produced its result. */
+function stepAnswered(plan: Plan, id: string, gaps: ReadonlySet<string>): { ok: boolean; why: string | null } {
+  const now = descendantsOf(plan, id);
+  if (now.length === 0) return { ok: false, why: `step ${id} is no longer in the plan` };
+  const gap = now.find((s) => gaps.has(s.id));
+  if (gap) return { ok: false, why: `${gap.description} (${gap.id}) ${gap.status === "failed" ? "failed" : `was skipped: ${gap.skipReason ?? "no reason given"}`}` };
+  if (!now.some((s) => s.status === "done")) return { ok: false, why: `step ${id} did not finish` };
+  return { ok: true, why: null };
+}
+
+export function coverageOf(plan: Plan): Coverage {
+  const u = plan.understanding;
+  const gaps = new Set(missingSteps(plan).map((s) => s.id));
+  const parts: PartOutcome[] = u.parts.map((part) => {
+    if (part.status === "excluded") return { part, answered: true, why: null };
+    if (part.status === "unsupported") return { part, answered: false, why: part.why ?? "no tool can do it" };
+    if (part.status === "not_understood") return { part, answered: false, why: `not understood: ${part.why ?? "the planner could not read it"}` };
+    const failed = part.stepIds.map((id) => stepAnswered(plan, id, gaps)).find((r) => !r.ok);
+    return failed ? { part, answered: false, why: failed.why } : { part, answered: true, why: null };
+  });
+  const missing = [
+    ...parts.filter((p) => !p.answered).map((p) => ({ id: p.part.id, text: p.part.text, why: p.why ?? "not answered" })),
+    ...u.refused.map((r, i) => ({ id: `refused${i + 1}`, text: r.text, why: `not used as ${r.name}: ${r.why}` })),
+    ...u.unaccounted.map((x, i) => ({ id: `unread${i + 1}`, text: x.text, why: `not understood (${x.kind}): ${x.why}` })),
+  ];
+  return { parts, missing };
+}
+
+/** Parts of the request the answer lacks, beyond steps that are missing (those are reported as steps already). */
+export function unansweredByUnderstanding(plan: Plan): Coverage["missing"] {
+  const c = coverageOf(plan);
+  const stepGaps = new Set(c.parts.filter((p) => !p.answered && p.part.status === "served").map((p) => p.part.id));
+  return c.missing.filter((m) => !stepGaps.has(m.id));
+}
+
+/** A model's review of the answer: for each part of the request, whether the results answer it. */
+export interface AnswerReview {
+  parts: { partId: string; answered: boolean; why: string | null }[];
+}
+
+export interface ReviewVerdict {
+  /** Parts the model said are answered though no step served them: the record wins, and says so. */
+  overruled: { partId: string; text: string; why: string }[];
+  /** Parts whose steps succeeded yet the model found unanswered: the step to fail as `incomplete_result`. */
+  incomplete: { partId: string; text: string; stepId: string; why: string }[];
+}
+
+/**
+ * Weighs a model's review against the record. The record decides what was served: a model cannot answer a part
+ * by saying so. It can find that a served part's results do not answer it, which sends the part's last step back
+ * to replanning. Parts the review does not mention keep the record's verdict.
+ */
+export function judgeReview(plan: Plan, review: AnswerReview): ReviewVerdict {
+  const verdict: ReviewVerdict = { overruled: [], incomplete: [] };
+  const outcomes = new Map(coverageOf(plan).parts.map((p) => [p.part.id, p]));
+  for (const r of review.parts) {
+    const outcome = outcomes.get(r.partId);
+    if (!outcome) continue;
+    if (r.answered && !outcome.answered) {
+      verdict.overruled.push({ partId: r.partId, text: outcome.part.text, why: `the model said it is answered, but ${outcome.why ?? "no step served it"}` });
+    } else if (!r.answered && outcome.answered && outcome.part.status === "served") {
+      const serving = outcome.part.stepIds.flatMap((id) => descendantsOf(plan, id)).filter((s) => s.status === "done");
+      const last = serving.sort((a, b) => b.order - a.order)[0];
+      if (last) verdict.incomplete.push({ partId: r.partId, text: outcome.part.text, stepId: last.id, why: r.why ?? "the results do not answer it" });
+    }
+  }
+  return verdict;
+}

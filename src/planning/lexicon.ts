@@ -1,0 +1,633 @@
+/**
+ * Generic reading of a request, in English, Spanish and French: clauses, the scope of a negation and of "only",
+ * numbers (digits and words), amounts of money with their currency, ranges, dates, task verbs and names. Every
+ * mention carries its span in the original text, so the planner can tell which words served the plan and which
+ * served nothing. Nothing here knows a domain: toolkits read their own meaning on top of it.
+ *
+ * Why no NLP library: `compromise` (maintained, Node-20 compatible) reads English only, and what the planner needs
+ * in three languages — negation and "only" scopes, number words, currency marks, spans into the original text —
+ * is a few tables; two code paths (a library for English, tables for the rest) would disagree with each other.
+ */
+
+export interface Span {
+  start: number;
+  end: number;
+  text: string;
+}
+
+interface Negation {
+  /** The negating words ("no", "without", "sin", "pas de", "we already have"). */
+  cue: Span;
+  /** What is negated: the words after the cue up to the end of the clause or a contrast ("but", "pero"). */
+  scope: Span;
+}
+
+interface OnlyScope {
+  cue: Span;
+  /** What "only" restricts the request to ("flight" in "flight only", "a hotel" in "just a hotel"). */
+  scope: Span;
+}
+
+interface NumberMention extends Span {
+  value: number;
+  /** Spelled out ("two thousand", "dos", "trois"). */
+  word: boolean;
+}
+
+interface RangeMention extends Span {
+  min: number;
+  max: number;
+}
+
+interface Amount extends Span {
+  value: number;
+  /** ISO 4217 code of the currency named, or null when the mark is not one the table knows (e.g. "pesos"). */
+  currency: string | null;
+  /** The currency mark as written ("€", "yen", "CHF", "dollars"), or null when the amount has none. */
+  mark: string | null;
+}
+
+export interface TaskVerb extends Span {
+  /** The verb's English infinitive ("translate" for "traduce" and "traduis"). */
+  verb: string;
+}
+
+export interface Analysis {
+  text: string;
+  /** Lower case without accents, same length as `text`, so indices point into both. */
+  norm: string;
+  clauses: Span[];
+  negations: Negation[];
+  onlys: OnlyScope[];
+  numbers: NumberMention[];
+  ranges: RangeMention[];
+  amounts: Amount[];
+  dates: Span[];
+  taskVerbs: TaskVerb[];
+  /** Capitalised words that are not sentence-initial function words: candidate places and names. */
+  names: Span[];
+}
+
+/** Lower case without accents, one character per character, so indices still point into the original text. */
+export function foldCase(text: string): string {
+  return [...text]
+    .map((ch) => {
+      const folded = ch.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+      if (folded.length === 1) return folded;
+      const lower = ch.toLowerCase();
+      return lower.length === 1 ? lower : " ";
+    })
+    .join("")
+    .replace(/[’`]/g, "'");
+}
+
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function span(text: string, start: number, end: number): Span {
+  return { start, end, text: text.slice(start, end) };
+}
+
+/** Whether [start, end) lies inside one of the spans. */
+export function within(s: { start: number; end: number }, spans: readonly { start: number; end: number }[]): boolean {
+  return spans.some((x) => s.start >= x.start && s.end <= x.end);
+}
+
+/** Whether [start, end) overlaps one of the spans. */
+export function overlaps(s: { start: number; end: number }, spans: readonly { start: number; end: number }[]): boolean {
+  return spans.some((x) => s.start < x.end && s.end > x.start);
+}
+
+/** Word boundary that treats accented letters (folded to ASCII in `norm`) and digits as word characters. */
+const B = "(?<![a-z0-9])";
+const E = "(?![a-z0-9])";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Clauses
+
+/** Words that join two clauses: "and", "then", "y", "et", "puis", "luego", "also", "plus" … */
+const JOINERS = ["and then", "and also", "and", "then", "also", "plus", "y luego", "y despues", "y", "e", "luego", "despues", "ademas", "et puis", "et ensuite", "et", "puis", "ensuite", "aussi"];
+
+/**
+ * The request's clauses: split on ";", ".", "!", "?", on commas (not inside a number such as 1,500) and on joining
+ * words. Each clause is trimmed; empty ones are dropped.
+ */
+function splitClauses(text: string, norm = foldCase(text), protect: readonly { start: number; end: number }[] = []): Span[] {
+  const cuts: { start: number; end: number }[] = [];
+  for (const m of norm.matchAll(/[;!?]|\.(?!\d)(?=\s|$)|,(?!\d{3}(?!\d))/g)) cuts.push({ start: m.index, end: m.index + m[0].length });
+  const joiner = new RegExp(`\\s(?:${JOINERS.map(escapeRegExp).join("|")})${E}`, "g");
+  for (const m of norm.matchAll(joiner)) cuts.push({ start: m.index, end: m.index + m[0].length });
+  cuts.sort((a, b) => a.start - b.start);
+  const clauses: Span[] = [];
+  let from = 0;
+  for (const cut of cuts) {
+    // Never inside a number or a range ("vingt et un", "between 1000 and 1500").
+    if (cut.start < from || overlaps(cut, protect)) continue;
+    pushTrimmed(text, from, cut.start, clauses);
+    from = cut.end;
+  }
+  pushTrimmed(text, from, text.length, clauses);
+  return clauses;
+}
+
+function pushTrimmed(text: string, start: number, end: number, out: Span[]): void {
+  let s = start;
+  let e = end;
+  while (s < e && /\s/.test(text[s] ?? "")) s++;
+  while (e > s && /\s/.test(text[e - 1] ?? "")) e--;
+  if (e > s) out.push(span(text, s, e));
+}
+
+/** The clause that holds position `index`. */
+function clauseAt(clauses: readonly Span[], index: number): Span | undefined {
+  return clauses.find((c) => index >= c.start && index < c.end);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Negation and "only"
+
+/** Phrases that look negative but state a limit ("no more than $500", "pas plus de", "no más de"). */
+const NOT_NEGATIONS = [
+  "no more than", "not more than", "no later than", "not later than", "no earlier than", "no less than", "not less than",
+  "not exceed", "not to exceed", "not exceeding", "not over", "no matter", "not only", "no problem", "no longer than",
+  "not too", "no mas de", "no mas que", "no menos de", "no exceder", "sin exceder", "sin pasar de", "pas plus de",
+  "pas plus que", "ne pas depasser", "pas moins de", "sans depasser", "no later", "not sure",
+];
+
+/** Cues whose scope follows them. Longest first, so "don't want" wins over "no". */
+const NEGATION_CUES = [
+  "do not want", "don't want", "dont want", "do not need", "don't need", "dont need", "no need for", "no need of",
+  "we already have", "i already have", "we've already got", "already have", "already got", "already booked",
+  "rather not", "instead of", "other than", "excluding", "except", "without", "never", "skip", "not", "no",
+  "no quiero", "no queremos", "no necesito", "no necesitamos", "ya tenemos", "ya tengo", "en vez de", "en lugar de",
+  "excepto", "salvo", "nada de", "sin",
+  "je ne veux pas", "nous ne voulons pas", "pas besoin de", "pas besoin d'", "on a deja", "nous avons deja",
+  "j'ai deja", "au lieu de", "plutot que", "sauf", "pas de", "pas d'", "sans",
+].sort((a, b) => b.length - a.length);
+
+/** Cues that negate what comes before them ("hotel not needed"). */
+const POSTFIX_NEGATIONS = ["not needed", "not necessary", "not required", "isn't needed", "is not needed", "no thanks", "no necesario", "no hace falta", "pas necessaire", "pas besoin"];
+
+/** Words that end a negation's scope: what follows is wanted again ("no hotel but a flight"). */
+const CONTRAST = new RegExp(`${B}(?:but|instead|rather|however|pero|sino|mais|plutot)${E}`);
+
+function findNegations(text: string, norm: string, clauses: readonly Span[]): Negation[] {
+  const blocked: { start: number; end: number }[] = [];
+  for (const phrase of NOT_NEGATIONS) {
+    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) blocked.push({ start: m.index, end: m.index + m[0].length });
+  }
+  const out: Negation[] = [];
+  const taken: { start: number; end: number }[] = [];
+  // Postfix cues first: "not needed" is one cue, not "not" followed by "needed".
+  for (const cue of POSTFIX_NEGATIONS) {
+    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(cue)}${E}`, "g"))) {
+      const s = { start: m.index, end: m.index + m[0].length };
+      if (overlaps(s, taken)) continue;
+      const clause = clauseAt(clauses, s.start);
+      const scope = trimSpan(text, clause?.start ?? 0, s.start);
+      if (scope.end <= scope.start) continue;
+      taken.push(s);
+      out.push({ cue: span(text, s.start, s.end), scope });
+    }
+  }
+  for (const cue of NEGATION_CUES) {
+    const tail = cue.endsWith("'") ? "" : E;
+    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(cue)}${tail}`, "g"))) {
+      const s = { start: m.index, end: m.index + m[0].length };
+      if (overlaps(s, taken) || overlaps(s, blocked)) continue;
+      // "not" inside "do not want" is taken by the longer cue; French "ne ... pas": the cue is "pas".
+      const clause = clauseAt(clauses, s.start);
+      const clauseEnd = clause?.end ?? text.length;
+      let end = clauseEnd;
+      const rest = norm.slice(s.end, clauseEnd);
+      const contrast = CONTRAST.exec(rest);
+      if (contrast) end = s.end + contrast.index;
+      const scope = trimSpan(text, s.end, end);
+      if (scope.end <= scope.start) continue;
+      taken.push(s);
+      out.push({ cue: span(text, s.start, s.end), scope });
+    }
+  }
+  return out.sort((a, b) => a.cue.start - b.cue.start);
+}
+
+function trimSpan(text: string, start: number, end: number): Span {
+  let s = start;
+  let e = end;
+  while (s < e && /[\s,:]/.test(text[s] ?? "")) s++;
+  while (e > s && /[\s,.;:!?]/.test(text[e - 1] ?? "")) e--;
+  return span(text, s, e);
+}
+
+const ONLY_CUES = ["nothing but", "only", "just", "solely", "exclusively", "solamente", "unicamente", "solo", "seulement", "uniquement", "juste", "rien que"];
+/** Function words after which a postfix "only" ("flights only from Madrid") still looks back. */
+const FUNCTION_WORDS = new Set(
+  (
+    "a an the my our your this that these those some any to from in on at by of for with and or but then " +
+    "me us it please el la los las un una unos unas de del al en para por con y o a desde hacia " +
+    "le les l' des du au aux pour avec et ou depuis vers chez"
+  ).split(" "),
+);
+
+function findOnlys(text: string, norm: string, clauses: readonly Span[]): OnlyScope[] {
+  const out: OnlyScope[] = [];
+  const taken: { start: number; end: number }[] = [];
+  for (const cue of ONLY_CUES) {
+    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(cue)}${E}`, "g"))) {
+      const s = { start: m.index, end: m.index + m[0].length };
+      if (overlaps(s, taken)) continue;
+      taken.push(s);
+      const clause = clauseAt(clauses, s.start) ?? span(text, 0, text.length);
+      const next = /^\s*([a-z0-9'$€£¥-]+)/.exec(norm.slice(s.end, clause.end))?.[1];
+      const prefix = next !== undefined && !FUNCTION_WORDS.has(next);
+      // "just a hotel" reads forward past an article; "flight only" reads back.
+      const forward = next !== undefined && (prefix || ["a", "an", "the", "un", "une", "una", "el", "la", "le", "les", "los", "las", "l'"].includes(next));
+      const scope = forward ? trimSpan(text, s.end, clause.end) : trimSpan(text, Math.max(clause.start, lastWords(norm, clause.start, s.start, 3)), s.start);
+      if (scope.end > scope.start) out.push({ cue: span(text, s.start, s.end), scope });
+    }
+  }
+  return out.sort((a, b) => a.cue.start - b.cue.start);
+}
+
+/** Start index of the last `n` words before `end` (not before `floor`). */
+function lastWords(norm: string, floor: number, end: number, n: number): number {
+  let i = end;
+  let words = 0;
+  while (i > floor && words < n) {
+    while (i > floor && /\s/.test(norm[i - 1] ?? "")) i--;
+    while (i > floor && !/\s/.test(norm[i - 1] ?? "")) i--;
+    words++;
+  }
+  return i;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Numbers
+
+const UNITS: Record<string, number> = {
+  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11,
+  twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
+  twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  cero: 0, uno: 1, una: 1, dos: 2, tres: 3, cuatro: 4, cinco: 5, seis: 6, siete: 7, ocho: 8, nueve: 9, diez: 10,
+  doce: 12, trece: 13, catorce: 14, quince: 15, dieciseis: 16, diecisiete: 17, dieciocho: 18,
+  diecinueve: 19, veinte: 20, veintiuno: 21, veintidos: 22, veintitres: 23, veinticuatro: 24, veinticinco: 25,
+  treinta: 30, cuarenta: 40, cincuenta: 50, sesenta: 60, setenta: 70, ochenta: 80, noventa: 90,
+  doscientos: 200, trescientos: 300, cuatrocientos: 400, quinientos: 500, seiscientos: 600, setecientos: 700,
+  ochocientos: 800, novecientos: 900, cien: 100, ciento: 100,
+  un: 1, une: 1, deux: 2, trois: 3, quatre: 4, cinq: 5, sept: 7, huit: 8, neuf: 9, dix: 10, onze: 11,
+  douze: 12, treize: 13, quatorze: 14, quinze: 15, seize: 16, vingt: 20, vingts: 20, trente: 30, quarante: 40,
+  cinquante: 50, soixante: 60, "quatre-vingt": 80, "quatre-vingts": 80,
+};
+const MULTIPLIERS: Record<string, number> = {
+  dozen: 12, hundred: 100, cent: 100, cents: 100, thousand: 1000, million: 1_000_000, millions: 1_000_000, grand: 1000,
+  mil: 1000, millon: 1_000_000, millones: 1_000_000, mille: 1000,
+};
+/** Multipliers that are a number on their own ("mil euros", "cent euros"); "grand hotel" is not. */
+const STANDALONE_MULTIPLIERS = new Set(["hundred", "thousand", "mil", "mille", "cent", "million", "millions", "millon", "millones"]);
+/** Words that join the parts of one spelled number ("twenty-five", "treinta y cinco", "vingt et un"). */
+const NUMBER_GLUE = new Set(["and", "y", "et", "-"]);
+/** Words for "one" that are usually articles: never a number on their own. */
+const ARTICLE_ONES = new Set(["un", "une", "una", "uno", "a", "an"]);
+
+/** Digits with thousands separators or a decimal part, an optional sign and a "k" for thousands. */
+const DIGITS = /(?<![\w.,])(-\s?)?(\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d+)?)(?:\s?(k)(?![a-z]))?/g;
+
+/** "1,200", "1.200", "1,200.50", "2.5" and "2,5" all mean what a reader would expect. */
+function parseDigits(digits: string): number {
+  if (/^\d{1,3}(?:[.,]\d{3})+$/.test(digits)) return Number(digits.replace(/[.,]/g, ""));
+  const m = /^(\d{1,3}(?:[.,]\d{3})+)[.,](\d{1,2})$/.exec(digits);
+  if (m) return Number(`${(m[1] ?? "").replace(/[.,]/g, "")}.${m[2] ?? ""}`);
+  return Number(digits.replace(",", "."));
+}
+
+function findNumbers(text: string, norm: string): NumberMention[] {
+  const out: NumberMention[] = [];
+  for (const m of norm.matchAll(DIGITS)) {
+    const [, sign, digits = "", kilo] = m;
+    // "3-5 days": the dash is a range, not a sign; "-2 people" after a space or at the start is a sign.
+    const signed = sign !== undefined && (m.index === 0 || /\s/.test(norm[m.index - 1] ?? ""));
+    const start = signed ? m.index : m.index + (sign?.length ?? 0);
+    let value = parseDigits(digits) * (kilo ? 1000 : 1);
+    if (signed) value = -value;
+    // "2 thousand", "3 mil"
+    const after = /^\s+(thousand|mil|mille|million|millones|millon|grand)(?![a-z])/.exec(norm.slice(m.index + m[0].length));
+    let end = m.index + m[0].length;
+    if (after && !kilo) {
+      value *= MULTIPLIERS[after[1] ?? ""] ?? 1;
+      end += after[0].length;
+    }
+    out.push({ ...span(text, start, end), value, word: false });
+  }
+  // Spelled numbers: runs of number words and glue.
+  const tokens = [...norm.matchAll(/[a-z]+(?:-[a-z]+)*|-/g)];
+  let i = 0;
+  while (i < tokens.length) {
+    const parsed = spelledAt(tokens, i, norm);
+    if (!parsed) {
+      i++;
+      continue;
+    }
+    const { value, start, end, next, words } = parsed;
+    // French "très" (very) folds to Spanish "tres".
+    const accentedTres = words.length === 1 && words[0] === "tres" && text.slice(start, end).toLowerCase() === "très";
+    if (!(words.length === 1 && ARTICLE_ONES.has(words[0] ?? "")) && !accentedTres) {
+      if (!overlaps({ start, end }, out)) out.push({ ...span(text, start, end), value, word: true });
+    }
+    i = next;
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
+
+function wordValue(w: string): { unit: number } | { mult: number } | null {
+  if (w in MULTIPLIERS) return { mult: MULTIPLIERS[w]! };
+  if (w in UNITS) return { unit: UNITS[w]! };
+  // "twenty-five", "vingt-deux", "soixante-dix"
+  if (w.includes("-")) {
+    const parts = w.split("-").filter((p) => !NUMBER_GLUE.has(p));
+    if (w.startsWith("quatre-vingt")) {
+      const rest = parts.slice(2).reduce((sum, p) => sum + (UNITS[p] ?? NaN), 0);
+      return Number.isNaN(rest) ? null : { unit: 80 + rest };
+    }
+    let sum = 0;
+    for (const p of parts) {
+      const v = UNITS[p];
+      if (v === undefined) return null;
+      sum += v;
+    }
+    return { unit: sum };
+  }
+  return null;
+}
+
+function spelledAt(tokens: RegExpMatchArray[], i: number, norm: string): { value: number; start: number; end: number; next: number; words: string[] } | null {
+  const first = tokens[i]?.[0] ?? "";
+  const startsWithArticle = first === "a" || first === "an";
+  // "a hundred", "a thousand": the article counts as one.
+  if (startsWithArticle) {
+    const second = tokens[i + 1]?.[0] ?? "";
+    if (!(second in MULTIPLIERS)) return null;
+  } else if (wordValue(first) === null) return null;
+  else if (first in MULTIPLIERS && !STANDALONE_MULTIPLIERS.has(first)) return null;
+  let total = 0;
+  let current = 0;
+  let j = i;
+  let last = i;
+  const words: string[] = [];
+  let sawNumber = false;
+  while (j < tokens.length) {
+    const w = tokens[j]?.[0] ?? "";
+    if (j > i) {
+      // Only spaces between the words of one number.
+      const gap = norm.slice((tokens[j - 1]?.index ?? 0) + (tokens[j - 1]?.[0].length ?? 0), tokens[j]?.index ?? 0);
+      if (!/^\s*$/.test(gap)) break;
+    }
+    if (j === i && startsWithArticle) {
+      current = 1;
+      words.push(w);
+      j++;
+      continue;
+    }
+    if (NUMBER_GLUE.has(w) && sawNumber) {
+      // "twenty and five", "treinta y cinco", "vingt et un", "one hundred and five" — not "two and three".
+      const nextValue = wordValue(tokens[j + 1]?.[0] ?? "");
+      const sofar = total + current;
+      const glued = nextValue && "unit" in nextValue && ((current >= 20 && current % 10 === 0 && nextValue.unit < 10) || (sofar >= 100 && sofar % 100 === 0 && nextValue.unit < 100));
+      if (glued) {
+        j++;
+        continue;
+      }
+      break;
+    }
+    const v = wordValue(w);
+    if (!v) break;
+    if ("mult" in v) {
+      if (v.mult >= 1000) {
+        total += (current || 1) * v.mult;
+        current = 0;
+      } else current = (current || 1) * v.mult;
+    } else if (v.unit === 20 && current > 0 && current < 20 && w.startsWith("vingt")) {
+      current *= 20; // French "quatre vingts" written apart
+    } else if (v.unit >= 100) {
+      current += v.unit; // "doscientos", "cent"
+    } else current += v.unit;
+    words.push(w);
+    sawNumber = true;
+    last = j;
+    j++;
+  }
+  if (!sawNumber && !startsWithArticle) return null;
+  if (words.length === 0) return null;
+  const start = tokens[i]?.index ?? 0;
+  const end = (tokens[last]?.index ?? 0) + (tokens[last]?.[0].length ?? 0);
+  return { value: total + current, start, end, next: last + 1, words };
+}
+
+/** Ranges between two numbers: "3-5", "3 to 5", "between 1000 and 1500", "entre 3 y 5", "de 3 à 5". */
+function findRanges(text: string, norm: string, numbers: readonly NumberMention[]): RangeMention[] {
+  const out: RangeMention[] = [];
+  for (let k = 0; k + 1 < numbers.length; k++) {
+    const a = numbers[k]!;
+    const b = numbers[k + 1]!;
+    const gap = norm.slice(a.end, b.start);
+    if (!/^\s*(?:-|–|to|a|au|hasta|or|ou|o)\s*$/.test(gap) && !(/^\s*(?:and|y|et)\s*$/.test(gap) && /(?:between|entre)\s*$/.test(norm.slice(0, a.start)))) continue;
+    // "-" glued to a digit was read as a sign: "3-5" gives 3 and -5.
+    const max = gap.trim() === "" && b.value < 0 ? -b.value : b.value;
+    const before = /(?:between|entre|from|de|desde)\s*$/.exec(norm.slice(0, a.start));
+    const start = before ? a.start - before[0].length : a.start;
+    if (max > a.value) out.push({ ...span(text, start, b.end), min: a.value, max });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Money
+
+/** Currency marks: symbols, ISO codes and names in the three languages. Longest first when matching. */
+const CURRENCY_MARKS: [string, string][] = ([
+  ["us$", "USD"], ["$", "USD"], ["usd", "USD"], ["us dollars", "USD"], ["dollars", "USD"], ["dollar", "USD"], ["bucks", "USD"], ["dolares", "USD"], ["dolar", "USD"],
+  ["€", "EUR"], ["eur", "EUR"], ["euros", "EUR"], ["euro", "EUR"],
+  ["£", "GBP"], ["gbp", "GBP"], ["pounds", "GBP"], ["pound", "GBP"], ["quid", "GBP"], ["libras", "GBP"], ["livres sterling", "GBP"], ["livres", "GBP"],
+  ["¥", "JPY"], ["jpy", "JPY"], ["yen", "JPY"], ["yenes", "JPY"],
+  ["chf", "CHF"], ["swiss francs", "CHF"], ["swiss franc", "CHF"], ["francos suizos", "CHF"], ["francs suisses", "CHF"], ["fr.", "CHF"],
+  ["c$", "CAD"], ["cad", "CAD"], ["canadian dollars", "CAD"], ["a$", "AUD"], ["aud", "AUD"], ["australian dollars", "AUD"],
+  ["cny", "CNY"], ["yuan", "CNY"], ["rmb", "CNY"], ["₹", "INR"], ["inr", "INR"], ["rupees", "INR"], ["rupias", "INR"],
+  ["mxn", "MXN"], ["mexican pesos", "MXN"], ["sek", "SEK"], ["swedish kronor", "SEK"], ["nok", "NOK"], ["dkk", "DKK"],
+  ["czk", "CZK"], ["korunas", "CZK"], ["pln", "PLN"], ["zloty", "PLN"], ["huf", "HUF"], ["forints", "HUF"],
+  ["brl", "BRL"], ["reais", "BRL"], ["krw", "KRW"], ["₩", "KRW"], ["lira", "TRY"], ["liras", "TRY"],
+  // Names the table cannot pin to one currency: kept as marks, with no code, so a toolkit can ask.
+  ["pesos", ""], ["peso", ""], ["francs", ""], ["franc", ""], ["francos", ""], ["kronor", ""], ["crowns", ""], ["coronas", ""], ["couronnes", ""], ["dinars", ""], ["dirhams", ""],
+] as [string, string][]).sort((a, b) => b[0].length - a[0].length);
+
+function markRegex(after: boolean): RegExp {
+  const alts = CURRENCY_MARKS.map(([m]) => (/^[a-z]/.test(m) ? `${escapeRegExp(m)}(?![a-z])` : escapeRegExp(m))).join("|");
+  return after ? new RegExp(`^\\s*(${alts})`) : new RegExp(`(${alts})\\s*$`);
+}
+const MARK_AFTER = markRegex(true);
+const MARK_BEFORE = markRegex(false);
+
+function currencyOfMark(mark: string): string | null {
+  const found = CURRENCY_MARKS.find(([m]) => m === mark);
+  return found && found[1] !== "" ? found[1] : null;
+}
+
+/** Amounts of money: a number with a currency mark before or after it ("$2000", "2.000 €", "two thousand dollars"). */
+function findAmounts(text: string, norm: string, numbers: readonly NumberMention[]): Amount[] {
+  const out: Amount[] = [];
+  for (const n of numbers) {
+    const after = MARK_AFTER.exec(norm.slice(n.end));
+    const before = MARK_BEFORE.exec(norm.slice(Math.max(0, n.start - 12), n.start));
+    // A letter mark right before a number only when glued to it or spaced ("CHF 2000", "USD 500"), not "a pound of".
+    const mark = after?.[1] ?? before?.[1] ?? null;
+    if (mark === null) continue;
+    const start = after ? n.start : n.start - (before?.[0].length ?? 0);
+    const end = after ? n.end + (after[0].length ?? 0) : n.end;
+    // "2 dollars" is money; "2 people" is not. A bare "$" or code always is.
+    out.push({ ...span(text, start, end), value: n.value, currency: currencyOfMark(mark), mark: text.slice(after ? n.end + (after[0].length - mark.length) : start, after ? end : start + mark.length) });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dates, task verbs, names
+
+const MONTHS =
+  "january february march april june july august september october november december jan feb apr jun jul aug sep sept oct nov dec " +
+  "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre " +
+  "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre";
+const DAYS =
+  "monday tuesday wednesday thursday friday saturday sunday lunes martes miercoles jueves viernes sabado domingo " +
+  "lundi mardi mercredi jeudi vendredi samedi dimanche";
+const RELATIVE_DATES = ["today", "tomorrow", "tonight", "next week", "next month", "next year", "this summer", "this winter", "hoy", "manana", "pasado manana", "la semana que viene", "la proxima semana", "el mes que viene", "aujourd'hui", "demain", "la semaine prochaine", "le mois prochain"];
+
+function findDates(text: string, norm: string): Span[] {
+  const out: Span[] = [];
+  const add = (start: number, end: number) => {
+    if (!overlaps({ start, end }, out)) out.push(span(text, start, end));
+  };
+  const months = MONTHS.split(" ").join("|");
+  for (const m of norm.matchAll(new RegExp(`${B}(?:(?:\\d{1,2}(?:st|nd|rd|th|er)?\\s+(?:of\\s+|de\\s+)?)?(?:${months})(?:\\s+\\d{1,2}(?:st|nd|rd|th)?)?(?:,?\\s+\\d{4}(?![-/\\d]))?)${E}`, "g"))) {
+    // "may" is also a verb: only a month with a day number next to it.
+    if (/^may$/.test(m[0])) continue;
+    add(m.index, m.index + m[0].length);
+  }
+  for (const m of norm.matchAll(new RegExp(`${B}(?:next\\s+|this\\s+|on\\s+)?(?:${DAYS.split(" ").join("|")})${E}`, "g"))) add(m.index, m.index + m[0].length);
+  for (const phrase of RELATIVE_DATES) for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) add(m.index, m.index + m[0].length);
+  for (const m of norm.matchAll(/\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b/g)) add(m.index, m.index + m[0].length);
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Verbs that ask for something to be done, by their English infinitive, with the forms a request uses in the
+ * three languages (imperative, infinitive, "-ing"). Matching a form names the task; whether a tool does it is the
+ * planner's question.
+ */
+const TASK_VERBS: Record<string, string[]> = {
+  translate: ["translate", "translating", "traduce", "traducir", "traduceme", "traduis", "traduire", "traduisez"],
+  summarize: ["summarize", "summarise", "summarizing", "summarising", "sum up", "resume", "resumir", "resumeme", "resume-moi", "resumer", "resumez"],
+  email: ["email", "e-mail", "mail", "emailing", "envia un correo", "mandar un correo", "envoie un mail", "envoyer un mail", "envoie un courriel"],
+  send: ["send", "sending", "envia", "enviar", "manda", "mandar", "envoie", "envoyer", "envoyez"],
+  call: ["call", "phone", "calling", "llama", "llamar", "appelle", "appeler", "appelez"],
+  text: ["sms", "whatsapp"],
+  compare: ["compare", "comparing", "compara", "comparar", "compare-moi", "comparer", "comparez"],
+  book: ["book", "booking", "reserve", "reserva", "reservar", "reservame", "reserve-moi", "reserver", "reservez"],
+  buy: ["buy", "purchase", "compra", "comprar", "achete", "acheter", "commande", "commander"],
+  pay: ["pay", "paga", "pagar", "paye", "payer"],
+  cancel: ["cancel", "cancela", "cancelar", "annule", "annuler"],
+  rent: ["rent", "hire", "alquila", "alquilar", "loue", "louer"],
+  find: ["find", "search", "look for", "look up", "busca", "buscar", "buscame", "encuentra", "cherche", "chercher", "trouve", "trouver"],
+  plan: ["plan", "organize", "organise", "planning", "planea", "planear", "planifica", "planificar", "organiza", "organizar", "planifie", "planifier", "organise-moi", "organiser"],
+  write: ["write", "draft", "compose", "writing", "escribe", "escribir", "redacta", "redactar", "ecris", "ecrire", "redige", "rediger"],
+  read: ["read", "open", "reading", "lee", "leer", "lis", "lire"],
+  count: ["count", "counting", "cuenta", "contar", "compte", "compter"],
+  list: ["list", "listing", "listar", "lister"],
+  analyze: ["analyze", "analyse", "analyzing", "analiza", "analizar", "analyse-moi"],
+  convert: ["convert", "converting", "convierte", "convertir", "convertis"],
+  calculate: ["calculate", "compute", "calcula", "calcular", "calcule", "calculer"],
+  remind: ["remind", "recuerdame", "recordar", "rappelle-moi", "rappeler"],
+  schedule: ["schedule", "agendar", "programar", "programmer"],
+  check: ["check", "verify", "comprueba", "comprobar", "verifica", "verificar", "verifie", "verifier"],
+  post: ["post", "tweet", "publish", "publica", "publicar", "publie", "publier"],
+  delete: ["delete", "remove", "borra", "borrar", "elimina", "eliminar", "supprime", "supprimer"],
+};
+
+function findTaskVerbs(text: string, norm: string): TaskVerb[] {
+  const out: TaskVerb[] = [];
+  const forms = Object.entries(TASK_VERBS)
+    .flatMap(([verb, fs]) => fs.map((f) => [verb, f] as const))
+    .sort((a, b) => b[1].length - a[1].length);
+  for (const [verb, form] of forms) {
+    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(form)}${E}`, "g"))) {
+      const s = { start: m.index, end: m.index + m[0].length };
+      if (overlaps(s, out)) continue;
+      out.push({ ...span(text, s.start, s.end), verb });
+    }
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/** Everyday words that open a sentence: never the start of a name. */
+const SENTENCE_STARTERS = new Set(
+  (
+    "then also please plan book find take get go i we my our the a an this next last visit fly trip flights flight hotel " +
+    "what how can could would help show give tell make send let lets i'd i'm hi hello hey " +
+    "planea reserva busca quiero queremos necesito viaje vuelos planifie reserve cherche je nous voyage vols"
+  ).split(" "),
+);
+
+/** Capitalised words that are not names even mid-sentence. */
+const NOT_NAMES = new Set(["i", "i'm", "i'd", "i'll", "ok", "okay", "please", "thanks", "hi", "hello"]);
+
+/**
+ * Capitalised words and runs of them ("New York", "Puerto Rico"), not at the start of a sentence (where a
+ * capital says nothing), plus all-capital codes of 3+ letters that are not currency codes. Candidate places and
+ * names: a toolkit that reads one accounts for it.
+ */
+function findNames(text: string, amounts: readonly Span[]): Span[] {
+  const out: Span[] = [];
+  for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+(?:de\s+|del\s+|la\s+|los\s+|of\s+)?\p{Lu}[\p{L}'’-]*)*/gu)) {
+    const start = m.index;
+    const before = text.slice(0, start);
+    const sentenceStart = /^\s*["'(¿¡]?\s*$/.test(before) || /[.!?]\s*["'(¿¡]?\s*$/.test(before);
+    const word = m[0].replace(/[.'’-]+$/, "");
+    if (NOT_NAMES.has(word.toLowerCase())) continue;
+    if (overlaps({ start, end: start + word.length }, amounts)) continue;
+    if (/^[A-Z]{1,2}$/.test(word)) continue;
+    let from = start;
+    let name = word;
+    if (sentenceStart) {
+      // A sentence's first word is capitalised anyway: a name only when it is not an everyday word and more
+      // capitalised words follow ("New York trip"), or the rest of the run once it is dropped ("Then Rome").
+      const [first = "", ...rest] = word.split(/\s+/);
+      if (rest.length === 0) continue;
+      if (SENTENCE_STARTERS.has(first.toLowerCase()) || FUNCTION_WORDS.has(first.toLowerCase())) {
+        from = start + word.indexOf(rest[0]!);
+        name = word.slice(from - start);
+      }
+    }
+    out.push(span(text, from, from + name.length));
+  }
+  return out;
+}
+
+/** Reads a request: the generic layer every toolkit's interpretation builds on. */
+export function analyzeRequest(text: string): Analysis {
+  const norm = foldCase(text);
+  const numbers = findNumbers(text, norm);
+  const ranges = findRanges(text, norm, numbers);
+  const clauses = splitClauses(text, norm, [...numbers, ...ranges]);
+  const amounts = findAmounts(text, norm, numbers);
+  return {
+    text,
+    norm,
+    clauses,
+    negations: findNegations(text, norm, clauses),
+    onlys: findOnlys(text, norm, clauses),
+    numbers,
+    ranges,
+    amounts,
+    dates: findDates(text, norm),
+    taskVerbs: findTaskVerbs(text, norm),
+    names: findNames(text, amounts),
+  };
+}

@@ -1,0 +1,333 @@
+import type { TaskStep } from "../domain/plan.js";
+import { Understanding, type MeaningKind, type RequestPart, type Unaccounted } from "../domain/understanding.js";
+import type { Interpretation, ToolSpec } from "../tools/types.js";
+import { escapeRegExp, overlaps, within, type Analysis, type Span, type TaskVerb } from "./lexicon.js";
+
+/**
+ * Building and checking the understanding record: which words of the request served which steps, and which words
+ * carried meaning (a negation, a place, an amount, a number, a date, a task verb) yet served nothing. Generic: the
+ * words come from the lexicon, the tools' keywords and the toolkits' interpretations, never from a domain here.
+ */
+
+/** One place a tool's keyword appears in the request. */
+export interface KeywordHit extends Span {
+  tool: string;
+  keyword: string;
+  /** Inside the scope of a negation ("no hotel"). */
+  negated: boolean;
+  /** Inside the scope of "only" ("flight only"). */
+  only: boolean;
+}
+
+/** A stem match: "flight" matches "flights", "hotel" matches "hotels" (at most two more letters). */
+function keywordPattern(keyword: string): RegExp {
+  const k = escapeRegExp(keyword.toLowerCase());
+  const tail = keyword.includes(" ") || /[^a-z]$/.test(keyword) ? "" : "[a-z]{0,2}";
+  return new RegExp(`(?<![a-z0-9])${k}${tail}(?![a-z0-9])`, "g");
+}
+
+/** Every place each tool's keywords appear, marked when inside a negation or an "only". */
+export function keywordHits(tools: readonly Pick<ToolSpec, "name" | "keywords">[], analysis: Analysis): KeywordHit[] {
+  const hits: KeywordHit[] = [];
+  const negated = analysis.negations.map((n) => n.scope);
+  const only = analysis.onlys.map((o) => o.scope);
+  for (const tool of tools) {
+    for (const keyword of tool.keywords) {
+      for (const m of analysis.norm.matchAll(keywordPattern(keyword))) {
+        const s = { start: m.index, end: m.index + m[0].length };
+        hits.push({ ...s, text: analysis.text.slice(s.start, s.end), tool: tool.name, keyword, negated: within(s, negated), only: within(s, only) });
+      }
+    }
+  }
+  return hits.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Keywords shared by many tools ("trip", "plan") say that the request is about a domain, not which tool it wants:
+ * they never exclude a tool when negated, and never pick one out after "only".
+ */
+export function genericKeywords(tools: readonly Pick<ToolSpec, "keywords">[]): Set<string> {
+  const count = new Map<string, number>();
+  for (const t of tools) for (const k of new Set(t.keywords.map((x) => x.toLowerCase()))) count.set(k, (count.get(k) ?? 0) + 1);
+  return new Set([...count].filter(([, n]) => n >= 3).map(([k]) => k));
+}
+
+/** Something the request rules out: the negation's words and the outputs no step may produce. */
+export interface Exclusion {
+  span: Span;
+  outputs: string[];
+  why: string;
+  /** What is ruled out, in a few words ("no hotel", "not Paris"); default: the outputs. */
+  description?: string;
+}
+
+/** The exclusions of the request's negations: each negation whose scope names a tool by a specific keyword. */
+export function negationExclusions(a: Analysis, hits: readonly KeywordHit[], generic: ReadonlySet<string>, producesOf: (tool: string) => readonly string[]): Exclusion[] {
+  const out: Exclusion[] = [];
+  for (const negation of a.negations) {
+    const named = hits.filter((h) => h.negated && !generic.has(h.keyword.toLowerCase()) && h.start >= negation.scope.start && h.end <= negation.scope.end);
+    const outputs = unique(named.flatMap((h) => producesOf(h.tool)));
+    if (outputs.length === 0) continue;
+    // A postfix cue ("hotel not needed") comes after its scope.
+    const start = Math.min(negation.cue.start, negation.scope.start);
+    const end = Math.max(negation.cue.end, negation.scope.end);
+    const span = { start, end, text: a.text.slice(start, end) };
+    out.push({ span, outputs, why: `the request rules it out ("${span.text}"), so no step produces the ${outputs.join(" or the ")}` });
+  }
+  return out;
+}
+
+/** What the rules planner hands over to build the record. */
+export interface AccountInput {
+  analysis: Analysis;
+  steps: readonly Pick<TaskStep, "id" | "tools" | "params" | "description">[];
+  tools: ReadonlyMap<string, Pick<ToolSpec, "name" | "constraintCheck">>;
+  /** Keyword hits outside negations. */
+  hits: readonly KeywordHit[];
+  exclusions: readonly Exclusion[];
+  /** Interpretations of the toolkits whose tools are in the plan. */
+  interpretations: readonly Interpretation[];
+  /** Tools the request named but the plan cannot use, with why (they need something the request rules out). */
+  dropped: ReadonlyMap<string, string>;
+  /** "only" cues whose scope picked tools: read, so accounted for. */
+  onlyCues: readonly Span[];
+  /** Tool names of the registry, to say what can be done when a part cannot. */
+  abilities: string;
+}
+
+/** The steps that use each tool. */
+function stepsByTool(steps: AccountInput["steps"]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of steps) {
+    const tool = s.tools[0];
+    if (tool) out.set(tool, [...(out.get(tool) ?? []), s.id]);
+  }
+  return out;
+}
+
+/** A mention that carries meaning, to be accounted for. */
+interface Mention extends Span {
+  kind: MeaningKind;
+}
+
+/** The meaningful mentions of the request: names, amounts, numbers, dates, task verbs, negation cues. */
+function meaningfulMentions(a: Analysis): Mention[] {
+  const out: Mention[] = [];
+  const add = (m: Span, kind: MeaningKind) => {
+    if (!overlaps(m, out)) out.push({ ...m, kind });
+  };
+  for (const x of a.amounts) add(x, "amount");
+  for (const x of a.dates) add(x, "date");
+  for (const x of a.ranges) add(x, "number");
+  // A spelled "one" is mostly an article or a figure of speech; digits and other numbers always count.
+  for (const x of a.numbers) if (!(x.word && Math.abs(x.value) === 1)) add(x, "number");
+  for (const x of a.taskVerbs) add(x, "task");
+  for (const x of a.negations) add(x.cue, "negation");
+  for (const x of a.names) add(x, "place");
+  return out.sort((x, y) => x.start - y.start);
+}
+
+/** Spans of step parameter values that appear word for word in the request (for toolkits without a reader). */
+function parameterSpans(a: Analysis, steps: AccountInput["steps"]): Span[] {
+  const out: Span[] = [];
+  for (const step of steps) {
+    for (const value of Object.values(step.params)) {
+      if (typeof value !== "string" && typeof value !== "number") continue;
+      const needle = String(value).toLowerCase();
+      if (needle.length === 0) continue;
+      const re = new RegExp(`(?<![a-z0-9])${escapeRegExp(needle)}(?![a-z0-9])`, "g");
+      for (const m of a.text.toLowerCase().matchAll(re)) out.push({ start: m.index, end: m.index + m[0].length, text: m[0] });
+    }
+  }
+  return out;
+}
+
+const unique = (xs: readonly string[]) => [...new Set(xs)];
+
+/**
+ * Verbs that ask for whatever the clause's tools give ("find flights", "plan 3 days"): served by any step of the
+ * clause. Every other verb ("translate", "email", "compare") must be a keyword of a tool in the plan.
+ */
+const GENERIC_VERBS = new Set(["find", "plan", "check"]);
+
+/**
+ * Clauses led by a verb no tool does ("call the hotel", "email the itinerary"): their keywords name the verb's
+ * object, not a tool's job, so they select no tool and the clause is named as something no tool can do.
+ */
+export function unsupportedVerbClauses(a: Analysis, hits: readonly KeywordHit[], describe: (tool: string) => string): Span[] {
+  return a.clauses.filter((c) => {
+    const verbs = a.taskVerbs.filter((v) => v.start >= c.start && v.end <= c.end && !GENERIC_VERBS.has(v.verb));
+    const inClause = hits.filter((h) => h.start >= c.start && h.end <= c.end);
+    // A verb is done by a tool named in the clause whose keyword it is, or whose name or description says it
+    // ("write a report": write_report writes); "call the hotel": no hotel tool calls.
+    const done = (v: TaskVerb) => inClause.some((h) => overlaps(h, [v]) || new RegExp(`(?<![a-z])${escapeRegExp(v.verb)}`, "i").test(describe(h.tool)));
+    return verbs.length > 0 && !verbs.every(done);
+  });
+}
+
+/**
+ * The understanding record of a rules plan: parts (one per clause, adjacent clauses served by the same steps
+ * merged), values, assumptions, changes and refusals from the toolkits' interpretations (kept only for tools in
+ * the plan), and every meaningful mention no keyword, interpretation, exclusion or parameter accounts for.
+ */
+export function accountFor(input: AccountInput): Understanding {
+  const { analysis: a, interpretations } = input;
+  const byTool = stepsByTool(input.steps);
+  const stepIdsOf = (tools: readonly string[]) => unique(tools.flatMap((t) => byTool.get(t) ?? []));
+  const planned = (tools: readonly string[]) => tools.some((t) => byTool.has(t));
+
+  const values = interpretations.flatMap((i) => i.values).filter((v) => planned(v.tools));
+  const accounted: Span[] = [
+    ...input.hits.filter((h) => byTool.has(h.tool)),
+    ...values.map((v) => v.source),
+    ...interpretations.flatMap((i) => i.consumed),
+    ...input.exclusions.map((e) => e.span),
+    ...input.onlyCues,
+    ...parameterSpans(a, input.steps),
+  ];
+  const notUnderstood = interpretations.flatMap((i) => i.notUnderstood);
+  const mentions = meaningfulMentions(a);
+  // Accounted only when covered whole: "week" read as a keyword does not account for "next week".
+  const open = (m: Span) => !covered(m, accounted) || overlaps(m, notUnderstood.map((n) => n.span));
+
+  const parts: (Omit<RequestPart, "id"> & { at: number })[] = [];
+  const unaccounted: Unaccounted[] = [];
+  for (const clause of a.clauses) {
+    const inside = (s: Span) => s.start >= clause.start && s.end <= clause.end;
+    // A value's words may start before the clause ("then Rome": the clause is "Rome").
+    const servingTools = unique([...input.hits.filter((h) => inside(h) && byTool.has(h.tool)).map((h) => h.tool), ...values.filter((v) => overlaps(v.source, [clause])).flatMap((v) => v.tools)]).filter((t) => byTool.has(t));
+    const exclusions = input.exclusions.filter((e) => overlaps(e.span, [clause]));
+    const served = input.hits.some((h) => inside(h) && byTool.has(h.tool)) || values.some((v) => overlaps(v.source, [clause]));
+    const verbOf = (m: Span) => a.taskVerbs.find((t) => t.start === m.start)?.verb ?? "";
+    const left = mentions.filter((m) => inside(m) && open(m) && !exclusions.some((e) => overlaps(m, [e.span])) && !(served && m.kind === "task" && GENERIC_VERBS.has(verbOf(m))));
+    const droppedHere = unique(input.hits.filter((h) => inside(h) && input.dropped.has(h.tool)).map((h) => h.tool));
+    for (const e of exclusions) parts.push({ at: e.span.start, text: e.span.text, description: e.description ?? `no ${e.outputs.join(", ")}`, kind: "exclusion", status: "excluded", stepIds: [], why: e.why });
+    if (servingTools.length > 0) {
+      const stepIds = stepIdsOf(servingTools);
+      const constraint = servingTools.every((t) => input.tools.get(t)?.constraintCheck === true);
+      const text = exclusions.length > 0 ? remainder(clause, exclusions.map((e) => e.span)) : clause.text;
+      parts.push({ at: clause.start, text, description: describeSteps(input.steps, stepIds), kind: constraint ? "constraint" : "task", status: "served", stepIds, why: null });
+      for (const m of left) unaccounted.push({ text: m.text, kind: m.kind, why: whyUnaccounted(m, notUnderstood) });
+      for (const t of droppedHere) parts.push({ at: clause.start, text: clause.text, description: t, kind: "task", status: "unsupported", stepIds: [], why: input.dropped.get(t) ?? null });
+      continue;
+    }
+    if (droppedHere.length > 0) {
+      parts.push({ at: clause.start, text: clause.text, description: droppedHere.join(", "), kind: "task", status: "unsupported", stepIds: [], why: droppedHere.map((t) => input.dropped.get(t)).join("; ") });
+      continue;
+    }
+    if (exclusions.length > 0 && left.length === 0) continue;
+    const verbs = left.filter((m) => m.kind === "task");
+    if (verbs.length > 0) {
+      const asked = unique(verbs.map((v) => a.taskVerbs.find((t) => t.start === v.start)?.verb ?? v.text.toLowerCase()));
+      parts.push({
+        at: clause.start,
+        text: clause.text,
+        description: asked.join(", "),
+        kind: "task",
+        status: "unsupported",
+        stepIds: [],
+        why: `no tool can ${asked.join(" or ")} (the tools can: ${input.abilities})`,
+      });
+      continue;
+    }
+    if (left.length > 0) {
+      const own = left.map((m) => notUnderstood.find((n) => overlaps(m, [n.span]))?.why).filter((w): w is string => w !== undefined);
+      parts.push({
+        at: clause.start,
+        text: clause.text,
+        description: left.map((m) => `${m.kind} "${m.text}"`).join(", "),
+        kind: "task",
+        status: "not_understood",
+        stepIds: [],
+        why: own.length > 0 ? unique(own).join("; ") : `${left.map((m) => `"${m.text}" (${m.kind})`).join(", ")} served no step of the plan`,
+      });
+    }
+  }
+  // What a toolkit could not read outside any clause (should not happen) still surfaces.
+  for (const n of notUnderstood) {
+    if (!parts.some((p) => p.text.includes(n.span.text)) && !unaccounted.some((u) => u.text === n.span.text)) unaccounted.push({ text: n.span.text, kind: n.kind, why: n.why });
+  }
+
+  return Understanding.parse({
+    parts: mergeParts(parts.sort((x, y) => x.at - y.at).map(({ at: _, ...p }) => p)).map((p, i) => ({ ...p, id: `p${i + 1}` })),
+    values: dedupe(values.map((v) => ({ name: v.name, value: v.value, source: v.source.text, stepIds: stepIdsOf(v.tools) })), (v) => `${v.name}=${JSON.stringify(v.value)}`),
+    assumptions: dedupe(interpretations.flatMap((i) => i.assumptions).filter((x) => planned(x.tools)).map((x) => ({ name: x.name, value: x.value, why: x.why, stepIds: stepIdsOf(x.tools) })), (x) => x.name),
+    changes: dedupe(interpretations.flatMap((i) => i.changes).filter((x) => planned(x.tools)).map((x) => ({ name: x.name, from: x.from, to: x.to, source: x.source, why: x.why, by: "planner" as const, stepIds: stepIdsOf(x.tools) })), (x) => x.name),
+    refused: dedupe(interpretations.flatMap((i) => i.refusals).filter((x) => planned(x.tools) || x.tools.length === 0).map((x) => ({ name: x.name, text: x.text, why: x.why })), (x) => `${x.name}:${x.text}`),
+    unaccounted: dedupe(unaccounted, (u) => u.text),
+    by: "rules",
+  });
+}
+
+/** Whether every non-space character of `m` lies inside one of the spans. */
+function covered(m: Span, spans: readonly { start: number; end: number }[]): boolean {
+  for (let i = m.start; i < m.end; i++) {
+    if (/\s/.test(m.text[i - m.start] ?? "")) continue;
+    if (!spans.some((x) => i >= x.start && i < x.end)) return false;
+  }
+  return true;
+}
+
+function whyUnaccounted(m: Mention, notUnderstood: Interpretation["notUnderstood"]): string {
+  const own = notUnderstood.find((n) => overlaps(m, [n.span]));
+  if (own) return own.why;
+  switch (m.kind) {
+    case "negation":
+      return "the plan does not rule out anything it negates";
+    case "place":
+      return "no step uses this place";
+    case "amount":
+      return "no step uses this amount";
+    case "number":
+      return "no step uses this number";
+    case "date":
+      return "no step takes a date";
+    case "task":
+      return "no step does this";
+    default:
+      return "no step uses it";
+  }
+}
+
+/** The clause's text without the excluded spans ("3 days in Paris" from "3 days in Paris, no hotel"). */
+function remainder(clause: Span, cut: readonly Span[]): string {
+  let text = clause.text;
+  for (const c of [...cut].sort((x, y) => y.start - x.start)) {
+    const s = c.start - clause.start;
+    const e = c.end - clause.start;
+    if (s >= 0 && e <= text.length) text = `${text.slice(0, s)}${text.slice(e)}`;
+  }
+  return text.replace(/\s+/g, " ").replace(/^[\s,;]+|[\s,;]+$/g, "") || clause.text;
+}
+
+function describeSteps(steps: AccountInput["steps"], ids: readonly string[]): string {
+  return ids.map((id) => steps.find((s) => s.id === id)?.description ?? id).join("; ");
+}
+
+/** Adjacent parts served by the same steps, of the same kind, are one part. */
+function mergeParts(parts: Omit<RequestPart, "id">[]): Omit<RequestPart, "id">[] {
+  const out: Omit<RequestPart, "id">[] = [];
+  for (const p of parts) {
+    const prev = out.at(-1);
+    if (prev && prev.status === "served" && p.status === "served" && prev.kind === p.kind && sameSet(prev.stepIds, p.stepIds)) {
+      out[out.length - 1] = { ...prev, text: `${prev.text}, ${p.text}` };
+      continue;
+    }
+    out.push(p);
+  }
+  return out;
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+function dedupe<T>(xs: readonly T[], key: (x: T) => string): T[] {
+  const seen = new Set<string>();
+  return xs.filter((x) => {
+    const k = key(x);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { CandorError, ErrorCode } from "../../errors.js";
+import { defineTool, type ToolSpec } from "../types.js";
+
+/** What read_file returns (and summarize_text consumes). */
+const Text = z.object({ path: z.string(), text: z.string() });
+
+export const SummaryResult = z.object({
+  path: z.string(),
+  /** Each heading with the first sentence under it, in order. */
+  sections: z.array(z.object({ heading: z.string(), lead: z.string() })),
+  summary: z.string(),
+});
+export type SummaryResult = z.infer<typeof SummaryResult>;
+
+/** Most sections a summary lists; a longer document says how many it left out. */
+const MAX_SECTIONS = 12;
+/** Longest lead sentence kept. */
+const MAX_LEAD_CHARS = 220;
+
+/** The first sentence of a paragraph, without markdown decoration. */
+function firstSentence(paragraph: string): string {
+  const plain = paragraph
+    .replace(/`{3}[\s\S]*?`{3}/g, " ")
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/(^|\s)>\s?/g, "$1")
+    .replace(/[*`|]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  const m = /^(.+?[.!?])(\s|$)/.exec(plain);
+  const sentence = (m?.[1] ?? plain).trim();
+  return sentence.length > MAX_LEAD_CHARS ? `${sentence.slice(0, MAX_LEAD_CHARS - 1)}…` : sentence;
+}
+
+/**
+ * An extractive summary: the document's headings (markdown `#`, or underlined) with the first sentence of prose
+ * under each; a text without headings gives its first sentences. Deterministic, offline: what the rules reasoner
+ * can answer "summarize README.md" with.
+ */
+export function summarizeText(path: string, text: string): SummaryResult {
+  const lines = text.split(/\r?\n/);
+  const sections: { heading: string; lead: string }[] = [];
+  let heading: string | null = null;
+  let paragraph: string[] = [];
+  let lead: string | null = null;
+  let inFence = false;
+  const close = () => {
+    if (heading === null) return;
+    const prose = lead ?? (paragraph.length > 0 ? firstSentence(paragraph.join(" ")) : "");
+    sections.push({ heading, lead: prose });
+  };
+  for (const [i, line] of lines.entries()) {
+    if (/^\s*```/.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) continue;
+    const atx = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    const setext = line.trim().length > 0 && /^\s*(=+|-+)\s*$/.test(lines[i + 1] ?? "");
+    if (atx || setext) {
+      close();
+      heading = (atx?.[1] ?? line).trim();
+      paragraph = [];
+      lead = null;
+      continue;
+    }
+    if (/^\s*(=+|-+)\s*$/.test(line) || heading === null || lead !== null) continue;
+    // The lead is the first sentence of the first paragraph of prose under the heading (lists and tables skipped).
+    if (line.trim() === "") {
+      if (paragraph.length > 0) lead = firstSentence(paragraph.join(" "));
+      continue;
+    }
+    // Lists, tables and indented continuations of a list item are not the section's lead.
+    if (paragraph.length === 0 && /^(\s*(\||[-*+] |\d+\. )|\s{2,})/.test(line)) continue;
+    paragraph.push(line.trim());
+  }
+  close();
+  if (sections.length === 0) {
+    const sentences = text.replace(/\s+/g, " ").match(/[^.!?]+[.!?]/g) ?? [text.slice(0, MAX_LEAD_CHARS)];
+    const first = sentences.slice(0, 3).map((x) => x.trim()).join(" ");
+    return { path, sections: [], summary: `${path}: ${first}` };
+  }
+  const shown = sections.slice(0, MAX_SECTIONS);
+  const more = sections.length > shown.length ? `\n(${sections.length - shown.length} more section(s) not shown)` : "";
+  const body = shown.map((x) => `${x.heading}${x.lead ? ` — ${x.lead}` : ""}`).join("\n");
+  return { path, sections: shown, summary: `Summary of ${path} (${sections.length} section(s)):\n${body}${more}` };
+}
+
+/** The workspace's summarizer: takes the text an earlier read_file step produced. */
+export function summarizeTextTool(): ToolSpec {
+  return defineTool({
+    name: "summarize_text",
+    description: "Summarize a text read from the workspace: its headings with the lead sentence under each (extractive, offline)",
+    category: "analysis",
+    keywords: ["summarize", "summarise", "summary", "sum up", "overview", "resume", "resumen", "resumir", "resumer"],
+    consumes: ["text"],
+    produces: ["summary"],
+    sideEffect: "none",
+    needsApproval: false,
+    schema: z.object({}).passthrough(),
+    outputSchema: SummaryResult,
+    estimates: { durationMs: 10, cost: 0 },
+    describeStep: () => "Summarize the text",
+    run: async (_args, ctx) => {
+      const source = Text.safeParse(ctx.inputs.text);
+      if (!source.success) throw new CandorError("Invalid input: summarize_text needs the text of an earlier read_file step.", ErrorCode.TOOL_FAILED);
+      return summarizeText(source.data.path, source.data.text);
+    },
+  });
+}

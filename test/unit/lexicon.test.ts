@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { analyzeRequest } from "../../src/planning/lexicon.js";
+
+const clauses = (t: string) => analyzeRequest(t).clauses.map((c) => c.text);
+const negations = (t: string) => analyzeRequest(t).negations.map((n) => [n.cue.text, n.scope.text]);
+const onlys = (t: string) => analyzeRequest(t).onlys.map((o) => [o.cue.text, o.scope.text]);
+const numbers = (t: string) => analyzeRequest(t).numbers.map((n) => [n.text, n.value]);
+const amounts = (t: string) => analyzeRequest(t).amounts.map((a) => [a.text, a.value, a.currency]);
+
+describe("clauses", () => {
+  it.each([
+    ["find flights from Madrid to Paris and translate the menu into German", ["find flights from Madrid to Paris", "translate the menu into German"]],
+    ["Madrid to Paris then Rome, 6 days", ["Madrid to Paris", "Rome", "6 days"]],
+    ["vuelos a Roma y luego un hotel; sin coche", ["vuelos a Roma", "un hotel", "sin coche"]],
+    ["vol pour Rome puis un hôtel", ["vol pour Rome", "un hôtel"]],
+  ])("%s", (text, expected) => {
+    expect(clauses(text)).toEqual(expected);
+  });
+
+  it("never splits inside a number or a range", () => {
+    expect(clauses("budget of 1,500 dollars")).toEqual(["budget of 1,500 dollars"]);
+    expect(clauses("between 1000 and 1500 dollars")).toEqual(["between 1000 and 1500 dollars"]);
+    expect(clauses("treinta y cinco euros")).toEqual(["treinta y cinco euros"]);
+  });
+});
+
+describe("negation scope", () => {
+  it.each([
+    ["3 days in Paris, no hotel", [["no", "hotel"]]],
+    ["Rome without flights please", [["without", "flights please"]]],
+    ["we already have a place to stay", [["we already have", "a place to stay"]]],
+    ["I don't want to go to Paris, take me to Rome", [["don't want", "to go to Paris"]]],
+    ["Roma sin hotel", [["sin", "hotel"]]],
+    ["Rome, pas d'hôtel", [["pas d'", "hôtel"]]],
+    ["hotel not needed", [["not needed", "hotel"]]],
+    ["no hotel but a flight", [["no", "hotel"]]],
+  ])("%s", (text, expected) => {
+    expect(negations(text)).toEqual(expected);
+  });
+
+  it.each(["no more than $500", "not more than 3 days", "pas plus de 500 euros", "no más de 500 euros"])("a limit is not a negation: %s", (text) => {
+    expect(negations(text)).toEqual([]);
+  });
+});
+
+describe("only", () => {
+  it.each([
+    ["flight only from Paris to London", [["only", "flight"]]],
+    ["just a hotel in Rome", [["just", "a hotel in Rome"]]],
+    ["only flights", [["only", "flights"]]],
+    ["solo vuelos a Roma", [["solo", "vuelos a Roma"]]],
+    ["seulement l'hôtel", [["seulement", "l'hôtel"]]],
+  ])("%s", (text, expected) => {
+    expect(onlys(text)).toEqual(expected);
+  });
+});
+
+describe("numbers", () => {
+  it.each([
+    ["two thousand dollars", [["two thousand", 2000]]],
+    ["twenty-five people", [["twenty-five", 25]]],
+    ["a hundred euros", [["a hundred", 100]]],
+    ["dos mil quinientos euros", [["dos mil quinientos", 2500]]],
+    ["treinta y cinco", [["treinta y cinco", 35]]],
+    ["deux mille cinq cents euros", [["deux mille cinq cents", 2500]]],
+    ["quatre-vingt-dix jours", [["quatre-vingt-dix", 90]]],
+    ["vingt et un jours", [["vingt et un", 21]]],
+    ["-2 people for 2.5 days", [["-2", -2], ["2.5", 2.5]]],
+    ["1,500 or 1.500 or 2,5", [["1,500", 1500], ["1.500", 1500], ["2,5", 2.5]]],
+    ["2k", [["2k", 2000]]],
+  ])("%s", (text, expected) => {
+    expect(numbers(text)).toEqual(expected);
+  });
+
+  it("articles and the French 'très' are not numbers", () => {
+    expect(numbers("un hôtel très central, a flight, une nuit")).toEqual([]);
+  });
+
+  it("reads ranges", () => {
+    const a = analyzeRequest("3-5 days, between 1000 and 1500 dollars, entre 3 y 5 noches");
+    expect(a.ranges.map((r) => [r.min, r.max])).toEqual([
+      [3, 5],
+      [1000, 1500],
+      [3, 5],
+    ]);
+  });
+});
+
+describe("money", () => {
+  it.each([
+    ["under $2000", [["$2000", 2000, "USD"]]],
+    ["¥300000", [["¥300000", 300000, "JPY"]]],
+    ["300000 yen", [["300000 yen", 300000, "JPY"]]],
+    ["2000 CHF", [["2000 CHF", 2000, "CHF"]]],
+    ["€1,500", [["€1,500", 1500, "EUR"]]],
+    ["£900", [["£900", 900, "GBP"]]],
+    ["under two thousand dollars", [["two thousand dollars", 2000, "USD"]]],
+    ["dos mil euros", [["dos mil euros", 2000, "EUR"]]],
+    ["2000 pesos", [["2000 pesos", 2000, null]]],
+  ])("%s", (text, expected) => {
+    expect(amounts(text)).toEqual(expected);
+  });
+
+  it("a count of people or days is not money", () => {
+    expect(amounts("2 people for 3 days")).toEqual([]);
+  });
+});
+
+describe("dates, task verbs and names", () => {
+  it("finds dates in three languages", () => {
+    expect(analyzeRequest("next Friday, 15 June, mañana, le 3 mai, 2025-07-01").dates.map((d) => d.text)).toEqual(["next Friday", "15 June", "mañana", "3 mai", "2025-07-01"]);
+  });
+
+  it("names task verbs by their English infinitive", () => {
+    expect(analyzeRequest("translate it, résume-moi ça, llama a Juan, compare prices, email me").taskVerbs.map((v) => v.verb)).toEqual(["translate", "summarize", "call", "compare", "email"]);
+  });
+
+  it("finds capitalised names, not a sentence's everyday first word", () => {
+    expect(analyzeRequest("Plan a trip from Madrid to New York. Then Rome").names.map((n) => n.text)).toEqual(["Madrid", "New York", "Rome"]);
+    expect(analyzeRequest("Prague and Vienna").names.map((n) => n.text)).toEqual(["Vienna"]);
+  });
+});
