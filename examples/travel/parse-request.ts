@@ -265,7 +265,7 @@ function planLegs(out: Interpretation, t: { origin: string; stops: string[]; day
     // The last city's last day is the flight home: one night fewer there.
     hotel: t.stops
       .map((city, i) => ({ key: slug(city), params: { city, nights: i < n - 1 ? per[i]! : per[i]! - 1, travellers: t.travellers, radiusKm: 0 } }))
-      .filter((h) => (h.params.nights as number) > 0),
+      .filter((h) => h.params.nights > 0),
     activities: t.stops.map((city, i) => ({ key: slug(city), params: { city, days: per[i]!, travellers: t.travellers } })),
   };
   if (out.instances.hotel!.length <= 1) delete out.instances.hotel;

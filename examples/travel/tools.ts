@@ -267,7 +267,8 @@ function invalid(message: string, param: string, value: unknown): CandorError {
 function listInput<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType<T>): T[] {
   const value = ctx.inputs[key];
   if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).map((v) => input(tool, { ...ctx, inputs: { [key]: v } }, key, schema));
+  const values: unknown[] = Array.isArray(value) ? value : [value];
+  return values.map((v) => input(tool, { ...ctx, inputs: { [key]: v } }, key, schema));
 }
 
 /** An input the plan may not have (the request ruled it out): undefined when absent, checked when present. */

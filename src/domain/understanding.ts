@@ -95,10 +95,6 @@ export const Understanding = z.object({
   by: z.enum(["rules", "llm", "none"]).default("none"),
 });
 export type Understanding = z.infer<typeof Understanding>;
-type UnderstandingInput = z.input<typeof Understanding>;
-
-/** The record of a plan made before understanding records existed (old checkpoints): nothing claimed. */
-const NO_UNDERSTANDING: Understanding = Understanding.parse({});
 
 /**
  * What a person must hear about before anything runs, one sentence each: parts no tool can do or the planner

@@ -46,7 +46,7 @@ function locate(request: string, norm: string, text: string): Span | null {
  * interpretations, parameter values found in the text, exclusions by negation. What the rules planner builds,
  * without its choices (which tools to drop).
  */
-export function recordForSteps(request: PlanningRequest, steps: readonly Pick<TaskStep, "id" | "tools" | "params" | "description">[], registry: ToolRegistry): Understanding {
+function recordForSteps(request: PlanningRequest, steps: readonly Pick<TaskStep, "id" | "tools" | "params" | "description">[], registry: ToolRegistry): Understanding {
   const facts = requestFacts(request);
   const analysis = facts.analysis!;
   const tools = [...registry.tools.values()];

@@ -5,7 +5,7 @@ import { newPlanId, Plan, TaskStep, type TaskStepInput } from "../domain/plan.js
 import type { PlanningRequest } from "../domain/request.js";
 import type { PlanResult } from "../reasoning/types.js";
 import { ALL_CATEGORIES, type ToolRegistry } from "../tools/registry.js";
-import { checkModelUnderstanding, recordForSteps, withUnderstanding } from "./check-understanding.js";
+import { checkModelUnderstanding, withUnderstanding } from "./check-understanding.js";
 import { assignOrder, criticalPathMs, validatePlan } from "./validate.js";
 
 /**

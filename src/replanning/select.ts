@@ -126,7 +126,7 @@ function requestedValueChanges(plan: Plan, step: TaskStep, outcome: Extract<Stra
   // Values read for this step, and values the planner refused (they reach the step as written, to be asked about).
   const values = [
     ...plan.understanding.values.filter((v) => v.stepIds.some((id) => ids.has(id))),
-    ...plan.understanding.refused.map((r) => ({ value: undefined as unknown, source: r.text })),
+    ...plan.understanding.refused.map((r) => ({ value: undefined, source: r.text })),
   ];
   const asked = (value: unknown): string | null => {
     if (typeof value !== "number" && typeof value !== "string") return null;

@@ -11,7 +11,6 @@ import { ToolRegistry } from "../../src/tools/registry.js";
 const registry = ToolRegistry.create([workspaceToolkit(), travelToolkit({ latencyMs: 0 }), generalToolkit()]);
 const plan = (userIntent: string) => planWithRules(PlanningRequest.parse({ userIntent }), registry);
 const tools = (userIntent: string) => plan(userIntent).steps.map((s) => s.tools[0]);
-const param = (userIntent: string, step: string, key: string) => plan(userIntent).steps.find((s) => s.id === step)?.params[key];
 
 describe("every plan carries an understanding record", () => {
   it("the demo request: one served part, every value with the words it came from, nothing open", () => {

@@ -97,7 +97,7 @@ export function summarizeTextTool(): ToolSpec {
     produces: ["summary"],
     sideEffect: "none",
     needsApproval: false,
-    schema: z.object({}).passthrough(),
+    schema: z.looseObject({}),
     outputSchema: SummaryResult,
     estimates: { durationMs: 10, cost: 0 },
     describeStep: () => "Summarize the text",
