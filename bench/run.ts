@@ -16,6 +16,7 @@ import { FixedPlanReasoner, benchToolkit, wavePlan } from "./fixtures.js";
 import { modelCallBench, selectionBench } from "./replanning.js";
 import { ms, summarize, type Summary } from "./stats.js";
 import { notificationLatency, strategyLatency } from "./transparency.js";
+import { understandingBench, understandingSection } from "./understanding.js";
 
 // LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
 // Node would warn about a leak that is not one. An app-level setting, so it lives here and not in the library.
@@ -97,6 +98,7 @@ async function main() {
   process.stderr.write(`selection: ${selection.length} classes × ${SELECT_ITERATIONS}\n`);
   const llmCalls = await modelCallBench(MODEL_RUNS, "llm-plan");
   const fixedCalls = await modelCallBench(MODEL_RUNS, "fixed-plan");
+  const understanding = await understandingBench();
   process.stderr.write(`model calls: ${llmCalls.length} + ${fixedCalls.length} scenarios × ${MODEL_RUNS} runs\n`);
 
   const dag = median(rows.dag!);
@@ -133,7 +135,8 @@ checkpoints per run (about one per superstep; fan-out ${superstepsDag}, chained 
 | SqliteSaver (file) | ${median(rows.zeroSqlite!).toFixed(1)} ms | ${perStep(rows.zeroSqlite!).toFixed(2)} ms | ${(median(rows.zeroSqlite!) / median(rows.zeroNone!)).toFixed(2)}× |
 ${transparencySection(latency, demo)}
 ${selectionSection(selection)}
-${modelCallSection(llmCalls, fixedCalls)}`;
+${modelCallSection(llmCalls, fixedCalls)}
+${understandingSection(understanding, ms)}`;
   writeFileSync(new URL("./RESULTS.md", import.meta.url), md);
   process.stdout.write(md);
 }
