@@ -200,6 +200,7 @@ function read(text: string, a: Analysis): TripReading {
   }
 
   for (const e of domainExclusions(text, norm)) out.exclusions.push(e);
+  out.consumed.push(...tripWords(text, norm));
   if (stops.length > 1 && stopPlaces.every((p) => p.known)) planLegs(out, { origin, stops, days, daysPerStop, travellers, refusedDays: refused.includes("days") });
 
   const facts: TripFacts = {
@@ -226,10 +227,13 @@ function read(text: string, a: Analysis): TripReading {
  * "plutôt", "à la place") replaces the places other clauses would go to. Those are ruled out, and said so.
  */
 function supersede(text: string, a: Analysis, places: Place[], out: Interpretation): Place[] {
-  const marked = a.clauses.filter((c) => /(?<![a-z])(?:instead(?! of)|rather(?! than)|en su lugar|mejor|plutot(?! que)|a la place(?! de))(?![a-z])/.test(a.norm.slice(c.start, c.end)));
+  const cue = /(?<![a-z])(?:instead(?! of)|rather(?! than)|en su lugar|mejor|plutot(?! que)|a la place(?! de))(?![a-z])/g;
+  const marked = a.clauses.filter((c) => new RegExp(cue.source).test(a.norm.slice(c.start, c.end)));
   const inMarked = (p: Place) => marked.some((c) => p.start >= c.start && p.end <= c.end);
   const replacing = places.filter((p) => inMarked(p) && p.known && p.role !== "origin" && !p.avoided);
   if (replacing.length === 0) return places;
+  // The cue is read: it says which places count.
+  for (const c of marked) for (const m of a.norm.slice(c.start, c.end).matchAll(cue)) out.consumed.push(spanOf(text, c.start + m.index, c.start + m.index + m[0].length));
   return places.map((p) => {
     if (inMarked(p) || p.role === "origin" || p.avoided) return p;
     out.exclusions.push({ outputs: [], span: p, description: `not ${p.name}`, why: `the request says to go to ${replacing.map((r) => r.name).join(" and ")} instead of ${p.name}` });
@@ -303,6 +307,10 @@ function findPlaces(text: string, a: Analysis): Place[] {
   for (const c of candidates.sort((x, y) => x.start - y.start)) {
     for (const found of citiesIn(text, norm, c)) {
       if (overlaps(found, places)) continue;
+      // "and buy concert tickets": a verb of the request is no town of the gazetteer that shares its spelling,
+      // unless capitalised mid-sentence.
+      const capitalised = /\p{Lu}/u.test(text[found.start] ?? "") && found.start !== sentenceStartOf(text, found.start);
+      if (!capitalised && a.taskVerbs.some((v) => v.start === found.start && v.end === found.end)) continue;
       places.push(withRole(text, a, found.start, found.end, found.name, true));
     }
   }
@@ -608,11 +616,32 @@ function findBudget(text: string, a: Analysis): Money {
   return { kind: "none" };
 }
 
+/**
+ * How travellers frame a trip without adding to it ("leaving from Paris", "flying out of Lima", "home to London",
+ * "somewhere to sleep", "quiero ir a Lisboa", "aller à Vienne", "£800 tops"): read, so the understanding record
+ * does not ask about them. A word outside this list that no step uses is asked about — never silently dropped.
+ */
+const TRIP_FRAMING = new RegExp(
+  `(?<![a-z])(?:${[
+    "leaving", "leave", "departing", "depart", "flying(?: out)?", "fly out", "heading", "head", "travell?ing", "starting", "start",
+    "returning", "return", "round[- ]trip", "(?:the )?way back", "back", "home", "stay(?:ing)?", "spend(?:ing)?", "explore", "exploring",
+    "see", "seeing", "somewhere to (?:sleep|stay)", "(?:a )?place to sleep", "sleep", "across", "abroad", "city", "cities", "tops",
+    "ir", "viajar", "salir", "saliendo", "salida", "partiendo", "volver", "vuelta", "regreso", "ida y vuelta", "quedarme", "quedarnos",
+    "pasar", "dormir", "conocer", "visitar", "recorrer", "aller", "partir", "partant", "depart", "retour", "rentrer", "sejour",
+    "sejourner", "passer", "visiter", "decouvrir",
+  ].join("|")})(?![a-z])`,
+  "g",
+);
+
+function tripWords(text: string, norm: string): Span[] {
+  return [...norm.matchAll(TRIP_FRAMING)].map((m) => spanOf(text, m.index, m.index + m[0].length));
+}
+
 /** Ways of travelling that rule out flights, and stays that rule out a hotel, in the travellers' words. */
 function domainExclusions(text: string, norm: string): Interpretation["exclusions"] {
   const out: Interpretation["exclusions"] = [];
   const rules: [RegExp, string, string][] = [
-    [/(?<![a-z])(?:by car|by train|by bus|by coach|driving there|we'?ll drive|road trip|en coche|en tren|en autobus|en bus|en voiture|en train|en autocar)(?![a-z])/g, "flight", "the trip goes over land"],
+    [/(?<![a-z])(?:by car|by train|by bus|by coach|driving there|(?:we|i)(?:'ll| will| are|'re|'m| am)? driv(?:e|ing)(?: there)?|road trip|en coche|en tren|en autobus|en bus|en voiture|en train|en autocar)(?![a-z])/g, "flight", "the trip goes over land"],
     [/(?<![a-z])(?:staying with (?:friends|family|relatives)|stay with (?:friends|family)|con (?:amigos|familia)|chez (?:des amis|de la famille|ma famille|nos amis))(?![a-z])/g, "hotel", "the travellers stay with people they know"],
   ];
   for (const [re, output, why] of rules) {

@@ -52,7 +52,8 @@ function recordForSteps(request: PlanningRequest, steps: readonly Pick<TaskStep,
   const tools = [...registry.tools.values()];
   const hits = keywordHits(tools, analysis);
   const inPlan = new Set(steps.flatMap((s) => s.tools));
-  const exclusions = negationExclusions(analysis, hits, genericKeywords(tools), (name) => registry.tool(name)?.produces ?? []);
+  const generic = genericKeywords(tools);
+  const exclusions = negationExclusions(analysis, hits, generic, (name) => registry.tool(name)?.produces ?? []);
   return accountFor({
     analysis,
     steps,
@@ -63,6 +64,7 @@ function recordForSteps(request: PlanningRequest, steps: readonly Pick<TaskStep,
     dropped: new Map(),
     onlyCues: [],
     abilities: abilitiesOf(tools),
+    generic,
   });
 }
 

@@ -158,6 +158,7 @@ const NOT_NEGATIONS = [
 /** Cues whose scope follows them. Longest first, so "don't want" wins over "no". */
 const NEGATION_CUES = [
   "do not want", "don't want", "dont want", "do not need", "don't need", "dont need", "no need for", "no need of",
+  "do not", "don't", "dont", "does not", "doesn't",
   "we already have", "i already have", "we've already got", "already have", "already got", "already booked",
   "rather not", "instead of", "other than", "excluding", "except", "without", "never", "skip", "not", "no",
   "no quiero", "no queremos", "no necesito", "no necesitamos", "ya tenemos", "ya tengo", "en vez de", "en lugar de",
@@ -630,4 +631,56 @@ export function analyzeRequest(text: string): Analysis {
     taskVerbs: findTaskVerbs(text, norm),
     names: findNames(text, amounts),
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Content words
+
+/**
+ * Words that ask for nothing by themselves, in the three languages (folded: no accents): articles, pronouns,
+ * prepositions, auxiliaries, the verbs of asking ("I would like", "can you get me", "quisiera", "je voudrais"),
+ * politeness and a few empty intensifiers. What a clause says beyond these, its numbers, dates, amounts and names,
+ * is what it asks about — and something in the plan must serve it.
+ */
+const STOP_WORDS = new Set(
+  (
+    // English
+    "a an the this that these those some any all each every both either neither another other such same " +
+    "i me my mine myself we us our ours ourselves you your yours yourself he him his she her hers it its they them their theirs " +
+    "to from in on at by of for with about into onto over through during before after around near along across within via per " +
+    "up down out off than as so too very also just only really quite even still again maybe perhaps possibly probably " +
+    "and or but nor if then else when where what which who whom whose why how there here " +
+    "is are was were be been being am do does did doing done have has had having " +
+    "will would shall should can could may might must want wants wanted wanna need needs needed like love " +
+    "get gets getting got give show tell let lets make help know think " +
+    "please pls kindly thanks thank thx hi hello hey ok okay sure " +
+    "go going goes went come coming take bring keep something anything everything nothing thing things somewhere anywhere " +
+    "much many most least more less each first finally yet already now " +
+    "s t d ll re ve m good nice great best better lovely cool fun quick quickly short brief fit fits " +
+    // Spanish
+    "el la los las lo un una unos unas de del al a en para por con y e o u ni que quien cual como cuando donde " +
+    "mi mis tu tus su sus nuestro nuestra nuestros nuestras vuestro vuestra me te se nos os le les yo ella ellos ellas " +
+    "nosotros nosotras usted ustedes este esta estos estas ese esa esos esas eso esto es son estan ser estar hay " +
+    "muy mas tambien solo quiero queremos quisiera quisieramos necesito necesitamos gustaria puedes puede podrias " +
+    "dame dime haz hazme favor gracias hola desde hacia hasta entre sobre durante algo todo todos cada primero " +
+    // French
+    "le les l des du d au aux pour par avec et ou qu qui quoi comment quand ma mes ton ta tes sa ses notre nos " +
+    "votre vos leur leurs je j il on vous ils elles moi toi lui ce c cet cette ces ca sont etre avoir ai avons avez ont " +
+    "veux veut voulons voudrais voudrions aimerais besoin faut plait merci bonjour tres plus aussi depuis vers chez sur dans " +
+    "comme juste seulement peux pouvez pourrais donne donnez montre fais faites pendant chaque"
+  ).split(/\s+/),
+);
+
+/**
+ * The words of the request that may carry what it asks: every word that is not a stop word and has a letter. A
+ * word keeps its dots, slashes, hyphens and digits ("README.md", "src/app.ts", "3-day"), so a file name or a
+ * figure is one word; it splits at apostrophes ("l'hôtel" gives "hôtel"). Spans point into the original text.
+ */
+export function contentWords(a: Analysis): Span[] {
+  const out: Span[] = [];
+  for (const m of a.norm.matchAll(/[a-z0-9]+(?:[./_-][a-z0-9]+)*/g)) {
+    if (!/[a-z]/.test(m[0]) || m[0].length < 2 || STOP_WORDS.has(m[0])) continue;
+    out.push(span(a.text, m.index, m.index + m[0].length));
+  }
+  return out;
 }

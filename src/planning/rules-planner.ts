@@ -223,6 +223,7 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     dropped,
     onlyCues,
     abilities: abilitiesOf(tools),
+    generic,
   });
   const questions = openQuestions(understanding);
   if (questions.length > 0) {

@@ -1,7 +1,7 @@
 import type { TaskStep } from "../domain/plan.js";
 import { Understanding, type MeaningKind, type RequestPart, type Unaccounted } from "../domain/understanding.js";
 import type { Interpretation, ToolSpec } from "../tools/types.js";
-import { escapeRegExp, overlaps, within, type Analysis, type Span, type TaskVerb } from "./lexicon.js";
+import { contentWords, escapeRegExp, overlaps, within, type Analysis, type Span, type TaskVerb } from "./lexicon.js";
 
 /**
  * Building and checking the understanding record: which words of the request served which steps, and which words
@@ -93,6 +93,8 @@ export interface AccountInput {
   onlyCues: readonly Span[];
   /** Tool names of the registry, to say what can be done when a part cannot. */
   abilities: string;
+  /** Keywords shared by many tools (see genericKeywords): alone, they do not say a clause is served. */
+  generic?: ReadonlySet<string>;
 }
 
 /** The steps that use each tool. */
@@ -127,14 +129,18 @@ function meaningfulMentions(a: Analysis): Mention[] {
   return out.sort((x, y) => x.start - y.start);
 }
 
-/** Spans of step parameter values that appear word for word in the request (for toolkits without a reader). */
+/**
+ * Spans of step parameter values that appear word for word in the request (for toolkits without a reader). A value
+ * that is the whole request (a report titled with it) echoes it: it reads none of its words.
+ */
 function parameterSpans(a: Analysis, steps: AccountInput["steps"]): Span[] {
   const out: Span[] = [];
+  const whole = a.text.trim().toLowerCase();
   for (const step of steps) {
     for (const value of Object.values(step.params)) {
       if (typeof value !== "string" && typeof value !== "number") continue;
       const needle = String(value).toLowerCase();
-      if (needle.length === 0) continue;
+      if (needle.length === 0 || needle.trim() === whole) continue;
       const re = new RegExp(`(?<![a-z0-9])${escapeRegExp(needle)}(?![a-z0-9])`, "g");
       for (const m of a.text.toLowerCase().matchAll(re)) out.push({ start: m.index, end: m.index + m[0].length, text: m[0] });
     }
@@ -190,14 +196,25 @@ export function accountFor(input: AccountInput): Understanding {
   // Accounted only when covered whole: "week" read as a keyword does not account for "next week".
   const open = (m: Span) => !covered(m, accounted) || overlaps(m, notUnderstood.map((n) => n.span));
 
+  // The words left once every read span and mention is set aside: what a clause asks that nothing read.
+  const readSpans = [...accounted, ...mentions, ...input.exclusions.map((e) => e.span), ...input.hits.filter((h) => input.dropped.has(h.tool))];
+  const words = contentWords(a).filter((w) => !overlaps(w, readSpans));
+  const generic = input.generic ?? new Set<string>();
+
   const parts: (Omit<RequestPart, "id"> & { at: number })[] = [];
   const unaccounted: Unaccounted[] = [];
   for (const clause of a.clauses) {
     const inside = (s: Span) => s.start >= clause.start && s.end <= clause.end;
+    const clauseHits = input.hits.filter((h) => inside(h) && byTool.has(h.tool));
+    const clauseValues = values.filter((v) => overlaps(v.source, [clause]));
+    const unread = words.filter(inside);
+    // A clause whose only tool words are ones many tools share ("get travel insurance": "travel") and that asks for
+    // something nothing read is not served by them: the shared word says the domain, the rest says the task.
+    const onlyGeneric = clauseValues.length === 0 && clauseHits.length > 0 && clauseHits.every((h) => generic.has(h.keyword.toLowerCase())) && unread.length > 0;
     // A value's words may start before the clause ("then Rome": the clause is "Rome").
-    const servingTools = unique([...input.hits.filter((h) => inside(h) && byTool.has(h.tool)).map((h) => h.tool), ...values.filter((v) => overlaps(v.source, [clause])).flatMap((v) => v.tools)]).filter((t) => byTool.has(t));
+    const servingTools = onlyGeneric ? [] : unique([...clauseHits.map((h) => h.tool), ...clauseValues.flatMap((v) => v.tools)]).filter((t) => byTool.has(t));
     const exclusions = input.exclusions.filter((e) => overlaps(e.span, [clause]));
-    const served = input.hits.some((h) => inside(h) && byTool.has(h.tool)) || values.some((v) => overlaps(v.source, [clause]));
+    const served = servingTools.length > 0;
     const verbOf = (m: Span) => a.taskVerbs.find((t) => t.start === m.start)?.verb ?? "";
     const left = mentions.filter((m) => inside(m) && open(m) && !exclusions.some((e) => overlaps(m, [e.span])) && !(served && m.kind === "task" && GENERIC_VERBS.has(verbOf(m))));
     const droppedHere = unique(input.hits.filter((h) => inside(h) && input.dropped.has(h.tool)).map((h) => h.tool));
@@ -208,6 +225,13 @@ export function accountFor(input: AccountInput): Understanding {
       const text = exclusions.length > 0 ? remainder(clause, exclusions.map((e) => e.span)) : clause.text;
       parts.push({ at: clause.start, text, description: describeSteps(input.steps, stepIds), kind: constraint ? "constraint" : "task", status: "served", stepIds, why: null });
       for (const m of left) unaccounted.push({ text: m.text, kind: m.kind, why: whyUnaccounted(m, notUnderstood) });
+      // Words of a served clause that no step reads ("a hotel with a pool", "what README.md says about benchmarks"):
+      // the steps do the clause's task, not what those words add. Named once per clause, unless a mention of the
+      // clause is already asked about.
+      if (unread.length > 0 && droppedHere.length === 0 && left.length === 0) {
+        const phrase = spanOf(a, unread[0]!.start, unread.at(-1)!.end);
+        unaccounted.push({ text: phrase.text, kind: "other", why: `in "${clause.text}", no step does or uses ${unread.map((w) => `"${w.text}"`).join(", ")}` });
+      }
       for (const t of droppedHere) parts.push({ at: clause.start, text: clause.text, description: t, kind: "task", status: "unsupported", stepIds: [], why: input.dropped.get(t) ?? null });
       continue;
     }
@@ -215,7 +239,7 @@ export function accountFor(input: AccountInput): Understanding {
       parts.push({ at: clause.start, text: clause.text, description: droppedHere.join(", "), kind: "task", status: "unsupported", stepIds: [], why: droppedHere.map((t) => input.dropped.get(t)).join("; ") });
       continue;
     }
-    if (exclusions.length > 0 && left.length === 0) continue;
+    if (exclusions.length > 0 && left.length === 0 && unread.every((w) => exclusions.some((e) => overlaps(w, [e.span])))) continue;
     const verbs = left.filter((m) => m.kind === "task");
     if (verbs.length > 0) {
       const asked = unique(verbs.map((v) => a.taskVerbs.find((t) => t.start === v.start)?.verb ?? v.text.toLowerCase()));
@@ -241,6 +265,13 @@ export function accountFor(input: AccountInput): Understanding {
         stepIds: [],
         why: own.length > 0 ? unique(own).join("; ") : `${left.map((m) => `"${m.text}" (${m.kind})`).join(", ")} served no step of the plan`,
       });
+      continue;
+    }
+    // A clause no step serves, whose verb is no task verb the lexicon knows ("order a taxi", "apply for my visa"):
+    // what it asks is its words, and no tool does them.
+    if (unread.length > 0) {
+      const asked = spanOf(a, unread[0]!.start, unread.at(-1)!.end).text;
+      parts.push({ at: clause.start, text: clause.text, description: asked, kind: "task", status: "unsupported", stepIds: [], why: `no tool does "${asked}" (the tools can: ${input.abilities})` });
     }
   }
   // What a toolkit could not read outside any clause (should not happen) still surfaces.
@@ -257,6 +288,10 @@ export function accountFor(input: AccountInput): Understanding {
     unaccounted: dedupe(unaccounted, (u) => u.text),
     by: "rules",
   });
+}
+
+function spanOf(a: Analysis, start: number, end: number): Span {
+  return { start, end, text: a.text.slice(start, end) };
 }
 
 /** Whether every non-space character of `m` lies inside one of the spans. */
