@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzeRequest } from "../../src/planning/lexicon.js";
+import { analyzeRequest, contentWords } from "../../src/planning/lexicon.js";
 
 const clauses = (t: string) => analyzeRequest(t).clauses.map((c) => c.text);
 const negations = (t: string) => analyzeRequest(t).negations.map((n) => [n.cue.text, n.scope.text]);
@@ -118,5 +118,18 @@ describe("dates, task verbs and names", () => {
   it("finds capitalised names, not a sentence's everyday first word", () => {
     expect(analyzeRequest("Plan a trip from Madrid to New York. Then Rome").names.map((n) => n.text)).toEqual(["Madrid", "New York", "Rome"]);
     expect(analyzeRequest("Prague and Vienna").names.map((n) => n.text)).toEqual(["Vienna"]);
+  });
+});
+
+describe("content words", () => {
+  const words = (t: string) => contentWords(analyzeRequest(t)).map((w) => w.text);
+  it.each([
+    ["could you please order me a taxi to the airport", ["order", "taxi", "airport"]],
+    ["read README.md and fix the typos", ["read", "README.md", "fix", "typos"]],
+    ["quisiera contratar un seguro para el viaje", ["contratar", "seguro", "viaje"]],
+    ["je voudrais changer de l'argent", ["changer", "argent"]],
+    ["a 3-day trip for 2", ["3-day", "trip"]],
+  ])("%s", (text, expected) => {
+    expect(words(text)).toEqual(expected);
   });
 });

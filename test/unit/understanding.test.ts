@@ -238,3 +238,60 @@ describe("a consumer of an output several steps produced receives them all", () 
     expect(dependencyInputs(one, one.steps.find((s) => s.id === "budget_status")!).flight).toEqual({ id: "f" });
   });
 });
+
+describe("a clause no step serves is named whatever its verb, and a person is asked (issue 9)", () => {
+  // Bug: a clause whose verb was not in the lexicon's task-verb list ("renew", "arrange", "walk") completed as if
+  // it were not there. None of these wordings is in the bench corpus.
+  it.each([
+    ["fly to Lisbon from Madrid for 3 days and renew my passport", "renew my passport"],
+    ["a hotel in Prague for 2 nights and arrange airport parking", "arrange airport parking"],
+    ["read package.json and upgrade the dependencies", "upgrade the dependencies"],
+    ["hotel in Berlin for 2 nights; walk my dog", "walk my dog"],
+    ["find flights from Paris to Oslo plus a vaccination appointment", "vaccination appointment"],
+    ["5 días en Roma desde Madrid y contratar un seguro médico", "contratar un seguro médico"],
+    ["4 jours à Lisbonne depuis Paris et changer de l'argent", "changer de l'argent"],
+  ])("an unserved clause is an unsupported part, named: %s", (text, named) => {
+    const p = plan(text);
+    const part = p.understanding.parts.find((x) => x.status === "unsupported");
+    expect(part?.text).toContain(named);
+    expect(part?.why).toMatch(/^no tool does "/);
+    expect(openQuestions(p.understanding).join(" ")).toContain(named);
+    expect(p.confidence).toBeLessThan(0.5);
+    expect(p.understanding.parts.some((x) => x.status === "served")).toBe(true);
+  });
+
+  it.each([
+    ["a hotel in Rome with a rooftop pool for 2 nights", ["rooftop", "pool"]],
+    ["summarize README.md in the style of a pirate", ["style", "pirate"]],
+    ["4 days in Oslo from Paris with vegan restaurants", ["vegan", "restaurants"]],
+  ])("words of a served clause that no step uses are named as unaccounted text: %s", (text, words) => {
+    const p = plan(text);
+    const open = p.understanding.unaccounted.find((u) => u.kind === "other");
+    for (const w of words) expect(open?.why).toContain(`"${w}"`);
+    expect(p.confidence).toBeLessThan(0.5);
+  });
+
+  it.each([
+    "4 days in Lisbon from Berlin for 3 people, no hotel, under €900",
+    "leaving from Oslo, a week in Prague for two",
+    "3 días en Lisboa desde Madrid para 2 personas, sin hotel",
+    "read README.md and count the words",
+    "Go to Rome instead",
+    "quiero ir a Oporto desde Valencia, 3 días",
+  ])("what the plan serves is not flagged: %s", (text) => {
+    const p = plan(text);
+    expect(openQuestions(p.understanding)).toEqual([]);
+    expect(p.confidence).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it("a verb of the request is no gazetteer town that shares its spelling ('and buy concert tickets' is not Buy)", () => {
+    const p = plan("Vienna from Munich, 3 days, and buy concert tickets");
+    expect(p.steps.flatMap((s) => [s.params.city, s.params.destination]).filter(Boolean)).not.toContain("Buy");
+    expect(p.understanding.parts.find((x) => x.status === "unsupported")?.text).toBe("buy concert tickets");
+  });
+
+  it("a report titled with the whole request does not read its words", () => {
+    const p = plan("write me a limerick about the moon");
+    expect(openQuestions(p.understanding).join(" ")).toMatch(/limerick/);
+  });
+});
