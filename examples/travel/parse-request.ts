@@ -161,11 +161,12 @@ function read(text: string, a: Analysis): TripReading {
   } else {
     travellers = people.total;
     for (const part of people.parts) out.values.push({ name: part.name, value: part.value, source: part.span, tools: PEOPLE_TOOLS });
-    if (people.parts.length > 1 || people.parts[0]?.name !== "travellers") out.values.push({ name: "travellers", value: people.total, source: spanOf(text, people.parts[0]!.span.start, people.parts.at(-1)!.span.end), tools: PEOPLE_TOOLS });
+    if (people.parts.length > 1 || (people.parts.length === 1 && people.parts[0]!.name !== "travellers")) out.values.push({ name: "travellers", value: people.total, source: spanOf(text, people.parts[0]!.span.start, people.parts.at(-1)!.span.end), tools: PEOPLE_TOOLS });
     if ((people.children ?? 0) > 0) out.assumptions.push({ name: "children's fares", value: "adult fares", why: "the travel tools have no child fares, so children are priced as adults", tools: PEOPLE_TOOLS });
     for (const bad of people.refusals) {
       refused.push("travellers");
       out.refusals.push({ name: "travellers", text: bad.span.text, why: bad.why, tools: PEOPLE_TOOLS });
+      out.consumed.push(bad.span);
     }
   }
 
@@ -510,9 +511,17 @@ function findDays(text: string, a: Analysis): Duration {
 // ---------------------------------------------------------------------------------------------------------------
 // Travellers
 
-const CHILD_WORDS = "kids?|children|child|toddlers?|babies|baby|teens?|teenagers?|ninos?|ninas?|hijos?|hijas?|bebes?|enfants?|bebes?|petits?";
+const CHILD_WORDS = "kids?|children|child|toddlers?|babies|baby|infants?|teens?|teenagers?|sons?|daughters?|ninos?|ninas?|hijos?|hijas?|bebes?|enfants?|petits?|fils|filles?";
 const ADULT_WORDS = "adults?|grown-?ups?|adultos?|adultes?";
 const PEOPLE_WORDS = "people|persons?|personas?|personnes?|travell?ers?|viajeros?|voyageurs?|guests?|pax|passengers?|pasajeros?|passagers?|friends|amigos?|amis|of us|de nosotros|d'entre nous";
+/** One child named without a number ("a baby", "our son", "un niño", "une fille"). */
+const ONE_CHILD = /(?<![a-z])(?:a|an|one|our|my|their|his|her|the|un|una|une|mi|nuestro|nuestra|su|el|la|notre|mon|ma|son|sa|le)\s+(?:little\s+|young\s+|pequeno\s+|petit\s+|petite\s+)?(?:baby|toddler|infant|kid|child|son|daughter|teen|teenager|nino|nina|hijo|hija|bebe|enfant|fils|fille)(?![a-z-])/g;
+/** Children named without saying how many ("our kids", "los niños"): a person says how many. */
+const SOME_CHILDREN = /(?<![a-z])(?:our|my|the|their|his|her|with|nuestros|nuestras|mis|sus|los|las|con|nos|mes|les|leurs|avec)\s+(?:kids|children|sons|daughters|ninos|ninas|hijos|hijas|enfants|filles)(?![a-z])/g;
+/** One adult named by who they are ("my wife", "husband", "ma femme"). */
+const ONE_ADULT = /(?<![a-z])(?:(my|mi|ma|mon)\s+)?(?:wife|husband|partner|girlfriend|boyfriend|fiancee?|mother|father|mum|mom|dad|mujer|esposa|marido|esposo|pareja|novia|novio|madre|padre|femme|mari|copine|copain|mere|pere)(?![a-z])/g;
+/** The speaker, listed with others ("me, my wife and …", "for me and my two sons", "moi et ma femme"). */
+const SPEAKER = /(?<![a-z])(?:me|myself|yo|moi)(?=\s*(?:,|and|y|et|&|\+)\s)|(?<=(?:,|and|y|et|&|\+)\s{1,3})(?:me|myself|yo|moi)(?![a-z])/g;
 
 interface Travellers {
   kind: "found";
@@ -526,47 +535,92 @@ interface Travellers {
 function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" } {
   const norm = a.norm;
   const parts: Travellers["parts"] = [];
+  const taken = () => parts.map((p) => p.span);
   const numberAt = (re: RegExp, name: string, offset = 0) => {
     for (const n of a.numbers) {
       const m = re.exec(norm.slice(n.end));
-      if (m && !overlaps(n, parts.map((p) => p.span))) parts.push({ name, value: n.value + offset, span: spanOf(text, n.start, n.end + m[0].length) });
+      if (m && !overlaps(n, taken())) parts.push({ name, value: n.value + offset, span: spanOf(text, n.start, n.end + m[0].length) });
     }
   };
   numberAt(new RegExp(`^\\s+(?:${CHILD_WORDS})(?![a-z])`), "children");
   numberAt(new RegExp(`^\\s+(?:${ADULT_WORDS})(?![a-z])`), "adults");
+  // "a family of 4 (2 kids)", "our group of 6 friends": the group's size is the total, whoever is in it.
+  let group: { value: number; span: Span } | null = null;
+  for (const n of a.numbers) {
+    const before = /(?:family|group|party|team|familia|grupo|famille|groupe)\s+(?:of|de)\s+$/.exec(norm.slice(0, n.start));
+    if (!before || overlaps(n, taken())) continue;
+    const after = new RegExp(`^\\s+(?:${PEOPLE_WORDS}|${ADULT_WORDS})(?![a-z])`).exec(norm.slice(n.end));
+    group = { value: n.value, span: spanOf(text, n.start - before[0].length, n.end + (after?.[0].length ?? 0)) };
+    break;
+  }
+  if (group) parts.push({ name: "travellers", value: group.value, span: group.span });
   const friends = a.numbers.map((n) => ({ n, m: /(?:with|con|avec)\s+$/.exec(norm.slice(0, n.start)), after: /^\s+(?:friends|colleagues|others|amigos|companeros|amis|collegues)(?![a-z])/.exec(norm.slice(n.end)) })).find((x) => x.m && x.after);
-  if (friends && friends.m && friends.after) parts.push({ name: "travellers", value: friends.n.value + 1, span: spanOf(text, friends.n.start - friends.m[0].length, friends.n.end + friends.after[0].length) });
+  if (!group && friends && friends.m && friends.after) parts.push({ name: "travellers", value: friends.n.value + 1, span: spanOf(text, friends.n.start - friends.m[0].length, friends.n.end + friends.after[0].length) });
   if (parts.length === 0) numberAt(new RegExp(`^\\s+(?:${PEOPLE_WORDS})(?![a-z])`), "travellers");
   if (parts.length === 0) {
     for (const n of a.numbers) {
-      const group = /(?:family|group|party|team|familia|grupo|famille|groupe)\s+(?:of|de)\s+$/.exec(norm.slice(0, n.start));
       const forN = /(?<![a-z])(?:for|para|pour)\s+$/.exec(norm.slice(0, n.start));
       const after = norm.slice(n.end);
       const unit = /^\s*(?:-?\s*(?:days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|jours?|nuits?|semaines?|hours?|horas?|heures?|months?|k(?![a-z])|[$€£¥]|usd|eur|euros?|dollars?|bucks|gbp|pounds?))/;
-      if (group) parts.push({ name: "travellers", value: n.value, span: spanOf(text, n.start - group[0].length, n.end) });
-      else if (forN && !unit.test(after) && !a.amounts.some((x) => overlaps(n, [x]))) parts.push({ name: "travellers", value: n.value, span: spanOf(text, n.start - forN[0].length, n.end) });
+      if (forN && !unit.test(after) && !a.amounts.some((x) => overlaps(n, [x]))) parts.push({ name: "travellers", value: n.value, span: spanOf(text, n.start - forN[0].length, n.end) });
       if (parts.length > 0) break;
     }
   }
-  if (parts.length === 0) {
-    const couple = /(?<![a-z])(?:couple|honeymoon|two of us|both of us|my (?:wife|husband|partner|girlfriend|boyfriend|fiancee?)|mi (?:mujer|esposa|marido|esposo|pareja|novia|novio)|ma (?:femme|copine)|mon (?:mari|copain)|en pareja|en couple)(?![a-z])/.exec(norm);
-    if (couple) parts.push({ name: "travellers", value: 2, span: spanOf(text, couple.index, couple.index + couple[0].length) });
-    const solo = /(?<![a-z])(?:solo|alone|by myself|just me|on my own|yo solo|sola|seul|seule|toute seule|tout seul)(?![a-z])/.exec(norm);
-    if (!couple && solo) parts.push({ name: "travellers", value: 1, span: spanOf(text, solo.index, solo.index + solo[0].length) });
+  // People named by who they are, not counted: each adult and child once, and the speaker once when listed ("me,
+  // my wife and our three children") or implied by "my" before an adult ("with my wife" is two).
+  const unknown: Span[] = [];
+  if (!parts.some((p) => p.name === "travellers")) {
+    for (const m of norm.matchAll(ONE_CHILD)) {
+      const s = spanOf(text, m.index, m.index + m[0].length);
+      if (!overlaps(s, taken())) parts.push({ name: "children", value: 1, span: s });
+    }
+    const named: Span[] = [];
+    let possessive = false;
+    for (const m of norm.matchAll(ONE_ADULT)) {
+      const s = spanOf(text, m.index, m.index + m[0].length);
+      if (overlaps(s, taken())) continue;
+      named.push(s);
+      possessive ||= m[1] !== undefined;
+    }
+    const couple = /(?<![a-z])(?:couple|honeymoon|two of us|both of us|en pareja|en couple)(?![a-z])/.exec(norm);
+    const speaker = [...norm.matchAll(SPEAKER)].map((m) => spanOf(text, m.index, m.index + m[0].length)).find((s) => !overlaps(s, taken()));
+    if (couple) parts.push({ name: "adults", value: 2, span: spanOf(text, couple.index, couple.index + couple[0].length) });
+    else {
+      if (speaker) parts.push({ name: "adults", value: 1, span: speaker });
+      for (const [i, s] of named.entries()) parts.push({ name: "adults", value: i === 0 && possessive && !speaker ? 2 : 1, span: s });
+    }
+    if (!parts.some((p) => p.name === "children")) {
+      for (const m of norm.matchAll(SOME_CHILDREN)) unknown.push(spanOf(text, m.index, m.index + m[0].length));
+    }
   }
-  if (parts.length === 0) return { kind: "none" };
+  if (parts.length === 0) {
+    const solo = /(?<![a-z])(?:solo|alone|by myself|just me|on my own|yo solo|sola|seul|seule|toute seule|tout seul)(?![a-z])/.exec(norm);
+    if (solo) parts.push({ name: "travellers", value: 1, span: spanOf(text, solo.index, solo.index + solo[0].length) });
+  }
+  if (parts.length === 0 && unknown.length === 0) return { kind: "none" };
   parts.sort((x, y) => x.span.start - y.span.start);
-  const adults = parts.find((p) => p.name === "adults")?.value ?? null;
-  const children = parts.find((p) => p.name === "children")?.value ?? null;
-  const total = adults !== null || children !== null ? (adults ?? 0) + (children ?? 0) + (parts.find((p) => p.name === "travellers")?.value ?? 0) : parts[0]!.value;
+  const sum = (name: string) => (parts.some((p) => p.name === name) ? parts.filter((p) => p.name === name).reduce((t, p) => t + p.value, 0) : null);
+  let adults = sum("adults");
+  const children = sum("children");
+  const travellers = sum("travellers");
+  let total: number;
+  if (group) {
+    total = group.value;
+    // The group's size counts its children: the rest are adults.
+    if (children !== null && adults === null) adults = group.value - children;
+    else if (children !== null || adults !== null) total = Math.max(group.value, (adults ?? 0) + (children ?? 0));
+  } else total = adults !== null || children !== null ? (adults ?? 0) + (children ?? 0) + (travellers ?? 0) : (travellers ?? 0);
   const refusals: Travellers["refusals"] = [];
+  for (const s of unknown) refusals.push({ span: s, why: `"${s.text}" does not say how many children travel: say how many` });
   for (const p of parts) {
     if (!Number.isInteger(p.value)) refusals.push({ span: p.span, why: "people come whole: say how many travel" });
     else if (p.value < 0 || (p.value === 0 && p.name !== "children")) refusals.push({ span: p.span, why: `${p.value} ${p.name} cannot travel: say how many do` });
   }
-  if (children !== null && children > 0 && adults === 0) refusals.push({ span: parts[0]!.span, why: "children cannot travel without an adult" });
-  if (refusals.length === 0 && total > MAX_TRAVELLERS) refusals.push({ span: spanOf(text, parts[0]!.span.start, parts.at(-1)!.span.end), why: `the travel tools book at most ${MAX_TRAVELLERS} travellers: split the group` });
-  if (refusals.length === 0 && total === 0) refusals.push({ span: parts[0]!.span, why: "nobody would travel" });
+  const first = parts[0]?.span ?? unknown[0]!;
+  if (group && children !== null && children > group.value) refusals.push({ span: group.span, why: `a group of ${group.value} cannot have ${children} children: say how many travel` });
+  if (children !== null && children > 0 && (adults ?? 0) === 0 && travellers === null) refusals.push({ span: first, why: adults === 0 ? "children cannot travel without an adult" : "the request names children but no adult: say how many adults travel with them" });
+  if (refusals.length === 0 && total > MAX_TRAVELLERS) refusals.push({ span: spanOf(text, first.start, (parts.at(-1)?.span ?? first).end), why: `the travel tools book at most ${MAX_TRAVELLERS} travellers: split the group` });
+  if (refusals.length === 0 && total === 0) refusals.push({ span: first, why: "nobody would travel" });
   return { kind: "found", total, adults, children, parts, refusals };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
+import { parseTripRequest } from "../../examples/travel/parse-request.js";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { openQuestions } from "../../src/domain/understanding.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
@@ -293,5 +294,31 @@ describe("a clause no step serves is named whatever its verb, and a person is as
   it("a report titled with the whole request does not read its words", () => {
     const p = plan("write me a limerick about the moon");
     expect(openQuestions(p.understanding).join(" ")).toMatch(/limerick/);
+  });
+});
+
+describe("travellers named by who they are are counted, or asked about (issue 9)", () => {
+  // Bug: "our three children", "a couple and their baby", "un niño" and "family of 4 (2 kids)" were read as the
+  // children alone or not at all, and the plan priced the wrong party. None of these wordings is in the corpus.
+  it.each([
+    ["my husband, me and our daughter: Lisbon from Madrid, 4 days", 3, 2, 1],
+    ["mi marido, yo y nuestra hija, Lisboa desde Madrid, 4 días", 3, 2, 1],
+    ["ma femme et moi, Rome depuis Paris, 3 jours", 2, 2, null],
+    ["a couple with a toddler, Vienna from Prague, 3 days", 3, 2, 1],
+    ["a family of 5 with 3 children, Oslo from Berlin, 4 days", 5, 2, 3],
+    ["me and my partner with our baby, Athens from Rome, 5 days", 3, 2, 1],
+  ])("%s", (text, total, adults, children) => {
+    const p = plan(text);
+    expect(p.steps.find((s) => s.id === "flight")?.params.travellers).toBe(total);
+    expect(p.understanding.values.find((v) => v.name === "travellers")?.value).toBe(total);
+    expect(openQuestions(p.understanding)).toEqual([]);
+    const facts = parseTripRequest(text);
+    expect([facts.adults, facts.children]).toEqual([adults, children]);
+  });
+
+  it.each(["Rome from Paris with our kids, 4 days", "3 kids to Lisbon from Madrid, 2 days"])("children without a count or without an adult are asked about: %s", (text) => {
+    const p = plan(text);
+    expect(p.understanding.refused.map((r) => r.name)).toContain("travellers");
+    expect(p.confidence).toBeLessThan(0.5);
   });
 });
