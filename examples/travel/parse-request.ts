@@ -491,11 +491,12 @@ function findDays(text: string, a: Analysis): Duration {
     );
   }
   found.sort((x, y) => x.span.start - y.span.start);
-  const bad = found.find((f) => !Number.isInteger(f.raw) || f.value <= 0 || f.value > MAX_DAYS);
+  // "zero nights" is no one-day trip: the number as written decides, before nights become days.
+  const bad = found.find((f) => !Number.isInteger(f.raw) || f.raw <= 0 || f.value <= 0 || f.value > MAX_DAYS);
   if (bad) {
     const why = !Number.isInteger(bad.raw)
       ? `a trip is planned in whole days: say ${Math.floor(bad.raw)} or ${Math.ceil(bad.raw)}`
-      : bad.value <= 0
+      : bad.raw <= 0 || bad.value <= 0
         ? "a trip needs at least one day"
         : `the travel tools plan at most ${MAX_DAYS} days: say a shorter trip, or split it`;
     return { kind: "refused", value: bad.value, span: bad.span, why };

@@ -68,11 +68,14 @@ export interface Analysis {
   names: Span[];
 }
 
+const STROKED: Record<string, string> = { "ł": "l", "ø": "o", "đ": "d", "ħ": "h" };
+
 /** Lower case without accents, one character per character, so indices still point into the original text. */
 export function foldCase(text: string): string {
   return [...text]
     .map((ch) => {
-      const folded = ch.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+      // Letters with a stroke do not decompose: "złoty" is read as "zloty", "Tromsø" as "tromso".
+      const folded = (STROKED[ch.toLowerCase()] ?? ch).normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
       if (folded.length === 1) return folded;
       const lower = ch.toLowerCase();
       return lower.length === 1 ? lower : " ";
@@ -291,6 +294,9 @@ const NUMBER_GLUE = new Set(["and", "y", "et", "-"]);
 /** Words for "one" that are usually articles: never a number on their own. */
 const ARTICLE_ONES = new Set(["un", "une", "una", "uno", "a", "an"]);
 
+/** "two and a half", "dos y medio", "deux et demi": half more than the number before it. */
+const HALF = /^\s+(?:and a half|y medio|y media|et demi|et demie)(?![a-z])/;
+
 /** Digits with thousands separators or a decimal part, an optional sign and a "k" for thousands. */
 const DIGITS = /(?<![\w.,])(-\s?)?(\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d+)?)(?:\s?(k)(?![a-z]))?/g;
 
@@ -307,7 +313,7 @@ function findNumbers(text: string, norm: string): NumberMention[] {
   for (const m of norm.matchAll(DIGITS)) {
     const [, sign, digits = "", kilo] = m;
     // "3-5 days": the dash is a range, not a sign; "-2 people" after a space or at the start is a sign.
-    const signed = sign !== undefined && (m.index === 0 || /\s/.test(norm[m.index - 1] ?? ""));
+    const signed = sign !== undefined && (m.index === 0 || /[\s$€£¥₹₩]/.test(norm[m.index - 1] ?? ""));
     const start = signed ? m.index : m.index + (sign?.length ?? 0);
     let value = parseDigits(digits) * (kilo ? 1000 : 1);
     if (signed) value = -value;
@@ -317,6 +323,11 @@ function findNumbers(text: string, norm: string): NumberMention[] {
     if (after && !kilo) {
       value *= MULTIPLIERS[after[1] ?? ""] ?? 1;
       end += after[0].length;
+    }
+    const half = HALF.exec(norm.slice(end));
+    if (half) {
+      value += Math.sign(value || 1) * 0.5;
+      end += half[0].length;
     }
     out.push({ ...span(text, start, end), value, word: false });
   }
@@ -333,7 +344,9 @@ function findNumbers(text: string, norm: string): NumberMention[] {
     // French "très" (very) folds to Spanish "tres".
     const accentedTres = words.length === 1 && words[0] === "tres" && text.slice(start, end).toLowerCase() === "très";
     if (!(words.length === 1 && ARTICLE_ONES.has(words[0] ?? "")) && !accentedTres) {
-      if (!overlaps({ start, end }, out)) out.push({ ...span(text, start, end), value, word: true });
+      const half = HALF.exec(norm.slice(end));
+      const to = end + (half?.[0].length ?? 0);
+      if (!overlaps({ start, end: to }, out)) out.push({ ...span(text, start, to), value: value + (half ? 0.5 : 0), word: true });
     }
     i = next;
   }
@@ -455,9 +468,9 @@ const CURRENCY_MARKS: [string, string][] = ([
   ["cny", "CNY"], ["yuan", "CNY"], ["rmb", "CNY"], ["₹", "INR"], ["inr", "INR"], ["rupees", "INR"], ["rupias", "INR"],
   ["mxn", "MXN"], ["mexican pesos", "MXN"], ["sek", "SEK"], ["swedish kronor", "SEK"], ["nok", "NOK"], ["dkk", "DKK"],
   ["czk", "CZK"], ["korunas", "CZK"], ["pln", "PLN"], ["zloty", "PLN"], ["huf", "HUF"], ["forints", "HUF"],
-  ["brl", "BRL"], ["reais", "BRL"], ["krw", "KRW"], ["₩", "KRW"], ["lira", "TRY"], ["liras", "TRY"],
+  ["brl", "BRL"], ["reais", "BRL"], ["krw", "KRW"], ["₩", "KRW"], ["won", "KRW"], ["korean won", "KRW"], ["lira", "TRY"], ["liras", "TRY"],
   // Names the table cannot pin to one currency: kept as marks, with no code, so a toolkit can ask.
-  ["pesos", ""], ["peso", ""], ["francs", ""], ["franc", ""], ["francos", ""], ["kronor", ""], ["crowns", ""], ["coronas", ""], ["couronnes", ""], ["dinars", ""], ["dirhams", ""],
+  ["pesos", ""], ["peso", ""], ["francs", ""], ["franc", ""], ["francos", ""], ["kronor", ""], ["kroner", ""], ["krone", ""], ["kr", ""], ["crowns", ""], ["coronas", ""], ["couronnes", ""], ["dinars", ""], ["dirhams", ""],
 ] as [string, string][]).sort((a, b) => b[0].length - a[0].length);
 
 function markRegex(after: boolean): RegExp {

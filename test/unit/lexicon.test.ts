@@ -133,3 +133,14 @@ describe("content words", () => {
     expect(words(text)).toEqual(expected);
   });
 });
+
+describe("halves and signs", () => {
+  it.each([
+    ["two and a half days", [["two and a half", 2.5]]],
+    ["3 and a half", [["3 and a half", 3.5]]],
+    ["deux et demi", [["deux et demi", 2.5]]],
+    ["under $-500", [["-500", -500]]],
+  ])("%s", (text, expected) => {
+    expect(numbers(text)).toEqual(expected);
+  });
+});

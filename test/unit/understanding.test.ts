@@ -322,3 +322,26 @@ describe("travellers named by who they are are counted, or asked about (issue 9)
     expect(p.confidence).toBeLessThan(0.5);
   });
 });
+
+describe("spelled, signed and halved numbers are refused like their digit forms (issue 9)", () => {
+  // Bug: "zero nights" became a 1-day trip, "two and a half days" the default 3 days, and "$-500" a $500 budget.
+  it.each([
+    ["zero nights in Vienna from Munich", "days"],
+    ["three and a half days in Lisbon from Paris", "days"],
+    ["4 days in Rome from Oslo, max €-800", "budget"],
+    ["Rome from Paris for 3 and a half people, 2 days", "travellers"],
+  ])("%s", (text, name) => {
+    const p = plan(text);
+    expect(p.understanding.refused.map((r) => r.name)).toContain(name);
+    expect(p.confidence).toBeLessThan(0.5);
+  });
+
+  it("'won' is the Korean currency, converted and said; 'kr' names several currencies and is asked about", () => {
+    expect(plan("Busan from Osaka, 3 days, 1.5 million won").understanding.changes.find((c) => c.name === "budget")?.from).toBe("1500000 KRW");
+    expect(plan("4 days in Bergen from Copenhagen, 9000 kr").understanding.refused[0]).toMatchObject({ name: "budget" });
+  });
+
+  it("'don't book a hotel' rules the hotel out", () => {
+    expect(tools("Lisbon from Rome, 3 days, and don't book a hotel")).not.toContain("search_hotels");
+  });
+});
