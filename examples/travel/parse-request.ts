@@ -283,7 +283,7 @@ function spanOf(text: string, start: number, end: number): Span {
 // ---------------------------------------------------------------------------------------------------------------
 // Places
 
-const ORIGIN_CUE = /(?:^|[^a-z])(?:from|leaving|departing|out of|desde|saliendo de|de|depuis|partant de|au depart de)\s+$/;
+const ORIGIN_CUE = /(?:^|[^a-z])(?:from|leaving|departing|out of|starting (?:in|from|at)|beginning in|desde|saliendo de|empezando en|de|depuis|partant de|au depart de|en partant de)\s+$/;
 const DESTINATION_CUE = /(?:^|[^a-z])(?:to|in|into|visit|visiting|towards|toward|around|at|explore|exploring|see|seeing|a|hacia|para|en|por|vers|pour|chez|then|luego|despues|puis|ensuite|via|->|→|-)\s+$/;
 const LIST_CUE = /(?:^|[^a-z])(?:and|y|e|et|&|,)\s*$/;
 const TRIP_AFTER = /^\s*(?:trip|vacation|holiday|holidays|getaway|break|tour|itinerary|weekend)(?![a-z])/;

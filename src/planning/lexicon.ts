@@ -512,7 +512,7 @@ const MONTHS =
 const DAYS =
   "monday tuesday wednesday thursday friday saturday sunday lunes martes miercoles jueves viernes sabado domingo " +
   "lundi mardi mercredi jeudi vendredi samedi dimanche";
-const RELATIVE_DATES = ["today", "tomorrow", "tonight", "next week", "next month", "next year", "this summer", "this winter", "hoy", "manana", "pasado manana", "la semana que viene", "la proxima semana", "el mes que viene", "aujourd'hui", "demain", "la semaine prochaine", "le mois prochain"];
+const RELATIVE_DATES = ["today", "tomorrow", "tonight", "next week", "next month", "next year", "this summer", "this winter", "this weekend", "next weekend", "this week", "este fin de semana", "el fin de semana que viene", "ce week-end", "ce weekend", "le week-end prochain", "hoy", "manana", "pasado manana", "la semana que viene", "la proxima semana", "el mes que viene", "aujourd'hui", "demain", "la semaine prochaine", "le mois prochain"];
 
 function findDates(text: string, norm: string): Span[] {
   const out: Span[] = [];

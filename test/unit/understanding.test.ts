@@ -345,3 +345,18 @@ describe("spelled, signed and halved numbers are refused like their digit forms 
     expect(tools("Lisbon from Rome, 3 days, and don't book a hotel")).not.toContain("search_hotels");
   });
 });
+
+describe("dates and starting points in travellers' words (issue 9)", () => {
+  // Bug: "this weekend" was read as a 2-day length only, its date silently dropped; "starting in Madrid" made Madrid
+  // a stop instead of the origin.
+  it("'this weekend' is a date no step takes: named and asked about", () => {
+    const p = plan("Lyon from Geneva this weekend for 2");
+    expect(p.understanding.unaccounted.find((u) => u.kind === "date")?.text).toBe("this weekend");
+    expect(p.confidence).toBeLessThan(0.5);
+  });
+
+  it("'starting in <city>' is the origin", () => {
+    const flights = plan("8 days across Seville and Granada starting in Valencia").steps.filter((s) => s.tools[0] === "search_flights");
+    expect(flights[0]?.params).toMatchObject({ origin: "Valencia", destination: "Sevilla" });
+  });
+});
