@@ -161,6 +161,8 @@ function read(text: string, a: Analysis): TripReading {
   } else {
     travellers = people.total;
     for (const part of people.parts) out.values.push({ name: part.name, value: part.value, source: part.span, tools: PEOPLE_TOOLS });
+    // "a family holiday for 4": once the party is counted, the word for it is read (uncounted, it is asked about).
+    for (const m of norm.matchAll(/(?<![a-z])(?:family|group|familia|grupo|famille|groupe)(?![a-z])/g)) out.consumed.push(spanOf(text, m.index, m.index + m[0].length));
     if (people.parts.length > 1 || (people.parts.length === 1 && people.parts[0]!.name !== "travellers")) out.values.push({ name: "travellers", value: people.total, source: spanOf(text, people.parts[0]!.span.start, people.parts.at(-1)!.span.end), tools: PEOPLE_TOOLS });
     if ((people.children ?? 0) > 0) out.assumptions.push({ name: "children's fares", value: "adult fares", why: "the travel tools have no child fares, so children are priced as adults", tools: PEOPLE_TOOLS });
     for (const bad of people.refusals) {
@@ -520,7 +522,7 @@ const ONE_CHILD = /(?<![a-z])(?:a|an|one|our|my|their|his|her|the|un|una|une|mi|
 /** Children named without saying how many ("our kids", "los niños"): a person says how many. */
 const SOME_CHILDREN = /(?<![a-z])(?:our|my|the|their|his|her|with|nuestros|nuestras|mis|sus|los|las|con|nos|mes|les|leurs|avec)\s+(?:kids|children|sons|daughters|ninos|ninas|hijos|hijas|enfants|filles)(?![a-z])/g;
 /** One adult named by who they are ("my wife", "husband", "ma femme"). */
-const ONE_ADULT = /(?<![a-z])(?:(my|mi|ma|mon)\s+)?(?:wife|husband|partner|girlfriend|boyfriend|fiancee?|mother|father|mum|mom|dad|mujer|esposa|marido|esposo|pareja|novia|novio|madre|padre|femme|mari|copine|copain|mere|pere)(?![a-z])/g;
+const ONE_ADULT = /(?<![a-z])(?:(my|mi|ma|mon)\s+|(?:a|an|un|una|une)\s+)?(?:wife|husband|partner|girlfriend|boyfriend|fiancee?|mother|father|mum|mom|dad|friend|colleague|mujer|esposa|marido|esposo|pareja|novia|novio|madre|padre|amigo|amiga|colega|femme|mari|copine|copain|mere|pere|ami|amie|collegue)(?![a-z])/g;
 /** The speaker, listed with others ("me, my wife and …", "for me and my two sons", "moi et ma femme"). */
 const SPEAKER = /(?<![a-z])(?:me|myself|yo|moi)(?=\s*(?:,|and|y|et|&|\+)\s)|(?<=(?:,|and|y|et|&|\+)\s{1,3})(?:me|myself|yo|moi)(?![a-z])/g;
 
@@ -581,7 +583,8 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
       const s = spanOf(text, m.index, m.index + m[0].length);
       if (overlaps(s, taken())) continue;
       named.push(s);
-      possessive ||= m[1] !== undefined;
+      // "my wife", "with a friend": the speaker travels too.
+      possessive ||= m[1] !== undefined || /(?:with|con|avec)\s+$/.test(norm.slice(0, m.index));
     }
     const couple = /(?<![a-z])(?:couple|honeymoon|two of us|both of us|en pareja|en couple)(?![a-z])/.exec(norm);
     const speaker = [...norm.matchAll(SPEAKER)].map((m) => spanOf(text, m.index, m.index + m[0].length)).find((s) => !overlaps(s, taken()));
@@ -681,6 +684,8 @@ const TRIP_FRAMING = new RegExp(
     "leaving", "leave", "departing", "depart", "flying(?: out)?", "fly out", "heading", "head", "travell?ing", "starting", "start",
     "returning", "return", "round[- ]trip", "(?:the )?way back", "back", "home", "stay(?:ing)?", "spend(?:ing)?", "explore", "exploring",
     "see", "seeing", "somewhere to (?:sleep|stay)", "(?:a )?place to sleep", "sleep", "across", "abroad", "city", "cities", "tops",
+    // The mood of a trip changes none of its steps.
+    "(?:city |short |weekend )?break", "romantic", "relaxing", "relaxed", "lazy", "little", "escapada", "escapade",
     "ir", "viajar", "salir", "saliendo", "salida", "partiendo", "volver", "vuelta", "regreso", "ida y vuelta", "quedarme", "quedarnos",
     "pasar", "dormir", "conocer", "visitar", "recorrer", "aller", "partir", "partant", "depart", "retour", "rentrer", "sejour",
     "sejourner", "passer", "visiter", "decouvrir",

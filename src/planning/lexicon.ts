@@ -549,7 +549,7 @@ const TASK_VERBS: Record<string, string[]> = {
   pay: ["pay", "paga", "pagar", "paye", "payer"],
   cancel: ["cancel", "cancela", "cancelar", "annule", "annuler"],
   rent: ["rent", "hire", "alquila", "alquilar", "loue", "louer"],
-  find: ["find", "search", "look for", "look up", "busca", "buscar", "buscame", "encuentra", "cherche", "chercher", "trouve", "trouver"],
+  find: ["find", "search", "searching for", "look for", "looking for", "look up", "busca", "buscar", "buscame", "encuentra", "cherche", "chercher", "trouve", "trouver"],
   plan: ["plan", "organize", "organise", "planning", "planea", "planear", "planifica", "planificar", "organiza", "organizar", "planifie", "planifier", "organise-moi", "organiser"],
   write: ["write", "draft", "compose", "writing", "escribe", "escribir", "redacta", "redactar", "ecris", "ecrire", "redige", "rediger"],
   read: ["read", "open", "reading", "lee", "leer", "lis", "lire"],

@@ -279,6 +279,10 @@ describe("a clause no step serves is named whatever its verb, and a person is as
     "read README.md and count the words",
     "Go to Rome instead",
     "quiero ir a Oporto desde Valencia, 3 días",
+    "I'm looking for a hotel in Amsterdam for 3 nights",
+    "a relaxing 3-day city break in Porto from London",
+    "organise a family holiday to Nice from Lyon for 4 people, 7 days",
+    "weekend trip to Edinburgh from Manchester for me and a friend",
   ])("what the plan serves is not flagged: %s", (text) => {
     const p = plan(text);
     expect(openQuestions(p.understanding)).toEqual([]);
@@ -289,6 +293,11 @@ describe("a clause no step serves is named whatever its verb, and a person is as
     const p = plan("Vienna from Munich, 3 days, and buy concert tickets");
     expect(p.steps.flatMap((s) => [s.params.city, s.params.destination]).filter(Boolean)).not.toContain("Buy");
     expect(p.understanding.parts.find((x) => x.status === "unsupported")?.text).toBe("buy concert tickets");
+  });
+
+  it("an uncounted party word is asked about, a counted one is read", () => {
+    expect(openQuestions(plan("family trip to Rome from Paris, 3 days").understanding).join(" ")).toMatch(/"family"/);
+    expect(openQuestions(plan("family trip to Rome from Paris for 4, 3 days").understanding)).toEqual([]);
   });
 
   it("a report titled with the whole request does not read its words", () => {
