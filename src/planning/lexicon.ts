@@ -668,6 +668,7 @@ const STOP_WORDS = new Set(
     "get gets getting got give show tell let lets make help know think " +
     "please pls kindly thanks thank thx hi hello hey ok okay sure " +
     "go going goes went come coming take bring keep something anything everything nothing thing things somewhere anywhere " +
+    "possible posible soon asap " +
     "much many most least more less each first finally yet already now " +
     "s t d ll re ve m good nice great best better lovely cool fun quick quickly short brief fit fits " +
     // Spanish
@@ -677,7 +678,7 @@ const STOP_WORDS = new Set(
     "muy mas tambien solo quiero queremos quisiera quisieramos necesito necesitamos gustaria puedes puede podrias " +
     "dame dime haz hazme favor gracias hola desde hacia hasta entre sobre durante algo todo todos cada primero " +
     // French
-    "le les l des du d au aux pour par avec et ou qu qui quoi comment quand ma mes ton ta tes sa ses notre nos " +
+    "le les l un une des du d au aux pour par avec et ou qu qui quoi comment quand ma mes ton ta tes sa ses notre nos " +
     "votre vos leur leurs je j il on vous ils elles moi toi lui ce c cet cette ces ca sont etre avoir ai avons avez ont " +
     "veux veut voulons voudrais voudrions aimerais besoin faut plait merci bonjour tres plus aussi depuis vers chez sur dans " +
     "comme juste seulement peux pouvez pourrais donne donnez montre fais faites pendant chaque"
