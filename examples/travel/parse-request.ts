@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { analyzeRequest, overlaps, within, type Analysis, type Span } from "../../src/planning/lexicon.js";
 import { emptyInterpretation, type Interpretation } from "../../src/tools/types.js";
-import { findCity, normalizeName } from "./catalog.js";
+import { cityLabel, findCity, KNOWN_CITIES, normalizeName } from "./catalog.js";
 
 /** What a travel request says, with the demo's defaults filled in where it says nothing. */
 export const TripFacts = z.object({
@@ -135,6 +135,20 @@ function read(text: string, a: Analysis): TripReading {
   // A place the tools do not know is no value they can use: it is named as not understood (above) instead.
   for (const [i, p] of stopPlaces.entries()) {
     if (p.known) out.values.push({ name: i === 0 ? "destination" : `stop ${i + 1}`, value: p.name, source: spanOf(text, p.cueStart, p.end), tools: CITY_TOOLS });
+  }
+
+  // A name several places share ("Valencia", "El Dorado") is resolved to the most populous: said, never silent.
+  // The demo's twelve curated cities are the ones it means by their names.
+  for (const p of [originPlace, ...stopPlaces]) {
+    if (!p?.known || KNOWN_CITIES.includes(p.name)) continue;
+    const city = findCity(p.text);
+    if (!city || city.ambiguous.length === 0) continue;
+    out.assumptions.push({
+      name: `place "${p.text}"`,
+      value: cityLabel(city),
+      why: `"${p.text}" names several places: ${cityLabel(city)} is taken (the most populous); also ${city.ambiguous.join("; ")} — add the country ("${city.name}, <country>") to choose`,
+      tools: p === originPlace ? FLIGHT_TOOLS : CITY_TOOLS,
+    });
   }
 
   const duration = findDays(text, a);
@@ -297,6 +311,8 @@ function findPlaces(text: string, a: Analysis): Place[] {
   const candidates: Span[] = [];
   // Capitalised phrases (any position: "Prague and Vienna" starts with a city).
   for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+(?:de\s+|del\s+|la\s+|of\s+)?\p{Lu}[\p{L}'’-]*)*/gu)) candidates.push(spanOf(text, m.index, m.index + m[0].replace(/[.'’-]+$/, "").length));
+  // A name with its country or region ("Valencia, Spain", "Paris, Texas").
+  for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’-]*)*,\s*\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*)*/gu)) candidates.push(spanOf(text, m.index, m.index + m[0].length));
   // Words after a direction word, capitalised or not ("to paris", "a nueva york").
   // A lookahead, so "from paris to narnia" yields both "paris to narnia" and "narnia".
   for (const m of norm.matchAll(/(?:^|[^a-z])(?:from|to|in|into|visit|visiting|towards|desde|de|a|hacia|para|en|depuis|vers|pour|then|and|y|et)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g)) {
@@ -307,7 +323,8 @@ function findPlaces(text: string, a: Analysis): Place[] {
   if (!/\p{Lu}/u.test(text)) for (const m of norm.matchAll(/[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}/g)) candidates.push(spanOf(text, m.index, m.index + m[0].length));
 
   const places: Place[] = [];
-  for (const c of candidates.sort((x, y) => x.start - y.start)) {
+  // Longest first at one start: "Valencia, Spain" before "Valencia".
+  for (const c of candidates.sort((x, y) => x.start - y.start || y.end - x.end)) {
     for (const found of citiesIn(text, norm, c)) {
       if (overlaps(found, places)) continue;
       // "and buy concert tickets": a verb of the request is no town of the gazetteer that shares its spelling,
@@ -367,7 +384,8 @@ function citiesIn(text: string, norm: string, c: Span): { start: number; end: nu
       if (n === 1 && NOT_A_PLACE.has(norm.slice(start, end))) break;
       const city = findCity(phrase);
       if (city && normalizeName(phrase).length > 1) {
-        out.push({ start, end, name: city.name });
+        // "Valencia, Spain" keeps its country, so the tools resolve the same place.
+        out.push({ start, end, name: /[,(]/.test(phrase) ? phrase : city.name });
         i += n;
         matched = true;
         break;

@@ -369,3 +369,19 @@ describe("dates and starting points in travellers' words (issue 9)", () => {
     expect(flights[0]?.params).toMatchObject({ origin: "Valencia", destination: "Sevilla" });
   });
 });
+
+describe("a place name several places share is said, and a country picks one (issue 9)", () => {
+  // Bug: "Valencia" silently became Valencia, Venezuela, and "Valencia, Spain" lost its country on the way to the tools.
+  it("the most populous is taken and the record says which, with the others", () => {
+    const a = plan("4 days in Valencia from Lyon").understanding.assumptions.find((x) => x.name === 'place "Valencia"');
+    expect(a?.value).toBe("Valencia, Venezuela");
+    expect(a?.why).toMatch(/also Valencia, Spain/);
+  });
+
+  it("'Valencia, Spain' reaches the tools with its country, and nothing is left unread", () => {
+    const p = plan("4 days in Valencia, Spain from Lyon");
+    expect(p.steps.find((s) => s.id === "hotel")?.params.city).toBe("Valencia, Spain");
+    expect(openQuestions(p.understanding)).toEqual([]);
+    expect(p.understanding.assumptions.some((x) => x.name.startsWith("place"))).toBe(false);
+  });
+});
