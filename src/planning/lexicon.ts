@@ -668,7 +668,7 @@ const STOP_WORDS = new Set(
     "get gets getting got give show tell let lets make help know think " +
     "please pls kindly thanks thank thx hi hello hey ok okay sure " +
     "go going goes went come coming take bring keep something anything everything nothing thing things somewhere anywhere " +
-    "possible posible soon asap " +
+    "possible posible soon asap well actually basically definitely " +
     "much many most least more less each first finally yet already now " +
     "s t d ll re ve m good nice great best better lovely cool fun quick quickly short brief fit fits " +
     // Spanish
