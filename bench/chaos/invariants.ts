@@ -78,7 +78,8 @@ export function checkCommands(run: RunRecord): Violation[] {
       if (c.before.checkpointId !== c.after.checkpointId && c.move?.thread === undefined) {
         out.push({ invariant: "refusal-changes-nothing", message: `${where} exited 2 (refused) but wrote to the thread (status ${c.before.status} → ${c.after.status})` });
       }
-      if (!malformed) {
+      // A thread with no checkpoint (killed before its first) is the kill-resume check's to report.
+      if (!malformed && c.after.exists) {
         const after = c.after;
         const expected = after.exists ? expectedExit(after) : null;
         out.push({ invariant: "exit-code", message: `${where} exited 2 for an answer that fits (thread ${after.exists ? `${after.status}${after.waitingKind ? `, waiting for ${after.waitingKind}` : ""}, expected exit ${expected}` : "has no checkpoint"})`, detail: firstLine(c.stderr) });

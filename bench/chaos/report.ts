@@ -88,6 +88,7 @@ export function renderText(s: Summary, results: readonly RunResult[]): string {
     `Chaos: seed ${s.seed}, ${s.runs} run(s)${s.runs < s.planned ? ` of ${s.planned} planned (stopped at the time budget)` : ""} in ${(s.ms / 1000).toFixed(0)} s`,
     `  modes:    ${tally(results.map((r) => r.mode))}`,
     `  statuses: ${tally(results.map((r) => r.status))}`,
+    `  kills:    ${results.reduce((n, r) => n + r.kills, 0)} SIGKILL(s) landed in ${results.filter((r) => r.kills > 0).length} of ${results.filter((r) => r.mode === "kill").length} kill run(s)`,
     `  violations: ${s.violations} in ${s.runsWithViolations} run(s)`,
   ];
   const byInvariant = new Map<string, Finding[]>();
@@ -115,6 +116,7 @@ export function renderMarkdown(s: Summary, results: readonly RunResult[], comman
     "",
     `- modes: ${tally(results.map((r) => r.mode))}`,
     `- final statuses: ${tally(results.map((r) => r.status))}`,
+    `- SIGKILLs landed: ${results.reduce((n, r) => n + r.kills, 0)} in ${results.filter((r) => r.kills > 0).length} of ${results.filter((r) => r.mode === "kill").length} kill runs (the others ended before their kill point)`,
     `- violations: **${s.violations}** in ${s.runsWithViolations} run(s), ${s.findings.length} class(es)`,
     "",
     "| invariant | count | runs | class | example (seed, run) | reproduce |",

@@ -21,6 +21,8 @@ export interface RunResult {
   faults: string[];
   flags: string[];
   status: string | null;
+  /** SIGKILLs that landed (a kill point the command did not reach is not counted). */
+  kills: number;
   /** Each command, one line: exit code, where it ran, decision. */
   trace: string[];
   ms: number;
@@ -65,6 +67,7 @@ export async function runScenario(seed: number, index: number, box: Sandbox, for
     faults: s.faults,
     flags: s.flags,
     status: main.final.values?.status ?? null,
+    kills: main.commands.filter((c) => c.killed).length,
     trace: traceOf(main),
     ms: Date.now() - started,
     violations,
@@ -149,6 +152,7 @@ function crashed(seed: number, index: number, error: string): RunResult {
     faults: s.faults,
     flags: s.flags,
     status: null,
+    kills: 0,
     trace: [],
     ms: 0,
     violations: [{ invariant: "no-stack-trace", message: `the chaos driver itself failed: ${error.split("\n")[0]}` }],
