@@ -209,8 +209,8 @@ export async function driveScenario(s: Scenario, box: Sandbox, opts: DriveOption
       break;
     }
     if (current.finished) {
-      // Finished without a final status: what a person would do next is resume it, so do that once.
-      if (!TERMINAL.has(current.status ?? "") && last.argv[0] !== "resume") {
+      // Finished without a final status or a report: what a person would do next is resume it, so do that once.
+      if ((!TERMINAL.has(current.status ?? "") || !current.values?.report) && last.argv[0] !== "resume") {
         await exec(["resume", threadId, "--db", db], null);
         continue;
       }

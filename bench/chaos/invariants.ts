@@ -188,7 +188,7 @@ export function checkStatusReport(run: RunRecord): Violation[] {
   if (!TERMINAL.has(status)) return [{ invariant: "status-report", message: `looks finished (nothing left to run) with non-terminal status ${status}, and no report` }];
   const r = v.report;
   if (!r) {
-    out.push({ invariant: "status-report", message: `finished (${status}) without a report` });
+    out.push({ invariant: "status-report", message: `looks finished (nothing left to run) with status ${status} but no report` });
     return out;
   }
   if (r.summary.status !== status) out.push({ invariant: "status-report", message: `status ${status} but the report says ${r.summary.status}` });

@@ -90,6 +90,7 @@ export function renderText(s: Summary, results: readonly RunResult[]): string {
     `  statuses: ${tally(results.map((r) => r.status))}`,
     `  kills:    ${results.reduce((n, r) => n + r.kills, 0)} SIGKILL(s) landed in ${results.filter((r) => r.kills > 0).length} of ${results.filter((r) => r.mode === "kill").length} kill run(s)`,
     `  violations: ${s.violations} in ${s.runsWithViolations} run(s)`,
+    ...(results.some((r) => r.environment) ? [`  not counted: ${results.filter((r) => r.environment).length} run(s) during which the Node installation was broken (runs ${results.filter((r) => r.environment).map((r) => r.index).join(", ")})`] : []),
   ];
   const byInvariant = new Map<string, Finding[]>();
   for (const f of s.findings) byInvariant.set(f.invariant, [...(byInvariant.get(f.invariant) ?? []), f]);
@@ -118,6 +119,7 @@ export function renderMarkdown(s: Summary, results: readonly RunResult[], comman
     `- final statuses: ${tally(results.map((r) => r.status))}`,
     `- SIGKILLs landed: ${results.reduce((n, r) => n + r.kills, 0)} in ${results.filter((r) => r.kills > 0).length} of ${results.filter((r) => r.mode === "kill").length} kill runs (the others ended before their kill point)`,
     `- violations: **${s.violations}** in ${s.runsWithViolations} run(s), ${s.findings.length} class(es)`,
+    ...(results.some((r) => r.environment) ? [`- not counted: ${results.filter((r) => r.environment).length} run(s) during which the shared Node installation was being reinstalled (module or native binding missing, after 3 tries)`] : []),
     "",
     "| invariant | count | runs | class | example (seed, run) | reproduce |",
     "|---|---|---|---|---|---|",

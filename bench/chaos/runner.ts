@@ -21,6 +21,8 @@ export interface RunResult {
   faults: string[];
   flags: string[];
   status: string | null;
+  /** The Node installation was broken during the run (after retries): its violations are dropped. */
+  environment: boolean;
   /** SIGKILLs that landed (a kill point the command did not reach is not counted). */
   kills: number;
   /** Each command, one line: exit code, where it ran, decision. */
@@ -45,12 +47,28 @@ function traceOf(run: RunRecord): string[] {
  * tools work there). Mode kill runs the scenario twice: uninterrupted, then with its kills, and compares.
  */
 export async function runScenario(seed: number, index: number, box: Sandbox, forcedMode?: Mode): Promise<RunResult> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await runScenarioOnce(seed, index, box, forcedMode);
+    if (!result.environment || attempt >= ENVIRONMENT_ATTEMPTS) return result;
+    // The machine, not Candor: e.g. the shared node_modules being reinstalled under a child process.
+    await new Promise((resolve) => setTimeout(resolve, ENVIRONMENT_PAUSE_MS));
+  }
+}
+
+/** Output that says the Node installation is broken (a module or native binding missing), not Candor. */
+export const ENVIRONMENT_BROKEN = /Could not locate the bindings file|ERR_MODULE_NOT_FOUND|Cannot find (?:module|package)|node:internal\/modules\/(?:esm|cjs|run_main)/;
+const ENVIRONMENT_ATTEMPTS = 3;
+const ENVIRONMENT_PAUSE_MS = 30_000;
+
+async function runScenarioOnce(seed: number, index: number, box: Sandbox, forcedMode?: Mode): Promise<RunResult> {
   const s = generateScenario(seed, index, forcedMode);
   const started = Date.now();
   const violations: Violation[] = [];
   let main: RunRecord;
+  const records: RunRecord[] = [];
   if (s.mode === "kill") {
     const baseline = await driveScenario(s, box, { allChildren: false, kills: [], label: "baseline" });
+    records.push(baseline);
     violations.push(...checkRun(baseline, irreversible).map((v) => ({ ...v, phase: "uninterrupted" as const })));
     main = await driveScenario(s, box, { allChildren: false, kills: s.kills, label: "killed" });
     violations.push(...checkRun(main, irreversible), ...checkKillResume(main, outcomeOf(baseline)));
@@ -58,6 +76,8 @@ export async function runScenario(seed: number, index: number, box: Sandbox, for
     main = await driveScenario(s, box, { allChildren: s.mode === "cli", kills: [], label: s.mode });
     violations.push(...checkRun(main, irreversible));
   }
+  records.push(main);
+  const environment = records.some((r) => r.commands.some((c) => ENVIRONMENT_BROKEN.test(`${c.stdout}\n${c.stderr}`)));
   return {
     seed,
     index,
@@ -66,11 +86,13 @@ export async function runScenario(seed: number, index: number, box: Sandbox, for
     request: s.request.text,
     faults: s.faults,
     flags: s.flags,
+    // A broken installation says nothing about Candor: such a run's violations are not counted.
+    violations: environment ? [] : violations,
+    environment,
     status: main.final.values?.status ?? null,
     kills: main.commands.filter((c) => c.killed).length,
     trace: traceOf(main),
     ms: Date.now() - started,
-    violations,
     reproduce: reproduction(s),
   };
 }
@@ -152,6 +174,7 @@ function crashed(seed: number, index: number, error: string): RunResult {
     faults: s.faults,
     flags: s.flags,
     status: null,
+    environment: false,
     kills: 0,
     trace: [],
     ms: 0,

@@ -209,7 +209,7 @@ describe("the report", () => {
     const a: Violation = { invariant: "exit-code", message: "`candor resume chaos-3 --adjust \"[1]\" --json` exited 4 but the thread is waiting: expected 3" };
     const b: Violation = { invariant: "exit-code", message: "`candor resume chaos-9 --adjust \"[2]\"` exited 4 but the thread is waiting: expected 3" };
     expect(classOf(a)).toBe(classOf(b));
-    const result = (index: number, violations: Violation[]): RunResult => ({ seed: 1, index, runSeed: 0, mode: "in-process", request: "r", faults: [], flags: [], status: "completed", kills: 0, trace: [], ms: 1, violations, reproduce: `npm run chaos -- --seed 1 --only ${index}` });
+    const result = (index: number, violations: Violation[]): RunResult => ({ seed: 1, index, runSeed: 0, mode: "in-process", request: "r", faults: [], flags: [], status: "completed", environment: false, kills: 0, trace: [], ms: 1, violations, reproduce: `npm run chaos -- --seed 1 --only ${index}` });
     const [f] = findings([result(3, [a]), result(9, [b])]);
     expect(f).toMatchObject({ invariant: "exit-code", count: 2, runs: [3, 9] });
     expect(f!.example.result.reproduce).toBe("npm run chaos -- --seed 1 --only 3");
