@@ -21,4 +21,9 @@ process.on("message", (m: { type: string; seed?: number; index?: number; mode?: 
     (e: unknown) => send({ type: "error", error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
   );
 });
+// A parent that died (Ctrl-C, a crash) leaves nobody to report to.
+process.on("disconnect", () => {
+  box.cleanup();
+  process.exit(0);
+});
 send({ type: "ready" });
