@@ -22,9 +22,9 @@ export const CLI_ENTRY = path.join(ROOT, "bin", "candor.mjs");
 /** A command taking longer than this is stopped and counted against `bounded-time`. */
 export const COMMAND_TIMEOUT_MS = 90_000;
 /** Questions answered before the driver starts ending the run (abort, reject, deny, skip). */
-export const ROUNDS_BEFORE_ENDING = 10;
+const ROUNDS_BEFORE_ENDING = 10;
 /** Questions after which a run that still waits breaks `bounded-interaction`. */
-export const MAX_ROUNDS = 24;
+const MAX_ROUNDS = 24;
 
 const TERMINAL = new Set(["completed", "partial", "failed", "rejected", "aborted"]);
 
@@ -71,7 +71,7 @@ export interface RunRecord {
   marker: string;
 }
 
-export function snapshot(i: Inspection): Snapshot {
+function snapshot(i: Inspection): Snapshot {
   return {
     exists: i.exists,
     checkpointId: i.checkpointId,
@@ -102,7 +102,7 @@ interface Exec {
 }
 
 /** Runs one command with the CLI's program in this process. The working directory must be the sandbox's workspace. */
-export async function execInProcess(argv: readonly string[], timeoutMs = COMMAND_TIMEOUT_MS): Promise<Exec> {
+async function execInProcess(argv: readonly string[], timeoutMs = COMMAND_TIMEOUT_MS): Promise<Exec> {
   let stdout = "";
   let stderr = "";
   const abort = new AbortController();
@@ -131,7 +131,7 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 /** Runs one command in a child process, SIGKILLing it at `kill` (after that many stderr lines, then a delay). */
-export function execChild(argv: readonly string[], cwd: string, kill: KillPoint | null, timeoutMs = COMMAND_TIMEOUT_MS): Promise<Exec> {
+function execChild(argv: readonly string[], cwd: string, kill: KillPoint | null, timeoutMs = COMMAND_TIMEOUT_MS): Promise<Exec> {
   const started = Date.now();
   const child = spawn(process.execPath, [CLI_ENTRY, ...argv], { cwd, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";

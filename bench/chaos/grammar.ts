@@ -7,7 +7,7 @@
 import type { Rng } from "./prng.js";
 
 /** Cities the travel tools serve (examples/travel/catalog.ts), with some of the spellings a person would use. */
-export const SERVED_CITIES = ["Madrid", "Paris", "Lisbon", "Rome", "London", "Berlin", "Tokyo", "New York", "Barcelona", "Amsterdam", "Prague", "Vienna"] as const;
+const SERVED_CITIES = ["Madrid", "Paris", "Lisbon", "Rome", "London", "Berlin", "Tokyo", "New York", "Barcelona", "Amsterdam", "Prague", "Vienna"] as const;
 const SPELLINGS: Record<string, readonly string[]> = {
   Lisbon: ["Lisbon", "Lisboa", "lisbon"],
   Rome: ["Rome", "Roma", "ROME"],
@@ -21,7 +21,7 @@ const SPELLINGS: Record<string, readonly string[]> = {
 /** Places the tools do not serve: the plan must say so instead of inventing a trip. */
 const UNSERVED = ["Atlantis", "Sydney", "Narnia", "Reykjavik", "Ulaanbaatar", "Springfield"];
 
-export type RequestKind = "travel" | "workspace" | "other";
+type RequestKind = "travel" | "workspace" | "other";
 
 export interface GeneratedRequest {
   text: string;

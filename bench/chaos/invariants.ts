@@ -49,7 +49,7 @@ export function expectedExit(after: CommandRecord["after"]): number {
 }
 
 /** The command as a person would type it, without the run's temporary database path. */
-export function show(c: Pick<CommandRecord, "argv">): string {
+function show(c: Pick<CommandRecord, "argv">): string {
   const words = c.argv.filter((a, i) => a !== "--db" && c.argv[i - 1] !== "--db");
   return `\`candor ${words.map((a) => (/^[\w.=@:,*-]+$/.test(a) ? a : JSON.stringify(a))).join(" ")}\``;
 }
@@ -102,7 +102,7 @@ export function checkCommands(run: RunRecord): Violation[] {
         out.push({ invariant: "json-output", message: `${where} printed something that is not one JSON object on stdout`, detail: firstLine(c.stdout) || "(nothing)" });
       }
       if (json) {
-        if (json.exitCode !== undefined && json.exitCode !== c.code) out.push({ invariant: "json-output", message: `${where}: JSON exitCode ${String(json.exitCode)} but the process exited ${c.code}` });
+        if (json.exitCode !== undefined && json.exitCode !== c.code) out.push({ invariant: "json-output", message: `${where}: JSON exitCode ${JSON.stringify(json.exitCode)} but the process exited ${c.code}` });
         if (c.after.exists && json.status !== c.after.status) out.push({ invariant: "json-output", message: `${where}: JSON status ${String(json.status)} but the thread's is ${c.after.status}` });
       }
     } else if (c.argv.includes("--json") && c.code === 2 && c.stdout.trim() !== "") {
@@ -218,7 +218,7 @@ export function checkSideEffects(ledger: readonly LedgerRow[], irreversible: (to
 }
 
 /** Nothing read from outside the workspace reached the thread's state. */
-export function checkConfinement(run: RunRecord): Violation[] {
+function checkConfinement(run: RunRecord): Violation[] {
   if (!run.marker || !run.final.values) return [];
   return JSON.stringify(run.final.values).includes(run.marker) ? [{ invariant: "confinement", message: "the thread's state holds the content of a file outside the workspace" }] : [];
 }

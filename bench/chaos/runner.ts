@@ -56,7 +56,7 @@ export async function runScenario(seed: number, index: number, box: Sandbox, for
 }
 
 /** Output that says the Node installation is broken (a module or native binding missing), not Candor. */
-export const ENVIRONMENT_BROKEN = /Could not locate the bindings file|ERR_MODULE_NOT_FOUND|Cannot find (?:module|package)|node:internal\/modules\/(?:esm|cjs|run_main)/;
+const ENVIRONMENT_BROKEN = /Could not locate the bindings file|ERR_MODULE_NOT_FOUND|Cannot find (?:module|package)|node:internal\/modules\/(?:esm|cjs|run_main)/;
 const ENVIRONMENT_ATTEMPTS = 3;
 const ENVIRONMENT_PAUSE_MS = 30_000;
 

@@ -7,8 +7,8 @@ import { FAULT_KINDS } from "../../src/tools/faults.js";
 import { generateRequest, type GeneratedRequest } from "./grammar.js";
 import { createRng, deriveSeed, type Rng } from "./prng.js";
 
-export const TRAVEL_TOOLS = ["search_flights", "search_flights_backup", "search_hotels", "search_activities", "check_budget", "build_itinerary", "book_trip", "find_attractions", "plan_days"] as const;
-export const WORKSPACE_TOOLS = ["read_file", "list_files", "text_stats", "write_report"] as const;
+const TRAVEL_TOOLS = ["search_flights", "search_flights_backup", "search_hotels", "search_activities", "check_budget", "build_itinerary", "book_trip", "find_attractions", "plan_days"] as const;
+const WORKSPACE_TOOLS = ["read_file", "list_files", "text_stats", "write_report"] as const;
 
 /**
  * in-process: the CLI's own program (runCli) in this process, the cheap default. cli: every command in a child

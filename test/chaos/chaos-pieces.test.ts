@@ -108,7 +108,7 @@ describe("random decisions", () => {
   });
 
   it("marks malformed answers, and says when the step's tool must refuse a value", () => {
-    const refuses = (_tool: string, params: Record<string, unknown>) => typeof params.nights !== "number" || (params.nights as number) < 1;
+    const refuses = (_tool: string, params: Record<string, unknown>) => typeof params.nights !== "number" || (params.nights) < 1;
     let mustRefuse = 0;
     for (let i = 0; i < 300; i++) {
       const move = malformedMove(createRng(i), planApproval, plan, refuses);

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { describe as describeViolation } from "../../bench/chaos/report.js";
-import { runChaos, type RunResult } from "../../bench/chaos/runner.js";
+import { runChaos } from "../../bench/chaos/runner.js";
 import type { Violation } from "../../bench/chaos/invariants.js";
 
 /** Seed and run indices: 32 runs, a mix of modes (about a fifth killed and resumed), in two worker processes (most of a run is waiting out injected timeouts): about a minute. */
@@ -50,7 +50,7 @@ describe("chaos seeds", () => {
     expect(results).toHaveLength(INDICES.length);
     const unexpected: string[] = [];
     const seen = new Set<Expected>();
-    for (const r of results as RunResult[]) {
+    for (const r of results) {
       for (const v of r.violations) {
         const e = isExpected(v);
         if (e) seen.add(e);

@@ -7,7 +7,7 @@
  */
 import type { ScriptedResponse } from "../fakes/fake-openai-server.js";
 
-export type Question = "plan" | "recovery" | "synthesis";
+type Question = "plan" | "recovery" | "synthesis";
 
 export interface ModelCase {
   question: Question;
@@ -51,7 +51,7 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const clone = <T>(v: T): T => structuredClone(v);
 
 /** Sets (or with `undefined`, deletes) the value at a dotted path of a JSON value; numeric parts index arrays. */
-export function setAt(value: Json, path: string, next: Json | undefined): Json {
+function setAt(value: Json, path: string, next: Json | undefined): Json {
   const copy = clone(value);
   const parts = path.split(".");
   let node: Json = copy;
@@ -154,11 +154,11 @@ function planSemantics(): ModelCase[] {
   const base = VALID_PLAN as unknown as Json;
   const steps = VALID_PLAN.steps as unknown as Json[];
   const withSteps = (s: Json[]) => ({ json: { ...VALID_PLAN, steps: s } as Json });
-  const step = (i: number, over: Record<string, Json>) => withSteps(steps.map((s, j) => (j === i ? ({ ...(s as object), ...over } as Json) : s)));
+  const step = (i: number, over: Record<string, Json>) => withSteps(steps.map((s, j) => (j === i ? ({ ...(s as object), ...over }) : s)));
   const cases: [string, ScriptedResponse][] = [
     ["duplicate step ids", step(1, { id: "flight" })],
     ["self dependency", step(0, { dependsOn: ["flight"] })],
-    ["dependency cycle", withSteps([{ ...(steps[0] as object), dependsOn: ["hotel"] } as Json, { ...(steps[1] as object), dependsOn: ["flight"] } as Json, ...steps.slice(2)])],
+    ["dependency cycle", withSteps([{ ...(steps[0] as object), dependsOn: ["hotel"] }, { ...(steps[1] as object), dependsOn: ["flight"] }, ...steps.slice(2)])],
     ["dependency on a missing step", step(3, { dependsOn: ["flight", "nowhere"] })],
     ["unknown tool", step(0, { tools: ["teleport"] })],
     ["ungranted tool: book_trip on flight_agent", step(0, { tools: ["book_trip"], paramsJson: "{}" })],
@@ -170,12 +170,12 @@ function planSemantics(): ModelCase[] {
     ["booking step on the flight worker", withSteps([...steps, { id: "book", description: "Book it", workerType: "flight_agent", tools: ["book_trip"], paramsJson: "{}", dependsOn: ["itinerary"], expectedOutputs: ["booking"] }])],
     ["no tools", step(0, { tools: [] })],
     ["zero steps", withSteps([])],
-    ["one empty step", withSteps([{} as Json])],
+    ["one empty step", withSteps([{}])],
     ["200 steps", withSteps(Array.from({ length: 200 }, (_, i) => PLAN_STEP({ id: `s${i}`, dependsOn: i > 0 ? [`s${i - 1}`] : [] })))],
     ["3000 independent steps", withSteps(Array.from({ length: 3000 }, (_, i) => PLAN_STEP({ id: `s${i}` })))],
     ["1 MB description", step(0, { description: "x".repeat(1_000_000) })],
     ["injection in the description", step(0, { description: INJECTION })],
-    ["injection in the objective", { json: { ...VALID_PLAN, objective: INJECTION } as Json }],
+    ["injection in the objective", { json: { ...VALID_PLAN, objective: INJECTION } }],
     ["paramsJson not JSON", step(0, { paramsJson: "{origin: Madrid" })],
     ["paramsJson an array", step(0, { paramsJson: "[1,2,3]" })],
     ["paramsJson wrong types", step(0, { paramsJson: '{"origin":42,"destination":null,"travellers":"two"}' })],
@@ -183,16 +183,16 @@ function planSemantics(): ModelCase[] {
     ["paramsJson a billion travellers", step(0, { paramsJson: '{"origin":"Madrid","destination":"Paris","travellers":1000000000}' })],
     ["paramsJson with __proto__", step(0, { paramsJson: '{"__proto__":{"admin":true},"origin":"Madrid","destination":"Paris"}' })],
     ["paramsJson 1 MB", step(0, { paramsJson: JSON.stringify({ origin: "Madrid", destination: "Paris", notes: "y".repeat(1_000_000) }) })],
-    ["confidence -1", { json: { ...VALID_PLAN, confidence: -1 } as Json }],
-    ["confidence 2", { json: { ...VALID_PLAN, confidence: 2 } as Json }],
-    ["confidence 85 (a percentage)", { json: { ...VALID_PLAN, confidence: 85 } as Json }],
-    ["confidence as text", { json: { ...VALID_PLAN, confidence: "high" } as Json }],
+    ["confidence -1", { json: { ...VALID_PLAN, confidence: -1 } }],
+    ["confidence 2", { json: { ...VALID_PLAN, confidence: 2 } }],
+    ["confidence 85 (a percentage)", { json: { ...VALID_PLAN, confidence: 85 } }],
+    ["confidence as text", { json: { ...VALID_PLAN, confidence: "high" } }],
     ["step id with a slash", step(0, { id: "../../etc" })],
     ["step id with spaces", step(0, { id: "find the flight" })],
     ["empty step id", step(0, { id: "" })],
     ["expectedOutputs nobody produces", step(0, { expectedOutputs: ["gold"] })],
-    ["every step on book_trip", withSteps(steps.map((s) => ({ ...(s as object), tools: ["book_trip"], workerType: "booking_agent", paramsJson: "{}" }) as Json))],
-    ["unknown extra fields", { json: { ...VALID_PLAN, admin: true, tools_to_call_now: ["book_trip"] } as Json }],
+    ["every step on book_trip", withSteps(steps.map((s) => ({ ...(s as object), tools: ["book_trip"], workerType: "booking_agent", paramsJson: "{}" })))],
+    ["unknown extra fields", { json: { ...VALID_PLAN, admin: true, tools_to_call_now: ["book_trip"] } }],
     ["steps as an object", { json: { ...VALID_PLAN, steps: { flight: steps[0] } } as unknown as Json }],
   ];
   void base;
@@ -263,7 +263,7 @@ function toolCallCases(question: "plan" | "recovery", base: Json): ModelCase[] {
   ];
   const name = question === "plan" ? "plan" : "recovery";
   return [
-    ...calls.map(([label, a]) => ({ question, name: label, answer: { toolCall: { name, arguments: a } } }) as ModelCase),
+    ...calls.map(([label, a]) => ({ question, name: label, answer: { toolCall: { name, arguments: a } } })),
     { question, name: "tool call: to book_trip instead", answer: { toolCall: { name: "book_trip", arguments: {} } } },
     { question, name: "tool call: to exec_shell", answer: { toolCall: { name: "exec_shell", arguments: { cmd: "rm -rf /" } } } },
   ];
