@@ -57,7 +57,7 @@ const BUDGET_TOOLS = ["check_budget"];
 /** Words that follow a direction word without being a place ("want to go", "in the centre", "in 3 days"). */
 const NOT_A_PLACE = new Set(
   (
-    "a an the my our your his her their this that these those some any me us them it there here " +
+    "a an the my our your his her their this that these those some any me us them it there here i we you he she they " +
     "go going fly flying travel travelling traveling visit visiting see seeing book booking plan planning stay staying " +
     "spend spending be do get have make find take leave return come explore enjoy relax keep try know " +
     "and or but for with without from to in on at by of about around under below over within than " +
@@ -285,6 +285,9 @@ const TRIP_AFTER = /^\s*(?:trip|vacation|holiday|holidays|getaway|break|tour|iti
 /** Short Spanish and French cues ("a", "en", "de", "para") lead to a place only when it is one the tools know. */
 const WEAK_CUES = /(?:^|[^a-z])(?:a|en|de|para|por|pour|chez|at|around|see|seeing|in)\s+$/;
 
+/** A city named only by a capital at a sentence's start must be at least this big to be taken as meant. */
+const UNCUED_MIN_POPULATION = 100_000;
+
 function findPlaces(text: string, a: Analysis): Place[] {
   const norm = a.norm;
   const candidates: Span[] = [];
@@ -355,6 +358,10 @@ function citiesIn(text: string, norm: string, c: Span): { start: number; end: nu
       const phrase = text.slice(start, end);
       if (n === 1 && NOT_A_PLACE.has(norm.slice(start, end))) break;
       const city = findCity(phrase);
+      // A capitalised word with no direction word before it, first in its sentence, is usually just a word
+      // ("We are 4 people" is not a trip to Wé): only a city of some size is taken from it.
+      const uncued = n === 1 && start === sentenceStartOf(text, start) && !DESTINATION_CUE.test(norm.slice(0, start)) && !ORIGIN_CUE.test(norm.slice(0, start));
+      if (city && uncued && city.population < UNCUED_MIN_POPULATION) break;
       if (city && normalizeName(phrase).length > 1) {
         out.push({ start, end, name: city.name });
         i += n;

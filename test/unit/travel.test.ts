@@ -530,3 +530,11 @@ describe("activities in one call or two (DECOMPOSE's tools)", () => {
     }
   });
 });
+
+describe("a capitalised word that happens to be a town", () => {
+  // Regression: "We are 4 people. Plan a trip …" planned a three-city trip through Wé (New Caledonia), silently.
+  it("is not taken as a place when it starts a sentence with no direction word and the town is small", () => {
+    expect(parseTripRequest("We are 4 people. Plan a 2-day trip from Paris to Rome").stops).toEqual(["Rome"]);
+    expect(parseTripRequest("Best of all, plan 3 days in Lisbon from Madrid").stops).toEqual(["Lisbon"]);
+  });
+});
