@@ -136,7 +136,8 @@ describe("a step whose dependency could not be recovered", () => {
     expect(notificationsOf(out, "step_failed", "itinerary").map((n) => n.severity)).toEqual(["WARNING"]);
     expect(a.calls.count("build_itinerary")).toBe(0);
     expect(out.status).toBe("partial");
-    expect(out.report!.summary).toMatchObject({ status: "partial", stepsSkipped: 2, stepsSucceeded: 3 });
+    // A step skipped for its dependency never ran: skipped, not also failed.
+    expect(out.report!.summary).toMatchObject({ status: "partial", stepsSkipped: 2, stepsSucceeded: 3, stepsFailed: 1 });
     expect(out.report!.missing.map((m) => /\((\w+)\):/.exec(m)?.[1])).toEqual(["budget_status", "itinerary"]);
     expect(out.failureReason).toMatch(/budget_status/);
     expect(out.answer).toContain("Missing from this answer");
