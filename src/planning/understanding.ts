@@ -300,6 +300,16 @@ function remainder(clause: Span, cut: readonly Span[]): string {
   return text.replace(/\s+/g, " ").replace(/^[\s,;]+|[\s,;]+$/g, "") || clause.text;
 }
 
+/**
+ * The record after a person edited steps: each served part described again from its steps (a part must not say
+ * "2 night(s)" once the step says 3), and each parameter edit recorded as a change made by a person.
+ */
+export function afterPersonEdits(u: Understanding, steps: AccountInput["steps"], edits: readonly { stepId: string; key: string; from: unknown; to: unknown }[]): Understanding {
+  const parts = u.parts.map((p) => (p.status === "served" && p.stepIds.length > 0 ? { ...p, description: describeSteps(steps, p.stepIds) } : p));
+  const changes = edits.map((e) => ({ name: e.key, from: e.from, to: e.to, source: "", why: "changed by a person before the plan ran", by: "person" as const, stepIds: [e.stepId] }));
+  return { ...u, parts, changes: [...u.changes, ...changes] };
+}
+
 function describeSteps(steps: AccountInput["steps"], ids: readonly string[]): string {
   return ids.map((id) => steps.find((s) => s.id === id)?.description ?? id).join("; ");
 }
