@@ -205,8 +205,9 @@ export async function driveScenario(s: Scenario, box: Sandbox, opts: DriveOption
     const last = commands[commands.length - 1]!;
     if (!current.exists) {
       // A kill before the first checkpoint: the run said it can be resumed, so try (issue 8 item 4).
-      if (last.killed) await exec(["resume", threadId, "--db", db], null);
-      break;
+      if (!last.killed) break;
+      await exec(["resume", threadId, "--db", db], null);
+      continue;
     }
     if (current.finished) {
       // Finished without a final status or a report: what a person would do next is resume it, so do that once.

@@ -147,7 +147,9 @@ export function checkAnnouncements(run: RunRecord): Violation[] {
   if (recoveries < v.revisions.length) out.push({ invariant: "failure-announced", message: `${v.revisions.length} revision(s) but ${recoveries} recovery explanation(s)` });
   const failedAttempts = new Map<string, number>();
   for (const f of v.feedback) {
-    const n = f.attempts.filter((a) => a.error !== null).length || (f.feedbackType === "SUCCESS" ? 0 : 1);
+    // PARTIAL_SUCCESS is a step that ran without an optional input a skipped step would have given: announced as a
+    // warning when it is dispatched, not a failure of its own.
+    const n = f.attempts.filter((a) => a.error !== null).length || (f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS" ? 0 : 1);
     failedAttempts.set(f.taskId, (failedAttempts.get(f.taskId) ?? 0) + n);
   }
   for (const [taskId, n] of failedAttempts) {

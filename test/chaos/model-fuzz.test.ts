@@ -111,10 +111,8 @@ function recoveryQuestion(): RecoveryQuestion {
  * Cases whose answer exposes a defect nobody has fixed yet: the check that fails is asserted to fail still, so a
  * fix makes this test say so (then delete the entry). Each names what is wrong.
  */
-const KNOWN_DEFECTS: Record<string, string> = {
-  "semantic: DECOMPOSE into book_trip":
-    "validateProposal accepts a model's DECOMPOSE of the hotel search whose first substep is book_trip: an irreversible tool, on another worker (booking_agent), needing an input (itinerary) nobody gives it. The gate would still ask before booking, but the plan now holds a booking the person never asked for.",
-};
+// Empty: bench/CHAOS.md finding B (a model's DECOMPOSE adding book_trip) is refused by validateProposal now.
+const KNOWN_DEFECTS: Record<string, string> = {};
 
 describe("recovery proposals from a hostile model", () => {
   const irreversible = new Set([...registry.tools.values()].filter((t) => t.sideEffect === "irreversible").map((t) => t.name));
