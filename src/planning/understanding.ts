@@ -134,7 +134,8 @@ function parameterSpans(a: Analysis, steps: AccountInput["steps"]): Span[] {
     for (const value of Object.values(step.params)) {
       if (typeof value !== "string" && typeof value !== "number") continue;
       const needle = String(value).toLowerCase();
-      if (needle.length === 0) continue;
+      // Longer than the request, it cannot be in it (and a model can send a megabyte-long value: no regex of that).
+      if (needle.length === 0 || needle.length > a.text.length) continue;
       const re = new RegExp(`(?<![a-z0-9])${escapeRegExp(needle)}(?![a-z0-9])`, "g");
       for (const m of a.text.toLowerCase().matchAll(re)) out.push({ start: m.index, end: m.index + m[0].length, text: m[0] });
     }

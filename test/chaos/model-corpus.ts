@@ -31,6 +31,22 @@ export const VALID_PLAN = {
     { id: "budget_status", description: "Check the total against the $2000 budget", workerType: "budget_agent", tools: ["check_budget"], paramsJson: '{"budget":2000}', dependsOn: ["flight", "hotel", "activities"], expectedOutputs: ["budget_status"] },
     { id: "itinerary", description: "Build a 3-day itinerary", workerType: "itinerary_agent", tools: ["build_itinerary"], paramsJson: '{"days":3}', dependsOn: ["flight", "hotel", "activities", "budget_status"], expectedOutputs: ["itinerary"] },
   ],
+  // What the model says it understood (strict mode: every field present), checked against the request by Candor.
+  understanding: {
+    parts: [
+      { text: "A 3-day trip from Madrid to Paris for 2", description: "flights, a hotel, activities and an itinerary", kind: "task", status: "served", stepIds: ["flight", "hotel", "activities", "itinerary"], why: null },
+      { text: "under $2000", description: "the total checked against $2000", kind: "constraint", status: "served", stepIds: ["budget_status"], why: null },
+    ],
+    values: [
+      { name: "origin", value: "Madrid", source: "from Madrid" },
+      { name: "destination", value: "Paris", source: "to Paris" },
+      { name: "days", value: "3", source: "3-day" },
+      { name: "travellers", value: "2", source: "for 2" },
+      { name: "budget", value: "2000", source: "under $2000" },
+    ],
+    assumptions: [],
+    changes: [],
+  },
 };
 
 /** A model's valid recovery for the hotel step that failed for a reason no rule knows (ModelRecoveryProposal). */
