@@ -207,9 +207,10 @@ const CASES: Case[] = [
     name: "logs with decisions.log a directory",
     argv: (p) => ["logs", "--db", path.join(p.DIR, "logdir", "candor.db")],
     exit: USAGE,
-    prepare: (p) => mkdirSync(path.join(p.DIR, "logdir", "decisions.log"), { recursive: true }),
+    // Each database has its own log beside it (issue 8 item 5): <db>.decisions.log.
+    prepare: (p) => mkdirSync(path.join(p.DIR, "logdir", "candor.db.decisions.log"), { recursive: true }),
   },
-  { name: "logs with a corrupt decisions.log", argv: (p) => ["logs", "--db", path.join(p.DIR, "junk", "candor.db")], exit: [0], prepare: (p) => (mkdirSync(path.join(p.DIR, "junk")), writeFileSync(path.join(p.DIR, "junk", "decisions.log"), '{"operation":\n\u0000\u0001garbage\n[1,2]\n{"operation":5}\n')) },
+  { name: "logs with a corrupt decisions.log", argv: (p) => ["logs", "--db", path.join(p.DIR, "junk", "candor.db")], exit: [0], prepare: (p) => (mkdirSync(path.join(p.DIR, "junk")), writeFileSync(path.join(p.DIR, "junk", "candor.db.decisions.log"), '{"operation":\n\u0000\u0001garbage\n[1,2]\n{"operation":5}\n')) },
   // replay and fork
   { name: "replay without --from", argv: (p) => ["replay", p.DONE, "--db", p.DB], exit: USAGE },
   { name: "replay an unknown checkpoint", argv: (p) => ["replay", p.DONE, "--db", p.DB, "--from", "nosuch"], exit: USAGE },
