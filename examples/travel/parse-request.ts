@@ -57,7 +57,7 @@ const BUDGET_TOOLS = ["check_budget"];
 /** Words that follow a direction word without being a place ("want to go", "in the centre", "in 3 days"). */
 const NOT_A_PLACE = new Set(
   (
-    "a an the my our your his her their this that these those some any me us them it there here " +
+    "a an the my our your his her their this that these those some any me us them it there here i we you he she they " +
     "go going fly flying travel travelling traveling visit visiting see seeing book booking plan planning stay staying " +
     "spend spending be do get have make find take leave return come explore enjoy relax keep try know " +
     "and or but for with without from to in on at by of about around under below over within than " +
@@ -174,6 +174,11 @@ function read(text: string, a: Analysis): TripReading {
     out.assumptions.push({ name: "travellers", value: DEFAULT_TRAVELLERS, why: 'the request does not say how many (say "for 2 people")', tools: PEOPLE_TOOLS });
   } else {
     travellers = people.total;
+    const counts = people.parts.filter((p) => p.name === "travellers");
+    if (counts.length > 1 && counts.some((c) => c.value !== counts[0]!.value)) {
+      const others = counts.slice(1).map((c) => `"${c.span.text}"`).join(", ");
+      out.assumptions.push({ name: "travellers", value: counts[0]!.value, why: `the request counts the party more than once ("${counts[0]!.span.text}", then ${others}): the first is used, the others are not`, tools: PEOPLE_TOOLS });
+    }
     for (const part of people.parts) out.values.push({ name: part.name, value: part.value, source: part.span, tools: PEOPLE_TOOLS });
     // "a family holiday for 4": once the party is counted, the word for it is read (uncounted, it is asked about).
     for (const m of norm.matchAll(/(?<![a-z])(?:family|group|familia|grupo|famille|groupe)(?![a-z])/g)) out.consumed.push(spanOf(text, m.index, m.index + m[0].length));
@@ -306,6 +311,9 @@ const TRIP_AFTER = /^\s*(?:trip|vacation|holiday|holidays|getaway|break|tour|iti
 /** Short Spanish and French cues ("a", "en", "de", "para") lead to a place only when it is one the tools know. */
 const WEAK_CUES = /(?:^|[^a-z])(?:a|en|de|para|por|pour|chez|at|around|see|seeing|in)\s+$/;
 
+/** A city named only by a capital at a sentence's start must be at least this big to be taken as meant. */
+const UNCUED_MIN_POPULATION = 100_000;
+
 function findPlaces(text: string, a: Analysis): Place[] {
   const norm = a.norm;
   const candidates: Span[] = [];
@@ -383,6 +391,10 @@ function citiesIn(text: string, norm: string, c: Span): { start: number; end: nu
       const phrase = text.slice(start, end);
       if (n === 1 && NOT_A_PLACE.has(norm.slice(start, end))) break;
       const city = findCity(phrase);
+      // A capitalised word with no direction word before it, first in its sentence, is usually just a word
+      // ("We are 4 people" is not a trip to Wé): only a city of some size is taken from it.
+      const uncued = n === 1 && start === sentenceStartOf(text, start) && !DESTINATION_CUE.test(norm.slice(0, start)) && !ORIGIN_CUE.test(norm.slice(0, start));
+      if (city && uncued && city.population < UNCUED_MIN_POPULATION) break;
       if (city && normalizeName(phrase).length > 1) {
         // "Valencia, Spain" keeps its country, so the tools resolve the same place.
         out.push({ start, end, name: /[,(]/.test(phrase) ? phrase : city.name });
@@ -624,7 +636,10 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
   const sum = (name: string) => (parts.some((p) => p.name === name) ? parts.filter((p) => p.name === name).reduce((t, p) => t + p.value, 0) : null);
   let adults = sum("adults");
   const children = sum("children");
-  const travellers = sum("travellers");
+  // Several whole-party counts ("We are 4 people. … for 1 person": a person's guidance put before the request)
+  // are not added up: the first is the party, and the caller says the others were not used.
+  const totals = parts.filter((p) => p.name === "travellers");
+  const travellers = totals.length > 1 ? totals[0]!.value : sum("travellers");
   let total: number;
   if (group) {
     total = group.value;

@@ -160,6 +160,12 @@ function usageMessage(e: CommanderError, argv: readonly string[], prefix: string
   if (e.code === "commander.unknownCommand" && argv[0]) {
     return `Unknown command "${argv[0]}". The commands are ${[...COMMANDS].join(", ")}. To plan and run a request, use: ${prefix} run ${shellArg(argv.join(" "))}`;
   }
+  // A request that starts with a dash ("-7 days in Lisbon") reads as an option: say how to pass it as text.
+  const dashed = e.code === "commander.unknownOption" ? argv.find((a) => a.startsWith("-") && /\s/.test(a)) : undefined;
+  if (dashed) {
+    const flags = argv.slice(1).filter((a) => a !== dashed);
+    return `The request ${shellArg(dashed)} starts with a dash, so it was read as an option. Put it last, after -- (everything after -- is the request): ${prefix}${argv[0] ? ` ${argv[0]}` : ""}${flags.length > 0 ? ` ${flags.map(shellArg).join(" ")}` : ""} -- ${shellArg(dashed)}`;
+  }
   const text = e.message.replace(/^error:\s*/i, "").replace(/\s*\n\s*/g, " ").trim();
   const command = argv[0] && COMMANDS.has(argv[0]) && argv[0] !== "help" ? ` ${argv[0]}` : "";
   const sentence = text.charAt(0).toUpperCase() + text.slice(1);

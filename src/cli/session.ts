@@ -266,7 +266,9 @@ export async function readOutcome(graph: CandorGraph, threadId: string): Promise
   return {
     threadId,
     status: values.status,
-    finished: snapshot.next.length === 0 && !interrupted,
+    // A process killed after a superstep's tasks saved their writes but before the next checkpoint leaves those
+    // tasks out of `next` (they ran) while the graph has not moved on: not finished, `invoke(null)` continues it.
+    finished: snapshot.next.length === 0 && snapshot.tasks.length === 0 && !interrupted,
     waitingFor,
     interruptIds,
     next: [...snapshot.next],

@@ -158,7 +158,9 @@ export function missingInputs(plan: Plan, step: TaskStep, inputsOf: InputsOf = A
   const deps = plan.steps.filter((s) => step.dependsOn.includes(s.id));
   return inputsOf(step).optional.flatMap((input): MissingInput[] => {
     const from = deps.find((d) => provided(d).includes(input));
-    if (!from) return [{ input, from: null, reason: "no step of the plan provides it" }];
+    // An optional input no step of the plan provides is one the plan chose not to have (the request ruled it out,
+    // and the understanding record says so): not missing.
+    if (!from) return [];
     if (from.status === "done") return [];
     const root = rootSkip(plan, from);
     const reason = root.skipReason ?? `${root.id} did not finish`;

@@ -140,7 +140,8 @@ function parameterSpans(a: Analysis, steps: AccountInput["steps"]): Span[] {
     for (const value of Object.values(step.params)) {
       if (typeof value !== "string" && typeof value !== "number") continue;
       const needle = String(value).toLowerCase();
-      if (needle.length === 0 || needle.trim() === whole) continue;
+      // Longer than the request, it cannot be in it (and a model can send a megabyte-long value: no regex of that).
+      if (needle.length === 0 || needle.length > a.text.length || needle.trim() === whole) continue;
       const re = new RegExp(`(?<![a-z0-9])${escapeRegExp(needle)}(?![a-z0-9])`, "g");
       for (const m of a.text.toLowerCase().matchAll(re)) out.push({ start: m.index, end: m.index + m[0].length, text: m[0] });
     }
@@ -333,6 +334,16 @@ function remainder(clause: Span, cut: readonly Span[]): string {
     if (s >= 0 && e <= text.length) text = `${text.slice(0, s)}${text.slice(e)}`;
   }
   return text.replace(/\s+/g, " ").replace(/^[\s,;]+|[\s,;]+$/g, "") || clause.text;
+}
+
+/**
+ * The record after a person edited steps: each served part described again from its steps (a part must not say
+ * "2 night(s)" once the step says 3), and each parameter edit recorded as a change made by a person.
+ */
+export function afterPersonEdits(u: Understanding, steps: AccountInput["steps"], edits: readonly { stepId: string; key: string; from: unknown; to: unknown }[]): Understanding {
+  const parts = u.parts.map((p) => (p.status === "served" && p.stepIds.length > 0 ? { ...p, description: describeSteps(steps, p.stepIds) } : p));
+  const changes = edits.map((e) => ({ name: e.key, from: e.from, to: e.to, source: "", why: "changed by a person before the plan ran", by: "person" as const, stepIds: [e.stepId] }));
+  return { ...u, parts, changes: [...u.changes, ...changes] };
 }
 
 function describeSteps(steps: AccountInput["steps"], ids: readonly string[]): string {

@@ -1,3 +1,4 @@
+import { afterPersonEdits } from "../planning/understanding.js";
 import {
   EDITABLE_STEP_FIELDS,
   HumanDecision,
@@ -229,7 +230,11 @@ export function applyAdjustments(plan: Plan, adjustments: readonly PlanAdjustmen
     if (!checked.ok) return { ok: false, error: `The adjusted step ${step.id} is not valid: ${checked.reason}` };
     checkedSteps.push(checked.value);
   }
-  return { ok: true, plan: { ...candidate.data, steps: checkedSteps }, changes };
+  const edits = adjustments
+    .filter((a) => a.field.startsWith("params."))
+    .map((a) => ({ stepId: a.taskId, key: a.field.slice("params.".length), from: plan.steps.find((s) => s.id === a.taskId)?.params[a.field.slice("params.".length)], to: a.newValue }));
+  const understanding = afterPersonEdits(candidate.data.understanding, checkedSteps, edits);
+  return { ok: true, plan: { ...candidate.data, steps: checkedSteps, understanding }, changes };
 }
 
 /**

@@ -6,7 +6,7 @@ import { StrategyType } from "../domain/revision.js";
 import { assignOrder } from "../planning/validate.js";
 import type { RecoveryProposal } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { canStandIn, type ToolSpec } from "../tools/types.js";
+import { canStandIn, requiredInputs, type ToolSpec } from "../tools/types.js";
 import type { FailureContext } from "./context.js";
 import { freshId, replaceStep } from "./plan-edit.js";
 import { skipWithReason } from "./strategies/skip.js";
@@ -265,6 +265,15 @@ function decompose(input: StrategyInput, proposal: RecoveryProposal): Built {
     if (invalid) return { reason: `DECOMPOSE ${invalid}` };
     const worker = workerFor(input, tool, null);
     if (!worker) return { reason: `DECOMPOSE substep ${n} uses ${tool.name}, which no worker type may use` };
+    // A recovery may split a step, never add an action no one asked for: a step that only read cannot become a
+    // booking, however the model words it.
+    if (tool.sideEffect !== "none" && !failed.tools.some((t) => registry.tool(t)?.sideEffect === tool.sideEffect)) {
+      return { reason: `DECOMPOSE substep ${n} uses ${tool.name}, which has a ${tool.sideEffect} side effect the failed step ${failed.id} does not have` };
+    }
+    // Each part must get what it cannot run without: from the failed step's own inputs or an earlier part.
+    const available = new Set([...plan.steps.filter((s) => failed.dependsOn.includes(s.id)).flatMap((s) => s.expectedOutputs), ...parts.flatMap((p) => p.expectedOutputs)]);
+    const lacking = requiredInputs(tool).filter((c) => !available.has(c));
+    if (lacking.length > 0) return { reason: `DECOMPOSE substep ${n} uses ${tool.name}, which needs ${lacking.join(", ")} that neither the failed step's inputs nor an earlier substep provide` };
     const last = n === subs.length;
     if (last) {
       const missing = neededOutputs(failed, registry).filter((o) => !tool.produces.includes(o));

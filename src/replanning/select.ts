@@ -117,6 +117,22 @@ export function lacksInputs(outcome: Extract<StrategyOutcome, { applies: true }>
 }
 
 /**
+ * Whether `text` mentions `value` as a whole token ("2" in "for 2 people", not in "2000"). A plain search, not a
+ * regular expression built from the value: a model can make a value a megabyte long.
+ */
+function mentions(text: string, value: string): boolean {
+  if (value.length === 0 || value.length > text.length) return false;
+  const hay = text.toLowerCase();
+  const needle = value.toLowerCase();
+  const inWord = (ch: string | undefined) => ch !== undefined && /[\w.-]/.test(ch);
+  for (let i = hay.indexOf(needle); i >= 0; i = hay.indexOf(needle, i + 1)) {
+    const after = hay[i + needle.length];
+    if (!inWord(hay[i - 1]) && !(after !== undefined && /[\w.]/.test(after))) return true;
+  }
+  return false;
+}
+
+/**
  * The values a revision would change that the user asked for: a parameter of the failed step whose value came from
  * the request (the understanding record has it as a value of that step, or its words contain it) and that a new
  * step sets differently. Corrections of defaults and caps Candor set itself (a price cap, a search radius) are not.
@@ -130,7 +146,7 @@ function requestedValueChanges(plan: Plan, step: TaskStep, outcome: Extract<Stra
   ];
   const asked = (value: unknown): string | null => {
     if (typeof value !== "number" && typeof value !== "string") return null;
-    const found = values.find((v) => v.value === value || new RegExp(`(?<![\\w.-])${String(value).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w.])`, "i").test(v.source));
+    const found = values.find((v) => v.value === value || mentions(v.source, String(value)));
     return found ? found.source : null;
   };
   const out: { key: string; from: unknown; to: unknown; source: string }[] = [];

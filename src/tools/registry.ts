@@ -1,6 +1,6 @@
 import { CandorError, ErrorCode } from "../errors.js";
 import type { TaskStep } from "../domain/plan.js";
-import { requiredInputs, type Interpretation, type RequestFacts, type ToolSpec, type Toolkit, type WorkerType } from "./types.js";
+import { inputsOf, requiredInputs, type Interpretation, type RequestFacts, type ToolSpec, type Toolkit, type WorkerType } from "./types.js";
 
 /** A toolkit's reader of requests, with the tools it speaks for. */
 export interface Interpreter {
@@ -139,6 +139,9 @@ export class ToolRegistry {
    */
   inputsOf(step: Pick<TaskStep, "tools">): StepInputs {
     const tools = step.tools.map((name) => this.tools.get(name)).filter((t): t is ToolSpec => t !== undefined);
+    // A step that acts on the world (a booking) never acts on part of what was planned: what it would do without a
+    // skipped input is not what anyone approved, so for it every input is required.
+    if (tools.some((t) => t.sideEffect !== "none")) return { required: [...new Set(tools.flatMap(inputsOf))], optional: [] };
     const required = [...new Set(tools.flatMap(requiredInputs))];
     const optional = [...new Set(tools.flatMap((t) => t.optionalConsumes ?? []))].filter((c) => !required.includes(c));
     return { required, optional };

@@ -272,7 +272,8 @@ describe("messages and exit codes (issue 8 item 9)", () => {
   it("a replan that keeps the confidence says it stays, never 'reduced from 0.85 to 0.85'", { timeout: LONG }, async () => {
     const db = freshDb();
     expect((await cli(["run", OVER_BUDGET, "--thread", "g", "--max-revisions", "0", "--db", db])).code).toBe(3);
-    const r = await cli(["resume", "g", "--replan", "a budget of 5000 dollars is fine", "--db", db]);
+    // Guidance that drops a part (not one that contradicts the request's own budget, which is now an open question).
+    const r = await cli(["resume", "g", "--replan", "no activities please", "--db", db]);
     expect(r.code, r.output).toBe(0);
     expect(r.stderr).toContain("Plan confidence stays at 0.85.");
     for (const m of r.stderr.matchAll(/reduced from (\d\.\d\d) to (\d\.\d\d)/g)) expect(m[1]).not.toBe(m[2]);

@@ -112,7 +112,39 @@ describe("the full demo (DEMO_FAULTS, default step time limits)", () => {
 
 describe("a step whose dependency could not be recovered", () => {
   it("is skipped with DEPENDENCY_FAILURE and never runs; the run ends partial and the report says what is missing", async () => {
-    // A flight provider that refuses on policy grounds: no strategy but SKIP fits a policy_blocked failure.
+    // A budget check that refuses on policy grounds: no strategy but SKIP fits a policy_blocked failure, and the
+    // itinerary requires the check's status (flights, hotels and activities are optional inputs: see optional-inputs).
+    const kit = travelToolkit({ latencyMs: TEST_LATENCY_MS });
+    const blocked = {
+      ...kit,
+      tools: kit.tools.map((t) =>
+        t.name === "check_budget" ? { ...t, run: () => Promise.reject(new Error("check_budget: access denied by the provider's policy (HTTP 403)")) } : t,
+      ),
+    };
+    const a = agent({ toolkits: [blocked] });
+    const out = await a.graph.invoke(tripInput(EASY_TRIP), threadConfig("skip"));
+    expect(strategies(out)).toEqual(["SKIP:budget_status"]);
+    expect(out.revisions[0]!.failureClass).toBe("policy_blocked");
+    // Not transient, so the step's own retry policy did not call it twice.
+    expect(a.calls.count("check_budget")).toBe(1);
+    const status = Object.fromEntries(out.plan!.steps.map((s) => [s.id, s.status]));
+    expect(status).toEqual({ flight: "done", hotel: "done", activities: "done", budget_status: "skipped", itinerary: "skipped" });
+    const fb = out.feedback.filter((f) => f.taskId === "itinerary");
+    expect(fb).toHaveLength(1);
+    expect(fb[0]).toMatchObject({ feedbackType: "DEPENDENCY_FAILURE", failureClass: "dependency_failed", attempt: 0 });
+    expect(fb[0]!.errors[0]).toMatch(/Dependency .*failed, so this step could not run/);
+    expect(notificationsOf(out, "step_failed", "itinerary").map((n) => n.severity)).toEqual(["WARNING"]);
+    expect(a.calls.count("build_itinerary")).toBe(0);
+    expect(out.status).toBe("partial");
+    // A step skipped for its dependency never ran: skipped, not also failed.
+    expect(out.report!.summary).toMatchObject({ status: "partial", stepsSkipped: 2, stepsSucceeded: 3, stepsFailed: 1 });
+    expect(out.report!.missing.map((m) => /\((\w+)\):/.exec(m)?.[1])).toEqual(["budget_status", "itinerary"]);
+    expect(out.failureReason).toMatch(/budget_status/);
+    expect(out.answer).toContain("Missing from this answer");
+    expect(out.notifications.at(-1)).toMatchObject({ kind: "outcome", severity: "WARNING" });
+  });
+
+  it("a skipped flight search leaves the budget check and itinerary running without flights, saying so; the run is partial", async () => {
     const kit = travelToolkit({ latencyMs: TEST_LATENCY_MS });
     const blocked = {
       ...kit,
@@ -121,28 +153,14 @@ describe("a step whose dependency could not be recovered", () => {
       ),
     };
     const a = agent({ toolkits: [blocked] });
-    const out = await a.graph.invoke(tripInput(EASY_TRIP), threadConfig("skip"));
+    const out = await a.graph.invoke(tripInput(EASY_TRIP), threadConfig("skip-flight"));
     expect(strategies(out)).toEqual(["SKIP:flight"]);
-    expect(out.revisions[0]!.failureClass).toBe("policy_blocked");
-    // Not transient, so the step's own retry policy did not call it twice.
-    expect(a.calls.count("search_flights")).toBe(1);
     const status = Object.fromEntries(out.plan!.steps.map((s) => [s.id, s.status]));
-    expect(status).toEqual({ flight: "skipped", hotel: "done", activities: "done", budget_status: "skipped", itinerary: "skipped" });
-    for (const id of ["budget_status", "itinerary"]) {
-      const fb = out.feedback.filter((f) => f.taskId === id);
-      expect(fb).toHaveLength(1);
-      expect(fb[0]).toMatchObject({ feedbackType: "DEPENDENCY_FAILURE", failureClass: "dependency_failed", attempt: 0 });
-      expect(fb[0]!.errors[0]).toMatch(/Dependency .*failed, so this step could not run/);
-      expect(notificationsOf(out, "step_failed", id).map((n) => n.severity)).toEqual(["WARNING"]);
-    }
-    expect(a.calls.count("check_budget")).toBe(0);
-    expect(a.calls.count("build_itinerary")).toBe(0);
+    expect(status).toEqual({ flight: "skipped", hotel: "done", activities: "done", budget_status: "done", itinerary: "done" });
+    const itinerary = out.plan!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string; without?: Record<string, string> };
+    expect(Object.keys(itinerary.without ?? {})).toEqual(["flight"]);
+    expect(itinerary.itinerary).toContain("No flights were planned");
     expect(out.status).toBe("partial");
-    expect(out.report!.summary).toMatchObject({ status: "partial", stepsSkipped: 3, stepsSucceeded: 2 });
-    expect(out.report!.missing.map((m) => /\((\w+)\):/.exec(m)?.[1])).toEqual(["flight", "budget_status", "itinerary"]);
-    expect(out.failureReason).toMatch(/flight/);
-    expect(out.answer).toContain("Missing from this answer");
-    expect(out.notifications.at(-1)).toMatchObject({ kind: "outcome", severity: "WARNING" });
   });
 });
 
@@ -198,7 +216,9 @@ describe("the revision cap", () => {
     const done = await a.graph.invoke(new Command({ resume: { decision: "skip", comment: "go without flights" } }), config);
     expect(done.revisions.at(-1)!.strategy).toBe("SKIP");
     expect(done.status).toBe("partial");
-    expect(done.feedback.filter((f) => f.feedbackType === "DEPENDENCY_FAILURE").map((f) => f.taskId)).toEqual(["budget_status", "itinerary"]);
+    // Flights are an optional input of the budget check and the itinerary: they run without them and say so.
+    expect(done.feedback.filter((f) => f.feedbackType === "DEPENDENCY_FAILURE")).toEqual([]);
+    expect(done.plan!.steps.find((s) => s.id === "itinerary")?.status).toBe("done");
     expect(done.approval).toMatchObject({ decision: "skip", comment: "go without flights" });
   });
 });

@@ -154,4 +154,12 @@ describe("optional inputs (optionalConsumes)", () => {
     expect(registry.inputsOf({ tools: ["build_itinerary"] })).toEqual({ required: ["budget_status"], optional: ["flight", "hotel", "activities"] });
     expect(registry.inputsOf({ tools: ["plan_days"] })).toEqual({ required: ["attractions"], optional: [] });
   });
+
+  it("a step with side effects takes every input as required: a booking never acts on part of what was planned", () => {
+    // Regression: after the optional-inputs merge, skipping the itinerary let book_trip run on the flight and hotel alone.
+    const registry = ToolRegistry.create([travelKit()]);
+    const booking = registry.inputsOf({ tools: ["book_trip"] });
+    expect(booking.optional).toEqual([]);
+    expect(booking.required).toEqual(expect.arrayContaining(["itinerary"]));
+  });
 });

@@ -93,18 +93,16 @@ describe("buildReport after a recovered failure (seed 000 scenario 20)", () => {
 });
 
 describe("buildReport after a skipped failure", () => {
-  it("lists what is missing and counts dependency skips as skipped, not failed", async () => {
+  it("lists what is missing; the steps that ran without it are partial successes", async () => {
     // Regression: steps skipped for a failed dependency never ran, yet were counted in stepsFailed as well.
     const run = await flightTimeoutRun(false);
     const report = buildReport(factsOf(run, { status: "partial", failureReason: "Not completed: flight could not be recovered." }));
-    expect(report.summary).toMatchObject({ stepsSucceeded: 2, stepsFailed: 1, stepsSkipped: 3 });
+    // Flights are optional inputs of the budget check and the itinerary, so those ran without them (PARTIAL_SUCCESS);
+    // test/graph/recovery.test.ts covers steps skipped for a dependency, which count as skipped and not failed.
+    expect(report.summary).toMatchObject({ stepsSucceeded: 4, stepsFailed: 1, stepsSkipped: 1 });
     expect(report.summary.outcome).toBe("Partly completed: some steps were skipped and their results are missing. Not completed: flight could not be recovered.");
-    expect(report.missing).toEqual([
-      "Find flights Madrid → Paris for 2 (flight): Skipped after it failed: search_flights timed out after 30 ms",
-      "Add up the trip's total (budget_status): Dependency flight failed, so this step could not run",
-      "Build a 3-day itinerary (itinerary): Dependency flight, budget_status failed, so this step could not run",
-    ]);
-    expect(report.tasks.find((t) => t.id === "budget_status")).toMatchObject({ status: "skipped", lastFeedback: "DEPENDENCY_FAILURE", attempts: 0 });
+    expect(report.missing).toEqual(["Find flights Madrid → Paris for 2 (flight): Skipped after it failed: search_flights timed out after 30 ms"]);
+    expect(report.tasks.find((t) => t.id === "budget_status")).toMatchObject({ status: "done", lastFeedback: "PARTIAL_SUCCESS" });
     expect(renderReport(report)).toContain("Missing:");
   });
 });

@@ -530,3 +530,16 @@ describe("activities in one call or two (DECOMPOSE's tools)", () => {
     }
   });
 });
+
+describe("a capitalised word that happens to be a town", () => {
+  // Regression: "We are 4 people. Plan a trip …" planned a three-city trip through Wé (New Caledonia), silently.
+  it("is not taken as a place when it starts a sentence with no direction word and the town is small", () => {
+    expect(parseTripRequest("We are 4 people. Plan a 2-day trip from Paris to Rome").stops).toEqual(["Rome"]);
+    expect(parseTripRequest("Best of all, plan 3 days in Lisbon from Madrid").stops).toEqual(["Lisbon"]);
+  });
+
+  it("several counts of the whole party are not added up: the first is used and the others said", () => {
+    // Regression: "We are 4 people. … for 1 person" (guidance put before a request) planned for 5 travellers.
+    expect(parseTripRequest("We are 4 people. Plan a 2-day trip from Paris to Rome for 1 person").travellers).toBe(4);
+  });
+});

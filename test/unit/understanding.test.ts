@@ -5,6 +5,7 @@ import { PlanningRequest } from "../../src/domain/request.js";
 import { openQuestions } from "../../src/domain/understanding.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
 import { dependencyInputs } from "../../src/planning/schedule.js";
+import { applyAdjustments } from "../../src/replanning/human-decision.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { generalToolkit } from "../../src/tools/builtin/general.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -383,5 +384,20 @@ describe("a place name several places share is said, and a country picks one (is
     expect(p.steps.find((s) => s.id === "hotel")?.params.city).toBe("Valencia, Spain");
     expect(openQuestions(p.understanding)).toEqual([]);
     expect(p.understanding.assumptions.some((x) => x.name.startsWith("place"))).toBe(false);
+  });
+});
+
+describe("a person's edit of a planned step", () => {
+  // Regression: after `resume --adjust` set nights to 3, the understanding record still described the part as
+  // "a hotel … for 2 night(s)", and the edit was not recorded as a change to what was asked.
+  it("describes the part again from the edited step and records the change as made by a person", () => {
+    const request = PlanningRequest.parse({ userIntent: "Plan a 3-day trip from Madrid to Rome for 2 people" });
+    const planned = planWithRules(request, registry);
+    const adjusted = applyAdjustments(planned, [{ taskId: "hotel", field: "params.nights", newValue: 3 }], request, registry);
+    if (!adjusted.ok) throw new Error(adjusted.error);
+    const described = adjusted.plan.understanding.parts.map((p) => p.description).join(" | ");
+    expect(described).toContain("for 3 night(s)");
+    expect(described).not.toContain("for 2 night(s)");
+    expect(adjusted.plan.understanding.changes).toContainEqual(expect.objectContaining({ name: "nights", from: 2, to: 3, by: "person", stepIds: ["hotel"] }));
   });
 });

@@ -113,6 +113,8 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
           throw new CandorError(`Thread ${threadId} has already finished (status ${before.status}); it is not waiting for a decision. ${see}.`, ErrorCode.INVALID_DECISION);
         }
         io.err(`Thread ${threadId} has already finished with status ${before.status}; there is nothing to continue. ${see}.`);
+        // With --json, stdout still carries the one JSON object a script reads: the finished outcome, as run gives it.
+        if (flags.json) return presentOutcome(before, threadId, { io: { ...io, err: () => undefined }, json: true, dbPath, reasoner: thread.reasoner.kind });
         return exitForStatus(before.status);
       }
       // At a terminal, a waiting thread resumed without a decision asks for one inline (unless --no-input).
