@@ -24,7 +24,9 @@ export class CountingOpenAIServer {
 
   async start(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
     const server = createServer((req, res) => {
-      this.handle(req, res).catch((e: unknown) => send(res, 500, { error: { message: `fake: ${String(e)}`, type: "server_error" } }));
+      this.handle(req, res).catch((e: unknown) =>
+        send(res, 500, { error: { message: `fake: ${String(e)}`, type: "server_error" } }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
@@ -47,19 +49,39 @@ export class CountingOpenAIServer {
       response_format?: { json_schema?: { name?: string } };
       tools?: { function: { name: string } }[];
     };
-    const prompt = (body.messages ?? []).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
-    const wantsPlan = body.response_format?.json_schema?.name === "plan" || (body.tools ?? []).some((t) => t.function.name === "plan");
-    const wantsReview = body.response_format?.json_schema?.name === "answer_review" || (body.tools ?? []).some((t) => t.function.name === "answer_review");
-    const kind: RequestKind = wantsPlan ? "plan" : wantsReview ? "review" : prompt.includes("You write the final answer") ? "synthesis" : "other";
+    const prompt = (body.messages ?? [])
+      .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+      .join("\n");
+    const wantsPlan =
+      body.response_format?.json_schema?.name === "plan" || (body.tools ?? []).some((t) => t.function.name === "plan");
+    const wantsReview =
+      body.response_format?.json_schema?.name === "answer_review" ||
+      (body.tools ?? []).some((t) => t.function.name === "answer_review");
+    const kind: RequestKind = wantsPlan
+      ? "plan"
+      : wantsReview
+        ? "review"
+        : prompt.includes("You write the final answer")
+          ? "synthesis"
+          : "other";
     this.counts[kind]++;
     // A review that judges nothing leaves the understanding record to decide, as the rules reasoner does.
-    const content = kind === "plan" ? JSON.stringify(this.planJson) : kind === "synthesis" ? "Here is your result." : kind === "review" ? '{"parts":[]}' : "{}";
+    const content =
+      kind === "plan"
+        ? JSON.stringify(this.planJson)
+        : kind === "synthesis"
+          ? "Here is your result."
+          : kind === "review"
+            ? '{"parts":[]}'
+            : "{}";
     send(res, 200, {
       id: `chatcmpl-bench-${Date.now()}`,
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model: body.model ?? "fake-model",
-      choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null }],
+      choices: [
+        { index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null },
+      ],
       usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
     });
   }

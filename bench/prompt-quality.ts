@@ -18,7 +18,14 @@ import type { StrategyType } from "../src/domain/revision.js";
 import { DEFAULT_MODEL, loadDotEnv, readEnv } from "../src/env.js";
 import { CandorError, ErrorCode, errorMessage } from "../src/errors.js";
 import type { LlmReasoner } from "../src/reasoning/llm.js";
-import type { PlanningContext, PlanResult, Reasoner, RecoveryProposal, RecoveryQuestion, SynthesisInput } from "../src/reasoning/types.js";
+import type {
+  PlanningContext,
+  PlanResult,
+  Reasoner,
+  RecoveryProposal,
+  RecoveryQuestion,
+  SynthesisInput,
+} from "../src/reasoning/types.js";
 import type { PlanningRequest } from "../src/domain/request.js";
 import { askReasonerForRecovery, RECOVERY_TIMEOUT_MS } from "../src/replanning/ask-reasoner.js";
 import { buildFailureContext } from "../src/replanning/context.js";
@@ -151,7 +158,11 @@ export async function main(argv: readonly string[], io: PromptCheckIo = {}): Pro
   try {
     flags = parseFlags(argv);
     const env = readEnv(io.env ?? process.env);
-    settings = { apiKey: env.OPENAI_API_KEY, baseUrl: flags.baseUrl ?? env.OPENAI_BASE_URL, model: flags.model ?? env.CANDOR_MODEL ?? DEFAULT_MODEL };
+    settings = {
+      apiKey: env.OPENAI_API_KEY,
+      baseUrl: flags.baseUrl ?? env.OPENAI_BASE_URL,
+      model: flags.model ?? env.CANDOR_MODEL ?? DEFAULT_MODEL,
+    };
   } catch (e) {
     if (!CandorError.isInstance(e)) throw e;
     return fail(2, `${e.message}\n\n${USAGE}`);
@@ -179,12 +190,16 @@ export async function main(argv: readonly string[], io: PromptCheckIo = {}): Pro
 
   const date = new Date().toISOString();
   const outPath = resolve(flags.out ?? io.outPath ?? DEFAULT_REPORT_PATH);
-  err(`Asking ${settings.model} for a recovery of each failure of ${SCENARIOS.length} bench scenarios (${RECOVERY_TIMEOUT_MS / 1000} s limit each)…\n`);
+  err(
+    `Asking ${settings.model} for a recovery of each failure of ${SCENARIOS.length} bench scenarios (${RECOVERY_TIMEOUT_MS / 1000} s limit each)…\n`,
+  );
   const rows: PromptCheckRow[] = [];
   for (const [i, scenario] of SCENARIOS.entries()) {
     for (const snapshot of await captureSnapshots(scenario)) {
       io.signal?.throwIfAborted();
-      const reasoner = new RecordingReasoner((note) => new LlmReasoner({ model, fallback: new RulesReasoner(), onFallback: note }));
+      const reasoner = new RecordingReasoner(
+        (note) => new LlmReasoner({ model, fallback: new RulesReasoner(), onFallback: note }),
+      );
       const row = await askOnce(snapshot, reasoner, io.signal);
       if (rows.length === 0 && row.outcome === "unreachable") {
         return fail(
@@ -197,7 +212,14 @@ export async function main(argv: readonly string[], io: PromptCheckIo = {}): Pro
     }
   }
 
-  const report: PromptCheckReport = { model: settings.model, baseUrl: settings.baseUrl ?? null, date, timeoutMs: RECOVERY_TIMEOUT_MS, rows, totals: totalsOf(rows) };
+  const report: PromptCheckReport = {
+    model: settings.model,
+    baseUrl: settings.baseUrl ?? null,
+    date,
+    timeoutMs: RECOVERY_TIMEOUT_MS,
+    rows,
+    totals: totalsOf(rows),
+  };
   mkdirSync(dirname(outPath), { recursive: true });
   writeFileSync(outPath, renderMarkdown(report));
   out(`${renderConsole(report)}\nWrote ${displayPath(outPath)}.\n`);
@@ -209,7 +231,12 @@ function parseFlags(argv: readonly string[]): PromptCheckFlags {
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { model: { type: "string" }, "base-url": { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: {
+        model: { type: "string" },
+        "base-url": { type: "string" },
+        out: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -217,8 +244,14 @@ function parseFlags(argv: readonly string[]): PromptCheckFlags {
     const text = errorMessage(e).trim();
     throw new CandorError(/[.!?]$/.test(text) ? text : `${text}.`, ErrorCode.INVALID_REQUEST, { cause: e });
   }
-  const parsed = PromptCheckFlags.safeParse({ model: values.model, baseUrl: values["base-url"], out: values.out, help: values.help ?? false });
-  if (!parsed.success) throw new CandorError(`${parsed.error.issues[0]?.message ?? "invalid flag"}.`, ErrorCode.INVALID_REQUEST);
+  const parsed = PromptCheckFlags.safeParse({
+    model: values.model,
+    baseUrl: values["base-url"],
+    out: values.out,
+    help: values.help ?? false,
+  });
+  if (!parsed.success)
+    throw new CandorError(`${parsed.error.issues[0]?.message ?? "invalid flag"}.`, ErrorCode.INVALID_REQUEST);
   return parsed.data;
 }
 
@@ -271,7 +304,11 @@ class RecordingReasoner implements Reasoner {
 }
 
 /** Asks about one snapshot the way select_strategy does, and turns the verdict into a row. */
-async function askOnce(s: Snapshot, reasoner: RecordingReasoner, signal: AbortSignal | undefined): Promise<PromptCheckRow> {
+async function askOnce(
+  s: Snapshot,
+  reasoner: RecordingReasoner,
+  signal: AbortSignal | undefined,
+): Promise<PromptCheckRow> {
   const step = s.plan.steps.find((x) => x.id === s.taskId);
   if (!step) throw new Error(`snapshot of ${s.cls} has no step ${s.taskId}`);
   const failure = buildFailureContext(step, s.feedback);
@@ -324,9 +361,13 @@ function classify(
   if (verdict.ok) {
     const guard = repeatsFailedCall(verdict.outcome, s.feedback) ?? lacksInputs(verdict.outcome, s.registry);
     if (guard === null) return { outcome: "valid", reason: null };
-    return { outcome: "refused", reason: `The model's proposal passed validation, but select_strategy would not use it: ${guard}.` };
+    return {
+      outcome: "refused",
+      reason: `The model's proposal passed validation, but select_strategy would not use it: ${guard}.`,
+    };
   }
-  if (!seen.settled || (seen.note !== null && LATE_NOTE.test(seen.note))) return { outcome: "late", reason: verdict.reason };
+  if (!seen.settled || (seen.note !== null && LATE_NOTE.test(seen.note)))
+    return { outcome: "late", reason: verdict.reason };
   if (seen.proposal) return { outcome: "refused", reason: verdict.reason };
   if (seen.note !== null && UNREACHABLE_NOTE.test(seen.note)) return { outcome: "unreachable", reason: seen.note };
   return { outcome: "unusable", reason: seen.note ?? verdict.reason };
@@ -363,7 +404,17 @@ function describeOutcome(r: PromptCheckRow): string {
   return `${r.outcome}${what} in ${secs(r.latencyMs)}`;
 }
 
-const HEADERS = ["class", "step", "in time", "verdict", "strategy", "rules would use", "agrees", "confidence", "latency"];
+const HEADERS = [
+  "class",
+  "step",
+  "in time",
+  "verdict",
+  "strategy",
+  "rules would use",
+  "agrees",
+  "confidence",
+  "latency",
+];
 
 function cells(r: PromptCheckRow): string[] {
   return [
@@ -397,7 +448,11 @@ function reasonLines(rows: readonly PromptCheckRow[]): string[] {
 export function renderConsole(report: PromptCheckReport): string {
   const body = report.rows.map(cells);
   const widths = HEADERS.map((h, i) => Math.max(h.length, ...body.map((c) => c[i]!.length)));
-  const line = (cs: readonly string[]) => cs.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cs: readonly string[]) =>
+    cs
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   const reasons = reasonLines(report.rows);
   return [
     `Prompt quality: ${report.model}${report.baseUrl ? ` at ${report.baseUrl}` : ""}, ${report.date}`,

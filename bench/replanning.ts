@@ -45,11 +45,25 @@ export async function captureSnapshots(scenario: Scenario): Promise<Snapshot[]> 
   for (let i = 0; i < 10; i++) {
     const state = await app.getState(config);
     if (!state.next.includes("select_strategy")) break;
-    const v = state.values as { plan: Plan; feedback: ExecutionFeedback[]; settings: RunSettings; revisionCount: number };
+    const v = state.values as {
+      plan: Plan;
+      feedback: ExecutionFeedback[];
+      settings: RunSettings;
+      revisionCount: number;
+    };
     const failed = nextFailedStep(v.plan);
     if (failed) {
       const ctx = buildFailureContext(failed, v.feedback);
-      out.push({ scenario, cls: ctx.failureClass, taskId: failed.id, plan: v.plan, feedback: v.feedback, settings: v.settings, revisionCount: v.revisionCount, registry });
+      out.push({
+        scenario,
+        cls: ctx.failureClass,
+        taskId: failed.id,
+        plan: v.plan,
+        feedback: v.feedback,
+        settings: v.settings,
+        revisionCount: v.revisionCount,
+        registry,
+      });
     }
     await app.invoke(null, config);
   }
@@ -68,7 +82,13 @@ export interface SelectionTiming {
 
 /** Times selectStrategy + applyStrategy (both pure) on one snapshot, `iterations` times after a short warm-up. */
 export function timeSelection(s: Snapshot, iterations: number): SelectionTiming {
-  const args = { plan: s.plan, feedback: s.feedback, settings: s.settings, revisionCount: s.revisionCount, registry: s.registry };
+  const args = {
+    plan: s.plan,
+    feedback: s.feedback,
+    settings: s.settings,
+    revisionCount: s.revisionCount,
+    registry: s.registry,
+  };
   let chosen: StrategyType | "escalate" = "escalate";
   let applied: StrategyType | "escalate" = "escalate";
   const once = () => {
@@ -96,7 +116,10 @@ export async function selectionBench(iterations: number): Promise<SelectionTimin
   for (const scenario of SCENARIOS) {
     const snaps = await captureSnapshots(scenario);
     const snap = snaps.find((s) => s.cls === scenario.cls);
-    if (!snap) throw new Error(`scenario ${scenario.cls} produced no ${scenario.cls} failure (got ${snaps.map((s) => s.cls).join(", ") || "none"})`);
+    if (!snap)
+      throw new Error(
+        `scenario ${scenario.cls} produced no ${scenario.cls} failure (got ${snaps.map((s) => s.cls).join(", ") || "none"})`,
+      );
     rows.push(timeSelection(snap, iterations));
   }
   return rows;
@@ -173,22 +196,53 @@ export async function modelCallBench(runs: number, mode: "fixed-plan" | "llm-pla
         const toolkits = scenario.toolkits();
         const registry = registryFor(toolkits);
         const plan = scenario.plan(registry);
-        const model = createChatModel({ apiKey: "bench-key", baseUrl: server.baseUrl, model: "bench-model", maxRetries: 0 });
+        const model = createChatModel({
+          apiKey: "bench-key",
+          baseUrl: server.baseUrl,
+          model: "bench-model",
+          maxRetries: 0,
+        });
         fake.planJson = asModelPlan(plan);
         const opts = { model, fallback: new RulesReasoner(), timeoutMs: 5_000 };
         const reasoner = mode === "fixed-plan" ? new FixedPlanLlmReasoner(plan, opts) : new LlmReasoner(opts);
-        const app = buildAgentGraph({ toolkits, reasoner }).compile({ checkpointer: new MemorySaver() }).withConfig({ recursionLimit: RECURSION_LIMIT });
-        const final = await app.invoke({ request: { userIntent: scenario.request } }, { configurable: { thread_id: `calls-${scenario.cls}-${r}` } });
+        const app = buildAgentGraph({ toolkits, reasoner })
+          .compile({ checkpointer: new MemorySaver() })
+          .withConfig({ recursionLimit: RECURSION_LIMIT });
+        const final = await app.invoke(
+          { request: { userIntent: scenario.request } },
+          { configurable: { thread_id: `calls-${scenario.cls}-${r}` } },
+        );
         const finalPlan = final.plan as Plan;
         const done = (id: string) => finalPlan.steps.find((s) => s.id === id)?.status === "done";
-        handled = (final.revisions as { strategy: StrategyType; failureClass: FailureClass; newStepIds: string[]; modifiedStepIds: string[] }[]).map((rev) => {
+        handled = (
+          final.revisions as {
+            strategy: StrategyType;
+            failureClass: FailureClass;
+            newStepIds: string[];
+            modifiedStepIds: string[];
+          }[]
+        ).map((rev) => {
           const touched = [...rev.newStepIds, ...rev.modifiedStepIds];
-          return { cls: rev.failureClass, strategy: rev.strategy, recovered: rev.strategy !== "SKIP" && touched.length > 0 && touched.every(done) };
+          return {
+            cls: rev.failureClass,
+            strategy: rev.strategy,
+            recovered: rev.strategy !== "SKIP" && touched.length > 0 && touched.every(done),
+          };
         });
         status = String(final.status);
         planBy = mode === "fixed-plan" ? "fixed" : String((final.plan as Plan).createdBy);
       }
-      rows.push({ cls: scenario.cls, what: scenario.what, handled, plan: fake.counts.plan, synthesis: fake.counts.synthesis, other: fake.counts.other, runs, status, planBy });
+      rows.push({
+        cls: scenario.cls,
+        what: scenario.what,
+        handled,
+        plan: fake.counts.plan,
+        synthesis: fake.counts.synthesis,
+        other: fake.counts.other,
+        runs,
+        status,
+        planBy,
+      });
     }
   } finally {
     await server.close();

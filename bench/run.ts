@@ -45,9 +45,16 @@ const median = (xs: number[]) => {
 const row = (label: string, x: Summary, target?: number) =>
   `| ${label} | ${x.n} | ${ms(x.p50)} | ${ms(x.p95)} | ${ms(x.max)} |${target === undefined ? "" : ` ${(x.p95 / target).toFixed(4)}× |`}`;
 
-async function runPlan(width: number, latencyMs: number, checkpointer: BaseCheckpointSaver | undefined): Promise<{ ms: number; supersteps: number; status: string }> {
+async function runPlan(
+  width: number,
+  latencyMs: number,
+  checkpointer: BaseCheckpointSaver | undefined,
+): Promise<{ ms: number; supersteps: number; status: string }> {
   const plan = wavePlan(STEPS, width, latencyMs);
-  const app = compileAgent({ toolkits: [benchToolkit(STEPS, latencyMs)], reasoner: new FixedPlanReasoner(plan) }, { checkpointer });
+  const app = compileAgent(
+    { toolkits: [benchToolkit(STEPS, latencyMs)], reasoner: new FixedPlanReasoner(plan) },
+    { checkpointer },
+  );
   const config = { configurable: { thread_id: `bench-${Math.random().toString(16).slice(2)}` } };
   const t0 = performance.now();
   const final = await app.invoke({ request: { userIntent: "bench" } }, config);
@@ -69,7 +76,8 @@ async function main() {
   for (let round = 0; round < ROUNDS; round++) {
     const dag = await runPlan(WIDTH, LATENCY_MS, sqlite.checkpointer);
     const chain = await runPlan(1, LATENCY_MS, sqlite.checkpointer);
-    if (dag.status !== "completed" || chain.status !== "completed") throw new Error(`bench run did not complete: ${dag.status}/${chain.status}`);
+    if (dag.status !== "completed" || chain.status !== "completed")
+      throw new Error(`bench run did not complete: ${dag.status}/${chain.status}`);
     rows.dag!.push(dag.ms);
     rows.chain!.push(chain.ms);
     superstepsDag = dag.supersteps;
@@ -81,7 +89,9 @@ async function main() {
     rows.zeroMemory!.push(memory.ms);
     rows.zeroSqlite!.push(file.ms);
     superstepsZero = file.supersteps;
-    process.stderr.write(`round ${round + 1}/${ROUNDS}: dag ${dag.ms.toFixed(0)} ms, chain ${chain.ms.toFixed(0)} ms, zero-latency sqlite ${file.ms.toFixed(1)} ms\n`);
+    process.stderr.write(
+      `round ${round + 1}/${ROUNDS}: dag ${dag.ms.toFixed(0)} ms, chain ${chain.ms.toFixed(0)} ms, zero-latency sqlite ${file.ms.toFixed(1)} ms\n`,
+    );
   }
 
   // Transparency: failure/success → event, on the same SqliteSaver file the CLI would use.
@@ -141,12 +151,18 @@ ${understandingSection(understanding, ms)}`;
   process.stdout.write(md);
 }
 
-function transparencySection(latency: Awaited<ReturnType<typeof notificationLatency>>, demo: Awaited<ReturnType<typeof strategyLatency>>): string {
+function transparencySection(
+  latency: Awaited<ReturnType<typeof notificationLatency>>,
+  demo: Awaited<ReturnType<typeof strategyLatency>>,
+): string {
   const fail = summarize(latency.failureToNotification);
   const ok = summarize(latency.successToNotification);
   const progress = summarize(latency.successToProgress);
   const demoRows = demo.byStep
-    .map((d) => `| ${d.taskId} | ${d.strategy} | ${d.samples.length} | ${ms(d.median)} | ${ms(Math.min(...d.samples))}–${ms(Math.max(...d.samples))} |`)
+    .map(
+      (d) =>
+        `| ${d.taskId} | ${d.strategy} | ${d.samples.length} | ${ms(d.median)} | ${ms(Math.min(...d.samples))}–${ms(Math.max(...d.samples))} |`,
+    )
     .join("\n");
   return `
 ## Failure → notification latency (seed asks < ${NOTIFY_TARGET_MS} ms)
@@ -205,7 +221,14 @@ function callTable(rows: Awaited<ReturnType<typeof modelCallBench>>): string {
   const lines = rows.map((r) => {
     const mine = r.handled.filter((h) => h.cls === r.cls);
     const handled = [...new Set(r.handled.map((h) => `${h.cls}: ${h.strategy}`))].join("; ") || "no failure occurred";
-    const recovered = mine.length === 0 ? "—" : mine.every((h) => h.recovered) ? "yes" : r.cls === "policy_blocked" ? "no: skipped (SKIP is this class's rule)" : "no: skipped";
+    const recovered =
+      mine.length === 0
+        ? "—"
+        : mine.every((h) => h.recovered)
+          ? "yes"
+          : r.cls === "policy_blocked"
+            ? "no: skipped (SKIP is this class's rule)"
+            : "no: skipped";
     const failures = r.handled.length * r.runs;
     const per = failures === 0 ? "—" : (r.other / failures).toFixed(2);
     return `| ${r.cls} | ${r.what} | ${r.planBy} | ${handled} | ${recovered} | ${r.plan} | ${r.synthesis} | ${r.other} | ${per} |`;
@@ -215,9 +238,13 @@ function callTable(rows: Awaited<ReturnType<typeof modelCallBench>>): string {
 ${lines.join("\n")}`;
 }
 
-function modelCallSection(llm: Awaited<ReturnType<typeof modelCallBench>>, fixed: Awaited<ReturnType<typeof modelCallBench>>): string {
+function modelCallSection(
+  llm: Awaited<ReturnType<typeof modelCallBench>>,
+  fixed: Awaited<ReturnType<typeof modelCallBench>>,
+): string {
   const total = [...llm, ...fixed].reduce((n, r) => n + r.other, 0);
-  const recovered = (rows: typeof llm) => rows.reduce((n, r) => n + r.handled.filter((h) => h.recovered).length * r.runs, 0);
+  const recovered = (rows: typeof llm) =>
+    rows.reduce((n, r) => n + r.handled.filter((h) => h.recovered).length * r.runs, 0);
   return `
 ## Model calls per recovered failure (the aim is zero)
 

@@ -34,7 +34,11 @@ const NO_BUDGET_REQUEST = "Plan a 3-day trip from Madrid to Paris for 2 people";
 export function quick(plan: Plan, timeoutMs = 50): Plan {
   return {
     ...plan,
-    steps: plan.steps.map((s) => ({ ...s, retry: { maxAttempts: 1, backoffMs: [0] }, ...(s.id === "flight" ? { timeoutMs } : {}) })),
+    steps: plan.steps.map((s) => ({
+      ...s,
+      retry: { maxAttempts: 1, backoffMs: [0] },
+      ...(s.id === "flight" ? { timeoutMs } : {}),
+    })),
   };
 }
 
@@ -48,8 +52,16 @@ export function rulesPlan(text: string, registry: ToolRegistry): Plan {
 }
 
 /** The demo (three failures: flight timeout, hotel fully booked, budget exceeded) with `latencyMs` per tool. */
-export function demoScenario(latencyMs: number): { request: string; toolkits: () => Toolkit[]; plan: (r: ToolRegistry) => Plan } {
-  return { request: DEMO_REQUEST, toolkits: () => travelKits(DEMO_FAULTS, latencyMs), plan: (r) => quick(rulesPlan(DEMO_REQUEST, r)) };
+export function demoScenario(latencyMs: number): {
+  request: string;
+  toolkits: () => Toolkit[];
+  plan: (r: ToolRegistry) => Plan;
+} {
+  return {
+    request: DEMO_REQUEST,
+    toolkits: () => travelKits(DEMO_FAULTS, latencyMs),
+    plan: (r) => quick(rulesPlan(DEMO_REQUEST, r)),
+  };
 }
 
 function travel(cls: FailureClass, what: string, request: string, faults: string[]): Scenario {
@@ -64,7 +76,15 @@ function travel(cls: FailureClass, what: string, request: string, faults: string
  */
 function opsToolkit(failing: { tool: string; message: string } | null): Toolkit {
   let failed = false;
-  const tool = (name: string, category: string, consumes: string[], produces: string, schema: z.ZodType, durationMs: number, result: unknown): ToolSpec => ({
+  const tool = (
+    name: string,
+    category: string,
+    consumes: string[],
+    produces: string,
+    schema: z.ZodType,
+    durationMs: number,
+    result: unknown,
+  ): ToolSpec => ({
     name,
     description: `${name} (bench)`,
     category,
@@ -86,7 +106,9 @@ function opsToolkit(failing: { tool: string; message: string } | null): Toolkit 
   return {
     name: "ops",
     tools: [
-      tool("prepare", "ops", [], "report_data", z.object({ items: z.number().int().positive().max(100) }), 20, { rows: 3 }),
+      tool("prepare", "ops", [], "report_data", z.object({ items: z.number().int().positive().max(100) }), 20, {
+        rows: 3,
+      }),
       tool("publish", "ops", ["report_data"], "report", z.looseObject({}), 20, { published: true }),
       tool("fetch_rows", "ops", [], "rows", z.looseObject({}), 5, { rows: [1, 2, 3] }),
       tool("summarize_rows", "ops", ["rows"], "report_data", z.looseObject({}), 5, { rows: 3 }),
@@ -101,31 +123,74 @@ function opsToolkit(failing: { tool: string; message: string } | null): Toolkit 
 }
 
 function opsPlan(prepare: { tools?: string[]; params?: Record<string, unknown> } = {}): Plan {
-  const step = (input: Record<string, unknown>) => TaskStep.parse({ retry: { maxAttempts: 1, backoffMs: [0] }, estimates: { durationMs: 20, cost: 0 }, ...input });
+  const step = (input: Record<string, unknown>) =>
+    TaskStep.parse({ retry: { maxAttempts: 1, backoffMs: [0] }, estimates: { durationMs: 20, cost: 0 }, ...input });
   return Plan.parse({
     planId: "bench-ops",
     objective: "publish the weekly report",
     confidence: 0.85,
     steps: [
-      step({ id: "prepare", description: "prepare the report data", workerType: "ops_main", tools: prepare.tools ?? ["prepare"], params: prepare.params ?? { items: 3 }, expectedOutputs: ["report_data"], order: 1 }),
-      step({ id: "publish", description: "publish the report", workerType: "ops_main", tools: ["publish"], dependsOn: ["prepare"], expectedOutputs: ["report"], order: 2 }),
+      step({
+        id: "prepare",
+        description: "prepare the report data",
+        workerType: "ops_main",
+        tools: prepare.tools ?? ["prepare"],
+        params: prepare.params ?? { items: 3 },
+        expectedOutputs: ["report_data"],
+        order: 1,
+      }),
+      step({
+        id: "publish",
+        description: "publish the report",
+        workerType: "ops_main",
+        tools: ["publish"],
+        dependsOn: ["prepare"],
+        expectedOutputs: ["report"],
+        order: 2,
+      }),
     ],
   });
 }
 
-function ops(cls: FailureClass, what: string, failing: { tool: string; message: string } | null, prepare: { tools?: string[]; params?: Record<string, unknown> } = {}): Scenario {
-  return { cls, what, request: "Publish the weekly report", toolkits: () => [opsToolkit(failing)], plan: () => opsPlan(prepare) };
+function ops(
+  cls: FailureClass,
+  what: string,
+  failing: { tool: string; message: string } | null,
+  prepare: { tools?: string[]; params?: Record<string, unknown> } = {},
+): Scenario {
+  return {
+    cls,
+    what,
+    request: "Publish the weekly report",
+    toolkits: () => [opsToolkit(failing)],
+    plan: () => opsPlan(prepare),
+  };
 }
 
 /** One scenario per known failure class (all but `unknown`, which goes to the model by design). */
 export const SCENARIOS: readonly Scenario[] = [
   travel("timeout", "primary flight search hangs past its 50 ms limit", NO_BUDGET_REQUEST, ["search_flights=timeout"]),
-  travel("agent_unavailable", "primary flight search answers HTTP 500 on every call", NO_BUDGET_REQUEST, ["search_flights=error"]),
-  travel("resource_unavailable", "first hotel search: fully booked", NO_BUDGET_REQUEST, ["search_hotels=unavailable*1"]),
+  travel("agent_unavailable", "primary flight search answers HTTP 500 on every call", NO_BUDGET_REQUEST, [
+    "search_flights=error",
+  ]),
+  travel("resource_unavailable", "first hotel search: fully booked", NO_BUDGET_REQUEST, [
+    "search_hotels=unavailable*1",
+  ]),
   travel("constraint_violated", "demo trip is ~10% over its $2000 budget (breakdown in the failure)", DEMO_REQUEST, []),
-  ops("invalid_parameters", "`prepare` given `items: 500`, over its schema's maximum of 100 (zod validation)", null, { params: { items: 500 } }),
+  ops("invalid_parameters", "`prepare` given `items: 500`, over its schema's maximum of 100 (zod validation)", null, {
+    params: { items: 500 },
+  }),
   ops("wrong_tool", "step asks `ops_main` to use `admin_export`, not in its grant", null, { tools: ["admin_export"] }),
-  ops("too_complex", "`prepare`: \"480 line items are too complex to do in one step\"", { tool: "prepare", message: "prepare: 480 line items are too complex to do in one step" }),
-  ops("dependency_failed", "`publish`: \"Dependency prepare failed to deliver usable data\"", { tool: "publish", message: "publish: Dependency prepare failed to deliver usable data" }),
-  ops("policy_blocked", "`prepare`: \"blocked by policy (HTTP 403)\"", { tool: "prepare", message: "prepare: export blocked by policy (HTTP 403 forbidden)" }),
+  ops("too_complex", '`prepare`: "480 line items are too complex to do in one step"', {
+    tool: "prepare",
+    message: "prepare: 480 line items are too complex to do in one step",
+  }),
+  ops("dependency_failed", '`publish`: "Dependency prepare failed to deliver usable data"', {
+    tool: "publish",
+    message: "publish: Dependency prepare failed to deliver usable data",
+  }),
+  ops("policy_blocked", '`prepare`: "blocked by policy (HTTP 403)"', {
+    tool: "prepare",
+    message: "prepare: export blocked by policy (HTTP 403 forbidden)",
+  }),
 ];

@@ -44,13 +44,20 @@ function latencyToolkit(pairs: number, marks: Map<string, number>): Toolkit {
   for (let i = 0; i < pairs; i++) {
     tools.push(tool(`fail_${i + 1}`, true, 2 + 3 * i), tool(`ok_${i + 1}`, false, 3 + 3 * i));
   }
-  return { name: "latency", tools, workers: [{ name: "bench_worker", description: "runs bench tools", categories: ["bench"] }] };
+  return {
+    name: "latency",
+    tools,
+    workers: [{ name: "bench_worker", description: "runs bench tools", categories: ["bench"] }],
+  };
 }
 
 function latencyPlan(pairs: number): Plan {
   const steps = [];
   for (let i = 0; i < pairs; i++) {
-    for (const [kind, id] of [["fail", `f${i + 1}`], ["ok", `s${i + 1}`]] as const) {
+    for (const [kind, id] of [
+      ["fail", `f${i + 1}`],
+      ["ok", `s${i + 1}`],
+    ] as const) {
       steps.push(
         TaskStep.parse({
           id,
@@ -79,16 +86,28 @@ export interface NotificationLatency {
  * succeeding steps, streaming custom events, and measures tool-side mark → event received by the consumer.
  * A run is cancelled once every expected event has arrived (replanning of the failures is not what is measured).
  */
-export async function notificationLatency(runs: number, pairs: number, checkpointer: BaseCheckpointSaver): Promise<NotificationLatency> {
+export async function notificationLatency(
+  runs: number,
+  pairs: number,
+  checkpointer: BaseCheckpointSaver,
+): Promise<NotificationLatency> {
   const out: NotificationLatency = { failureToNotification: [], successToNotification: [], successToProgress: [] };
   for (let r = 0; r < runs; r++) {
     const marks = new Map<string, number>();
-    const app = compileAgent({ toolkits: [latencyToolkit(pairs, marks)], reasoner: new FixedPlanReasoner(latencyPlan(pairs)) }, { checkpointer });
+    const app = compileAgent(
+      { toolkits: [latencyToolkit(pairs, marks)], reasoner: new FixedPlanReasoner(latencyPlan(pairs)) },
+      { checkpointer },
+    );
     const controller = new AbortController();
     const seen = { failed: new Set<string>(), ok: new Set<string>(), progress: new Set<string>() };
     const stream = await app.stream(
       { request: { userIntent: "bench" } },
-      { configurable: { thread_id: `latency-${r}-${Math.random().toString(16).slice(2)}` }, streamMode: ["custom"], subgraphs: true, signal: controller.signal },
+      {
+        configurable: { thread_id: `latency-${r}-${Math.random().toString(16).slice(2)}` },
+        streamMode: ["custom"],
+        subgraphs: true,
+        signal: controller.signal,
+      },
     );
     try {
       for await (const chunk of stream) {
@@ -123,7 +142,9 @@ export async function notificationLatency(runs: number, pairs: number, checkpoin
       if (!controller.signal.aborted) throw e;
     }
     if (seen.failed.size !== pairs || seen.ok.size !== pairs || seen.progress.size !== pairs) {
-      throw new Error(`latency run ${r}: expected ${pairs} of each event, got ${seen.failed.size} failed / ${seen.ok.size} succeeded / ${seen.progress.size} progress`);
+      throw new Error(
+        `latency run ${r}: expected ${pairs} of each event, got ${seen.failed.size} failed / ${seen.ok.size} succeeded / ${seen.progress.size} progress`,
+      );
     }
   }
   return out;
@@ -153,7 +174,10 @@ export async function strategyLatency(runs: number, latencyMs: number): Promise<
     const failedAt = new Map<string, number>();
     const done = new Set<string>();
     const t0 = performance.now();
-    const stream = await app.stream({ request: { userIntent: demo.request } }, { configurable: { thread_id: `demo-${r}` }, streamMode: ["custom", "values"], subgraphs: true });
+    const stream = await app.stream(
+      { request: { userIntent: demo.request } },
+      { configurable: { thread_id: `demo-${r}` }, streamMode: ["custom", "values"], subgraphs: true },
+    );
     let status = "unknown";
     for await (const chunk of stream) {
       const at = performance.now();
@@ -179,7 +203,12 @@ export async function strategyLatency(runs: number, latencyMs: number): Promise<
     statuses.push(status);
   }
   return {
-    byStep: [...samples.entries()].map(([taskId, { xs, strategy }]) => ({ taskId, median: median(xs), samples: xs, strategy })),
+    byStep: [...samples.entries()].map(([taskId, { xs, strategy }]) => ({
+      taskId,
+      median: median(xs),
+      samples: xs,
+      strategy,
+    })),
     runMs,
     statuses,
   };

@@ -48,20 +48,42 @@ const city = (name: string): Expectation => ({ kind: "city", name });
 const no = (tool: string, word: string): Expectation => ({ kind: "no_tool", tool, word });
 const uses = (tool: string): Expectation => ({ kind: "tool", tool });
 const days = (value: number, word = String(value)): Expectation => ({ kind: "value", param: "days", value, word });
-const people = (value: number, word = String(value)): Expectation => ({ kind: "value", param: "travellers", value, word });
+const people = (value: number, word = String(value)): Expectation => ({
+  kind: "value",
+  param: "travellers",
+  value,
+  word,
+});
 const usd = (min: number, max: number, word: string): Expectation => ({ kind: "budget_usd", min, max, word });
 const named = (word: string): Expectation => ({ kind: "named", word });
 
 type Row = Omit<Labelled, "id">;
 const rows: Row[] = [];
-const add = (tag: string, domain: Labelled["domain"], outcome: Labelled["outcome"], request: string, ...expect: Expectation[]) =>
-  rows.push({ tag, domain, outcome, request, expect });
+const add = (
+  tag: string,
+  domain: Labelled["domain"],
+  outcome: Labelled["outcome"],
+  request: string,
+  ...expect: Expectation[]
+) => rows.push({ tag, domain, outcome, request, expect });
 
 // Plain trips, many word orders and cities (the gazetteer's, not only the demo's twelve).
 const PAIRS: [string, string][] = [
-  ["Madrid", "Paris"], ["Dublin", "Athens"], ["Porto", "Warsaw"], ["Seville", "Berlin"], ["London", "Lisbon"],
-  ["Oslo", "Rome"], ["Vienna", "Budapest"], ["Chicago", "Toronto"], ["Osaka", "Seoul"], ["Nairobi", "Cairo"],
-  ["Lima", "Bogota"], ["Edinburgh", "Copenhagen"], ["Krakow", "Prague"], ["Sydney", "Auckland"], ["Montreal", "Boston"],
+  ["Madrid", "Paris"],
+  ["Dublin", "Athens"],
+  ["Porto", "Warsaw"],
+  ["Seville", "Berlin"],
+  ["London", "Lisbon"],
+  ["Oslo", "Rome"],
+  ["Vienna", "Budapest"],
+  ["Chicago", "Toronto"],
+  ["Osaka", "Seoul"],
+  ["Nairobi", "Cairo"],
+  ["Lima", "Bogota"],
+  ["Edinburgh", "Copenhagen"],
+  ["Krakow", "Prague"],
+  ["Sydney", "Auckland"],
+  ["Montreal", "Boston"],
 ];
 const PLAIN = [
   (a: string, b: string) => `Plan a 4-day trip from ${a} to ${b} for 2 people`,
@@ -82,22 +104,43 @@ const NEG: [string, Expectation[]][] = [
   ["4 days in Rome from Berlin without flights", [no("search_flights", "flights"), city("Rome")]],
   ["flight only from Dublin to Athens", [no("search_hotels", "hotel"), route("Dublin", "Athens")]],
   ["just a hotel in Porto for 3 nights", [no("search_flights", "flight"), city("Porto")]],
-  ["we already have a place to stay in Lisbon; flights from London for 2, 5 days", [no("search_hotels", "place to stay"), route("London", "Lisbon")]],
+  [
+    "we already have a place to stay in Lisbon; flights from London for 2, 5 days",
+    [no("search_hotels", "place to stay"), route("London", "Lisbon")],
+  ],
   ["no activities please, 2 days in Vienna from Prague", [no("search_activities", "activities"), city("Vienna")]],
   ["a trip to Warsaw from Oslo but don't book a hotel", [no("search_hotels", "hotel"), route("Oslo", "Warsaw")]],
-  ["only flights, Madrid to Barcelona, for 4 people", [no("search_hotels", "hotel"), route("Madrid", "Barcelona"), people(4)]],
-  ["I'm staying with friends in Berlin, find me flights from Paris for a long weekend", [no("search_hotels", "staying with friends"), route("Paris", "Berlin")]],
+  [
+    "only flights, Madrid to Barcelona, for 4 people",
+    [no("search_hotels", "hotel"), route("Madrid", "Barcelona"), people(4)],
+  ],
+  [
+    "I'm staying with friends in Berlin, find me flights from Paris for a long weekend",
+    [no("search_hotels", "staying with friends"), route("Paris", "Berlin")],
+  ],
   ["hotel and activities in Seville for 3 days, we drive there", [no("search_flights", "drive"), city("Seville")]],
-  ["5 days in Athens from Rome, skip the sightseeing", [no("search_activities", "sightseeing"), route("Rome", "Athens")]],
+  [
+    "5 days in Athens from Rome, skip the sightseeing",
+    [no("search_activities", "sightseeing"), route("Rome", "Athens")],
+  ],
   ["3 días en Lisboa desde Madrid, sin hotel", [no("search_hotels", "hotel"), route("Madrid", "Lisbon")]],
   ["vol seulement de Paris à Rome pour deux", [no("search_hotels", "hotel"), route("Paris", "Rome")]],
   ["I don't want to go to Paris, take me to Rome from Madrid for 3 days", [route("Madrid", "Rome"), named("Paris")]],
   ["not Prague — Vienna, from Berlin, 4 days", [route("Berlin", "Vienna"), named("Prague")]],
   ["a week in Tokyo from London, no flights needed, we have miles", [no("search_flights", "flights"), city("Tokyo")]],
   ["hotels only in Amsterdam, 2 nights, 2 adults", [no("search_flights", "flight"), city("Amsterdam")]],
-  ["nothing booked yet: plan 3 days in Kyoto from Osaka without a hotel", [no("search_hotels", "hotel"), route("Osaka", "Kyoto")]],
-  ["fly me from Boston to Chicago, that's all", [uses("search_flights"), no("search_hotels", "hotel"), route("Boston", "Chicago")]],
-  ["just the flights from Lima to Cusco, no hotel and no tours", [no("search_hotels", "hotel"), no("search_activities", "tours"), route("Lima", "Cusco")]],
+  [
+    "nothing booked yet: plan 3 days in Kyoto from Osaka without a hotel",
+    [no("search_hotels", "hotel"), route("Osaka", "Kyoto")],
+  ],
+  [
+    "fly me from Boston to Chicago, that's all",
+    [uses("search_flights"), no("search_hotels", "hotel"), route("Boston", "Chicago")],
+  ],
+  [
+    "just the flights from Lima to Cusco, no hotel and no tours",
+    [no("search_hotels", "hotel"), no("search_activities", "tours"), route("Lima", "Cusco")],
+  ],
 ];
 for (const [request, expect] of NEG) add("negation", "travel", "run", request, ...expect);
 
@@ -137,7 +180,10 @@ const MONEY: [string, Expectation[]][] = [
   ["Seoul from Tokyo for 4 days, budget of 2 million won", [named("won")]],
   ["2 people, Paris from Madrid, 3 days, between $1500 and $2000", [usd(1500, 2000, "$1500")]],
   ["a cheap week in Porto from London, around 1k GBP", [usd(1150, 1350, "1k")]],
-  ["Dublin from Edinburgh 2 days, max 600 pounds for both of us", [usd(700, 820, "600 pounds"), people(2, "both of us")]],
+  [
+    "Dublin from Edinburgh 2 days, max 600 pounds for both of us",
+    [usd(700, 820, "600 pounds"), people(2, "both of us")],
+  ],
 ];
 for (const [request, expect] of MONEY) add("money", "travel", "run", request, ...expect);
 
@@ -236,9 +282,15 @@ for (const request of OUTSIDE) add("outside", "mixed", "partial", request, named
 
 // Plan shape: a budget word never removes a step; "book me a flight" books a flight, not a whole trip.
 const SHAPE: [string, Expectation[]][] = [
-  ["book me a flight from Paris to London", [uses("search_flights"), no("search_hotels", "flight"), no("search_activities", "flight")]],
+  [
+    "book me a flight from Paris to London",
+    [uses("search_flights"), no("search_hotels", "flight"), no("search_activities", "flight")],
+  ],
   ["3-day itinerary for Rome from Madrid, budget $1500", [uses("build_itinerary"), usd(1490, 1510, "$1500")]],
-  ["plan my 4 days in Lisbon from Paris within a budget of 1800 dollars", [uses("build_itinerary"), usd(1790, 1810, "1800")]],
+  [
+    "plan my 4 days in Lisbon from Paris within a budget of 1800 dollars",
+    [uses("build_itinerary"), usd(1790, 1810, "1800")],
+  ],
   ["reserve a hotel in Vienna for 2 nights", [uses("search_hotels"), no("search_flights", "hotel")]],
   ["what can I do in Prague for 3 days", [uses("search_activities"), no("search_flights", "do in Prague")]],
   ["how much would 5 days in Athens from Rome cost", [uses("check_budget"), route("Rome", "Athens")]],
@@ -273,19 +325,55 @@ const CURRENCIES: [string, number, number][] = [
 ];
 PAIRS.forEach(([a, b], i) => {
   const [word, min, max] = CURRENCIES[i % CURRENCIES.length]!;
-  add("money", "travel", "run", `${i + 2} days in ${b} from ${a} for ${(i % 4) + 1} under ${word}`, route(a, b), days(i + 2), people((i % 4) + 1), usd(min, max, word));
-  add("plain", "travel", "run", `Trip from ${a} to ${b}: ${(i % 5) + 2} nights, ${(i % 3) + 1} adults`, route(a, b), people((i % 3) + 1));
-  add("negation", "travel", "run", `${b} for ${(i % 6) + 2} days from ${a}, no hotel needed`, route(a, b), no("search_hotels", "hotel"));
+  add(
+    "money",
+    "travel",
+    "run",
+    `${i + 2} days in ${b} from ${a} for ${(i % 4) + 1} under ${word}`,
+    route(a, b),
+    days(i + 2),
+    people((i % 4) + 1),
+    usd(min, max, word),
+  );
+  add(
+    "plain",
+    "travel",
+    "run",
+    `Trip from ${a} to ${b}: ${(i % 5) + 2} nights, ${(i % 3) + 1} adults`,
+    route(a, b),
+    people((i % 3) + 1),
+  );
+  add(
+    "negation",
+    "travel",
+    "run",
+    `${b} for ${(i % 6) + 2} days from ${a}, no hotel needed`,
+    route(a, b),
+    no("search_hotels", "hotel"),
+  );
   add("language", "travel", "run", `${(i % 6) + 2} días en ${b} desde ${a}`, route(a, b), days((i % 6) + 2));
   add("language", "travel", "run", `${(i % 6) + 2} jours à ${b} depuis ${a}`, route(a, b), days((i % 6) + 2));
-  add("partly-supported", "mixed", "partial", `${b} from ${a}, 3 days, and buy concert tickets`, route(a, b), named("concert"));
+  add(
+    "partly-supported",
+    "mixed",
+    "partial",
+    `${b} from ${a}, 3 days, and buy concert tickets`,
+    route(a, b),
+    named("concert"),
+  );
 });
 
 // Multi-city in systematic form.
 const TRIPLES: [string, string, string][] = [
-  ["Madrid", "Lisbon", "Porto"], ["Paris", "Brussels", "Amsterdam"], ["Berlin", "Prague", "Vienna"],
-  ["London", "Edinburgh", "Dublin"], ["Rome", "Naples", "Athens"], ["Tokyo", "Kyoto", "Osaka"],
-  ["Chicago", "Toronto", "Montreal"], ["Oslo", "Stockholm", "Helsinki"], ["Warsaw", "Krakow", "Budapest"],
+  ["Madrid", "Lisbon", "Porto"],
+  ["Paris", "Brussels", "Amsterdam"],
+  ["Berlin", "Prague", "Vienna"],
+  ["London", "Edinburgh", "Dublin"],
+  ["Rome", "Naples", "Athens"],
+  ["Tokyo", "Kyoto", "Osaka"],
+  ["Chicago", "Toronto", "Montreal"],
+  ["Oslo", "Stockholm", "Helsinki"],
+  ["Warsaw", "Krakow", "Budapest"],
   ["Barcelona", "Marseille", "Nice"],
 ];
 TRIPLES.forEach(([a, b, c], i) => {
@@ -329,9 +417,15 @@ const MORE_SHAPE: [string, Expectation[]][] = [
   ["just check if 4 days in Oslo from London fits $2500", [uses("check_budget"), usd(2490, 2510, "$2500")]],
   ["get me a day-by-day plan for 3 days in Vienna from Munich", [uses("build_itinerary")]],
   ["compare flight prices from Madrid to Athens", [uses("search_flights"), no("search_hotels", "flight")]],
-  ["I only need activities for 2 days in Rome", [uses("search_activities"), no("search_flights", "activities"), no("search_hotels", "activities")]],
+  [
+    "I only need activities for 2 days in Rome",
+    [uses("search_activities"), no("search_flights", "activities"), no("search_hotels", "activities")],
+  ],
   ["where can we stay in Edinburgh for 4 nights, 2 adults", [uses("search_hotels"), no("search_flights", "stay")]],
-  ["book a flight and a hotel in Lisbon from Madrid, 3 days", [uses("search_flights"), uses("search_hotels"), uses("book_trip")]],
+  [
+    "book a flight and a hotel in Lisbon from Madrid, 3 days",
+    [uses("search_flights"), uses("search_hotels"), uses("book_trip")],
+  ],
 ];
 for (const [request, expect] of MORE_SHAPE) add("shape", "travel", "run", request, ...expect);
 
@@ -346,4 +440,6 @@ const MORE_WORKSPACE: [string, Labelled["outcome"], Expectation[]][] = [
 for (const [request, outcome, expect] of MORE_WORKSPACE) add("workspace", "workspace", outcome, request, ...expect);
 
 /** The corpus, validated and numbered. */
-export const CORPUS: readonly Labelled[] = rows.map((r, i) => Labelled.parse({ id: `u${String(i + 1).padStart(3, "0")}`, ...r }));
+export const CORPUS: readonly Labelled[] = rows.map((r, i) =>
+  Labelled.parse({ id: `u${String(i + 1).padStart(3, "0")}`, ...r }),
+);

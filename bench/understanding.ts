@@ -64,13 +64,19 @@ function namedText(plan: Plan | null, error: string | null): string {
   return fold(said.join("\n"));
 }
 
-const usesTool = (plan: Plan, tool: string) => plan.steps.some((s) => s.tools.some((t) => t === tool || t.startsWith(`${tool}_`)));
+const usesTool = (plan: Plan, tool: string) =>
+  plan.steps.some((s) => s.tools.some((t) => t === tool || t.startsWith(`${tool}_`)));
 
 function honoured(plan: Plan, e: Expectation): boolean {
   const params = plan.steps.map((s) => ({ tools: s.tools, p: s.params }));
   switch (e.kind) {
     case "route":
-      return params.some((s) => s.tools.some((t) => t.startsWith("search_flights")) && samePlace(s.p.origin, e.from) && samePlace(s.p.destination, e.to));
+      return params.some(
+        (s) =>
+          s.tools.some((t) => t.startsWith("search_flights")) &&
+          samePlace(s.p.origin, e.from) &&
+          samePlace(s.p.destination, e.to),
+      );
     case "city":
       return params.some((s) => samePlace(s.p.city, e.name) || samePlace(s.p.destination, e.name));
     case "no_tool":
@@ -78,7 +84,10 @@ function honoured(plan: Plan, e: Expectation): boolean {
     case "tool":
       return usesTool(plan, e.tool);
     case "value":
-      if (e.param === "days") return params.some((s) => s.p.days === e.value || (typeof s.p.nights === "number" && s.p.nights === e.value - 1));
+      if (e.param === "days")
+        return params.some(
+          (s) => s.p.days === e.value || (typeof s.p.nights === "number" && s.p.nights === e.value - 1),
+        );
       return params.some((s) => s.p[e.param] === e.value);
     case "budget_usd":
       return params.some((s) => typeof s.p.budget === "number" && s.p.budget >= e.min && s.p.budget <= e.max);
@@ -132,7 +141,10 @@ export async function understandingBench(): Promise<UnderstandingBench> {
     const app = compileAgent({ toolkits: defaultToolkits() }, { checkpointer: new MemorySaver() });
     const config = { configurable: { thread_id: `understanding-${s.entry.id}` } };
     try {
-      const final = await app.invoke({ request: { userIntent: s.entry.request, userContext: { userId: "bench" } } }, config);
+      const final = await app.invoke(
+        { request: { userIntent: s.entry.request, userContext: { userId: "bench" } } },
+        config,
+      );
       s.finalStatus = String(final.status);
     } catch (e) {
       s.finalStatus = `error: ${errorMessage(e)}`;

@@ -49,7 +49,10 @@ export function buildAgentGraph(deps: AgentDeps) {
   // would turn its elements into `any`.
   const given: unknown = deps.toolkits;
   if (!Array.isArray(given) || given.length === 0) {
-    throw new CandorError("buildAgentGraph needs at least one toolkit (e.g. travelToolkit()).", ErrorCode.CONFIGURATION);
+    throw new CandorError(
+      "buildAgentGraph needs at least one toolkit (e.g. travelToolkit()).",
+      ErrorCode.CONFIGURATION,
+    );
   }
   const hasGeneral = deps.toolkits.some((k) => k.workers.some((w) => w.name === "general"));
   const registry = ToolRegistry.create(hasGeneral ? deps.toolkits : [...deps.toolkits, generalToolkit()]);
@@ -80,22 +83,36 @@ export function buildAgentGraph(deps: AgentDeps) {
     .addNode(Node.FIX_DEPENDENCIES, strategyNode("FIX_DEPENDENCIES", nodeDeps))
     .addNode(Node.FIND_WORKAROUND, strategyNode("FIND_WORKAROUND", nodeDeps))
     .addNode(Node.SKIP, strategyNode("SKIP", nodeDeps));
-  for (const id of strategyTargets) graph.addConditionalEdges(id, routeAfterRevision, [Node.SELECT_STRATEGY, Node.EXECUTE]);
+  for (const id of strategyTargets)
+    graph.addConditionalEdges(id, routeAfterRevision, [Node.SELECT_STRATEGY, Node.EXECUTE]);
   return graph
     .addEdge(START, Node.UNDERSTAND)
     .addConditionalEdges(Node.UNDERSTAND, routeAfterUnderstand, [Node.FINALIZE, Node.HUMAN_INTERRUPT, Node.EXECUTE])
     .addConditionalEdges(Node.EXECUTE, routeAfterExecute, [Node.WORKER, Node.SYNTHESIZE])
     .addEdge(Node.WORKER, Node.EXECUTE)
     .addConditionalEdges(Node.SYNTHESIZE, routeAfterSynthesize, [Node.SELECT_STRATEGY, Node.REFLECT])
-    .addConditionalEdges(Node.SELECT_STRATEGY, routeAfterSelectStrategy, [Node.HUMAN_INTERRUPT, Node.SYNTHESIZE, ...strategyTargets])
-    .addConditionalEdges(Node.HUMAN_INTERRUPT, routeAfterHumanInterrupt, [Node.EXECUTE, Node.SELECT_STRATEGY, Node.REPLAN_WITH_GUIDANCE, Node.REFLECT, Node.HUMAN_INTERRUPT])
+    .addConditionalEdges(Node.SELECT_STRATEGY, routeAfterSelectStrategy, [
+      Node.HUMAN_INTERRUPT,
+      Node.SYNTHESIZE,
+      ...strategyTargets,
+    ])
+    .addConditionalEdges(Node.HUMAN_INTERRUPT, routeAfterHumanInterrupt, [
+      Node.EXECUTE,
+      Node.SELECT_STRATEGY,
+      Node.REPLAN_WITH_GUIDANCE,
+      Node.REFLECT,
+      Node.HUMAN_INTERRUPT,
+    ])
     .addConditionalEdges(Node.REPLAN_WITH_GUIDANCE, routeAfterReplanWithGuidance, [Node.EXECUTE, Node.HUMAN_INTERRUPT])
     .addEdge(Node.REFLECT, Node.FINALIZE)
     .addEdge(Node.FINALIZE, END);
 }
 
 /** Compiles the agent with a checkpointer and a store (what the CLI, apps and tests do). */
-export function compileAgent(deps: AgentDeps, persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {}) {
+export function compileAgent(
+  deps: AgentDeps,
+  persistence: { checkpointer?: BaseCheckpointSaver; store?: BaseStore } = {},
+) {
   return buildAgentGraph(deps)
     .compile({ checkpointer: persistence.checkpointer, store: persistence.store, name: "candor" })
     .withConfig({ recursionLimit: RECURSION_LIMIT });
@@ -119,4 +136,6 @@ export function defaultToolkits(): Toolkit[] {
  * LangGraph Studio's entry (langgraph.json): the travel demo's tools with the offline rules reasoner, compiled
  * without checkpointer or store because `langgraphjs dev` injects its own.
  */
-export const graph = buildAgentGraph({ toolkits: defaultToolkits() }).compile({ name: "candor" }).withConfig({ recursionLimit: RECURSION_LIMIT });
+export const graph = buildAgentGraph({ toolkits: defaultToolkits() })
+  .compile({ name: "candor" })
+  .withConfig({ recursionLimit: RECURSION_LIMIT });

@@ -24,7 +24,10 @@ export function buildWorkerGraph(deps: NodeDeps) {
   return new StateGraph(WorkerState, { output: WorkerOutput })
     .addNode(WorkerNode.GATE, workerGateNode(deps))
     .addNode(WorkerNode.ACT, workerActNode(deps))
-    .addConditionalEdges(START, (state): WorkerStart => routeWorkerStart(state, deps.registry), [WorkerNode.GATE, WorkerNode.ACT])
+    .addConditionalEdges(START, (state): WorkerStart => routeWorkerStart(state, deps.registry), [
+      WorkerNode.GATE,
+      WorkerNode.ACT,
+    ])
     .addEdge(WorkerNode.GATE, WorkerNode.ACT)
     .addEdge(WorkerNode.ACT, END);
 }

@@ -21,16 +21,34 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
     // A reasoner's proposal was validated and built by select_strategy; the rules build everything else here.
     const outcome =
       state.pendingStrategy?.proposed ??
-      applyStrategy(strategy, { plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId, request: state.request, ...(state.pendingStrategy ? { why: state.pendingStrategy.reasoning } : {}) });
+      applyStrategy(strategy, {
+        plan,
+        feedback: state.feedback,
+        revisionCount: state.revisionCount,
+        registry: deps.registry,
+        taskId,
+        request: state.request,
+        ...(state.pendingStrategy ? { why: state.pendingStrategy.reasoning } : {}),
+      });
     return { ...revisionUpdate(state, deps, config, failedStep, outcome), pendingStrategy: null, status: "executing" };
   };
 }
 
 /** The state update, explanation and decision-log entry of one applied revision (rules or a reasoner's proposal). */
-function revisionUpdate(state: AgentStateValue, deps: NodeDeps, config: LangGraphRunnableConfig, failedStep: TaskStep, outcome: { plan: Plan; revision: PlanRevision }) {
+function revisionUpdate(
+  state: AgentStateValue,
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  failedStep: TaskStep,
+  outcome: { plan: Plan; revision: PlanRevision },
+) {
   const { revision } = outcome;
   const taskId = failedStep.id;
-  const error = state.feedback.filter((f) => f.taskId === taskId).at(-1)?.errors.at(-1) ?? "unknown error";
+  const error =
+    state.feedback
+      .filter((f) => f.taskId === taskId)
+      .at(-1)
+      ?.errors.at(-1) ?? "unknown error";
   const explanation = explainRevision(revision, failedStep, error, deps.logFile);
   emitNotifications(config, [explanation]);
   deps.decisionLog.record({
@@ -48,7 +66,9 @@ function revisionUpdate(state: AgentStateValue, deps: NodeDeps, config: LangGrap
     plan: outcome.plan,
     revisions: [revision],
     revisionCount: state.revisionCount + 1,
-    confidenceHistory: [confidencePoint(revision.confidenceAfter, `${revision.revisionId} ${revision.strategy} for ${taskId}`)],
+    confidenceHistory: [
+      confidencePoint(revision.confidenceAfter, `${revision.revisionId} ${revision.strategy} for ${taskId}`),
+    ],
     notifications: [explanation],
   } satisfies AgentStateUpdate;
 }

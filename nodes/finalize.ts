@@ -22,9 +22,22 @@ export function finalizeNode(deps: NodeDeps) {
       startedAt: state.startedAt ?? new Date().toISOString(),
     });
     const ok = status === "completed";
-    const n = notification({ severity: ok ? "INFO" : status === "partial" ? "WARNING" : "ERROR", kind: "outcome", title: `Run ${status}: ${report.summary.outcome.replace(/^\w+[:.]\s*/, "")}`, details: `candor report ${threadIdOf(config) ?? "<thread>"}` });
+    const n = notification({
+      severity: ok ? "INFO" : status === "partial" ? "WARNING" : "ERROR",
+      kind: "outcome",
+      title: `Run ${status}: ${report.summary.outcome.replace(/^\w+[:.]\s*/, "")}`,
+      details: `candor report ${threadIdOf(config) ?? "<thread>"}`,
+    });
     emitNotifications(config, [n]);
-    deps.decisionLog.record({ operation: "report", planId: report.planId, threadId: threadIdOf(config), input: `${state.feedback.length} feedback entries`, decision: status, reasoning: report.summary.outcome, confidenceAfter: state.plan?.confidence ?? null });
+    deps.decisionLog.record({
+      operation: "report",
+      planId: report.planId,
+      threadId: threadIdOf(config),
+      input: `${state.feedback.length} feedback entries`,
+      decision: status,
+      reasoning: report.summary.outcome,
+      confidenceAfter: state.plan?.confidence ?? null,
+    });
     return { report, status, notifications: [n] };
   };
 }

@@ -1,7 +1,13 @@
 import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ApprovalRecord } from "../src/domain/approval.js";
 import { confidencePoint } from "../src/confidence/update.js";
-import { applyAdjustments, decisionEffect, interruptPayload, parseDecision, type AdjustedPlan } from "../src/replanning/human-decision.js";
+import {
+  applyAdjustments,
+  decisionEffect,
+  interruptPayload,
+  parseDecision,
+  type AdjustedPlan,
+} from "../src/replanning/human-decision.js";
 import { retryWithHumanParams, type HumanRetry } from "../src/replanning/human-guidance.js";
 import { explainRevision } from "../src/transparency/explain.js";
 import { notification } from "../src/transparency/notify.js";
@@ -42,7 +48,14 @@ export function humanInterruptNode(deps: NodeDeps) {
       }
       if (parsed.decision.decision === "retry" && parsed.decision.params && "taskId" in request) {
         // Checked against the tool's schema before anything changes; a value it would refuse is asked again.
-        const result = retryWithHumanParams({ plan, feedback: state.feedback, revisionCount: state.revisionCount, registry: deps.registry, taskId: request.taskId, params: parsed.decision.params });
+        const result = retryWithHumanParams({
+          plan,
+          feedback: state.feedback,
+          revisionCount: state.revisionCount,
+          registry: deps.registry,
+          taskId: request.taskId,
+          params: parsed.decision.params,
+        });
         if (!result.ok) {
           payload = interruptPayload(request, result.error);
           continue;
@@ -52,7 +65,17 @@ export function humanInterruptNode(deps: NodeDeps) {
       decision = parsed.decision;
     }
     if (!decision) return {};
-    const effect = decisionEffect({ request, decision, plan, settings: state.settings, revisionCount: state.revisionCount, feedback: state.feedback, registry: deps.registry, adjusted, retried: retried?.outcome });
+    const effect = decisionEffect({
+      request,
+      decision,
+      plan,
+      settings: state.settings,
+      revisionCount: state.revisionCount,
+      feedback: state.feedback,
+      registry: deps.registry,
+      adjusted,
+      retried: retried?.outcome,
+    });
     const record: ApprovalRecord = {
       kind: request.kind,
       decision: decision.decision,
@@ -65,24 +88,60 @@ export function humanInterruptNode(deps: NodeDeps) {
       guidance: decision.guidance,
     };
     const taskId = "taskId" in request ? request.taskId : null;
-    deps.decisionLog.record({ operation: "human_decision", planId: plan.planId, taskId, threadId: threadIdOf(config), input: request.kind, decision: decision.decision, reasoning: effect.reasoning, confidenceBefore: plan.confidence, confidenceAfter: effect.skip?.revision.confidenceAfter ?? plan.confidence });
-    const told = notification({ severity: effect.severity, kind: "approval", taskId, title: effect.message, message: decision.comment ?? "" });
+    deps.decisionLog.record({
+      operation: "human_decision",
+      planId: plan.planId,
+      taskId,
+      threadId: threadIdOf(config),
+      input: request.kind,
+      decision: decision.decision,
+      reasoning: effect.reasoning,
+      confidenceBefore: plan.confidence,
+      confidenceAfter: effect.skip?.revision.confidenceAfter ?? plan.confidence,
+    });
+    const told = notification({
+      severity: effect.severity,
+      kind: "approval",
+      taskId,
+      title: effect.message,
+      message: decision.comment ?? "",
+    });
     const notifications = [told];
     let revision: AgentStateUpdate = {};
     if (effect.plan) {
       // An adjusted plan is a new plan (its confidence point says so); a step re-run after a person's check is not.
       revision = adjusted
-        ? { plan: effect.plan, confidenceHistory: [confidencePoint(effect.plan.confidence, `plan adjusted by a human (${adjusted.changes.length} change(s))`)] }
+        ? {
+            plan: effect.plan,
+            confidenceHistory: [
+              confidencePoint(
+                effect.plan.confidence,
+                `plan adjusted by a human (${adjusted.changes.length} change(s))`,
+              ),
+            ],
+          }
         : { plan: effect.plan };
     }
     if (effect.skip && taskId) {
       const step = plan.steps.find((s) => s.id === taskId)!;
-      notifications.push(explainRevision(effect.skip.revision, step, "errors" in request ? (request.errors.at(-1) ?? "unknown error") : "unknown error", deps.logFile));
+      notifications.push(
+        explainRevision(
+          effect.skip.revision,
+          step,
+          "errors" in request ? (request.errors.at(-1) ?? "unknown error") : "unknown error",
+          deps.logFile,
+        ),
+      );
       revision = {
         plan: effect.skip.plan,
         revisions: [effect.skip.revision],
         revisionCount: state.revisionCount + 1,
-        confidenceHistory: [confidencePoint(effect.skip.revision.confidenceAfter, `human chose ${effect.skip.revision.strategy} for ${taskId}`)],
+        confidenceHistory: [
+          confidencePoint(
+            effect.skip.revision.confidenceAfter,
+            `human chose ${effect.skip.revision.strategy} for ${taskId}`,
+          ),
+        ],
       };
     }
     const guidance = effect.guidance ? { ...effect.guidance, request } : null;
@@ -100,7 +159,12 @@ export function humanInterruptNode(deps: NodeDeps) {
   };
 }
 
-export type AfterHumanInterrupt = typeof Node.EXECUTE | typeof Node.SELECT_STRATEGY | typeof Node.REPLAN_WITH_GUIDANCE | typeof Node.REFLECT | typeof Node.HUMAN_INTERRUPT;
+export type AfterHumanInterrupt =
+  | typeof Node.EXECUTE
+  | typeof Node.SELECT_STRATEGY
+  | typeof Node.REPLAN_WITH_GUIDANCE
+  | typeof Node.REFLECT
+  | typeof Node.HUMAN_INTERRUPT;
 
 /**
  * Approved, skipped or retried with new parameters → execute; retry → select_strategy; replan → replan_with_guidance;

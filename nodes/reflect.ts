@@ -12,7 +12,16 @@ export function reflectNode(deps: NodeDeps) {
     const plan = state.plan!;
     const status = finalStatus(state.status, plan);
     const initial = state.plannedConfidence ?? state.confidenceHistory[0]?.value ?? plan.confidence;
-    const reflection = reflectOnRun({ threadId: threadIdOf(config), request: state.request.userIntent, plan, feedback: state.feedback, revisions: state.revisions, status, initialConfidence: initial, startedAt: state.startedAt ?? new Date().toISOString() });
+    const reflection = reflectOnRun({
+      threadId: threadIdOf(config),
+      request: state.request.userIntent,
+      plan,
+      feedback: state.feedback,
+      revisions: state.revisions,
+      status,
+      initialConfidence: initial,
+      startedAt: state.startedAt ?? new Date().toISOString(),
+    });
     // Nothing ran when a plan is rejected, so its outcome says nothing about the plan's quality.
     const delta = status === "rejected" ? 0 : reflection.outcomeDelta;
     const confidence = clampConfidence(plan.confidence + delta);
@@ -20,15 +29,31 @@ export function reflectNode(deps: NodeDeps) {
     const injected = deps.registry.injectedFaults();
     const simulated = injected.length > 0;
     const lessons = simulated
-      ? [...reflection.lessons, `Faults were injected into this run (${injected.join(", ")}): it does not calibrate confidence, and only other runs with injected faults learn from it.`]
+      ? [
+          ...reflection.lessons,
+          `Faults were injected into this run (${injected.join(", ")}): it does not calibrate confidence, and only other runs with injected faults learn from it.`,
+        ]
       : reflection.lessons;
-    const episode = { ...reflection.episode, lessons, confidenceFinal: confidence, ...(simulated ? { simulated } : {}) };
+    const episode = {
+      ...reflection.episode,
+      lessons,
+      confidenceFinal: confidence,
+      ...(simulated ? { simulated } : {}),
+    };
     if (config.store) await saveEpisode(config.store, state.request.userContext.userId, episode);
     // A rejected plan never ran, so it says nothing about whether its confidence was right. `initial` is the planner's
     // raw score (UNDERSTAND's first history point), so calibration never learns from its own corrections.
     const outcomeStore = status === "rejected" ? undefined : config.store;
     if (outcomeStore) {
-      const outcome = { planId: plan.planId, confidence: initial, success: status === "completed", executionMs: episode.durationMs, cost: episode.cost, at: episode.at, ...(simulated ? { simulated } : {}) };
+      const outcome = {
+        planId: plan.planId,
+        confidence: initial,
+        success: status === "completed",
+        executionMs: episode.durationMs,
+        cost: episode.cost,
+        at: episode.at,
+        ...(simulated ? { simulated } : {}),
+      };
       await new ConfidenceCalibrator(outcomeStore, state.request.userContext.userId).record(outcome);
     }
     deps.decisionLog.record({
@@ -41,14 +66,20 @@ export function reflectNode(deps: NodeDeps) {
       confidenceBefore: plan.confidence,
       confidenceAfter: confidence,
     });
-    const reason = reflection.unrecoveredSteps.length === 0 ? "outcome: every needed step succeeded" : `outcome: ${reflection.unrecoveredSteps.length} step(s) not recovered`;
+    const reason =
+      reflection.unrecoveredSteps.length === 0
+        ? "outcome: every needed step succeeded"
+        : `outcome: ${reflection.unrecoveredSteps.length} step(s) not recovered`;
     return {
       plan: { ...plan, confidence },
       status,
       reflection: { lessons, unrecoveredSteps: reflection.unrecoveredSteps },
       confidenceHistory: delta === 0 ? [] : [confidencePoint(confidence, reason)],
       failureReason:
-        state.failureReason ?? (status === "partial" || status === "failed" ? `Not completed: ${reflection.unrecoveredSteps.join(", ") || "some steps"} could not be recovered.` : null),
+        state.failureReason ??
+        (status === "partial" || status === "failed"
+          ? `Not completed: ${reflection.unrecoveredSteps.join(", ") || "some steps"} could not be recovered.`
+          : null),
     };
   };
 }

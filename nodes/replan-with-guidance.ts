@@ -31,18 +31,36 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
     const failed = current.steps.find((s) => s.id === guidance.taskId);
     const failureClass = failed ? buildFailureContext(failed, state.feedback).failureClass : "unknown";
     const askAgain = (why: string): AgentStateUpdate => {
-      const told = notification({ severity: "WARNING", kind: "approval", taskId: guidance.taskId, title: `Replanning with your guidance did not work: ${why}`, message: "The run is waiting for your decision again." });
+      const told = notification({
+        severity: "WARNING",
+        kind: "approval",
+        taskId: guidance.taskId,
+        title: `Replanning with your guidance did not work: ${why}`,
+        message: "The run is waiting for your decision again.",
+      });
       emitNotifications(config, [told]);
-      deps.decisionLog.record({ operation: "revision", planId: current.planId, taskId: guidance.taskId, threadId: threadIdOf(config), input: guidance.text, decision: "ask again", reasoning: why, confidenceBefore: current.confidence });
+      deps.decisionLog.record({
+        operation: "revision",
+        planId: current.planId,
+        taskId: guidance.taskId,
+        threadId: threadIdOf(config),
+        input: guidance.text,
+        decision: "ask again",
+        reasoning: why,
+        confidenceBefore: current.confidence,
+      });
       const again = guidance.request;
       const reason = `Replanning with "${guidance.text}" did not work: ${why}`;
       // Only the latest attempt is told: an earlier failed replan's sentence is replaced, not stacked.
-      const original = (text: string) => (text.includes(BEFORE) ? text.slice(text.lastIndexOf(BEFORE) + BEFORE.length) : text);
+      const original = (text: string) =>
+        text.includes(BEFORE) ? text.slice(text.lastIndexOf(BEFORE) + BEFORE.length) : text;
       return {
         guidance: null,
         status: "awaiting_approval",
         pendingInterrupt:
-          "reason" in again ? { ...again, reason: `${reason}${BEFORE}${original(again.reason)}` } : { ...again, question: `${reason}${BEFORE}${original(again.question)}` },
+          "reason" in again
+            ? { ...again, reason: `${reason}${BEFORE}${original(again.reason)}` }
+            : { ...again, question: `${reason}${BEFORE}${original(again.question)}` },
         notifications: [told],
       };
     };
@@ -60,7 +78,14 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       const plan = fresh.plan;
       const threshold = state.settings.approvalThreshold;
       const ask = needsPlanApproval(plan, threshold) ? planApprovalRequest(plan, threshold) : null;
-      const told = [planNotification(plan, [...fresh.notes, ...understandingNotes(plan.understanding).warnings], understandingNotes(plan.understanding).info), ...(ask ? [approvalNotification(ask)] : [])];
+      const told = [
+        planNotification(
+          plan,
+          [...fresh.notes, ...understandingNotes(plan.understanding).warnings],
+          understandingNotes(plan.understanding).info,
+        ),
+        ...(ask ? [approvalNotification(ask)] : []),
+      ];
       emitNotifications(config, told);
       deps.decisionLog.record({
         operation: "plan",
@@ -86,12 +111,30 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
         notifications: told,
       };
     }
-    const used = [...state.feedback.map((f) => f.taskId), ...state.revisions.flatMap((r) => [...r.removedStepIds, ...r.newStepIds])];
+    const used = [
+      ...state.feedback.map((f) => f.taskId),
+      ...state.revisions.flatMap((r) => [...r.removedStepIds, ...r.newStepIds]),
+    ];
     const merge = mergeGuidedPlan(current, fresh.plan, used);
-    const outcome = guidedRevision({ current, merge, guidance: guidance.text, request, registry: deps.registry, feedback: state.feedback, revisionCount: state.revisionCount, failed, failureClass });
+    const outcome = guidedRevision({
+      current,
+      merge,
+      guidance: guidance.text,
+      request,
+      registry: deps.registry,
+      feedback: state.feedback,
+      revisionCount: state.revisionCount,
+      failed,
+      failureClass,
+    });
     if (!outcome.ok) return askAgain(outcome.error);
     const { plan, revision } = outcome;
-    const told = explainRevision(revision, failed ?? plan.steps[0]!, failed ? buildFailureContext(failed, state.feedback).error : "the run was escalated", deps.logFile);
+    const told = explainRevision(
+      revision,
+      failed ?? plan.steps[0]!,
+      failed ? buildFailureContext(failed, state.feedback).error : "the run was escalated",
+      deps.logFile,
+    );
     emitNotifications(config, [told]);
     deps.decisionLog.record({
       operation: "revision",
@@ -112,13 +155,17 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       status: "executing",
       revisions: [revision],
       revisionCount: state.revisionCount + 1,
-      confidenceHistory: [confidencePoint(revision.confidenceAfter, `${revision.revisionId} planned again with a person's guidance`)],
+      confidenceHistory: [
+        confidencePoint(revision.confidenceAfter, `${revision.revisionId} planned again with a person's guidance`),
+      ],
       notifications: [told],
     };
   };
 }
 
 /** A guided plan runs; a guidance that gave no usable plan goes back to the person. */
-export function routeAfterReplanWithGuidance(state: AgentStateValue): typeof Node.EXECUTE | typeof Node.HUMAN_INTERRUPT {
+export function routeAfterReplanWithGuidance(
+  state: AgentStateValue,
+): typeof Node.EXECUTE | typeof Node.HUMAN_INTERRUPT {
   return state.pendingInterrupt ? Node.HUMAN_INTERRUPT : Node.EXECUTE;
 }

@@ -16,20 +16,54 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 export function selectStrategyNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const plan = state.plan!;
-    const args = { plan, feedback: state.feedback, settings: state.settings, revisionCount: state.revisionCount, registry: deps.registry, request: state.request, revisions: state.revisions };
+    const args = {
+      plan,
+      feedback: state.feedback,
+      settings: state.settings,
+      revisionCount: state.revisionCount,
+      registry: deps.registry,
+      request: state.request,
+      revisions: state.revisions,
+    };
     let selection = selectStrategy(args);
     if (selection?.kind === "strategy" && selection.failureClass === "unknown") {
       const { taskId } = selection;
-      const failure = buildFailureContext(plan.steps.find((s) => s.id === taskId)!, state.feedback);
-      const advice = await askReasonerForRecovery({ reasoner: deps.reasoner, failure, plan, registry: deps.registry, feedback: state.feedback, revisionNumber: state.revisionCount + 1, ...(config.signal ? { signal: config.signal } : {}) });
+      const failure = buildFailureContext(
+        plan.steps.find((s) => s.id === taskId)!,
+        state.feedback,
+      );
+      const advice = await askReasonerForRecovery({
+        reasoner: deps.reasoner,
+        failure,
+        plan,
+        registry: deps.registry,
+        feedback: state.feedback,
+        revisionNumber: state.revisionCount + 1,
+        ...(config.signal ? { signal: config.signal } : {}),
+      });
       selection = selectStrategy({ ...args, advice });
     }
     if (!selection) return { pendingStrategy: null };
     if (selection.kind === "escalate") {
       const n = escalationNotification(selection.request, deps.logFile);
       emitNotifications(config, [n]);
-      deps.decisionLog.record({ operation: "escalation", planId: plan.planId, taskId: selection.request.taskId, threadId: threadIdOf(config), input: selection.request.errors.join(" | "), decision: `escalate (${selection.request.kind})`, reasoning: selection.request.reason, confidenceBefore: plan.confidence, confidenceAfter: plan.confidence });
-      return { pendingInterrupt: selection.request, pendingStrategy: null, status: "awaiting_approval", notifications: [n] };
+      deps.decisionLog.record({
+        operation: "escalation",
+        planId: plan.planId,
+        taskId: selection.request.taskId,
+        threadId: threadIdOf(config),
+        input: selection.request.errors.join(" | "),
+        decision: `escalate (${selection.request.kind})`,
+        reasoning: selection.request.reason,
+        confidenceBefore: plan.confidence,
+        confidenceAfter: plan.confidence,
+      });
+      return {
+        pendingInterrupt: selection.request,
+        pendingStrategy: null,
+        status: "awaiting_approval",
+        notifications: [n],
+      };
     }
     const step = plan.steps.find((s) => s.id === selection.taskId)!;
     const n = notification({
@@ -43,9 +77,27 @@ export function selectStrategyNode(deps: NodeDeps) {
       details: detailsPointer(selection.taskId, deps.logFile),
     });
     emitNotifications(config, [n]);
-    deps.decisionLog.record({ operation: "strategy", planId: plan.planId, taskId: selection.taskId, threadId: threadIdOf(config), input: selection.failureClass, decision: selection.strategy, reasoning: selection.reasoning, confidenceBefore: plan.confidence });
+    deps.decisionLog.record({
+      operation: "strategy",
+      planId: plan.planId,
+      taskId: selection.taskId,
+      threadId: threadIdOf(config),
+      input: selection.failureClass,
+      decision: selection.strategy,
+      reasoning: selection.reasoning,
+      confidenceBefore: plan.confidence,
+    });
     const proposed = selection.outcome ? { plan: selection.outcome.plan, revision: selection.outcome.revision } : null;
-    return { pendingStrategy: { strategy: selection.strategy, taskId: selection.taskId, failureClass: selection.failureClass, reasoning: selection.reasoning, proposed }, notifications: [n] };
+    return {
+      pendingStrategy: {
+        strategy: selection.strategy,
+        taskId: selection.taskId,
+        failureClass: selection.failureClass,
+        reasoning: selection.reasoning,
+        proposed,
+      },
+      notifications: [n],
+    };
   };
 }
 

@@ -10,10 +10,13 @@ import { ConfidencePoint, PlanRevision, StrategyType } from "../src/domain/revis
 import { FailureClass } from "../src/domain/feedback.js";
 
 const append = <T extends z.ZodType>(item: T) =>
-  new ReducedValue(z.array(item).default(() => []), {
-    inputSchema: z.array(item),
-    reducer: (current: z.infer<T>[], next: z.infer<T>[]) => [...current, ...next],
-  });
+  new ReducedValue(
+    z.array(item).default(() => []),
+    {
+      inputSchema: z.array(item),
+      reducer: (current: z.infer<T>[], next: z.infer<T>[]) => [...current, ...next],
+    },
+  );
 
 /** The strategy select_strategy chose, read by its router and by the strategy node. */
 export const PendingStrategy = z.object({
@@ -67,10 +70,16 @@ export const AgentState = new StateSchema({
    * escalation it answered so the question can be asked again if the guided plan fails. Read and cleared by
    * replan_with_guidance.
    */
-  guidance: z.object({ taskId: z.string().nullable(), text: z.string(), request: InterruptRequest }).nullable().default(null),
+  guidance: z
+    .object({ taskId: z.string().nullable(), text: z.string(), request: InterruptRequest })
+    .nullable()
+    .default(null),
   answer: z.string().nullable().default(null),
   /** Lessons from REFLECT. */
-  reflection: z.object({ lessons: z.array(z.string()), unrecoveredSteps: z.array(z.string()) }).nullable().default(null),
+  reflection: z
+    .object({ lessons: z.array(z.string()), unrecoveredSteps: z.array(z.string()) })
+    .nullable()
+    .default(null),
   report: ExecutionReport.nullable().default(null),
   status: RunStatus.default("planning"),
   /** Why the run failed, was rejected or aborted, in plain language. */

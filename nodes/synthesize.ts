@@ -19,12 +19,25 @@ export function synthesizeNode(deps: NodeDeps) {
     const plan = state.plan!;
     const failed = plan.steps.filter((s) => s.status === "failed");
     if (failed.length > 0) {
-      deps.decisionLog.record({ operation: "route", planId: plan.planId, threadId: threadIdOf(config), input: `${failed.length} failed step(s)`, decision: "replan", reasoning: `failed: ${failed.map((s) => s.id).join(", ")}`, confidenceBefore: plan.confidence, confidenceAfter: plan.confidence });
+      deps.decisionLog.record({
+        operation: "route",
+        planId: plan.planId,
+        threadId: threadIdOf(config),
+        input: `${failed.length} failed step(s)`,
+        decision: "replan",
+        reasoning: `failed: ${failed.map((s) => s.id).join(", ")}`,
+        confidenceBefore: plan.confidence,
+        confidenceAfter: plan.confidence,
+      });
       return { status: "replanning" };
     }
     const gaps = unansweredByUnderstanding(plan);
     const missing = [
-      ...missingSteps(plan).map((s) => ({ id: s.id, description: s.description, reason: withRanWithout(plan, s.id, s.skipReason ?? "skipped") })),
+      ...missingSteps(plan).map((s) => ({
+        id: s.id,
+        description: s.description,
+        reason: withRanWithout(plan, s.id, s.skipReason ?? "skipped"),
+      })),
       ...gaps.map((m) => ({ id: m.id, description: `"${m.text}"`, reason: m.why })),
     ];
     const input = { request: state.request, plan, results: resultsById(plan), missing };
@@ -33,8 +46,21 @@ export function synthesizeNode(deps: NodeDeps) {
     if (review) {
       const verdict = judgeReview(plan, review);
       for (const o of verdict.overruled) {
-        told.push(notification({ severity: "WARNING", kind: "outcome", title: `Part "${o.text}" is missing from the answer: ${o.why}; the model's review is overruled` }));
-        deps.decisionLog.record({ operation: "synthesize", planId: plan.planId, threadId: threadIdOf(config), input: `review of ${o.partId}`, decision: "overrule the model", reasoning: o.why });
+        told.push(
+          notification({
+            severity: "WARNING",
+            kind: "outcome",
+            title: `Part "${o.text}" is missing from the answer: ${o.why}; the model's review is overruled`,
+          }),
+        );
+        deps.decisionLog.record({
+          operation: "synthesize",
+          planId: plan.planId,
+          threadId: threadIdOf(config),
+          input: `review of ${o.partId}`,
+          decision: "overrule the model",
+          reasoning: o.why,
+        });
       }
       if (verdict.incomplete.length > 0) {
         const feedback: ExecutionFeedback[] = [];
@@ -60,9 +86,20 @@ export function synthesizeNode(deps: NodeDeps) {
             trace: null,
           };
           feedback.push(f);
-          revised = { ...revised, steps: revised.steps.map((s) => (s.id === step.id ? { ...s, status: "failed" as const, result: null } : s)) };
+          revised = {
+            ...revised,
+            steps: revised.steps.map((s) => (s.id === step.id ? { ...s, status: "failed" as const, result: null } : s)),
+          };
           told.push(failureNotification(step, f, deps.logFile));
-          deps.decisionLog.record({ operation: "synthesize", planId: plan.planId, taskId: step.id, threadId: threadIdOf(config), input: `review of ${gap.partId}`, decision: "incomplete_result: replan", reasoning: gap.why });
+          deps.decisionLog.record({
+            operation: "synthesize",
+            planId: plan.planId,
+            taskId: step.id,
+            threadId: threadIdOf(config),
+            input: `review of ${gap.partId}`,
+            decision: "incomplete_result: replan",
+            reasoning: gap.why,
+          });
         }
         emitNotifications(config, told);
         return { plan: revised, feedback, notifications: told, status: "replanning" };
@@ -70,7 +107,14 @@ export function synthesizeNode(deps: NodeDeps) {
     }
     emitNotifications(config, told);
     const answer = withMissingListed(await deps.reasoner.synthesize(input), missing);
-    deps.decisionLog.record({ operation: "synthesize", planId: plan.planId, threadId: threadIdOf(config), input: `${plan.steps.length} steps`, decision: missing.length ? `answer without ${missing.map((m) => m.id).join(", ")}` : "answer", reasoning: `${deps.reasoner.kind} synthesis` });
+    deps.decisionLog.record({
+      operation: "synthesize",
+      planId: plan.planId,
+      threadId: threadIdOf(config),
+      input: `${plan.steps.length} steps`,
+      decision: missing.length ? `answer without ${missing.map((m) => m.id).join(", ")}` : "answer",
+      reasoning: `${deps.reasoner.kind} synthesis`,
+    });
     return { answer, status: "reflecting", ...(told.length > 0 ? { notifications: told } : {}) };
   };
 }
@@ -92,10 +136,17 @@ function withRanWithout(plan: Plan, id: string, reason: string): string {
  * The answer with every missing item named: a model's answer that leaves one out (or claims it) gets the list the
  * record makes, so nothing missing passes for done.
  */
-export function withMissingListed(answer: string, missing: readonly { id: string; description: string; reason: string }[]): string {
+export function withMissingListed(
+  answer: string,
+  missing: readonly { id: string; description: string; reason: string }[],
+): string {
   const unnamed = missing.filter((m) => !answer.includes(m.description));
   if (unnamed.length === 0) return answer;
-  return [answer.trimEnd(), "Missing from this answer:", ...unnamed.map((m) => `- ${m.description} (${m.id}): ${m.reason}`)].join("\n");
+  return [
+    answer.trimEnd(),
+    "Missing from this answer:",
+    ...unnamed.map((m) => `- ${m.description} (${m.id}): ${m.reason}`),
+  ].join("\n");
 }
 
 export type AfterSynthesize = typeof Node.SELECT_STRATEGY | typeof Node.REFLECT;

@@ -33,20 +33,33 @@ export interface PlannedWithMemory {
  * from every episode; a real run never from a practice run's, so a tool that only failed on purpose is not avoided
  * for real. Throws what the reasoner throws (CandorError NO_VALID_PLAN).
  */
-export async function planWithMemory(deps: NodeDeps, request: PlanningRequest, config: LangGraphRunnableConfig): Promise<PlannedWithMemory> {
+export async function planWithMemory(
+  deps: NodeDeps,
+  request: PlanningRequest,
+  config: LangGraphRunnableConfig,
+): Promise<PlannedWithMemory> {
   const userId = request.userContext.userId;
   const simulated = deps.registry.injectedFaults().length > 0;
   const all = config.store ? await recentEpisodes(config.store, userId, Number.MAX_SAFE_INTEGER) : [];
   const usable = (simulated ? all : all.filter((e) => !e.simulated)).slice(0, EPISODES_CONSIDERED);
   const leftOut = all.slice(0, EPISODES_CONSIDERED).filter((e) => e.simulated && !simulated).length;
   const memory = summarizeLessons(usable);
-  const result = await deps.reasoner.plan(request, { registry: deps.registry, lessons: memory.lessons, unreliableTools: memory.unreliableTools, signal: config.signal });
+  const result = await deps.reasoner.plan(request, {
+    registry: deps.registry,
+    lessons: memory.lessons,
+    unreliableTools: memory.unreliableTools,
+    signal: config.signal,
+  });
   // Before the approval check, so a history of failed high-confidence plans brings this one to a human sooner.
-  const calibration = config.store ? await new ConfidenceCalibrator(config.store, userId).calibrate(result.plan.confidence) : null;
+  const calibration = config.store
+    ? await new ConfidenceCalibrator(config.store, userId).calibrate(result.plan.confidence)
+    : null;
   const notes = [
     ...result.notes,
     ...memory.lessons.map((l) => `Memory: ${l}`),
-    ...(leftOut > 0 ? [`Memory: ${leftOut} recent run(s) with injected faults left out; practice runs do not teach real ones.`] : []),
+    ...(leftOut > 0
+      ? [`Memory: ${leftOut} recent run(s) with injected faults left out; practice runs do not teach real ones.`]
+      : []),
   ];
   return { raw: result.plan, plan: applyCalibration(result.plan, calibration), notes, calibration };
 }
@@ -60,14 +73,32 @@ export function understandNode(deps: NodeDeps) {
       result = await planWithMemory(deps, state.request, config);
     } catch (e) {
       if (!CandorError.isInstance(e)) throw e;
-      const failed = notification({ severity: "ERROR", kind: "outcome", title: `No plan could be made: ${e.message}`, message: `Error code ${e.code}.` });
+      const failed = notification({
+        severity: "ERROR",
+        kind: "outcome",
+        title: `No plan could be made: ${e.message}`,
+        message: `Error code ${e.code}.`,
+      });
       emitNotifications(config, [failed]);
-      deps.decisionLog.record({ operation: "plan", planId: null, threadId: threadIdOf(config), input: state.request.userIntent, decision: "no plan", reasoning: e.message });
+      deps.decisionLog.record({
+        operation: "plan",
+        planId: null,
+        threadId: threadIdOf(config),
+        input: state.request.userIntent,
+        decision: "no plan",
+        reasoning: e.message,
+      });
       return { startedAt, status: "failed", failureReason: e.message, notifications: [failed] };
     }
     const { raw, plan, notes, calibration } = result;
     const needsApproval = needsPlanApproval(plan, state.settings.approvalThreshold);
-    const out = [planNotification(plan, [...notes, ...understandingNotes(plan.understanding).warnings], understandingNotes(plan.understanding).info)];
+    const out = [
+      planNotification(
+        plan,
+        [...notes, ...understandingNotes(plan.understanding).warnings],
+        understandingNotes(plan.understanding).info,
+      ),
+    ];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {
       pendingInterrupt = planApprovalRequest(plan, state.settings.approvalThreshold);
@@ -76,7 +107,9 @@ export function understandNode(deps: NodeDeps) {
     emitNotifications(config, out);
     deps.decisionLog.record({
       operation: "plan",
-      planId: plan.planId, threadId: threadIdOf(config), input: state.request.userIntent,
+      planId: plan.planId,
+      threadId: threadIdOf(config),
+      input: state.request.userIntent,
       decision: `${plan.steps.length} steps: ${plan.steps.map((s) => `${s.id}[${s.workerType}]`).join(", ")}${needsApproval ? "; needs approval" : ""}`,
       reasoning: [plan.contextSummary, ...plan.confidenceReasons, ...notes].filter(Boolean).join(" "),
       confidenceBefore: calibration?.reason ? raw.confidence : null, // the planner's own score when calibration changed it
@@ -84,13 +117,19 @@ export function understandNode(deps: NodeDeps) {
       understanding: plan.understanding,
     });
     return {
-      startedAt, plan, planNotes: notes, pendingInterrupt,
+      startedAt,
+      plan,
+      planNotes: notes,
+      pendingInterrupt,
       plannedConfidence: raw.confidence,
       status: needsApproval ? "awaiting_approval" : "executing",
       notifications: out,
       // The raw score is kept apart (and comes first in the history): REFLECT records it as the outcome's
       // confidence, so calibration learns from the planner, not from itself.
-      confidenceHistory: [confidencePoint(raw.confidence, `initial plan (${plan.createdBy})`), ...(calibration?.reason ? [confidencePoint(plan.confidence, calibration.reason)] : [])],
+      confidenceHistory: [
+        confidencePoint(raw.confidence, `initial plan (${plan.createdBy})`),
+        ...(calibration?.reason ? [confidencePoint(plan.confidence, calibration.reason)] : []),
+      ],
     };
   };
 }

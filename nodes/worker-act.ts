@@ -1,7 +1,12 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { callNeedingApproval, deniedFeedback, runStep } from "../src/tools/run-step.js";
-import { failureNotification, retryNotification, successNotification, type RecordedCall } from "../src/transparency/notify.js";
+import {
+  failureNotification,
+  retryNotification,
+  successNotification,
+  type RecordedCall,
+} from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import type { WorkerStateValue } from "./state.js";
 
@@ -15,7 +20,10 @@ export function workerActNode(deps: NodeDeps) {
     const { step, toolDecision } = state;
     const threadId = threadIdOf(config);
     if (!toolDecision && callNeedingApproval(step, deps.registry)) {
-      throw new CandorError(`Step ${step.id} reached act without the gate's decision on a call that needs approval; the call was not made.`, ErrorCode.CONFIGURATION);
+      throw new CandorError(
+        `Step ${step.id} reached act without the gate's decision on a call that needs approval; the call was not made.`,
+        ErrorCode.CONFIGURATION,
+      );
     }
     const retries: ReturnType<typeof retryNotification>[] = [];
     // Set by the ledger's callback during runStep (an object, so the assignment is visible to the type checker).
@@ -41,11 +49,18 @@ export function workerActNode(deps: NodeDeps) {
           });
     if (toolDecision && toolDecision.decision !== "recorded") {
       // Carried to the parent, which records it as the thread's latest approval.
-      feedback.approval = { decision: toolDecision.decision, comment: toolDecision.comment, by: toolDecision.by, at: toolDecision.at ?? feedback.at };
+      feedback.approval = {
+        decision: toolDecision.decision,
+        comment: toolDecision.comment,
+        by: toolDecision.by,
+        at: toolDecision.at ?? feedback.at,
+      };
     }
     const ok = feedback.feedbackType === "SUCCESS" || feedback.feedbackType === "PARTIAL_SUCCESS";
     const recorded = ledger.recorded;
-    const outcome = ok ? successNotification(step, feedback, recorded) : failureNotification(step, feedback, deps.logFile);
+    const outcome = ok
+      ? successNotification(step, feedback, recorded)
+      : failureNotification(step, feedback, deps.logFile);
     emitNotifications(config, [outcome]);
     const done = recorded
       ? `${recorded.tool} was not called again: the effect ledger holds the result of attempt ${recorded.attempt} (recorded ${recorded.at})`

@@ -34,7 +34,13 @@ export function workerGateNode(deps: NodeDeps) {
     const key = { threadId: threadId ?? "", stepId: step.id, dispatch: step.dispatches };
     if (deps.ledger && threadId && deps.ledger.verdict(key).kind === "done") {
       // The approved call already ran (a replay, or a resume after it finished): act reuses its recorded result.
-      const recorded: ToolCallDecision = { decision: "recorded", tool: call.tool.name, args: call.args, comment: null, by: null };
+      const recorded: ToolCallDecision = {
+        decision: "recorded",
+        tool: call.tool.name,
+        args: call.args,
+        comment: null,
+        by: null,
+      };
       return { toolDecision: recorded };
     }
     const inputs = describeInputs(state.inputs, inputsOf(call.tool));
@@ -59,7 +65,14 @@ export function workerGateNode(deps: NodeDeps) {
         continue;
       }
       const { decision: answer, comment, by } = parsed.decision;
-      const decision: ToolCallDecision = { decision: answer === "approve" ? "approve" : "deny", tool: call.tool.name, args: call.args, comment, by, at: new Date().toISOString() };
+      const decision: ToolCallDecision = {
+        decision: answer === "approve" ? "approve" : "deny",
+        tool: call.tool.name,
+        args: call.args,
+        comment,
+        by,
+        at: new Date().toISOString(),
+      };
       const verb = decision.decision === "approve" ? "approved" : "denied";
       deps.decisionLog.record({
         operation: "human_decision",

@@ -96,14 +96,19 @@ function formatRequest(request: PlanningRequest): string {
   return [
     request.userIntent,
     limits.length > 0 ? `Constraints: ${limits.join("; ")}.` : "",
-    preferences.length > 0 ? `Preferences: ${preferences.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}.` : "",
+    preferences.length > 0
+      ? `Preferences: ${preferences.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}.`
+      : "",
   ]
     .filter((line) => line.length > 0)
     .join("\n");
 }
 
 function formatTool(t: PlanPromptTool): string {
-  const flow = [t.consumes.length > 0 ? `needs ${t.consumes.join(", ")}` : "", t.produces.length > 0 ? `produces ${t.produces.join(", ")}` : ""]
+  const flow = [
+    t.consumes.length > 0 ? `needs ${t.consumes.join(", ")}` : "",
+    t.produces.length > 0 ? `produces ${t.produces.join(", ")}` : "",
+  ]
     .filter((s) => s.length > 0)
     .join("; ");
   return `- ${t.name} [${t.category}]: ${t.description}${flow ? ` (${flow})` : ""}`;

@@ -96,7 +96,10 @@ export function replanStrategyPrompt(p: ReplanPromptInput): string {
     INSTRUCTIONS,
     tag("objective", p.plan.objective),
     tag("failed_step", formatStep(failure.step, failure)),
-    tag("error", `${failure.error}${failure.errorType ? ` [${failure.errorType}]` : ""}${failure.failureClass !== "unknown" ? ` (classified as ${failure.failureClass})` : ""}`),
+    tag(
+      "error",
+      `${failure.error}${failure.errorType ? ` [${failure.errorType}]` : ""}${failure.failureClass !== "unknown" ? ` (classified as ${failure.failureClass})` : ""}`,
+    ),
     tag("trace", failure.trace ?? ""),
     tag("previous_attempts", formatAttempts(failure.history)),
     tag("tool_output", Object.keys(failure.outputs).length > 0 ? formatJson(failure.outputs) : ""),

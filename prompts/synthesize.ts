@@ -38,9 +38,18 @@ const REVIEW_FORMAT = `Answer with one JSON object and nothing else:
 
 /** The review prompt: the request, its parts with the steps serving each, and the results. */
 export function reviewPrompt(p: SynthesisInput): string {
-  const parts = p.plan.understanding.parts.map((part) => `- ${part.id} [${part.status}${part.stepIds.length > 0 ? `; steps ${part.stepIds.join(", ")}` : ""}]: "${part.text}" (${part.description})`);
+  const parts = p.plan.understanding.parts.map(
+    (part) =>
+      `- ${part.id} [${part.status}${part.stepIds.length > 0 ? `; steps ${part.stepIds.join(", ")}` : ""}]: "${part.text}" (${part.description})`,
+  );
   const results = p.plan.steps
     .filter((s) => s.id in p.results)
     .map((s) => `- ${s.id} (${s.description}): ${formatResult(p.results[s.id])}`);
-  return [REVIEW_INSTRUCTIONS, tag("request", p.request.userIntent), tag("parts", parts.join("\n")), tag("results", results.join("\n")), tag("output_format", REVIEW_FORMAT)].join("\n\n");
+  return [
+    REVIEW_INSTRUCTIONS,
+    tag("request", p.request.userIntent),
+    tag("parts", parts.join("\n")),
+    tag("results", results.join("\n")),
+    tag("output_format", REVIEW_FORMAT),
+  ].join("\n\n");
 }

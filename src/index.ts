@@ -32,8 +32,46 @@ export { STRATEGY_DELTAS, outcomeDelta } from "./confidence/update.js";
 export { SqliteStore } from "./memory/sqlite-store.js";
 export { openPersistence, decisionLogPath, type Persistence } from "./memory/persistence.js";
 export { recentEpisodes, saveEpisode, summarizeLessons } from "./memory/episodes.js";
-export { fileDecisionLog, memoryDecisionLog, silentDecisionLog, type Decision, type DecisionLog } from "./transparency/decision-log.js";
+export {
+  fileDecisionLog,
+  memoryDecisionLog,
+  silentDecisionLog,
+  type Decision,
+  type DecisionLog,
+} from "./transparency/decision-log.js";
 export { buildReport, renderReport } from "./transparency/report.js";
-export { pendingRequests, answerRequests, interruptsOf, type PendingRequest, type InspectableGraph } from "./interrupts.js";
-export { listCheckpoints, replayFrom, forkFrom, forkCheckpoint, checkpointAt, checkpointBefore, checkpointConfig, updateFromAssignments, parseAssignments, stateFieldsOf, type Assignment, type CheckpointInfo, type ForkResult, type ReplayableGraph, type StateFields } from "./replay.js";
-export { acquireLease, renewLease, releaseLease, leaseHolder, LEASE_TTL_MS, LEASE_RENEW_MS, type Lease, type LeaseHolder, type LeaseResult } from "./memory/lease.js";
+export {
+  pendingRequests,
+  answerRequests,
+  interruptsOf,
+  type PendingRequest,
+  type InspectableGraph,
+} from "./interrupts.js";
+export {
+  listCheckpoints,
+  replayFrom,
+  forkFrom,
+  forkCheckpoint,
+  checkpointAt,
+  checkpointBefore,
+  checkpointConfig,
+  updateFromAssignments,
+  parseAssignments,
+  stateFieldsOf,
+  type Assignment,
+  type CheckpointInfo,
+  type ForkResult,
+  type ReplayableGraph,
+  type StateFields,
+} from "./replay.js";
+export {
+  acquireLease,
+  renewLease,
+  releaseLease,
+  leaseHolder,
+  LEASE_TTL_MS,
+  LEASE_RENEW_MS,
+  type Lease,
+  type LeaseHolder,
+  type LeaseResult,
+} from "./memory/lease.js";

@@ -59,7 +59,11 @@ export async function listCheckpoints(graph: ReplayableGraph, threadId: string):
 /**
  * Reads one checkpoint. @throws CandorError UNKNOWN_THREAD when the thread has no checkpoint with that id.
  */
-export async function checkpointAt(graph: ReplayableGraph, threadId: string, checkpointId: string): Promise<StateSnapshot> {
+export async function checkpointAt(
+  graph: ReplayableGraph,
+  threadId: string,
+  checkpointId: string,
+): Promise<StateSnapshot> {
   const snapshot = await graph.getState(checkpointConfig(threadId, checkpointId));
   // An unknown id gives an empty snapshot that echoes the requested config back, with no metadata.
   if (snapshot.metadata === undefined || snapshot.createdAt === undefined || idOf(snapshot.config) !== checkpointId) {
@@ -75,7 +79,12 @@ export async function checkpointAt(graph: ReplayableGraph, threadId: string, che
  * The nearest checkpoint at or before `checkpointId`, on its own branch, from which `node` runs next; null when
  * the branch has none. A fork whose edit only `node` reads (a request the plan was made from) starts there.
  */
-export async function checkpointBefore(graph: ReplayableGraph, threadId: string, checkpointId: string, node: string): Promise<StateSnapshot | null> {
+export async function checkpointBefore(
+  graph: ReplayableGraph,
+  threadId: string,
+  checkpointId: string,
+  node: string,
+): Promise<StateSnapshot | null> {
   let snapshot: StateSnapshot | null = await checkpointAt(graph, threadId, checkpointId);
   for (let hops = 0; snapshot && hops < 100_000; hops++) {
     if (snapshot.next.includes(node)) return snapshot;
@@ -99,16 +108,28 @@ export async function replayFrom<S>(graph: ReplayableGraph<S>, threadId: string,
  * the node the update counts as coming from, which decides what runs next (default: the checkpoint's own
  * writer, so `next` is unchanged). A value the state schema refuses is INVALID_REQUEST, with the graph's reason.
  */
-export async function forkCheckpoint(graph: ReplayableGraph, threadId: string, checkpointId: string, update: Record<string, unknown>, asNode?: string): Promise<RunnableConfig> {
+export async function forkCheckpoint(
+  graph: ReplayableGraph,
+  threadId: string,
+  checkpointId: string,
+  update: Record<string, unknown>,
+  asNode?: string,
+): Promise<RunnableConfig> {
   await checkpointAt(graph, threadId, checkpointId);
   try {
     return await graph.updateState(checkpointConfig(threadId, checkpointId), update, asNode);
   } catch (cause) {
-    throw new CandorError(`The graph refused the state update, nothing was changed: ${plainRefusal(errorMessage(cause))}.`, ErrorCode.INVALID_REQUEST, { cause });
+    throw new CandorError(
+      `The graph refused the state update, nothing was changed: ${plainRefusal(errorMessage(cause))}.`,
+      ErrorCode.INVALID_REQUEST,
+      { cause },
+    );
   }
 }
 
-const GraphIssues = z.array(z.object({ path: z.array(z.union([z.string(), z.number()])).default([]), message: z.string() }));
+const GraphIssues = z.array(
+  z.object({ path: z.array(z.union([z.string(), z.number()])).default([]), message: z.string() }),
+);
 
 /** LangGraph's "Validation failed for field "x": [zod issues as JSON]" in plain words: `x.path: message; ...`. */
 function plainRefusal(message: string): string {
@@ -132,10 +153,17 @@ export interface ForkResult<S> {
 }
 
 /** Forks a checkpoint with `update` (see `forkCheckpoint`) and runs the new branch to its end or next interrupt. */
-export async function forkFrom<S>(graph: ReplayableGraph<S>, threadId: string, checkpointId: string, update: Record<string, unknown>, asNode?: string): Promise<ForkResult<S>> {
+export async function forkFrom<S>(
+  graph: ReplayableGraph<S>,
+  threadId: string,
+  checkpointId: string,
+  update: Record<string, unknown>,
+  asNode?: string,
+): Promise<ForkResult<S>> {
   const config = await forkCheckpoint(graph, threadId, checkpointId, update, asNode);
   const forkedId = idOf(config);
-  if (!forkedId) throw new CandorError(`updateState returned no checkpoint id for thread ${threadId}.`, ErrorCode.STORAGE);
+  if (!forkedId)
+    throw new CandorError(`updateState returned no checkpoint id for thread ${threadId}.`, ErrorCode.STORAGE);
   const values = await graph.invoke(null, config);
   return { values, checkpointId: forkedId };
 }
@@ -149,7 +177,10 @@ export type StateFields = Readonly<Record<string, z.ZodType | "appended">>;
 /** The fields of a LangGraph `StateSchema` (e.g. Candor's AgentState); a field that is not zod accepts anything. */
 export function stateFieldsOf(schema: { fields: Record<string, unknown> }): StateFields {
   return Object.fromEntries(
-    Object.entries(schema.fields).map(([key, field]) => [key, ReducedValue.isInstance(field) ? "appended" : field instanceof z.ZodType ? field : z.unknown()]),
+    Object.entries(schema.fields).map(([key, field]) => [
+      key,
+      ReducedValue.isInstance(field) ? "appended" : field instanceof z.ZodType ? field : z.unknown(),
+    ]),
   );
 }
 
@@ -174,11 +205,17 @@ export function parseAssignments(assignments: readonly string[]): Assignment[] {
     const eq = a.indexOf("=");
     const path = eq > 0 ? a.slice(0, eq).trim().split(".") : [];
     if (eq <= 0 || path.some((p) => p === "")) {
-      throw new CandorError(`--set "${a}" is not key=value: give a dotted path into the state and a value, e.g. --set settings.maxRevisions=1.`, ErrorCode.INVALID_REQUEST);
+      throw new CandorError(
+        `--set "${a}" is not key=value: give a dotted path into the state and a value, e.g. --set settings.maxRevisions=1.`,
+        ErrorCode.INVALID_REQUEST,
+      );
     }
     const forbidden = path.find((p) => FORBIDDEN_SEGMENTS.has(p));
     if (forbidden !== undefined) {
-      throw new CandorError(`--set "${a}": ${path.join(".")}: "${forbidden}" reaches an object's prototype, never a field; name a field instead.`, ErrorCode.INVALID_REQUEST);
+      throw new CandorError(
+        `--set "${a}": ${path.join(".")}: "${forbidden}" reaches an object's prototype, never a field; name a field instead.`,
+        ErrorCode.INVALID_REQUEST,
+      );
     }
     return { text: a, path: path as [string, ...string[]], value: parseValue(a.slice(eq + 1)) };
   });
@@ -195,7 +232,11 @@ export function parseAssignments(assignments: readonly string[]): Assignment[] {
  * `field: what is wrong`, every problem at once.
  * @throws CandorError INVALID_REQUEST naming what was wrong; nothing is written.
  */
-export function updateFromAssignments(base: Record<string, unknown>, assignments: readonly string[], fields?: StateFields): Record<string, unknown> {
+export function updateFromAssignments(
+  base: Record<string, unknown>,
+  assignments: readonly string[],
+  fields?: StateFields,
+): Record<string, unknown> {
   const update: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const { path, value } of parseAssignments(assignments)) {
@@ -207,34 +248,49 @@ export function updateFromAssignments(base: Record<string, unknown>, assignments
         continue;
       }
     }
-    update[top] = rest.length === 0 ? value : setPath(Object.hasOwn(update, top) ? update[top] : base[top], rest, value);
+    update[top] =
+      rest.length === 0 ? value : setPath(Object.hasOwn(update, top) ? update[top] : base[top], rest, value);
   }
   if (fields && problems.length === 0) {
     for (const [top, value] of Object.entries(update)) {
       const schema = fields[top];
       if (schema === undefined || schema === "appended") continue;
       const parsed = schema.safeParse(value);
-      if (!parsed.success) problems.push(...parsed.error.issues.slice(0, 3).map((i) => `${[top, ...i.path.map(String)].join(".")}: ${i.message}`));
+      if (!parsed.success)
+        problems.push(
+          ...parsed.error.issues.slice(0, 3).map((i) => `${[top, ...i.path.map(String)].join(".")}: ${i.message}`),
+        );
     }
   }
   if (problems.length > 0) {
-    throw new CandorError(`--set refused, nothing was changed: ${problems.map((p) => p.replace(/\.+$/, "")).join("; ")}.`, ErrorCode.INVALID_REQUEST, { details: { problems } });
+    throw new CandorError(
+      `--set refused, nothing was changed: ${problems.map((p) => p.replace(/\.+$/, "")).join("; ")}.`,
+      ErrorCode.INVALID_REQUEST,
+      { details: { problems } },
+    );
   }
   return update;
 }
 
 /** Why `path` names nothing in the state's shape, or null when it names a field (or lies inside free-form data). */
-function pathProblem(fields: StateFields, path: readonly [string, ...string[]], base: Record<string, unknown>): string | null {
+function pathProblem(
+  fields: StateFields,
+  path: readonly [string, ...string[]],
+  base: Record<string, unknown>,
+): string | null {
   const [top, ...rest] = path;
   const where = (n: number) => path.slice(0, n).join(".");
   const field = Object.hasOwn(fields, top) ? fields[top] : undefined;
-  if (field === undefined) return `${top}: the state has no such field; its fields are ${Object.keys(fields).join(", ")}`;
-  if (field === "appended") return `${top}: the run only appends to this list (its history), so a fork cannot replace it`;
+  if (field === undefined)
+    return `${top}: the state has no such field; its fields are ${Object.keys(fields).join(", ")}`;
+  if (field === "appended")
+    return `${top}: the run only appends to this list (its history), so a fork cannot replace it`;
   let schema: z.ZodType | null = field;
   let value: unknown = base[top];
   for (const [i, segment] of rest.entries()) {
     if (schema === null) return null; // free-form data (unknown/any): any path below is the value's own
-    if (value === null) return `${where(i + 1)}: is empty (null) at this checkpoint, so ${path.join(".")} cannot be set; set ${where(i + 1)} whole, or fork from a later checkpoint`;
+    if (value === null)
+      return `${where(i + 1)}: is empty (null) at this checkpoint, so ${path.join(".")} cannot be set; set ${where(i + 1)} whole, or fork from a later checkpoint`;
     const next = childOf(schema, segment, value);
     if (!next.ok) return `${where(i + 2)}: ${next.reason}`;
     schema = next.value;
@@ -248,7 +304,8 @@ function shapeOf(schema: z.ZodType): z.core.$ZodTypeDef & Record<string, unknown
   let s = schema as z.core.$ZodType;
   for (let i = 0; i < 32; i++) {
     const def = s._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
-    if (["optional", "nullable", "default", "prefault", "catch", "readonly", "nonoptional"].includes(def.type)) s = def.innerType as z.core.$ZodType;
+    if (["optional", "nullable", "default", "prefault", "catch", "readonly", "nonoptional"].includes(def.type))
+      s = def.innerType as z.core.$ZodType;
     else if (def.type === "pipe") s = def.in as z.core.$ZodType;
     else if (def.type === "lazy") s = (def.getter as () => z.core.$ZodType)();
     else return def;
@@ -273,15 +330,22 @@ function childOf(schema: z.ZodType, segment: string, value: unknown): Result<z.Z
     case "record":
       return { ok: true, value: def.valueType as z.ZodType };
     case "array": {
-      if (!/^\d+$/.test(segment)) return { ok: false, reason: `a list is indexed by number (0, 1, ...), not "${segment}"` };
+      if (!/^\d+$/.test(segment))
+        return { ok: false, reason: `a list is indexed by number (0, 1, ...), not "${segment}"` };
       const length = Array.isArray(value) ? value.length : 0;
-      if (Number(segment) >= length) return { ok: false, reason: `the list has ${length} item(s) at this checkpoint${length > 0 ? ` (0-${length - 1})` : ""}` };
+      if (Number(segment) >= length)
+        return {
+          ok: false,
+          reason: `the list has ${length} item(s) at this checkpoint${length > 0 ? ` (0-${length - 1})` : ""}`,
+        };
       return { ok: true, value: def.element as z.ZodType };
     }
     case "tuple": {
       const items = def.items as z.ZodType[];
       const index = Number(segment);
-      return /^\d+$/.test(segment) && index < items.length ? { ok: true, value: items[index]! } : { ok: false, reason: `a list of ${items.length} item(s) has no item "${segment}"` };
+      return /^\d+$/.test(segment) && index < items.length
+        ? { ok: true, value: items[index]! }
+        : { ok: false, reason: `a list of ${items.length} item(s) has no item "${segment}"` };
     }
     case "union": {
       const reasons: string[] = [];

@@ -58,7 +58,8 @@ export function validMove(rng: Rng, w: Waiting, plan: PlanView | null, terminati
   const has = (d: string) => offered.has(d);
   if (terminating) {
     // After many rounds, end the run: the first terminal answer the thread accepts.
-    for (const d of ["abort", "reject", "deny", "skip"]) if (has(d)) return { args: [flag(d), "--comment", "chaos: ending the run"], label: d, malformed: false };
+    for (const d of ["abort", "reject", "deny", "skip"])
+      if (has(d)) return { args: [flag(d), "--comment", "chaos: ending the run"], label: d, malformed: false };
   }
   const weights: [string, number][] = (() => {
     switch (w.kind) {
@@ -98,23 +99,36 @@ export function validMove(rng: Rng, w: Waiting, plan: PlanView | null, terminati
     }
   })();
   const usable = weights.filter(([d]) => has(d === "retry-set" ? "retry" : d));
-  if (usable.length === 0) return { args: [flag(w.decisions[0] ?? "abort")], label: w.decisions[0] ?? "abort", malformed: false };
+  if (usable.length === 0)
+    return { args: [flag(w.decisions[0] ?? "abort")], label: w.decisions[0] ?? "abort", malformed: false };
   const choice = rng.weighted(usable);
-  const comment = rng.chance(0.2) ? ["--comment", rng.pick(["looks fine", "chaos says so", "ünïcödé ✓", "a 'quoted' \"comment\""])] : [];
+  const comment = rng.chance(0.2)
+    ? ["--comment", rng.pick(["looks fine", "chaos says so", "ünïcödé ✓", "a 'quoted' \"comment\""])]
+    : [];
   switch (choice) {
     case "adjust": {
       const edit = numericEdit(rng, plan);
       if (!edit) return { args: ["--approve", ...comment], label: "approve", malformed: false };
-      return { args: ["--adjust", JSON.stringify([edit]), ...comment], label: `adjust ${edit.taskId}.${edit.field}=${JSON.stringify(edit.newValue)}`, malformed: false };
+      return {
+        args: ["--adjust", JSON.stringify([edit]), ...comment],
+        label: `adjust ${edit.taskId}.${edit.field}=${JSON.stringify(edit.newValue)}`,
+        malformed: false,
+      };
     }
     case "replan": {
       const text = rng.pick(GUIDANCE.filter(Boolean));
-      const guidance = w.kind === "infeasible_constraint" && w.retryWith ? `a budget of ${Number(Object.values(w.retryWith)[0]) + 100} dollars is fine` : text;
+      const guidance =
+        w.kind === "infeasible_constraint" && w.retryWith
+          ? `a budget of ${Number(Object.values(w.retryWith)[0]) + 100} dollars is fine`
+          : text;
       return { args: ["--replan", guidance, ...comment], label: `replan "${guidance}"`, malformed: false };
     }
     case "retry-set": {
       const set = retrySet(rng, w);
-      if (!set) return has("skip") ? { args: ["--skip", ...comment], label: "skip", malformed: false } : { args: ["--abort"], label: "abort", malformed: false };
+      if (!set)
+        return has("skip")
+          ? { args: ["--skip", ...comment], label: "skip", malformed: false }
+          : { args: ["--abort"], label: "abort", malformed: false };
       return { args: ["--retry", "--set", set, ...comment], label: `retry --set ${set}`, malformed: false };
     }
     default:
@@ -124,7 +138,13 @@ export function validMove(rng: Rng, w: Waiting, plan: PlanView | null, terminati
 
 /** A small change to a numeric parameter of a pending step: the kind of edit a person makes. */
 function numericEdit(rng: Rng, plan: PlanView | null): { taskId: string; field: string; newValue: number } | null {
-  const candidates = (plan?.steps ?? []).flatMap((s) => (s.status === "pending" ? Object.entries(s.params).filter(([, v]) => typeof v === "number" && Number.isInteger(v) && v > 0 && v < 10_000).map(([k, v]) => ({ s, k, v: v as number })) : []));
+  const candidates = (plan?.steps ?? []).flatMap((s) =>
+    s.status === "pending"
+      ? Object.entries(s.params)
+          .filter(([, v]) => typeof v === "number" && Number.isInteger(v) && v > 0 && v < 10_000)
+          .map(([k, v]) => ({ s, k, v: v as number }))
+      : [],
+  );
   if (candidates.length === 0) return null;
   const { s, k, v } = rng.pick(candidates);
   return { taskId: s.id, field: `params.${k}`, newValue: v + rng.pick([1, 2]) };
@@ -137,7 +157,9 @@ function retrySet(rng: Rng, w: Waiting): string | null {
     const [k, v] = rng.pick(needed);
     return `${k}=${typeof v === "number" ? v + rng.pick([0, 50, 500]) : JSON.stringify(v)}`;
   }
-  const numeric = Object.entries(w.params ?? {}).filter(([, v]) => typeof v === "number" && Number.isInteger(v) && v > 0);
+  const numeric = Object.entries(w.params ?? {}).filter(
+    ([, v]) => typeof v === "number" && Number.isInteger(v) && v > 0,
+  );
   if (numeric.length === 0) return null;
   const [k, v] = rng.pick(numeric);
   return `${k}=${(v as number) + 1}`;
@@ -163,14 +185,25 @@ export function malformedMove(rng: Rng, w: Waiting, plan: PlanView | null, check
     ["unknown-flag", 0.5],
     ["unknown-thread", 0.5],
     ["bad-thread-id", 0.3],
-    ["adjust-bad-value", w.decisions.includes("adjust") && pending.some((s) => Object.keys(s.params).length > 0) ? 3 : 0],
+    [
+      "adjust-bad-value",
+      w.decisions.includes("adjust") && pending.some((s) => Object.keys(s.params).length > 0) ? 3 : 0,
+    ],
     ["adjust-unknown-step", w.decisions.includes("adjust") ? 1 : 0],
     ["adjust-bad-field", w.decisions.includes("adjust") ? 0.5 : 0],
     ["adjust-cycle", w.decisions.includes("adjust") && pending.length > 0 ? 0.5 : 0],
-    ["retry-bad-value", w.decisions.includes("retry") && Object.keys(w.params ?? {}).length > 0 && w.kind !== "unknown_outcome" ? 2 : 0],
+    [
+      "retry-bad-value",
+      w.decisions.includes("retry") && Object.keys(w.params ?? {}).length > 0 && w.kind !== "unknown_outcome" ? 2 : 0,
+    ],
     ["retry-unknown-param", w.decisions.includes("retry") && w.kind !== "unknown_outcome" && w.taskId ? 1 : 0],
   ]);
-  const m = (args: string[], extra: Partial<Move> = {}): Move => ({ args, label: `malformed ${kind}: ${args.join(" ")}`, malformed: true, ...extra });
+  const m = (args: string[], extra: Partial<Move> = {}): Move => ({
+    args,
+    label: `malformed ${kind}: ${args.join(" ")}`,
+    malformed: true,
+    ...extra,
+  });
   switch (kind) {
     case "not-offered":
       return m([flag(rng.pick(notOffered))]);
@@ -181,7 +214,10 @@ export function malformedMove(rng: Rng, w: Waiting, plan: PlanView | null, check
     case "set-without-retry":
       return m([w.decisions.includes("skip") ? "--skip" : "--approve", "--set", "maxPrice=300"]);
     case "bad-json":
-      return m(["--adjust", rng.pick(["{not json", "[{", "'[]'", "null", '{"taskId":1}', "@/nonexistent/adjust.json"])]);
+      return m([
+        "--adjust",
+        rng.pick(["{not json", "[{", "'[]'", "null", '{"taskId":1}', "@/nonexistent/adjust.json"]),
+      ]);
     case "empty-list":
       return m(["--adjust", "[]"]);
     case "empty-replan":
@@ -200,15 +236,36 @@ export function malformedMove(rng: Rng, w: Waiting, plan: PlanView | null, check
       const key = rng.pick(Object.keys(s.params));
       const value = rng.pick<unknown>([-5, "three", 1e9, null, 0, -0.5, { nested: true }, "", 1.5]);
       const refused = s.tools[0] ? check(s.tools[0], { ...s.params, [key]: value }) : null;
-      return m(["--adjust", JSON.stringify([{ taskId: s.id, field: `params.${key}`, newValue: value }])], refused ? { mustRefuse: `${s.tools[0]} refuses ${key}=${JSON.stringify(value)}` } : { malformed: false, label: `adjust ${s.id}.params.${key}=${JSON.stringify(value)} (the tool accepts it)` });
+      return m(
+        ["--adjust", JSON.stringify([{ taskId: s.id, field: `params.${key}`, newValue: value }])],
+        refused
+          ? { mustRefuse: `${s.tools[0]} refuses ${key}=${JSON.stringify(value)}` }
+          : { malformed: false, label: `adjust ${s.id}.params.${key}=${JSON.stringify(value)} (the tool accepts it)` },
+      );
     }
     case "adjust-unknown-step":
-      return m(["--adjust", JSON.stringify([{ taskId: "no_such_step", field: "params.nights", newValue: 3 }])], { mustRefuse: "the plan has no step no_such_step" });
+      return m(["--adjust", JSON.stringify([{ taskId: "no_such_step", field: "params.nights", newValue: 3 }])], {
+        mustRefuse: "the plan has no step no_such_step",
+      });
     case "adjust-bad-field":
-      return m(["--adjust", JSON.stringify([{ taskId: pending[0]?.id ?? "flight", field: rng.pick(["status", "result", "__proto__", "params."]), newValue: "x" }])], { mustRefuse: "not an editable field" });
+      return m(
+        [
+          "--adjust",
+          JSON.stringify([
+            {
+              taskId: pending[0]?.id ?? "flight",
+              field: rng.pick(["status", "result", "__proto__", "params."]),
+              newValue: "x",
+            },
+          ]),
+        ],
+        { mustRefuse: "not an editable field" },
+      );
     case "adjust-cycle": {
       const s = rng.pick(pending);
-      return m(["--adjust", JSON.stringify([{ taskId: s.id, field: "dependsOn", newValue: [s.id] }])], { mustRefuse: `${s.id} would depend on itself` });
+      return m(["--adjust", JSON.stringify([{ taskId: s.id, field: "dependsOn", newValue: [s.id] }])], {
+        mustRefuse: `${s.id} would depend on itself`,
+      });
     }
     case "retry-bad-value": {
       const key = rng.pick(Object.keys(w.params ?? {}));
@@ -216,7 +273,12 @@ export function malformedMove(rng: Rng, w: Waiting, plan: PlanView | null, check
       const step = plan?.steps.find((s) => s.id === w.taskId);
       const refused = step?.tools[0] ? check(step.tools[0], { ...step.params, [key]: value }) : null;
       const set = `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`;
-      return m(["--retry", "--set", set], refused ? { mustRefuse: `${step?.tools[0]} refuses ${set}` } : { malformed: false, label: `retry --set ${set} (the tool accepts it)` });
+      return m(
+        ["--retry", "--set", set],
+        refused
+          ? { mustRefuse: `${step?.tools[0]} refuses ${set}` }
+          : { malformed: false, label: `retry --set ${set} (the tool accepts it)` },
+      );
     }
     case "retry-unknown-param":
       return m(["--retry", "--set", "noSuchParam=1"], { mustRefuse: "the step's tool has no parameter noSuchParam" });

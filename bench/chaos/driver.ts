@@ -87,7 +87,8 @@ function snapshot(i: Inspection): Snapshot {
  * where the uninterrupted one does not, and the count keys the random decisions, which must stay aligned.
  */
 function humanDecisions(i: Inspection): number {
-  return (i.values?.notifications ?? []).filter((n) => n.kind === "approval" && !/did not take effect/.test(n.title)).length;
+  return (i.values?.notifications ?? []).filter((n) => n.kind === "approval" && !/did not take effect/.test(n.title))
+    .length;
 }
 
 interface Exec {
@@ -113,11 +114,29 @@ async function execInProcess(argv: readonly string[], timeoutMs = COMMAND_TIMEOU
     abort.abort();
   }, timeoutMs);
   try {
-    const code = await runCli(argv, { out: (t) => void (stdout += `${t}\n`), err: (t) => void (stderr += `${t}\n`), invokedAs: "candor", signal: abort.signal }, () => ({}));
+    const code = await runCli(
+      argv,
+      {
+        out: (t) => void (stdout += `${t}\n`),
+        err: (t) => void (stderr += `${t}\n`),
+        invokedAs: "candor",
+        signal: abort.signal,
+      },
+      () => ({}),
+    );
     return { code, signal: null, stdout, stderr, ms: Date.now() - started, killed: false, timedOut, killMissed: false };
   } catch (e) {
     // runCli turns every error into an exit code; reaching here is itself a finding (no-stack-trace catches it).
-    return { code: 1, signal: null, stdout, stderr: `${stderr}UNCAUGHT: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`, ms: Date.now() - started, killed: false, timedOut, killMissed: false };
+    return {
+      code: 1,
+      signal: null,
+      stdout,
+      stderr: `${stderr}UNCAUGHT: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+      ms: Date.now() - started,
+      killed: false,
+      timedOut,
+      killMissed: false,
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -126,14 +145,31 @@ async function execInProcess(argv: readonly string[], timeoutMs = COMMAND_TIMEOU
 /** The child's environment: no model, no default database, nothing from a .env. */
 function childEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const key of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CANDOR_DB", "CANDOR_MODEL", "CANDOR_LOG_LEVEL", "NODE_OPTIONS"]) delete env[key];
+  for (const key of [
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "CANDOR_DB",
+    "CANDOR_MODEL",
+    "CANDOR_LOG_LEVEL",
+    "NODE_OPTIONS",
+  ])
+    delete env[key];
   return env;
 }
 
 /** Runs one command in a child process, SIGKILLing it at `kill` (after that many stderr lines, then a delay). */
-function execChild(argv: readonly string[], cwd: string, kill: KillPoint | null, timeoutMs = COMMAND_TIMEOUT_MS): Promise<Exec> {
+function execChild(
+  argv: readonly string[],
+  cwd: string,
+  kill: KillPoint | null,
+  timeoutMs = COMMAND_TIMEOUT_MS,
+): Promise<Exec> {
   const started = Date.now();
-  const child = spawn(process.execPath, [CLI_ENTRY, ...argv], { cwd, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI_ENTRY, ...argv], {
+    cwd,
+    env: childEnv(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   let lines = 0;
@@ -163,7 +199,16 @@ function execChild(argv: readonly string[], cwd: string, kill: KillPoint | null,
     child.on("close", (code, signal) => {
       clearTimeout(timeout);
       clearTimeout(killTimer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started, killed: killed && !timedOut, timedOut, killMissed: kill !== null && !killed });
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        ms: Date.now() - started,
+        killed: killed && !timedOut,
+        timedOut,
+        killMissed: kill !== null && !killed,
+      });
     });
   });
 }
@@ -193,12 +238,22 @@ export async function driveScenario(s: Scenario, box: Sandbox, opts: DriveOption
     const withJson = jsonRng.chance(0.5) ? [...argv, "--json"] : argv;
     const e = opts.allChildren || kill ? await execChild(withJson, box.workspace, kill) : await execInProcess(withJson);
     const after = await inspectThread(db, threadId);
-    commands.push({ argv: withJson, where: opts.allChildren || kill ? "child" : "in-process", ...e, move, before: snapshot(current), after: snapshot(after) });
+    commands.push({
+      argv: withJson,
+      where: opts.allChildren || kill ? "child" : "in-process",
+      ...e,
+      move,
+      before: snapshot(current),
+      after: snapshot(after),
+    });
     current = after;
     return after;
   };
 
-  await exec(["run", s.request.text, "--thread", threadId, "--db", db, ...s.flags, ...s.faults.flatMap((f) => ["--fault", f])], null);
+  await exec(
+    ["run", s.request.text, "--thread", threadId, "--db", db, ...s.flags, ...s.faults.flatMap((f) => ["--fault", f])],
+    null,
+  );
 
   const attempts = new Map<string, number>();
   for (let round = 0; ; round++) {
@@ -245,5 +300,15 @@ export async function driveScenario(s: Scenario, box: Sandbox, opts: DriveOption
     }
     await exec(["resume", move.thread ?? threadId, ...move.args, "--db", db], move);
   }
-  return { scenario: s, threadId, db, commands, final: current, ledger: ledgerRows(db, threadId), unbounded, ms: Date.now() - started, marker: box.marker };
+  return {
+    scenario: s,
+    threadId,
+    db,
+    commands,
+    final: current,
+    ledger: ledgerRows(db, threadId),
+    unbounded,
+    ms: Date.now() - started,
+    marker: box.marker,
+  };
 }

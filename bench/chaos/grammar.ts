@@ -7,7 +7,20 @@
 import type { Rng } from "./prng.js";
 
 /** Cities the travel tools serve (examples/travel/catalog.ts), with some of the spellings a person would use. */
-const SERVED_CITIES = ["Madrid", "Paris", "Lisbon", "Rome", "London", "Berlin", "Tokyo", "New York", "Barcelona", "Amsterdam", "Prague", "Vienna"] as const;
+const SERVED_CITIES = [
+  "Madrid",
+  "Paris",
+  "Lisbon",
+  "Rome",
+  "London",
+  "Berlin",
+  "Tokyo",
+  "New York",
+  "Barcelona",
+  "Amsterdam",
+  "Prague",
+  "Vienna",
+] as const;
 const SPELLINGS: Record<string, readonly string[]> = {
   Lisbon: ["Lisbon", "Lisboa", "lisbon"],
   Rome: ["Rome", "Roma", "ROME"],
@@ -126,7 +139,15 @@ function travel(rng: Rng): GeneratedRequest {
     text,
     kind: "travel",
     books,
-    facts: { origin: originGiven ? a : null, destination: dest, served: !unserved, days: d.n, travellers: t.n, budget: money.amount, extra: extra.trim() || null },
+    facts: {
+      origin: originGiven ? a : null,
+      destination: dest,
+      served: !unserved,
+      days: d.n,
+      travellers: t.n,
+      budget: money.amount,
+      extra: extra.trim() || null,
+    },
   };
 }
 

@@ -27,11 +27,23 @@ export interface LedgerRow {
   status: string;
 }
 
-const NONE: Inspection = { exists: false, checkpointId: null, finished: false, status: null, waitingFor: null, next: [], values: null };
+const NONE: Inspection = {
+  exists: false,
+  checkpointId: null,
+  finished: false,
+  status: null,
+  waitingFor: null,
+  next: [],
+  values: null,
+};
 
 export async function inspectThread(db: string, threadId: string): Promise<Inspection> {
   if (!existsSync(db)) return NONE;
-  const session = await sessionOn(openPersistence(db), { reasoner: { kind: "rules", model: null }, faults: [], env: {} });
+  const session = await sessionOn(openPersistence(db), {
+    reasoner: { kind: "rules", model: null },
+    faults: [],
+    env: {},
+  });
   try {
     const tuple = await session.persistence.checkpointer.getTuple({ configurable: { thread_id: threadId } });
     if (!tuple) return NONE;
@@ -57,7 +69,11 @@ export function ledgerRows(db: string, threadId: string): LedgerRow[] {
   try {
     const table = conn.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'candor_effects'`).get();
     if (!table) return [];
-    return conn.prepare(`SELECT step_id AS stepId, dispatch, attempt, tool, status FROM candor_effects WHERE thread_id = ? ORDER BY rowid`).all(threadId) as LedgerRow[];
+    return conn
+      .prepare(
+        `SELECT step_id AS stepId, dispatch, attempt, tool, status FROM candor_effects WHERE thread_id = ? ORDER BY rowid`,
+      )
+      .all(threadId) as LedgerRow[];
   } finally {
     conn.close();
   }

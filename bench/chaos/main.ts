@@ -23,13 +23,16 @@ const START = "<!-- chaos:generated:start -->";
 const END = "<!-- chaos:generated:end -->";
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nUsage: npm run chaos -- [--runs N] [--seed S] [--only I,J] [--from K] [--concurrency 0..2] [--mode in-process|cli|kill] [--minutes M] [--out FILE] [--json] [--quiet]\n`);
+  process.stderr.write(
+    `${message}\nUsage: npm run chaos -- [--runs N] [--seed S] [--only I,J] [--from K] [--concurrency 0..2] [--mode in-process|cli|kill] [--minutes M] [--out FILE] [--json] [--quiet]\n`,
+  );
   process.exit(2);
 }
 
 function whole(name: string, text: string | undefined, fallback: number, min = 0): number {
   if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < min) usage(`--${name} must be a whole number ≥ ${min}, not "${text}".`);
+  if (!/^\d+$/.test(text.trim()) || Number(text) < min)
+    usage(`--${name} must be a whole number ≥ ${min}, not "${text}".`);
   return Number(text);
 }
 
@@ -62,14 +65,18 @@ const runs = whole("runs", args.runs, 50, 1);
 const from = whole("from", args.from, 0);
 const concurrency = whole("concurrency", args.concurrency, 2);
 if (concurrency > 2) usage("--concurrency is at most 2: the machine has 2 shared cores.");
-if (args.mode !== undefined && !(MODES as readonly string[]).includes(args.mode)) usage(`--mode must be one of ${MODES.join(", ")}.`);
+if (args.mode !== undefined && !(MODES as readonly string[]).includes(args.mode))
+  usage(`--mode must be one of ${MODES.join(", ")}.`);
 const minutes = args.minutes === undefined ? undefined : Number(args.minutes);
 if (minutes !== undefined && !(minutes > 0)) usage(`--minutes must be a positive number, not "${args.minutes}".`);
 const only = args.only?.split(",").map((s) => whole("only", s, 0));
 const indices = only ?? Array.from({ length: runs }, (_, i) => from + i);
 
 const started = Date.now();
-if (!args.json) process.stderr.write(`Chaos: seed ${seed}, ${indices.length} run(s), concurrency ${concurrency}${args.mode ? `, mode ${args.mode}` : ""}\n`);
+if (!args.json)
+  process.stderr.write(
+    `Chaos: seed ${seed}, ${indices.length} run(s), concurrency ${concurrency}${args.mode ? `, mode ${args.mode}` : ""}\n`,
+  );
 let done = 0;
 const { results } = await runChaos({
   seed,
@@ -80,12 +87,20 @@ const { results } = await runChaos({
   onResult: (r) => {
     done++;
     if (args.quiet || args.json) return;
-    const mark = r.violations.length > 0 ? `✗ ${r.violations.length} violation(s): ${r.violations.map((v) => v.invariant).join(", ")}` : "✓";
-    process.stderr.write(`[${done}/${indices.length}] run ${r.index} ${r.mode} ${r.status ?? "-"} ${(r.ms / 1000).toFixed(1)} s ${mark} · ${JSON.stringify(r.request.slice(0, 70))}\n`);
+    const mark =
+      r.violations.length > 0
+        ? `✗ ${r.violations.length} violation(s): ${r.violations.map((v) => v.invariant).join(", ")}`
+        : "✓";
+    process.stderr.write(
+      `[${done}/${indices.length}] run ${r.index} ${r.mode} ${r.status ?? "-"} ${(r.ms / 1000).toFixed(1)} s ${mark} · ${JSON.stringify(r.request.slice(0, 70))}\n`,
+    );
     if (only) {
-      process.stderr.write(`      request ${JSON.stringify(r.request)} · faults ${r.faults.join(" ") || "none"} · flags ${r.flags.join(" ") || "none"}\n`);
+      process.stderr.write(
+        `      request ${JSON.stringify(r.request)} · faults ${r.faults.join(" ") || "none"} · flags ${r.flags.join(" ") || "none"}\n`,
+      );
       for (const line of r.trace) process.stderr.write(`      ${line}\n`);
-      for (const v of r.violations) process.stderr.write(`      ✗ ${v.invariant}${v.phase ? ` (${v.phase} twin)` : ""}: ${describe(v)}\n`);
+      for (const v of r.violations)
+        process.stderr.write(`      ✗ ${v.invariant}${v.phase ? ` (${v.phase} twin)` : ""}: ${describe(v)}\n`);
     }
   },
 });
@@ -98,7 +113,10 @@ if (args.out) {
   const command = `npm run chaos -- ${process.argv.slice(2).join(" ")}`;
   const generated = `${START}\n${renderMarkdown(summary, results, command)}\n${END}`;
   const before = existsSync(args.out) ? readFileSync(args.out, "utf8") : "";
-  const text = before.includes(START) && before.includes(END) ? `${before.slice(0, before.indexOf(START))}${generated}${before.slice(before.indexOf(END) + END.length)}` : `# Chaos runs\n\n${generated}\n`;
+  const text =
+    before.includes(START) && before.includes(END)
+      ? `${before.slice(0, before.indexOf(START))}${generated}${before.slice(before.indexOf(END) + END.length)}`
+      : `# Chaos runs\n\n${generated}\n`;
   writeFileSync(args.out, text);
   if (!args.json) process.stderr.write(`Wrote ${args.out}\n`);
 }

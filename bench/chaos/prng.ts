@@ -62,7 +62,8 @@ export function createRng(seed: number): Rng {
     seed: seed >>> 0,
     next,
     int: (min, max) => {
-      if (!Number.isInteger(min) || !Number.isInteger(max) || max < min) throw new RangeError(`int(${min}, ${max}): need integers with min ≤ max`);
+      if (!Number.isInteger(min) || !Number.isInteger(max) || max < min)
+        throw new RangeError(`int(${min}, ${max}): need integers with min ≤ max`);
       return min + Math.floor(next() * (max - min + 1));
     },
     chance: (p) => next() < p,

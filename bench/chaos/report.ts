@@ -25,7 +25,9 @@ export interface Finding {
 function commandShape(cmd: string): string {
   const words = cmd.replace(/^candor /, "").split(" ");
   const verb = words[0] ?? "";
-  const flags = words.filter((w) => /^--[a-z-]+$/.test(w) && !["--db", "--thread", "--json", "--fault", "--user", "--comment"].includes(w));
+  const flags = words.filter(
+    (w) => /^--[a-z-]+$/.test(w) && !["--db", "--thread", "--json", "--fault", "--user", "--comment"].includes(w),
+  );
   return `\`${[verb, ...flags].join(" ")}\``;
 }
 
@@ -45,7 +47,13 @@ export function findings(results: readonly RunResult[]): Finding[] {
     for (const violation of result.violations) {
       const klass = classOf(violation);
       const key = `${violation.invariant}\u0000${klass}`;
-      const f = byClass.get(key) ?? { invariant: violation.invariant, klass, count: 0, runs: [], example: { result, violation } };
+      const f = byClass.get(key) ?? {
+        invariant: violation.invariant,
+        klass,
+        count: 0,
+        runs: [],
+        example: { result, violation },
+      };
       f.count++;
       if (!f.runs.includes(result.index)) f.runs.push(result.index);
       byClass.set(key, f);
@@ -57,7 +65,10 @@ export function findings(results: readonly RunResult[]): Finding[] {
 function tally(values: readonly (string | null)[]): string {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v ?? "none", (counts.get(v ?? "none") ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(", ");
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
 }
 
 export interface Summary {
@@ -90,7 +101,14 @@ export function renderText(s: Summary, results: readonly RunResult[]): string {
     `  statuses: ${tally(results.map((r) => r.status))}`,
     `  kills:    ${results.reduce((n, r) => n + r.kills, 0)} SIGKILL(s) landed in ${results.filter((r) => r.kills > 0).length} of ${results.filter((r) => r.mode === "kill").length} kill run(s)`,
     `  violations: ${s.violations} in ${s.runsWithViolations} run(s)`,
-    ...(results.some((r) => r.environment) ? [`  not counted: ${results.filter((r) => r.environment).length} run(s) during which the Node installation was broken (runs ${results.filter((r) => r.environment).map((r) => r.index).join(", ")})`] : []),
+    ...(results.some((r) => r.environment)
+      ? [
+          `  not counted: ${results.filter((r) => r.environment).length} run(s) during which the Node installation was broken (runs ${results
+            .filter((r) => r.environment)
+            .map((r) => r.index)
+            .join(", ")})`,
+        ]
+      : []),
   ];
   const byInvariant = new Map<string, Finding[]>();
   for (const f of s.findings) byInvariant.set(f.invariant, [...(byInvariant.get(f.invariant) ?? []), f]);
@@ -99,7 +117,9 @@ export function renderText(s: Summary, results: readonly RunResult[]): string {
     for (const f of fs) {
       const e = f.example;
       out.push(`  × ${f.count}  ${f.klass}`);
-      out.push(`      e.g. seed ${e.result.seed} run ${e.result.index} (${e.result.mode}${e.violation.phase ? `, ${e.violation.phase} twin` : ""}): ${describe(e.violation).slice(0, 400)}`);
+      out.push(
+        `      e.g. seed ${e.result.seed} run ${e.result.index} (${e.result.mode}${e.violation.phase ? `, ${e.violation.phase} twin` : ""}): ${describe(e.violation).slice(0, 400)}`,
+      );
       out.push(`      reproduce: ${e.result.reproduce}`);
     }
   }
@@ -119,14 +139,20 @@ export function renderMarkdown(s: Summary, results: readonly RunResult[], comman
     `- final statuses: ${tally(results.map((r) => r.status))}`,
     `- SIGKILLs landed: ${results.reduce((n, r) => n + r.kills, 0)} in ${results.filter((r) => r.kills > 0).length} of ${results.filter((r) => r.mode === "kill").length} kill runs (the others ended before their kill point)`,
     `- violations: **${s.violations}** in ${s.runsWithViolations} run(s), ${s.findings.length} class(es)`,
-    ...(results.some((r) => r.environment) ? [`- not counted: ${results.filter((r) => r.environment).length} run(s) during which the shared Node installation was being reinstalled (module or native binding missing, after 3 tries)`] : []),
+    ...(results.some((r) => r.environment)
+      ? [
+          `- not counted: ${results.filter((r) => r.environment).length} run(s) during which the shared Node installation was being reinstalled (module or native binding missing, after 3 tries)`,
+        ]
+      : []),
     "",
     "| invariant | count | runs | class | example (seed, run) | reproduce |",
     "|---|---|---|---|---|---|",
   ];
   for (const f of s.findings) {
     const e = f.example;
-    out.push(`| ${f.invariant} | ${f.count} | ${f.runs.length} | ${cell(f.klass)} | ${e.result.seed}, ${e.result.index}: ${cell(describe(e.violation).slice(0, 300))} | \`${e.result.reproduce}\` |`);
+    out.push(
+      `| ${f.invariant} | ${f.count} | ${f.runs.length} | ${cell(f.klass)} | ${e.result.seed}, ${e.result.index}: ${cell(describe(e.violation).slice(0, 300))} | \`${e.result.reproduce}\` |`,
+    );
   }
   if (s.findings.length === 0) out.push("| — | 0 | 0 | no violation | | |");
   out.push("", "### Invariants checked on every run", "");

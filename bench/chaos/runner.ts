@@ -56,7 +56,8 @@ export async function runScenario(seed: number, index: number, box: Sandbox, for
 }
 
 /** Output that says the Node installation is broken (a module or native binding missing), not Candor. */
-const ENVIRONMENT_BROKEN = /Could not locate the bindings file|ERR_MODULE_NOT_FOUND|Cannot find (?:module|package)|node:internal\/modules\/(?:esm|cjs|run_main)/;
+const ENVIRONMENT_BROKEN =
+  /Could not locate the bindings file|ERR_MODULE_NOT_FOUND|Cannot find (?:module|package)|node:internal\/modules\/(?:esm|cjs|run_main)/;
 const ENVIRONMENT_ATTEMPTS = 3;
 const ENVIRONMENT_PAUSE_MS = 30_000;
 
@@ -140,7 +141,11 @@ export async function runChaos(opts: ChaosOptions): Promise<{ results: RunResult
 
 /** One worker process: sends it an index whenever it is free, until the queue is empty. */
 function workerLoop(opts: ChaosOptions, take: () => number | undefined, done: (r: RunResult) => void): Promise<void> {
-  const child: ChildProcess = fork(WORKER, [], { execArgv: ["--import", import.meta.resolve("tsx")], stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, OPENAI_API_KEY: "", CANDOR_DB: "" } });
+  const child: ChildProcess = fork(WORKER, [], {
+    execArgv: ["--import", import.meta.resolve("tsx")],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: { ...process.env, OPENAI_API_KEY: "", CANDOR_DB: "" },
+  });
   return new Promise((resolve, reject) => {
     let current: number | undefined;
     const next = () => {
@@ -157,7 +162,8 @@ function workerLoop(opts: ChaosOptions, take: () => number | undefined, done: (r
     child.on("error", reject);
     child.on("exit", (code) => {
       // A worker that dies mid-run loses that run: record it rather than pretend it passed.
-      if (code !== 0 && current !== undefined) done(crashed(opts.seed, current, `the worker process exited with code ${code}`));
+      if (code !== 0 && current !== undefined)
+        done(crashed(opts.seed, current, `the worker process exited with code ${code}`));
       resolve();
     });
   });

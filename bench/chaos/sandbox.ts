@@ -26,9 +26,24 @@ export function createSandbox(prefix = "candor-chaos-"): Sandbox {
   mkdirSync(path.join(workspace, "data"), { recursive: true });
   mkdirSync(outsideDir, { recursive: true });
   mkdirSync(path.join(root, "runs"), { recursive: true });
-  writeFileSync(path.join(workspace, "README.md"), "# Chaos workspace\n\nA small workspace the chaos suite's file requests read, count and report on.\nIt has notes and a log under data.\n");
-  writeFileSync(path.join(workspace, "notes.md"), Array.from({ length: 40 }, (_, i) => `Note ${i + 1}: candor plans, fails, recovers and reports every failure it meets.`).join("\n"));
-  writeFileSync(path.join(workspace, "data", "log.txt"), Array.from({ length: 200 }, (_, i) => `2024-01-${String((i % 28) + 1).padStart(2, "0")} INFO step ${i} finished`).join("\n"));
+  writeFileSync(
+    path.join(workspace, "README.md"),
+    "# Chaos workspace\n\nA small workspace the chaos suite's file requests read, count and report on.\nIt has notes and a log under data.\n",
+  );
+  writeFileSync(
+    path.join(workspace, "notes.md"),
+    Array.from(
+      { length: 40 },
+      (_, i) => `Note ${i + 1}: candor plans, fails, recovers and reports every failure it meets.`,
+    ).join("\n"),
+  );
+  writeFileSync(
+    path.join(workspace, "data", "log.txt"),
+    Array.from(
+      { length: 200 },
+      (_, i) => `2024-01-${String((i % 28) + 1).padStart(2, "0")} INFO step ${i} finished`,
+    ).join("\n"),
+  );
   writeFileSync(path.join(root, "outside.txt"), `secret outside the workspace: ${marker}\n`);
   writeFileSync(path.join(outsideDir, "secret.txt"), `another secret: ${marker}\n`);
   // A file link and a directory link that lead out of the workspace (issue 8 item 1).
@@ -40,7 +55,11 @@ export function createSandbox(prefix = "candor-chaos-"): Sandbox {
     workspace,
     marker,
     runDir(label) {
-      const dir = path.join(root, "runs", `${String(runs++).padStart(5, "0")}-${label.replace(/[^A-Za-z0-9_-]/g, "_")}`);
+      const dir = path.join(
+        root,
+        "runs",
+        `${String(runs++).padStart(5, "0")}-${label.replace(/[^A-Za-z0-9_-]/g, "_")}`,
+      );
       mkdirSync(dir, { recursive: true });
       return dir;
     },

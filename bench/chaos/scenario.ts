@@ -7,7 +7,17 @@ import { FAULT_KINDS } from "../../src/tools/faults.js";
 import { generateRequest, type GeneratedRequest } from "./grammar.js";
 import { createRng, deriveSeed, type Rng } from "./prng.js";
 
-const TRAVEL_TOOLS = ["search_flights", "search_flights_backup", "search_hotels", "search_activities", "check_budget", "build_itinerary", "book_trip", "find_attractions", "plan_days"] as const;
+const TRAVEL_TOOLS = [
+  "search_flights",
+  "search_flights_backup",
+  "search_hotels",
+  "search_activities",
+  "check_budget",
+  "build_itinerary",
+  "book_trip",
+  "find_attractions",
+  "plan_days",
+] as const;
 const WORKSPACE_TOOLS = ["read_file", "list_files", "text_stats", "write_report"] as const;
 
 /**
@@ -71,7 +81,12 @@ export function generateScenario(seed: number, index: number, forcedMode?: Mode)
   const stable = mode === "kill";
 
   const fr = rng.fork("faults");
-  const pool: readonly string[] = request.kind === "workspace" ? [...WORKSPACE_TOOLS, ...fr.sample(TRAVEL_TOOLS, 1)] : request.kind === "travel" ? [...TRAVEL_TOOLS, ...fr.sample(WORKSPACE_TOOLS, 1)] : [...TRAVEL_TOOLS, ...WORKSPACE_TOOLS];
+  const pool: readonly string[] =
+    request.kind === "workspace"
+      ? [...WORKSPACE_TOOLS, ...fr.sample(TRAVEL_TOOLS, 1)]
+      : request.kind === "travel"
+        ? [...TRAVEL_TOOLS, ...fr.sample(WORKSPACE_TOOLS, 1)]
+        : [...TRAVEL_TOOLS, ...WORKSPACE_TOOLS];
   const count = fr.weighted<number>([
     [0, 3],
     [1, 4],

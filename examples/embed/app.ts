@@ -7,7 +7,18 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { answerRequests, CandorEvent, compileAgent, defineTool, memoryDecisionLog, openPersistence, pendingRequests, renderReport, type AgentStateValue, type Toolkit } from "../../src/index.js";
+import {
+  answerRequests,
+  CandorEvent,
+  compileAgent,
+  defineTool,
+  memoryDecisionLog,
+  openPersistence,
+  pendingRequests,
+  renderReport,
+  type AgentStateValue,
+  type Toolkit,
+} from "../../src/index.js";
 
 /** What the app "posted", so you can see the irreversible call ran once. */
 export const posted: string[] = [];
@@ -65,9 +76,15 @@ export async function main(dbPath = join(mkdtempSync(join(tmpdir(), "candor-embe
   const config = { configurable: { thread_id: "embed-1" } };
   try {
     // A high approval threshold makes even a good plan wait for a human, to show the approval round trip.
-    let input: unknown = { request: { userIntent: "What is the weather in Porto? Post it to the team." }, settings: { approvalThreshold: 0.99 } };
+    let input: unknown = {
+      request: { userIntent: "What is the weather in Porto? Post it to the team." },
+      settings: { approvalThreshold: 0.99 },
+    };
     for (;;) {
-      for await (const [mode, data] of await app.stream(input as never, { ...config, streamMode: ["custom", "updates"] })) {
+      for await (const [mode, data] of await app.stream(input as never, {
+        ...config,
+        streamMode: ["custom", "updates"],
+      })) {
         if (mode !== "custom") continue;
         const event = CandorEvent.parse(data);
         if (event.type === "notification") console.log(`[${event.notification.severity}] ${event.notification.title}`);
@@ -76,7 +93,10 @@ export async function main(dbPath = join(mkdtempSync(join(tmpdir(), "candor-embe
       const pending = await pendingRequests(app, config);
       if (pending.length === 0) break;
       for (const { request } of pending) {
-        if (request?.kind === "tool_approval") console.log(`Tool approval asked: ${request.tool}(${JSON.stringify(request.args)}) on ${JSON.stringify(request.inputs)} — approving in code.`);
+        if (request?.kind === "tool_approval")
+          console.log(
+            `Tool approval asked: ${request.tool}(${JSON.stringify(request.args)}) on ${JSON.stringify(request.inputs)} — approving in code.`,
+          );
         else console.log(`Approval asked: ${request?.question} — approving in code.`);
       }
       input = answerRequests(pending, { decision: "approve", comment: "approved by the embedding app" });

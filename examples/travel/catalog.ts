@@ -1,5 +1,13 @@
 import { CandorError, ErrorCode } from "../../src/errors.js";
-import { EXONYMS, describeOthers, describePlace, matchPlace, placeKey, qualifierMatches, type GazetteerPlace } from "./gazetteer.js";
+import {
+  EXONYMS,
+  describeOthers,
+  describePlace,
+  matchPlace,
+  placeKey,
+  qualifierMatches,
+  type GazetteerPlace,
+} from "./gazetteer.js";
 
 /**
  * A deterministic travel catalog. Nothing is stored per route: flights, hotels and activities are generated from
@@ -37,18 +45,106 @@ export interface City {
 
 /** The curated cities; population, region and homonyms are the gazetteer's (a test keeps them in step). */
 export const CITIES: readonly City[] = [
-  curated("Madrid", "Spain", "ES", "Madrid", 40.42, -3.7, 6_211_000, 0.9, [], ["Madrid, Cundinamarca, Colombia", "Madrid, Surigao del Sur, Philippines"]),
+  curated(
+    "Madrid",
+    "Spain",
+    "ES",
+    "Madrid",
+    40.42,
+    -3.7,
+    6_211_000,
+    0.9,
+    [],
+    ["Madrid, Cundinamarca, Colombia", "Madrid, Surigao del Sur, Philippines"],
+  ),
   curated("Paris", "France", "FR", "Île-de-France", 48.86, 2.35, 11_060_000, 1.25, [], ["Paris, Texas, United States"]),
   curated("Lisbon", "Portugal", "PT", "Lisboa", 38.72, -9.14, 2_719_000, 0.8, ["lisboa"], []),
-  curated("Rome", "Italy", "IT", "Lazio", 41.9, 12.5, 2_872_800, 1.0, ["roma"], ["Rome, Georgia, United States", "Rome, New York, United States"]),
-  curated("London", "United Kingdom", "GB", "London, City of", 51.51, -0.13, 11_262_000, 1.35, ["londres"], ["London, Ontario, Canada"]),
-  curated("Berlin", "Germany", "DE", "Berlin", 52.52, 13.4, 4_473_101, 0.95, [], ["Berlin, Connecticut, United States", "Berlín, Usulután, El Salvador"]),
+  curated(
+    "Rome",
+    "Italy",
+    "IT",
+    "Lazio",
+    41.9,
+    12.5,
+    2_872_800,
+    1.0,
+    ["roma"],
+    ["Rome, Georgia, United States", "Rome, New York, United States"],
+  ),
+  curated(
+    "London",
+    "United Kingdom",
+    "GB",
+    "London, City of",
+    51.51,
+    -0.13,
+    11_262_000,
+    1.35,
+    ["londres"],
+    ["London, Ontario, Canada"],
+  ),
+  curated(
+    "Berlin",
+    "Germany",
+    "DE",
+    "Berlin",
+    52.52,
+    13.4,
+    4_473_101,
+    0.95,
+    [],
+    ["Berlin, Connecticut, United States", "Berlín, Usulután, El Salvador"],
+  ),
   curated("Tokyo", "Japan", "JP", "Tōkyō", 35.68, 139.69, 37_732_000, 1.15, ["tokio"], []),
-  curated("New York", "United States", "US", "New York", 40.71, -74.01, 18_972_871, 1.45, ["nyc", "new york city", "nueva york"], []),
-  curated("Barcelona", "Spain", "ES", "Catalonia", 41.39, 2.17, 4_800_000, 1.0, ["bcn"], ["Barcelona, Anzoátegui, Venezuela", "Barcelona, Sorsogon, Philippines"]),
-  curated("Amsterdam", "Netherlands", "NL", "Noord-Holland", 52.37, 4.9, 1_459_402, 1.2, [], ["Amsterdam, New York, United States"]),
+  curated(
+    "New York",
+    "United States",
+    "US",
+    "New York",
+    40.71,
+    -74.01,
+    18_972_871,
+    1.45,
+    ["nyc", "new york city", "nueva york"],
+    [],
+  ),
+  curated(
+    "Barcelona",
+    "Spain",
+    "ES",
+    "Catalonia",
+    41.39,
+    2.17,
+    4_800_000,
+    1.0,
+    ["bcn"],
+    ["Barcelona, Anzoátegui, Venezuela", "Barcelona, Sorsogon, Philippines"],
+  ),
+  curated(
+    "Amsterdam",
+    "Netherlands",
+    "NL",
+    "Noord-Holland",
+    52.37,
+    4.9,
+    1_459_402,
+    1.2,
+    [],
+    ["Amsterdam, New York, United States"],
+  ),
   curated("Prague", "Czechia", "CZ", "Praha", 50.08, 14.44, 1_335_084, 0.75, ["praga"], []),
-  curated("Vienna", "Austria", "AT", "Wien", 48.21, 16.37, 1_973_403, 1.0, ["viena"], ["Vienna, Virginia, United States"]),
+  curated(
+    "Vienna",
+    "Austria",
+    "AT",
+    "Wien",
+    48.21,
+    16.37,
+    1_973_403,
+    1.0,
+    ["viena"],
+    ["Vienna, Virginia, United States"],
+  ),
 ];
 
 function curated(
@@ -83,7 +179,10 @@ export function normalizeName(s: string): string {
 export type PlaceLookup =
   | { kind: "city"; city: City }
   | { kind: "country"; country: string; /** Its biggest cities, names `findCity` resolves. */ cities: string[] }
-  | { kind: "unknown"; /** Nearest names among populous cities, for "did you mean"; may be empty. */ suggestions: string[] };
+  | {
+      kind: "unknown";
+      /** Nearest names among populous cities, for "did you mean"; may be empty. */ suggestions: string[];
+    };
 
 /**
  * What a name refers to. Case, accents, punctuation, exonyms and aliases are ignored ("Lisboa", "Wien", "Köln",
@@ -158,14 +257,93 @@ function cityOf(place: GazetteerPlace, ambiguous: string[]): City {
  * Warsaw and Hanoi cheaper than both. A country not listed takes DEFAULT_COUNTRY_LEVEL.
  */
 const COUNTRY_PRICE_LEVEL: Readonly<Record<string, number>> = {
-  CH: 1.5, IS: 1.45, NO: 1.4, LU: 1.3, DK: 1.3, IE: 1.3, MC: 1.5, LI: 1.5, BM: 1.5, KY: 1.4,
-  FI: 1.2, SE: 1.15, GB: 1.2, NL: 1.15, BE: 1.1, AT: 1.1, FR: 1.1, DE: 1.05, IT: 1.0, ES: 0.9, PT: 0.85,
-  GR: 0.85, CY: 0.9, MT: 0.85, SI: 0.85, EE: 0.9, LV: 0.8, LT: 0.75, CZ: 0.75, SK: 0.75, HR: 0.75, PL: 0.6,
-  HU: 0.65, RO: 0.55, BG: 0.5, RS: 0.6, BA: 0.55, AL: 0.55, ME: 0.6, MK: 0.5, TR: 0.5, UA: 0.45, RU: 0.55,
-  US: 1.3, CA: 1.1, MX: 0.65, BR: 0.65, AR: 0.6, CL: 0.7, CO: 0.5, PE: 0.55, UY: 0.8, CR: 0.75, CU: 0.6,
-  JP: 1.0, KR: 0.95, CN: 0.7, HK: 1.3, SG: 1.3, TW: 0.75, TH: 0.55, VN: 0.45, ID: 0.45, MY: 0.55, PH: 0.5,
-  IN: 0.4, PK: 0.35, BD: 0.4, LK: 0.45, NP: 0.4, AE: 1.1, QA: 1.1, IL: 1.3, SA: 0.8, JO: 0.7, LB: 0.7,
-  EG: 0.4, MA: 0.5, TN: 0.45, ZA: 0.6, KE: 0.5, NG: 0.45, ET: 0.45, TZ: 0.5, GH: 0.5, AU: 1.2, NZ: 1.15,
+  CH: 1.5,
+  IS: 1.45,
+  NO: 1.4,
+  LU: 1.3,
+  DK: 1.3,
+  IE: 1.3,
+  MC: 1.5,
+  LI: 1.5,
+  BM: 1.5,
+  KY: 1.4,
+  FI: 1.2,
+  SE: 1.15,
+  GB: 1.2,
+  NL: 1.15,
+  BE: 1.1,
+  AT: 1.1,
+  FR: 1.1,
+  DE: 1.05,
+  IT: 1.0,
+  ES: 0.9,
+  PT: 0.85,
+  GR: 0.85,
+  CY: 0.9,
+  MT: 0.85,
+  SI: 0.85,
+  EE: 0.9,
+  LV: 0.8,
+  LT: 0.75,
+  CZ: 0.75,
+  SK: 0.75,
+  HR: 0.75,
+  PL: 0.6,
+  HU: 0.65,
+  RO: 0.55,
+  BG: 0.5,
+  RS: 0.6,
+  BA: 0.55,
+  AL: 0.55,
+  ME: 0.6,
+  MK: 0.5,
+  TR: 0.5,
+  UA: 0.45,
+  RU: 0.55,
+  US: 1.3,
+  CA: 1.1,
+  MX: 0.65,
+  BR: 0.65,
+  AR: 0.6,
+  CL: 0.7,
+  CO: 0.5,
+  PE: 0.55,
+  UY: 0.8,
+  CR: 0.75,
+  CU: 0.6,
+  JP: 1.0,
+  KR: 0.95,
+  CN: 0.7,
+  HK: 1.3,
+  SG: 1.3,
+  TW: 0.75,
+  TH: 0.55,
+  VN: 0.45,
+  ID: 0.45,
+  MY: 0.55,
+  PH: 0.5,
+  IN: 0.4,
+  PK: 0.35,
+  BD: 0.4,
+  LK: 0.45,
+  NP: 0.4,
+  AE: 1.1,
+  QA: 1.1,
+  IL: 1.3,
+  SA: 0.8,
+  JO: 0.7,
+  LB: 0.7,
+  EG: 0.4,
+  MA: 0.5,
+  TN: 0.45,
+  ZA: 0.6,
+  KE: 0.5,
+  NG: 0.45,
+  ET: 0.45,
+  TZ: 0.5,
+  GH: 0.5,
+  AU: 1.2,
+  NZ: 1.15,
 };
 const DEFAULT_COUNTRY_LEVEL = 0.6;
 
@@ -246,7 +424,12 @@ export function distanceKm(a: Pick<City, "lat" | "lon">, b: Pick<City, "lat" | "
 
 /** Three letters of a city for option ids, in ASCII ("Ōsaka" → OSA, "Le Havre" → LEH; the curated twelve as before). */
 function idCode(city: City): string {
-  return placeKey(city.name).replace(/[^a-z0-9]/g, "").slice(0, 3).toUpperCase() || "CTY";
+  return (
+    placeKey(city.name)
+      .replace(/[^a-z0-9]/g, "")
+      .slice(0, 3)
+      .toUpperCase() || "CTY"
+  );
 }
 
 export type Provider = "primary" | "backup";
@@ -323,7 +506,18 @@ export interface Hotel {
 /** Hotels within this distance of the centre count as central. */
 export const CENTRAL_KM = 1;
 
-const HOTEL_NAMES = ["Grand", "Central", "Plaza", "Riverside", "Garden", "Station", "Park", "Harbour", "Royal", "Boulevard"];
+const HOTEL_NAMES = [
+  "Grand",
+  "Central",
+  "Plaza",
+  "Riverside",
+  "Garden",
+  "Station",
+  "Park",
+  "Harbour",
+  "Royal",
+  "Boulevard",
+];
 const HOTEL_LADDER = [
   { kind: "Hotel", stars: 4, km: [0.3, 0.8], factor: 1, preferred: true },
   { kind: "Inn", stars: 3, km: [0.5, 1.0], factor: 0.72, preferred: false },

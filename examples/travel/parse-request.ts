@@ -42,14 +42,37 @@ export const MAX_TRAVELLERS = 20;
 export const RATES_DATE = "2025-06-02";
 /** US dollars per unit of each currency, on RATES_DATE. */
 export const USD_PER_UNIT: Readonly<Record<string, number>> = {
-  USD: 1, EUR: 1.1368, GBP: 1.3529, JPY: 0.006962, CHF: 1.2165, CAD: 0.7289, AUD: 0.6452, CNY: 0.1389, INR: 0.01168,
-  MXN: 0.05178, SEK: 0.1042, NOK: 0.0987, DKK: 0.1524, CZK: 0.04581, PLN: 0.2664, HUF: 0.002823, BRL: 0.1769,
-  KRW: 0.000728, TRY: 0.02548,
+  USD: 1,
+  EUR: 1.1368,
+  GBP: 1.3529,
+  JPY: 0.006962,
+  CHF: 1.2165,
+  CAD: 0.7289,
+  AUD: 0.6452,
+  CNY: 0.1389,
+  INR: 0.01168,
+  MXN: 0.05178,
+  SEK: 0.1042,
+  NOK: 0.0987,
+  DKK: 0.1524,
+  CZK: 0.04581,
+  PLN: 0.2664,
+  HUF: 0.002823,
+  BRL: 0.1769,
+  KRW: 0.000728,
+  TRY: 0.02548,
 };
 
 // Tools each fact feeds, for the understanding record.
 const FLIGHT_TOOLS = ["search_flights", "search_flights_backup"];
-const CITY_TOOLS = [...FLIGHT_TOOLS, "search_hotels", "search_activities", "find_attractions", "plan_days", "build_itinerary"];
+const CITY_TOOLS = [
+  ...FLIGHT_TOOLS,
+  "search_hotels",
+  "search_activities",
+  "find_attractions",
+  "plan_days",
+  "build_itinerary",
+];
 const DAY_TOOLS = ["search_hotels", "search_activities", "plan_days", "build_itinerary"];
 const PEOPLE_TOOLS = [...FLIGHT_TOOLS, "search_hotels", "search_activities", "plan_days"];
 const BUDGET_TOOLS = ["check_budget"];
@@ -119,22 +142,44 @@ function read(text: string, a: Analysis): TripReading {
   for (const p of avoided) {
     const negation = a.negations.find((n) => within(p, [n.scope]));
     const span = negation ? spanOf(text, negation.cue.start, Math.max(p.end, negation.scope.end)) : p;
-    out.exclusions.push({ outputs: [], span, description: `not ${p.name}`, why: `the request rules out ${p.name}, so no step goes there` });
+    out.exclusions.push({
+      outputs: [],
+      span,
+      description: `not ${p.name}`,
+      why: `the request rules out ${p.name}, so no step goes there`,
+    });
   }
   const { origin: originPlace, stops: stopPlaces } = assignRoles(active);
   for (const p of active.filter((p) => !p.known)) {
     out.notUnderstood.push({ span: p, kind: "place", why: `"${p.name}" is not a city the travel tools know` });
   }
   const origin = originPlace?.name ?? DEFAULT_ORIGIN;
-  if (originPlace) out.values.push({ name: "origin", value: originPlace.name, source: spanOf(text, originPlace.cueStart, originPlace.end), tools: FLIGHT_TOOLS });
+  if (originPlace)
+    out.values.push({
+      name: "origin",
+      value: originPlace.name,
+      source: spanOf(text, originPlace.cueStart, originPlace.end),
+      tools: FLIGHT_TOOLS,
+    });
   else {
     assumed.push("origin");
-    out.assumptions.push({ name: "origin", value: DEFAULT_ORIGIN, why: 'the request names no origin (say "from <city>")', tools: FLIGHT_TOOLS });
+    out.assumptions.push({
+      name: "origin",
+      value: DEFAULT_ORIGIN,
+      why: 'the request names no origin (say "from <city>")',
+      tools: FLIGHT_TOOLS,
+    });
   }
   const stops = [...new Set(stopPlaces.map((p) => p.name))];
   // A place the tools do not know is no value they can use: it is named as not understood (above) instead.
   for (const [i, p] of stopPlaces.entries()) {
-    if (p.known) out.values.push({ name: i === 0 ? "destination" : `stop ${i + 1}`, value: p.name, source: spanOf(text, p.cueStart, p.end), tools: CITY_TOOLS });
+    if (p.known)
+      out.values.push({
+        name: i === 0 ? "destination" : `stop ${i + 1}`,
+        value: p.name,
+        source: spanOf(text, p.cueStart, p.end),
+        tools: CITY_TOOLS,
+      });
   }
 
   // A name several places share ("Valencia", "El Dorado") is resolved to the most populous: said, never silent.
@@ -155,7 +200,12 @@ function read(text: string, a: Analysis): TripReading {
   let days = DEFAULT_DAYS;
   if (duration.kind === "none") {
     assumed.push("days");
-    out.assumptions.push({ name: "days", value: DEFAULT_DAYS, why: 'the request gives no length (say "for 5 days")', tools: DAY_TOOLS });
+    out.assumptions.push({
+      name: "days",
+      value: DEFAULT_DAYS,
+      why: 'the request gives no length (say "for 5 days")',
+      tools: DAY_TOOLS,
+    });
   } else if (duration.kind === "refused") {
     refused.push("days");
     days = duration.value;
@@ -171,19 +221,46 @@ function read(text: string, a: Analysis): TripReading {
   let travellers = DEFAULT_TRAVELLERS;
   if (people.kind === "none") {
     assumed.push("travellers");
-    out.assumptions.push({ name: "travellers", value: DEFAULT_TRAVELLERS, why: 'the request does not say how many (say "for 2 people")', tools: PEOPLE_TOOLS });
+    out.assumptions.push({
+      name: "travellers",
+      value: DEFAULT_TRAVELLERS,
+      why: 'the request does not say how many (say "for 2 people")',
+      tools: PEOPLE_TOOLS,
+    });
   } else {
     travellers = people.total;
     const counts = people.parts.filter((p) => p.name === "travellers");
     if (counts.length > 1 && counts.some((c) => c.value !== counts[0]!.value)) {
-      const others = counts.slice(1).map((c) => `"${c.span.text}"`).join(", ");
-      out.assumptions.push({ name: "travellers", value: counts[0]!.value, why: `the request counts the party more than once ("${counts[0]!.span.text}", then ${others}): the first is used, the others are not`, tools: PEOPLE_TOOLS });
+      const others = counts
+        .slice(1)
+        .map((c) => `"${c.span.text}"`)
+        .join(", ");
+      out.assumptions.push({
+        name: "travellers",
+        value: counts[0]!.value,
+        why: `the request counts the party more than once ("${counts[0]!.span.text}", then ${others}): the first is used, the others are not`,
+        tools: PEOPLE_TOOLS,
+      });
     }
-    for (const part of people.parts) out.values.push({ name: part.name, value: part.value, source: part.span, tools: PEOPLE_TOOLS });
+    for (const part of people.parts)
+      out.values.push({ name: part.name, value: part.value, source: part.span, tools: PEOPLE_TOOLS });
     // "a family holiday for 4": once the party is counted, the word for it is read (uncounted, it is asked about).
-    for (const m of norm.matchAll(/(?<![a-z])(?:family|group|familia|grupo|famille|groupe)(?![a-z])/g)) out.consumed.push(spanOf(text, m.index, m.index + m[0].length));
-    if (people.parts.length > 1 || (people.parts.length === 1 && people.parts[0]!.name !== "travellers")) out.values.push({ name: "travellers", value: people.total, source: spanOf(text, people.parts[0]!.span.start, people.parts.at(-1)!.span.end), tools: PEOPLE_TOOLS });
-    if ((people.children ?? 0) > 0) out.assumptions.push({ name: "children's fares", value: "adult fares", why: "the travel tools have no child fares, so children are priced as adults", tools: PEOPLE_TOOLS });
+    for (const m of norm.matchAll(/(?<![a-z])(?:family|group|familia|grupo|famille|groupe)(?![a-z])/g))
+      out.consumed.push(spanOf(text, m.index, m.index + m[0].length));
+    if (people.parts.length > 1 || (people.parts.length === 1 && people.parts[0]!.name !== "travellers"))
+      out.values.push({
+        name: "travellers",
+        value: people.total,
+        source: spanOf(text, people.parts[0]!.span.start, people.parts.at(-1)!.span.end),
+        tools: PEOPLE_TOOLS,
+      });
+    if ((people.children ?? 0) > 0)
+      out.assumptions.push({
+        name: "children's fares",
+        value: "adult fares",
+        why: "the travel tools have no child fares, so children are priced as adults",
+        tools: PEOPLE_TOOLS,
+      });
     for (const bad of people.refusals) {
       refused.push("travellers");
       out.refusals.push({ name: "travellers", text: bad.span.text, why: bad.why, tools: PEOPLE_TOOLS });
@@ -204,10 +281,20 @@ function read(text: string, a: Analysis): TripReading {
     budgetCurrency = money.currency;
     const rate = USD_PER_UNIT[money.currency ?? "USD"] ?? 1;
     budget = Math.round(money.amount * rate);
-    out.values.push({ name: "budget", value: `${money.amount} ${money.currency ?? "USD"}`, source: money.span, tools: BUDGET_TOOLS });
+    out.values.push({
+      name: "budget",
+      value: `${money.amount} ${money.currency ?? "USD"}`,
+      source: money.span,
+      tools: BUDGET_TOOLS,
+    });
     if (money.currency === null) {
       assumed.push("currency");
-      out.assumptions.push({ name: "budget currency", value: "USD", why: `"${money.span.text}" names no currency; the travel prices are in US dollars`, tools: BUDGET_TOOLS });
+      out.assumptions.push({
+        name: "budget currency",
+        value: "USD",
+        why: `"${money.span.text}" names no currency; the travel prices are in US dollars`,
+        tools: BUDGET_TOOLS,
+      });
     } else if (money.currency !== "USD") {
       out.changes.push({
         name: "budget",
@@ -218,12 +305,19 @@ function read(text: string, a: Analysis): TripReading {
         tools: BUDGET_TOOLS,
       });
     }
-    if (money.range) out.assumptions.push({ name: "budget", value: money.amount, why: `"${money.span.text}" is a range: its upper end is the limit`, tools: BUDGET_TOOLS });
+    if (money.range)
+      out.assumptions.push({
+        name: "budget",
+        value: money.amount,
+        why: `"${money.span.text}" is a range: its upper end is the limit`,
+        tools: BUDGET_TOOLS,
+      });
   }
 
   for (const e of domainExclusions(text, norm)) out.exclusions.push(e);
   out.consumed.push(...tripWords(text, norm));
-  if (stops.length > 1 && stopPlaces.every((p) => p.known)) planLegs(out, { origin, stops, days, daysPerStop, travellers, refusedDays: refused.includes("days") });
+  if (stops.length > 1 && stopPlaces.every((p) => p.known))
+    planLegs(out, { origin, stops, days, daysPerStop, travellers, refusedDays: refused.includes("days") });
 
   const facts: TripFacts = {
     origin,
@@ -249,23 +343,35 @@ function read(text: string, a: Analysis): TripReading {
  * "plutôt", "à la place") replaces the places other clauses would go to. Those are ruled out, and said so.
  */
 function supersede(text: string, a: Analysis, places: Place[], out: Interpretation): Place[] {
-  const cue = /(?<![a-z])(?:instead(?! of)|rather(?! than)|en su lugar|mejor|plutot(?! que)|a la place(?! de))(?![a-z])/g;
+  const cue =
+    /(?<![a-z])(?:instead(?! of)|rather(?! than)|en su lugar|mejor|plutot(?! que)|a la place(?! de))(?![a-z])/g;
   const marked = a.clauses.filter((c) => new RegExp(cue.source).test(a.norm.slice(c.start, c.end)));
   const inMarked = (p: Place) => marked.some((c) => p.start >= c.start && p.end <= c.end);
   const replacing = places.filter((p) => inMarked(p) && p.known && p.role !== "origin" && !p.avoided);
   if (replacing.length === 0) return places;
   // The cue is read: it says which places count.
-  for (const c of marked) for (const m of a.norm.slice(c.start, c.end).matchAll(cue)) out.consumed.push(spanOf(text, c.start + m.index, c.start + m.index + m[0].length));
+  for (const c of marked)
+    for (const m of a.norm.slice(c.start, c.end).matchAll(cue))
+      out.consumed.push(spanOf(text, c.start + m.index, c.start + m.index + m[0].length));
   return places.map((p) => {
     if (inMarked(p) || p.role === "origin" || p.avoided) return p;
-    out.exclusions.push({ outputs: [], span: p, description: `not ${p.name}`, why: `the request says to go to ${replacing.map((r) => r.name).join(" and ")} instead of ${p.name}` });
+    out.exclusions.push({
+      outputs: [],
+      span: p,
+      description: `not ${p.name}`,
+      why: `the request says to go to ${replacing.map((r) => r.name).join(" and ")} instead of ${p.name}`,
+    });
     return { ...p, avoided: true };
   });
 }
 
 /** A step-id-safe key for a city ("New York" → "new_york"). */
 function slug(name: string): string {
-  return normalizeName(name).replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "") || "city";
+  return (
+    normalizeName(name)
+      .replace(/[^a-z0-9]+/g, "_")
+      .replace(/^_|_$/g, "") || "city"
+  );
 }
 
 /**
@@ -274,25 +380,55 @@ function slug(name: string): string {
  * each its own) and said so. The planner makes one step per instance; the budget check and the itinerary take them
  * all.
  */
-function planLegs(out: Interpretation, t: { origin: string; stops: string[]; days: number; daysPerStop: number[] | null; travellers: number; refusedDays: boolean }): void {
+function planLegs(
+  out: Interpretation,
+  t: {
+    origin: string;
+    stops: string[];
+    days: number;
+    daysPerStop: number[] | null;
+    travellers: number;
+    refusedDays: boolean;
+  },
+): void {
   const n = t.stops.length;
   if (t.refusedDays) return;
   if (t.days < n) {
-    out.refusals.push({ name: "days", text: `${t.days} day(s) for ${n} cities`, why: `${n} cities need at least ${n} days: say a longer trip or fewer cities`, tools: DAY_TOOLS });
+    out.refusals.push({
+      name: "days",
+      text: `${t.days} day(s) for ${n} cities`,
+      why: `${n} cities need at least ${n} days: say a longer trip or fewer cities`,
+      tools: DAY_TOOLS,
+    });
     return;
   }
   const given = t.daysPerStop !== null && t.daysPerStop.length === n;
   const per = given ? t.daysPerStop! : t.stops.map((_, i) => Math.floor(t.days / n) + (i < t.days % n ? 1 : 0));
-  if (!given) out.assumptions.push({ name: "days per city", value: per, why: `${t.days} days split between ${n} cities: ${t.stops.map((c, i) => `${per[i]} in ${c}`).join(", ")} (say the days for each city to change it)`, tools: DAY_TOOLS });
+  if (!given)
+    out.assumptions.push({
+      name: "days per city",
+      value: per,
+      why: `${t.days} days split between ${n} cities: ${t.stops.map((c, i) => `${per[i]} in ${c}`).join(", ")} (say the days for each city to change it)`,
+      tools: DAY_TOOLS,
+    });
   const places = [t.origin, ...t.stops, t.origin];
   const legs = places.slice(1).map((to, i) => ({ from: places[i]!, to }));
   out.instances = {
-    flight: legs.map((l, i) => ({ key: `leg${i + 1}`, params: { origin: l.from, destination: l.to, travellers: t.travellers } })),
+    flight: legs.map((l, i) => ({
+      key: `leg${i + 1}`,
+      params: { origin: l.from, destination: l.to, travellers: t.travellers },
+    })),
     // The last city's last day is the flight home: one night fewer there.
     hotel: t.stops
-      .map((city, i) => ({ key: slug(city), params: { city, nights: i < n - 1 ? per[i]! : per[i]! - 1, travellers: t.travellers, radiusKm: 0 } }))
+      .map((city, i) => ({
+        key: slug(city),
+        params: { city, nights: i < n - 1 ? per[i]! : per[i]! - 1, travellers: t.travellers, radiusKm: 0 },
+      }))
       .filter((h) => h.params.nights > 0),
-    activities: t.stops.map((city, i) => ({ key: slug(city), params: { city, days: per[i]!, travellers: t.travellers } })),
+    activities: t.stops.map((city, i) => ({
+      key: slug(city),
+      params: { city, days: per[i]!, travellers: t.travellers },
+    })),
   };
   if (out.instances.hotel!.length <= 1) delete out.instances.hotel;
 }
@@ -304,8 +440,10 @@ function spanOf(text: string, start: number, end: number): Span {
 // ---------------------------------------------------------------------------------------------------------------
 // Places
 
-const ORIGIN_CUE = /(?:^|[^a-z])(?:from|leaving|departing|out of|starting (?:in|from|at)|beginning in|desde|saliendo de|empezando en|de|depuis|partant de|au depart de|en partant de)\s+$/;
-const DESTINATION_CUE = /(?:^|[^a-z])(?:to|in|into|visit|visiting|towards|toward|around|at|explore|exploring|see|seeing|a|hacia|para|en|por|vers|pour|chez|then|luego|despues|puis|ensuite|via|->|→|-)\s+$/;
+const ORIGIN_CUE =
+  /(?:^|[^a-z])(?:from|leaving|departing|out of|starting (?:in|from|at)|beginning in|desde|saliendo de|empezando en|de|depuis|partant de|au depart de|en partant de)\s+$/;
+const DESTINATION_CUE =
+  /(?:^|[^a-z])(?:to|in|into|visit|visiting|towards|toward|around|at|explore|exploring|see|seeing|a|hacia|para|en|por|vers|pour|chez|then|luego|despues|puis|ensuite|via|->|→|-)\s+$/;
 const LIST_CUE = /(?:^|[^a-z])(?:and|y|e|et|&|,)\s*$/;
 const TRIP_AFTER = /^\s*(?:trip|vacation|holiday|holidays|getaway|break|tour|itinerary|weekend)(?![a-z])/;
 /** Short Spanish and French cues ("a", "en", "de", "para") lead to a place only when it is one the tools know. */
@@ -318,17 +456,25 @@ function findPlaces(text: string, a: Analysis): Place[] {
   const norm = a.norm;
   const candidates: Span[] = [];
   // Capitalised phrases (any position: "Prague and Vienna" starts with a city).
-  for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+(?:de\s+|del\s+|la\s+|of\s+)?\p{Lu}[\p{L}'’-]*)*/gu)) candidates.push(spanOf(text, m.index, m.index + m[0].replace(/[.'’-]+$/, "").length));
+  for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+(?:de\s+|del\s+|la\s+|of\s+)?\p{Lu}[\p{L}'’-]*)*/gu))
+    candidates.push(spanOf(text, m.index, m.index + m[0].replace(/[.'’-]+$/, "").length));
   // A name with its country or region ("Valencia, Spain", "Paris, Texas").
-  for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’-]*)*,\s*\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*)*/gu)) candidates.push(spanOf(text, m.index, m.index + m[0].length));
+  for (const m of text.matchAll(
+    /\p{Lu}[\p{L}'’.-]*(?:\s+\p{Lu}[\p{L}'’-]*)*,\s*\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*)*/gu,
+  ))
+    candidates.push(spanOf(text, m.index, m.index + m[0].length));
   // Words after a direction word, capitalised or not ("to paris", "a nueva york").
   // A lookahead, so "from paris to narnia" yields both "paris to narnia" and "narnia".
-  for (const m of norm.matchAll(/(?:^|[^a-z])(?:from|to|in|into|visit|visiting|towards|desde|de|a|hacia|para|en|depuis|vers|pour|then|and|y|et)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g)) {
+  for (const m of norm.matchAll(
+    /(?:^|[^a-z])(?:from|to|in|into|visit|visiting|towards|desde|de|a|hacia|para|en|depuis|vers|pour|then|and|y|et)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g,
+  )) {
     const start = m.index + m[0].length;
     candidates.push(spanOf(text, start, start + (m[1]?.length ?? 0)));
   }
   // A request without capitals ("amsterdam paris trip"): every word may be a place.
-  if (!/\p{Lu}/u.test(text)) for (const m of norm.matchAll(/[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}/g)) candidates.push(spanOf(text, m.index, m.index + m[0].length));
+  if (!/\p{Lu}/u.test(text))
+    for (const m of norm.matchAll(/[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}/g))
+      candidates.push(spanOf(text, m.index, m.index + m[0].length));
 
   const places: Place[] = [];
   // Longest first at one start: "Valencia, Spain" before "Valencia".
@@ -343,7 +489,9 @@ function findPlaces(text: string, a: Analysis): Place[] {
     }
   }
   // A direction word followed by something that is no city the tools know: kept, so the tools can say so.
-  for (const m of norm.matchAll(/(?:^|[^a-z])(?:from|to|in|into|visit|visiting|desde|hacia|depuis|vers)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g)) {
+  for (const m of norm.matchAll(
+    /(?:^|[^a-z])(?:from|to|in|into|visit|visiting|desde|hacia|depuis|vers)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g,
+  )) {
     const start = m.index + m[0].length;
     const words = (m[1] ?? "").split(/\s+/);
     const kept: string[] = [];
@@ -353,12 +501,24 @@ function findPlaces(text: string, a: Analysis): Place[] {
     }
     if (kept.length === 0) continue;
     const end = start + kept.join(" ").length;
-    if (overlaps({ start, end }, places) || overlaps({ start, end }, a.dates) || overlaps({ start, end }, a.amounts)) continue;
+    if (overlaps({ start, end }, places) || overlaps({ start, end }, a.dates) || overlaps({ start, end }, a.amounts))
+      continue;
     const cue = /(?:from|to|in|into|visit|visiting|desde|hacia|depuis|vers)\s+$/.exec(norm.slice(0, start))?.[0] ?? "";
     // Lower-case words after "in"/"to" are mostly not places ("in town", "to relax"); a capital says it is a name.
     const capital = /\p{Lu}/u.test(text[start] ?? "");
-    if (!capital && /^(?:in|to)\s+$/.test(cue) && !/(?:^|[^a-z])(?:trip|travel|fly|flight|go|going|vacation|holiday|getaway)\s+(?:[a-z]+\s+){0,2}$/.test(norm.slice(0, start - cue.length + 1))) continue;
-    const name = text.slice(start, end).split(/\s+/).map((w) => (w[0] ?? "").toUpperCase() + w.slice(1)).join(" ");
+    if (
+      !capital &&
+      /^(?:in|to)\s+$/.test(cue) &&
+      !/(?:^|[^a-z])(?:trip|travel|fly|flight|go|going|vacation|holiday|getaway)\s+(?:[a-z]+\s+){0,2}$/.test(
+        norm.slice(0, start - cue.length + 1),
+      )
+    )
+      continue;
+    const name = text
+      .slice(start, end)
+      .split(/\s+/)
+      .map((w) => (w[0] ?? "").toUpperCase() + w.slice(1))
+      .join(" ");
     places.push(withRole(text, a, start, end, name, false));
   }
   // "Narnia trip": a capitalised word before a trip word.
@@ -366,7 +526,13 @@ function findPlaces(text: string, a: Analysis): Place[] {
     const start = m.index;
     const end = start + (m[1]?.length ?? 0);
     const first = text[start] ?? "";
-    if (NOT_A_PLACE.has(m[1] ?? "") || first === first.toLowerCase() || overlaps({ start, end }, places) || start === sentenceStartOf(text, start)) continue;
+    if (
+      NOT_A_PLACE.has(m[1] ?? "") ||
+      first === first.toLowerCase() ||
+      overlaps({ start, end }, places) ||
+      start === sentenceStartOf(text, start)
+    )
+      continue;
     places.push(withRole(text, a, start, end, text.slice(start, end), false));
   }
   return places.sort((x, y) => x.start - y.start);
@@ -375,12 +541,15 @@ function findPlaces(text: string, a: Analysis): Place[] {
 function sentenceStartOf(text: string, index: number): number {
   const before = text.slice(0, index);
   const m = /[.!?]\s*[^.!?]*$/.exec(before);
-  return m ? m.index + (/[.!?]\s*/.exec(m[0])?.[0].length ?? 0) : /^\s*/.exec(before)?.[0].length ?? 0;
+  return m ? m.index + (/[.!?]\s*/.exec(m[0])?.[0].length ?? 0) : (/^\s*/.exec(before)?.[0].length ?? 0);
 }
 
 /** Known cities inside a candidate phrase, longest first from the left ("Amsterdam Paris" → two). */
 function citiesIn(text: string, norm: string, c: Span): { start: number; end: number; name: string }[] {
-  const words = [...norm.slice(c.start, c.end).matchAll(/[a-z][a-z'.-]*/g)].map((m) => ({ start: c.start + m.index, end: c.start + m.index + m[0].length }));
+  const words = [...norm.slice(c.start, c.end).matchAll(/[a-z][a-z'.-]*/g)].map((m) => ({
+    start: c.start + m.index,
+    end: c.start + m.index + m[0].length,
+  }));
   const out: { start: number; end: number; name: string }[] = [];
   let i = 0;
   while (i < words.length) {
@@ -393,7 +562,11 @@ function citiesIn(text: string, norm: string, c: Span): { start: number; end: nu
       const city = findCity(phrase);
       // A capitalised word with no direction word before it, first in its sentence, is usually just a word
       // ("We are 4 people" is not a trip to Wé): only a city of some size is taken from it.
-      const uncued = n === 1 && start === sentenceStartOf(text, start) && !DESTINATION_CUE.test(norm.slice(0, start)) && !ORIGIN_CUE.test(norm.slice(0, start));
+      const uncued =
+        n === 1 &&
+        start === sentenceStartOf(text, start) &&
+        !DESTINATION_CUE.test(norm.slice(0, start)) &&
+        !ORIGIN_CUE.test(norm.slice(0, start));
       if (city && uncued && city.population < UNCUED_MIN_POPULATION) break;
       if (city && normalizeName(phrase).length > 1) {
         // "Valencia, Spain" keeps its country, so the tools resolve the same place.
@@ -424,7 +597,14 @@ function withRole(text: string, a: Analysis, start: number, end: number, name: s
     cueStart = start - destination[0].replace(/^[^a-z>→-]/, "").length;
   } else if (list) role = "list";
   else if (TRIP_AFTER.test(after)) role = "destination";
-  return { ...spanOf(text, start, end), name, known, role, cueStart: Math.max(0, cueStart), avoided: a.negations.some((n) => within({ start, end }, [n.scope])) };
+  return {
+    ...spanOf(text, start, end),
+    name,
+    known,
+    role,
+    cueStart: Math.max(0, cueStart),
+    avoided: a.negations.some((n) => within({ start, end }, [n.scope])),
+  };
 }
 
 /**
@@ -478,7 +658,8 @@ function assignRoles(places: Place[]): { origin: Place | null; stops: Place[] } 
 // ---------------------------------------------------------------------------------------------------------------
 // Days
 
-const DAY_UNITS = "days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|quincenas?|jours?|nuits?|semaines?|journees?";
+const DAY_UNITS =
+  "days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|quincenas?|jours?|nuits?|semaines?|journees?";
 const DAY_UNIT_AFTER = new RegExp(`^\\s*-?\\s*(${DAY_UNITS})(?![a-z])`);
 
 type Duration =
@@ -498,16 +679,34 @@ function findDays(text: string, a: Analysis): Duration {
   const norm = a.norm;
   for (const r of a.ranges) {
     const unit = DAY_UNIT_AFTER.exec(norm.slice(r.end));
-    if (unit) return { kind: "refused", value: r.min, span: spanOf(text, r.start, r.end + unit[0].length), why: `a range of ${unit[1]}: say how many (e.g. ${r.min} or ${r.max})` };
+    if (unit)
+      return {
+        kind: "refused",
+        value: r.min,
+        span: spanOf(text, r.start, r.end + unit[0].length),
+        why: `a range of ${unit[1]}: say how many (e.g. ${r.min} or ${r.max})`,
+      };
   }
   const found: { value: number; span: Span; raw: number }[] = [];
   for (const n of a.numbers) {
     const unit = DAY_UNIT_AFTER.exec(norm.slice(n.end));
     if (!unit) continue;
-    found.push({ value: unitDays(n.value, unit[1] ?? "days"), raw: n.value, span: spanOf(text, n.start, n.end + unit[0].length) });
+    found.push({
+      value: unitDays(n.value, unit[1] ?? "days"),
+      raw: n.value,
+      span: spanOf(text, n.start, n.end + unit[0].length),
+    });
   }
-  for (const m of norm.matchAll(/(?<![a-z])(?:a|an|one|una|un|une)\s+(week|fortnight|semana|quincena|semaine|day|dia|jour|night|noche|nuit)(?![a-z])/g)) {
-    if (overlaps({ start: m.index, end: m.index + m[0].length }, found.map((f) => f.span))) continue;
+  for (const m of norm.matchAll(
+    /(?<![a-z])(?:a|an|one|una|un|une)\s+(week|fortnight|semana|quincena|semaine|day|dia|jour|night|noche|nuit)(?![a-z])/g,
+  )) {
+    if (
+      overlaps(
+        { start: m.index, end: m.index + m[0].length },
+        found.map((f) => f.span),
+      )
+    )
+      continue;
     if (/(?:once|twice|per|a|por|par)\s+$/.test(norm.slice(0, m.index)) && /day|dia|jour/.test(m[1] ?? "")) continue;
     found.push({ value: unitDays(1, m[1] ?? "day"), raw: 1, span: spanOf(text, m.index, m.index + m[0].length) });
   }
@@ -536,7 +735,12 @@ function findDays(text: string, a: Analysis): Duration {
   // "2 days in Paris and 3 in Rome": one length per stop.
   if (found.length > 1) {
     const total = found.reduce((sum, f) => sum + f.value, 0);
-    return { kind: "per_stop", value: total, span: spanOf(text, found[0]!.span.start, found.at(-1)!.span.end), perStop: found.map((f) => f.value) };
+    return {
+      kind: "per_stop",
+      value: total,
+      span: spanOf(text, found[0]!.span.start, found.at(-1)!.span.end),
+      perStop: found.map((f) => f.value),
+    };
   }
   return { kind: "found", value: found[0]!.value, span: found[0]!.span };
 }
@@ -544,17 +748,23 @@ function findDays(text: string, a: Analysis): Duration {
 // ---------------------------------------------------------------------------------------------------------------
 // Travellers
 
-const CHILD_WORDS = "kids?|children|child|toddlers?|babies|baby|infants?|teens?|teenagers?|sons?|daughters?|ninos?|ninas?|hijos?|hijas?|bebes?|enfants?|petits?|fils|filles?";
+const CHILD_WORDS =
+  "kids?|children|child|toddlers?|babies|baby|infants?|teens?|teenagers?|sons?|daughters?|ninos?|ninas?|hijos?|hijas?|bebes?|enfants?|petits?|fils|filles?";
 const ADULT_WORDS = "adults?|grown-?ups?|adultos?|adultes?";
-const PEOPLE_WORDS = "people|persons?|personas?|personnes?|travell?ers?|viajeros?|voyageurs?|guests?|pax|passengers?|pasajeros?|passagers?|friends|amigos?|amis|of us|de nosotros|d'entre nous";
+const PEOPLE_WORDS =
+  "people|persons?|personas?|personnes?|travell?ers?|viajeros?|voyageurs?|guests?|pax|passengers?|pasajeros?|passagers?|friends|amigos?|amis|of us|de nosotros|d'entre nous";
 /** One child named without a number ("a baby", "our son", "un niño", "une fille"). */
-const ONE_CHILD = /(?<![a-z])(?:a|an|one|our|my|their|his|her|the|un|una|une|mi|nuestro|nuestra|su|el|la|notre|mon|ma|son|sa|le)\s+(?:little\s+|young\s+|pequeno\s+|petit\s+|petite\s+)?(?:baby|toddler|infant|kid|child|son|daughter|teen|teenager|nino|nina|hijo|hija|bebe|enfant|fils|fille)(?![a-z-])/g;
+const ONE_CHILD =
+  /(?<![a-z])(?:a|an|one|our|my|their|his|her|the|un|una|une|mi|nuestro|nuestra|su|el|la|notre|mon|ma|son|sa|le)\s+(?:little\s+|young\s+|pequeno\s+|petit\s+|petite\s+)?(?:baby|toddler|infant|kid|child|son|daughter|teen|teenager|nino|nina|hijo|hija|bebe|enfant|fils|fille)(?![a-z-])/g;
 /** Children named without saying how many ("our kids", "los niños"): a person says how many. */
-const SOME_CHILDREN = /(?<![a-z])(?:our|my|the|their|his|her|with|nuestros|nuestras|mis|sus|los|las|con|nos|mes|les|leurs|avec)\s+(?:kids|children|sons|daughters|ninos|ninas|hijos|hijas|enfants|filles)(?![a-z])/g;
+const SOME_CHILDREN =
+  /(?<![a-z])(?:our|my|the|their|his|her|with|nuestros|nuestras|mis|sus|los|las|con|nos|mes|les|leurs|avec)\s+(?:kids|children|sons|daughters|ninos|ninas|hijos|hijas|enfants|filles)(?![a-z])/g;
 /** One adult named by who they are ("my wife", "husband", "ma femme"). */
-const ONE_ADULT = /(?<![a-z])(?:(my|mi|ma|mon)\s+|(?:a|an|un|una|une)\s+)?(?:wife|husband|partner|girlfriend|boyfriend|fiancee?|mother|father|mum|mom|dad|friend|colleague|mujer|esposa|marido|esposo|pareja|novia|novio|madre|padre|amigo|amiga|colega|femme|mari|copine|copain|mere|pere|ami|amie|collegue)(?![a-z])/g;
+const ONE_ADULT =
+  /(?<![a-z])(?:(my|mi|ma|mon)\s+|(?:a|an|un|una|une)\s+)?(?:wife|husband|partner|girlfriend|boyfriend|fiancee?|mother|father|mum|mom|dad|friend|colleague|mujer|esposa|marido|esposo|pareja|novia|novio|madre|padre|amigo|amiga|colega|femme|mari|copine|copain|mere|pere|ami|amie|collegue)(?![a-z])/g;
 /** The speaker, listed with others ("me, my wife and …", "for me and my two sons", "moi et ma femme"). */
-const SPEAKER = /(?<![a-z])(?:me|myself|yo|moi)(?=\s*(?:,|and|y|et|&|\+)\s)|(?<=(?:,|and|y|et|&|\+)\s{1,3})(?:me|myself|yo|moi)(?![a-z])/g;
+const SPEAKER =
+  /(?<![a-z])(?:me|myself|yo|moi)(?=\s*(?:,|and|y|et|&|\+)\s)|(?<=(?:,|and|y|et|&|\+)\s{1,3})(?:me|myself|yo|moi)(?![a-z])/g;
 
 interface Travellers {
   kind: "found";
@@ -572,7 +782,8 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
   const numberAt = (re: RegExp, name: string, offset = 0) => {
     for (const n of a.numbers) {
       const m = re.exec(norm.slice(n.end));
-      if (m && !overlaps(n, taken())) parts.push({ name, value: n.value + offset, span: spanOf(text, n.start, n.end + m[0].length) });
+      if (m && !overlaps(n, taken()))
+        parts.push({ name, value: n.value + offset, span: spanOf(text, n.start, n.end + m[0].length) });
     }
   };
   numberAt(new RegExp(`^\\s+(?:${CHILD_WORDS})(?![a-z])`), "children");
@@ -580,22 +791,37 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
   // "a family of 4 (2 kids)", "our group of 6 friends": the group's size is the total, whoever is in it.
   let group: { value: number; span: Span } | null = null;
   for (const n of a.numbers) {
-    const before = /(?:family|group|party|team|familia|grupo|famille|groupe)\s+(?:of|de)\s+$/.exec(norm.slice(0, n.start));
+    const before = /(?:family|group|party|team|familia|grupo|famille|groupe)\s+(?:of|de)\s+$/.exec(
+      norm.slice(0, n.start),
+    );
     if (!before || overlaps(n, taken())) continue;
     const after = new RegExp(`^\\s+(?:${PEOPLE_WORDS}|${ADULT_WORDS})(?![a-z])`).exec(norm.slice(n.end));
     group = { value: n.value, span: spanOf(text, n.start - before[0].length, n.end + (after?.[0].length ?? 0)) };
     break;
   }
   if (group) parts.push({ name: "travellers", value: group.value, span: group.span });
-  const friends = a.numbers.map((n) => ({ n, m: /(?:with|con|avec)\s+$/.exec(norm.slice(0, n.start)), after: /^\s+(?:friends|colleagues|others|amigos|companeros|amis|collegues)(?![a-z])/.exec(norm.slice(n.end)) })).find((x) => x.m && x.after);
-  if (!group && friends && friends.m && friends.after) parts.push({ name: "travellers", value: friends.n.value + 1, span: spanOf(text, friends.n.start - friends.m[0].length, friends.n.end + friends.after[0].length) });
+  const friends = a.numbers
+    .map((n) => ({
+      n,
+      m: /(?:with|con|avec)\s+$/.exec(norm.slice(0, n.start)),
+      after: /^\s+(?:friends|colleagues|others|amigos|companeros|amis|collegues)(?![a-z])/.exec(norm.slice(n.end)),
+    }))
+    .find((x) => x.m && x.after);
+  if (!group && friends && friends.m && friends.after)
+    parts.push({
+      name: "travellers",
+      value: friends.n.value + 1,
+      span: spanOf(text, friends.n.start - friends.m[0].length, friends.n.end + friends.after[0].length),
+    });
   if (parts.length === 0) numberAt(new RegExp(`^\\s+(?:${PEOPLE_WORDS})(?![a-z])`), "travellers");
   if (parts.length === 0) {
     for (const n of a.numbers) {
       const forN = /(?<![a-z])(?:for|para|pour)\s+$/.exec(norm.slice(0, n.start));
       const after = norm.slice(n.end);
-      const unit = /^\s*(?:-?\s*(?:days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|jours?|nuits?|semaines?|hours?|horas?|heures?|months?|k(?![a-z])|[$€£¥]|usd|eur|euros?|dollars?|bucks|gbp|pounds?))/;
-      if (forN && !unit.test(after) && !a.amounts.some((x) => overlaps(n, [x]))) parts.push({ name: "travellers", value: n.value, span: spanOf(text, n.start - forN[0].length, n.end) });
+      const unit =
+        /^\s*(?:-?\s*(?:days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|jours?|nuits?|semaines?|hours?|horas?|heures?|months?|k(?![a-z])|[$€£¥]|usd|eur|euros?|dollars?|bucks|gbp|pounds?))/;
+      if (forN && !unit.test(after) && !a.amounts.some((x) => overlaps(n, [x])))
+        parts.push({ name: "travellers", value: n.value, span: spanOf(text, n.start - forN[0].length, n.end) });
       if (parts.length > 0) break;
     }
   }
@@ -617,23 +843,31 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
       possessive ||= m[1] !== undefined || /(?:with|con|avec)\s+$/.test(norm.slice(0, m.index));
     }
     const couple = /(?<![a-z])(?:couple|honeymoon|two of us|both of us|en pareja|en couple)(?![a-z])/.exec(norm);
-    const speaker = [...norm.matchAll(SPEAKER)].map((m) => spanOf(text, m.index, m.index + m[0].length)).find((s) => !overlaps(s, taken()));
-    if (couple) parts.push({ name: "adults", value: 2, span: spanOf(text, couple.index, couple.index + couple[0].length) });
+    const speaker = [...norm.matchAll(SPEAKER)]
+      .map((m) => spanOf(text, m.index, m.index + m[0].length))
+      .find((s) => !overlaps(s, taken()));
+    if (couple)
+      parts.push({ name: "adults", value: 2, span: spanOf(text, couple.index, couple.index + couple[0].length) });
     else {
       if (speaker) parts.push({ name: "adults", value: 1, span: speaker });
-      for (const [i, s] of named.entries()) parts.push({ name: "adults", value: i === 0 && possessive && !speaker ? 2 : 1, span: s });
+      for (const [i, s] of named.entries())
+        parts.push({ name: "adults", value: i === 0 && possessive && !speaker ? 2 : 1, span: s });
     }
     if (!parts.some((p) => p.name === "children")) {
       for (const m of norm.matchAll(SOME_CHILDREN)) unknown.push(spanOf(text, m.index, m.index + m[0].length));
     }
   }
   if (parts.length === 0) {
-    const solo = /(?<![a-z])(?:solo|alone|by myself|just me|on my own|yo solo|sola|seul|seule|toute seule|tout seul)(?![a-z])/.exec(norm);
+    const solo =
+      /(?<![a-z])(?:solo|alone|by myself|just me|on my own|yo solo|sola|seul|seule|toute seule|tout seul)(?![a-z])/.exec(
+        norm,
+      );
     if (solo) parts.push({ name: "travellers", value: 1, span: spanOf(text, solo.index, solo.index + solo[0].length) });
   }
   if (parts.length === 0 && unknown.length === 0) return { kind: "none" };
   parts.sort((x, y) => x.span.start - y.span.start);
-  const sum = (name: string) => (parts.some((p) => p.name === name) ? parts.filter((p) => p.name === name).reduce((t, p) => t + p.value, 0) : null);
+  const sum = (name: string) =>
+    parts.some((p) => p.name === name) ? parts.filter((p) => p.name === name).reduce((t, p) => t + p.value, 0) : null;
   let adults = sum("adults");
   const children = sum("children");
   // Several whole-party counts ("We are 4 people. … for 1 person": a person's guidance put before the request)
@@ -646,17 +880,36 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
     // The group's size counts its children: the rest are adults.
     if (children !== null && adults === null) adults = group.value - children;
     else if (children !== null || adults !== null) total = Math.max(group.value, (adults ?? 0) + (children ?? 0));
-  } else total = adults !== null || children !== null ? (adults ?? 0) + (children ?? 0) + (travellers ?? 0) : (travellers ?? 0);
+  } else
+    total =
+      adults !== null || children !== null ? (adults ?? 0) + (children ?? 0) + (travellers ?? 0) : (travellers ?? 0);
   const refusals: Travellers["refusals"] = [];
-  for (const s of unknown) refusals.push({ span: s, why: `"${s.text}" does not say how many children travel: say how many` });
+  for (const s of unknown)
+    refusals.push({ span: s, why: `"${s.text}" does not say how many children travel: say how many` });
   for (const p of parts) {
     if (!Number.isInteger(p.value)) refusals.push({ span: p.span, why: "people come whole: say how many travel" });
-    else if (p.value < 0 || (p.value === 0 && p.name !== "children")) refusals.push({ span: p.span, why: `${p.value} ${p.name} cannot travel: say how many do` });
+    else if (p.value < 0 || (p.value === 0 && p.name !== "children"))
+      refusals.push({ span: p.span, why: `${p.value} ${p.name} cannot travel: say how many do` });
   }
   const first = parts[0]?.span ?? unknown[0]!;
-  if (group && children !== null && children > group.value) refusals.push({ span: group.span, why: `a group of ${group.value} cannot have ${children} children: say how many travel` });
-  if (children !== null && children > 0 && (adults ?? 0) === 0 && travellers === null) refusals.push({ span: first, why: adults === 0 ? "children cannot travel without an adult" : "the request names children but no adult: say how many adults travel with them" });
-  if (refusals.length === 0 && total > MAX_TRAVELLERS) refusals.push({ span: spanOf(text, first.start, (parts.at(-1)?.span ?? first).end), why: `the travel tools book at most ${MAX_TRAVELLERS} travellers: split the group` });
+  if (group && children !== null && children > group.value)
+    refusals.push({
+      span: group.span,
+      why: `a group of ${group.value} cannot have ${children} children: say how many travel`,
+    });
+  if (children !== null && children > 0 && (adults ?? 0) === 0 && travellers === null)
+    refusals.push({
+      span: first,
+      why:
+        adults === 0
+          ? "children cannot travel without an adult"
+          : "the request names children but no adult: say how many adults travel with them",
+    });
+  if (refusals.length === 0 && total > MAX_TRAVELLERS)
+    refusals.push({
+      span: spanOf(text, first.start, (parts.at(-1)?.span ?? first).end),
+      why: `the travel tools book at most ${MAX_TRAVELLERS} travellers: split the group`,
+    });
   if (refusals.length === 0 && total === 0) refusals.push({ span: first, why: "nobody would travel" });
   return { kind: "found", total, adults, children, parts, refusals };
 }
@@ -680,8 +933,18 @@ function findBudget(text: string, a: Analysis): Money {
     return m ? spanOf(text, s.start - m[0].length, s.end) : s;
   };
   const judge = (amount: number, currency: string | null, mark: string | null, span: Span, range: boolean): Money => {
-    if (mark !== null && currency === null) return { kind: "refused", span, why: `"${mark}" names more than one currency: say which (an ISO code such as MXN, ARS or CHF)` };
-    if (currency !== null && USD_PER_UNIT[currency] === undefined) return { kind: "refused", span, why: `${currency} is not in the travel tools' rates table (${Object.keys(USD_PER_UNIT).join(", ")})` };
+    if (mark !== null && currency === null)
+      return {
+        kind: "refused",
+        span,
+        why: `"${mark}" names more than one currency: say which (an ISO code such as MXN, ARS or CHF)`,
+      };
+    if (currency !== null && USD_PER_UNIT[currency] === undefined)
+      return {
+        kind: "refused",
+        span,
+        why: `${currency} is not in the travel tools' rates table (${Object.keys(USD_PER_UNIT).join(", ")})`,
+      };
     if (!(amount > 0)) return { kind: "refused", span, why: "a budget must be more than zero" };
     return { kind: "found", amount, currency, span, range };
   };
@@ -700,7 +963,13 @@ function findBudget(text: string, a: Analysis): Money {
   for (const n of a.numbers) {
     const kilo = /k$/i.test(n.text.trim());
     if (!cued(n.start) && !kilo) continue;
-    if (DAY_UNIT_AFTER.test(norm.slice(n.end)) || new RegExp(`^\\s+(?:${PEOPLE_WORDS}|${ADULT_WORDS}|${CHILD_WORDS}|stars?|km|hours?)(?![a-z])`).test(norm.slice(n.end))) continue;
+    if (
+      DAY_UNIT_AFTER.test(norm.slice(n.end)) ||
+      new RegExp(`^\\s+(?:${PEOPLE_WORDS}|${ADULT_WORDS}|${CHILD_WORDS}|stars?|km|hours?)(?![a-z])`).test(
+        norm.slice(n.end),
+      )
+    )
+      continue;
     if (n.value < 50 && !kilo) continue;
     return judge(n.value, null, null, withCue(n), false);
   }
@@ -714,14 +983,74 @@ function findBudget(text: string, a: Analysis): Money {
  */
 const TRIP_FRAMING = new RegExp(
   `(?<![a-z])(?:${[
-    "leaving", "leave", "departing", "depart", "flying(?: out)?", "fly out", "heading", "head", "travell?ing", "starting", "start",
-    "returning", "return", "round[- ]trip", "(?:the )?way back", "back", "home", "stay(?:ing)?", "spend(?:ing)?", "explore", "exploring",
-    "see", "seeing", "somewhere to (?:sleep|stay)", "(?:a )?place to sleep", "sleep", "across", "abroad", "city", "cities", "tops",
+    "leaving",
+    "leave",
+    "departing",
+    "depart",
+    "flying(?: out)?",
+    "fly out",
+    "heading",
+    "head",
+    "travell?ing",
+    "starting",
+    "start",
+    "returning",
+    "return",
+    "round[- ]trip",
+    "(?:the )?way back",
+    "back",
+    "home",
+    "stay(?:ing)?",
+    "spend(?:ing)?",
+    "explore",
+    "exploring",
+    "see",
+    "seeing",
+    "somewhere to (?:sleep|stay)",
+    "(?:a )?place to sleep",
+    "sleep",
+    "across",
+    "abroad",
+    "city",
+    "cities",
+    "tops",
     // The mood of a trip changes none of its steps.
-    "(?:city |short |weekend )?break", "romantic", "relaxing", "relaxed", "lazy", "little", "escapada", "escapade",
-    "ir", "viajar", "salir", "saliendo", "salida", "partiendo", "volver", "vuelta", "regreso", "ida y vuelta", "quedarme", "quedarnos",
-    "pasar", "dormir", "conocer", "visitar", "recorrer", "aller", "partir", "partant", "depart", "retour", "rentrer", "sejour",
-    "sejourner", "passer", "visiter", "decouvrir",
+    "(?:city |short |weekend )?break",
+    "romantic",
+    "relaxing",
+    "relaxed",
+    "lazy",
+    "little",
+    "escapada",
+    "escapade",
+    "ir",
+    "viajar",
+    "salir",
+    "saliendo",
+    "salida",
+    "partiendo",
+    "volver",
+    "vuelta",
+    "regreso",
+    "ida y vuelta",
+    "quedarme",
+    "quedarnos",
+    "pasar",
+    "dormir",
+    "conocer",
+    "visitar",
+    "recorrer",
+    "aller",
+    "partir",
+    "partant",
+    "depart",
+    "retour",
+    "rentrer",
+    "sejour",
+    "sejourner",
+    "passer",
+    "visiter",
+    "decouvrir",
   ].join("|")})(?![a-z])`,
   "g",
 );
@@ -734,11 +1063,24 @@ function tripWords(text: string, norm: string): Span[] {
 function domainExclusions(text: string, norm: string): Interpretation["exclusions"] {
   const out: Interpretation["exclusions"] = [];
   const rules: [RegExp, string, string][] = [
-    [/(?<![a-z])(?:by car|by train|by bus|by coach|driving there|(?:we|i)(?:'ll| will| are|'re|'m| am)? driv(?:e|ing)(?: there)?|road trip|en coche|en tren|en autobus|en bus|en voiture|en train|en autocar)(?![a-z])/g, "flight", "the trip goes over land"],
-    [/(?<![a-z])(?:staying with (?:friends|family|relatives)|stay with (?:friends|family)|con (?:amigos|familia)|chez (?:des amis|de la famille|ma famille|nos amis))(?![a-z])/g, "hotel", "the travellers stay with people they know"],
+    [
+      /(?<![a-z])(?:by car|by train|by bus|by coach|driving there|(?:we|i)(?:'ll| will| are|'re|'m| am)? driv(?:e|ing)(?: there)?|road trip|en coche|en tren|en autobus|en bus|en voiture|en train|en autocar)(?![a-z])/g,
+      "flight",
+      "the trip goes over land",
+    ],
+    [
+      /(?<![a-z])(?:staying with (?:friends|family|relatives)|stay with (?:friends|family)|con (?:amigos|familia)|chez (?:des amis|de la famille|ma famille|nos amis))(?![a-z])/g,
+      "hotel",
+      "the travellers stay with people they know",
+    ],
   ];
   for (const [re, output, why] of rules) {
-    for (const m of norm.matchAll(re)) out.push({ outputs: [output], span: spanOf(text, m.index, m.index + m[0].length), why: `${why} ("${text.slice(m.index, m.index + m[0].length)}"), so no step searches a ${output}` });
+    for (const m of norm.matchAll(re))
+      out.push({
+        outputs: [output],
+        span: spanOf(text, m.index, m.index + m[0].length),
+        why: `${why} ("${text.slice(m.index, m.index + m[0].length)}"), so no step searches a ${output}`,
+      });
   }
   return out;
 }

@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { sleep } from "../../src/tools/sleep.js";
-import { defineTool, paramText, type RequestFacts, type ToolContext, type ToolSpec, type Toolkit, type WorkerType } from "../../src/tools/types.js";
+import {
+  defineTool,
+  paramText,
+  type RequestFacts,
+  type ToolContext,
+  type ToolSpec,
+  type Toolkit,
+  type WorkerType,
+} from "../../src/tools/types.js";
 import {
   CENTRAL_KM,
   activitiesIn,
@@ -201,7 +209,6 @@ export const CheckBudgetArgs = z.object({ budget: z.number().positive().nullable
 export const BuildItineraryArgs = z.object({ days: z.number().int().min(1).max(60) });
 export const BookTripArgs = z.object({});
 
-
 function tripOf(facts: RequestFacts): TripFacts {
   return readTrip(facts.text, facts.analysis).facts;
 }
@@ -219,11 +226,15 @@ export function interpretTrip(facts: RequestFacts) {
 export function namesATrip(facts: RequestFacts): boolean {
   const trip = tripOf(facts);
   const known = trip.destination !== null && findCity(trip.destination) !== undefined;
-  return known && (!trip.assumed.includes("origin") || !trip.assumed.includes("days") || GOING.test(facts.text.toLowerCase()));
+  return (
+    known &&
+    (!trip.assumed.includes("origin") || !trip.assumed.includes("days") || GOING.test(facts.text.toLowerCase()))
+  );
 }
 
 /** Asking to be taken somewhere ("take me to Rome", "llévame a Roma", "emmène-moi à Rome") names a trip too. */
-const GOING = /(?<![a-z])(?:(?:go|get|take (?:me|us)|bring (?:me|us)|fly (?:me|us)?)\s+to|(?:ir|viajar|ll[eé]vame|ll[eé]vanos|volar)\s+a|(?:aller|partir|voyager|emm[eè]ne-(?:moi|nous))\s+[àa])(?![a-z])/;
+const GOING =
+  /(?<![a-z])(?:(?:go|get|take (?:me|us)|bring (?:me|us)|fly (?:me|us)?)\s+to|(?:ir|viajar|ll[eé]vame|ll[eé]vanos|volar)\s+a|(?:aller|partir|voyager|emm[eè]ne-(?:moi|nous))\s+[àa])(?![a-z])/;
 
 /** What a trip's parameters take for granted that the request did not say (shown with the plan). */
 export function tripAssumptions(facts: RequestFacts): string[] {
@@ -234,20 +245,29 @@ type Topic = "origin" | "days" | "travellers" | "budget";
 
 /** The defaults and conversions a tool's own parameters rest on (a flight search assumes no length of stay). */
 function assumptionsAbout(...topics: Topic[]): (facts: RequestFacts) => string[] {
-  return (facts) => tripDefaults(facts).filter((a) => topics.includes(a.topic)).map((a) => a.text);
+  return (facts) =>
+    tripDefaults(facts)
+      .filter((a) => topics.includes(a.topic))
+      .map((a) => a.text);
 }
 
 function tripDefaults(facts: RequestFacts): { topic: Topic; text: string }[] {
   const trip = tripOf(facts);
   const out: { topic: Topic; text: string }[] = [];
   const push = (topic: Topic, text: string) => out.push({ topic, text });
-  if (trip.assumed.includes("origin")) push("origin", `leaving from ${trip.origin}: the request names no origin (say "from <city>")`);
+  if (trip.assumed.includes("origin"))
+    push("origin", `leaving from ${trip.origin}: the request names no origin (say "from <city>")`);
   if (trip.assumed.includes("days")) push("days", `${trip.days} days: the request gives no length (say "for 5 days")`);
-  if (trip.assumed.includes("travellers")) push("travellers", `${trip.travellers} traveller: the request does not say how many (say "for 2 people")`);
+  if (trip.assumed.includes("travellers"))
+    push("travellers", `${trip.travellers} traveller: the request does not say how many (say "for 2 people")`);
   if (trip.budget !== null && facts.constraints.budget === undefined) {
     const change = readTrip(facts.text, facts.analysis).interpretation.changes.find((c) => c.name === "budget");
     if (change) push("budget", change.why);
-    else if (trip.assumed.includes("currency")) push("budget", `the budget of ${trip.budgetAmount ?? trip.budget} is taken as ${money(trip.budget)}: it names no currency and the travel prices are in US dollars`);
+    else if (trip.assumed.includes("currency"))
+      push(
+        "budget",
+        `the budget of ${trip.budgetAmount ?? trip.budget} is taken as ${money(trip.budget)}: it names no currency and the travel prices are in US dollars`,
+      );
   }
   return out;
 }
@@ -257,7 +277,9 @@ function money(n: number): string {
 }
 
 function invalid(message: string, param: string, value: unknown): CandorError {
-  return new CandorError(message, ErrorCode.TOOL_FAILED, { details: { failureClass: "invalid_parameters", param, value } });
+  return new CandorError(message, ErrorCode.TOOL_FAILED, {
+    details: { failureClass: "invalid_parameters", param, value },
+  });
 }
 
 /**
@@ -281,10 +303,19 @@ function input<T>(tool: string, ctx: ToolContext, key: string, schema: z.ZodType
   const value = ctx.inputs[key];
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const got = value === undefined ? "nothing" : typeof value === "string" ? `the string "${value.slice(0, 40)}"` : JSON.stringify(value)?.slice(0, 80) ?? typeof value;
-  throw new CandorError(`${tool} cannot use the ${key} result: expected the ${key} search's structured output, got ${got}.`, ErrorCode.TOOL_FAILED, {
-    details: { input: key, issues: parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`) },
-  });
+  const got =
+    value === undefined
+      ? "nothing"
+      : typeof value === "string"
+        ? `the string "${value.slice(0, 40)}"`
+        : (JSON.stringify(value)?.slice(0, 80) ?? typeof value);
+  throw new CandorError(
+    `${tool} cannot use the ${key} result: expected the ${key} search's structured output, got ${got}.`,
+    ErrorCode.TOOL_FAILED,
+    {
+      details: { input: key, issues: parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`) },
+    },
+  );
 }
 
 /**
@@ -317,7 +348,29 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
     category: "flights",
     keywords:
       provider === "primary"
-        ? ["flight", "flights", "fly", "trip", "travel", "plan", "vacation", "holiday", "getaway", "visit", "weekend", "week", "vuelo", "volar", "vol", "vols", "avion", "viaje", "voyage", "vacaciones", "vacances"]
+        ? [
+            "flight",
+            "flights",
+            "fly",
+            "trip",
+            "travel",
+            "plan",
+            "vacation",
+            "holiday",
+            "getaway",
+            "visit",
+            "weekend",
+            "week",
+            "vuelo",
+            "volar",
+            "vol",
+            "vols",
+            "avion",
+            "viaje",
+            "voyage",
+            "vacaciones",
+            "vacances",
+          ]
         : ["backup", "alternative provider"],
     ...(provider === "primary" ? { appliesTo: namesATrip } : {}),
     consumes: [],
@@ -328,18 +381,27 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
     outputSchema: FlightResult,
     estimates: { durationMs, cost: provider === "primary" ? 0.01 : 0.012 },
     costCapParam: "maxCost",
-    describeStep: (p) => `${provider === "primary" ? "Find flights" : "Find flights (backup provider)"} ${paramText(p.origin, "?")} → ${paramText(p.destination, "?")} for ${paramText(p.travellers, "1")}`,
+    describeStep: (p) =>
+      `${provider === "primary" ? "Find flights" : "Find flights (backup provider)"} ${paramText(p.origin, "?")} → ${paramText(p.destination, "?")} for ${paramText(p.travellers, "1")}`,
     assumptions: assumptionsAbout("origin", "travellers"),
     extractParams: (facts) => {
       const trip = tripOf(facts);
-      return { origin: trip.origin, ...(trip.destination === null ? {} : { destination: trip.destination }), travellers: trip.travellers };
+      return {
+        origin: trip.origin,
+        ...(trip.destination === null ? {} : { destination: trip.destination }),
+        travellers: trip.travellers,
+      };
     },
     run: async (args, ctx): Promise<FlightResult> => {
       await sleep(latency(durationMs), ctx.signal);
       const from = requireCity(args.origin, "origin", "no flights from");
       const to = requireCity(args.destination, "destination", "no flights to");
       if (from.name === to.name) {
-        throw invalid(`Invalid destination: origin and destination are both ${to.name}; say where you leave from, e.g. "from London to ${to.name}".`, "destination", args.destination);
+        throw invalid(
+          `Invalid destination: origin and destination are both ${to.name}; say where you leave from, e.g. "from London to ${to.name}".`,
+          "destination",
+          args.destination,
+        );
       }
       const options = flightsFor(from, to, provider);
       const total = (f: (typeof options)[number]): number => f.pricePerTraveller * args.travellers;
@@ -352,7 +414,8 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
           { details: { maxCost: args.maxCost, cheapest } },
         );
       }
-      const stops = chosen.stops === 0 ? "nonstop" : `${chosen.stops} stop${chosen.stops > 1 ? "s" : ""} via ${chosen.via}`;
+      const stops =
+        chosen.stops === 0 ? "nonstop" : `${chosen.stops} stop${chosen.stops > 1 ? "s" : ""} via ${chosen.via}`;
       const cost = total(chosen);
       return {
         ...chosen,
@@ -372,7 +435,31 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
     description:
       "Search hotels in a city for the trip's nights. radiusKm 0 looks in the centre and returns the preferred central hotel; a positive radius looks in the neighbourhoods around the centre out to that distance. With maxCost, the best hotel whose total fits under it.",
     category: "hotels",
-    keywords: ["hotel", "hotels", "stay", "accommodation", "room", "nights", "place to stay", "trip", "travel", "plan", "vacation", "holiday", "weekend", "getaway", "week", "alojamiento", "hospedaje", "hebergement", "logement", "viaje", "voyage", "vacaciones", "vacances"],
+    keywords: [
+      "hotel",
+      "hotels",
+      "stay",
+      "accommodation",
+      "room",
+      "nights",
+      "place to stay",
+      "trip",
+      "travel",
+      "plan",
+      "vacation",
+      "holiday",
+      "weekend",
+      "getaway",
+      "week",
+      "alojamiento",
+      "hospedaje",
+      "hebergement",
+      "logement",
+      "viaje",
+      "voyage",
+      "vacaciones",
+      "vacances",
+    ],
     appliesTo: namesATrip,
     consumes: [],
     produces: ["hotel"],
@@ -382,16 +469,25 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
     outputSchema: HotelResult,
     estimates: { durationMs, cost: 0.01 },
     costCapParam: "maxCost",
-    describeStep: (p) => `Find a hotel in ${paramText(p.city, "?")} for ${paramText(p.nights, "?")} night(s)${typeof p.radiusKm === "number" && p.radiusKm > 0 ? ` within ${p.radiusKm} km` : ""}`,
+    describeStep: (p) =>
+      `Find a hotel in ${paramText(p.city, "?")} for ${paramText(p.nights, "?")} night(s)${typeof p.radiusKm === "number" && p.radiusKm > 0 ? ` within ${p.radiusKm} km` : ""}`,
     assumptions: assumptionsAbout("days", "travellers"),
     extractParams: (facts) => {
       const trip = tripOf(facts);
-      return { ...(trip.destination === null ? {} : { city: trip.destination }), nights: nightsFor(trip.days), travellers: trip.travellers, radiusKm: 0 };
+      return {
+        ...(trip.destination === null ? {} : { city: trip.destination }),
+        nights: nightsFor(trip.days),
+        travellers: trip.travellers,
+        radiusKm: 0,
+      };
     },
     widen: (params) => {
       const radius = typeof params.radiusKm === "number" ? params.radiusKm : 0;
       if (radius >= WIDE_RADIUS_KM) return null;
-      return { params: { ...params, radiusKm: WIDE_RADIUS_KM }, description: `nearby hotels within ${WIDE_RADIUS_KM} km of the centre` };
+      return {
+        params: { ...params, radiusKm: WIDE_RADIUS_KM },
+        description: `nearby hotels within ${WIDE_RADIUS_KM} km of the centre`,
+      };
     },
     run: async (args, ctx): Promise<HotelResult> => {
       await sleep(latency(durationMs), ctx.signal);
@@ -400,8 +496,12 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
       // A widened search exists to get around the centre (booked out or too dear), so it looks beyond it.
       const central = args.radiusKm <= CENTRAL_KM;
       const area = central ? "the centre" : `within ${args.radiusKm} km of the centre`;
-      const where = central ? `in the centre of ${city.name}` : `within ${args.radiusKm} km of the centre of ${city.name}`;
-      const inArea = hotelsIn(city).filter((h) => (central ? h.distanceKm <= CENTRAL_KM : h.distanceKm > CENTRAL_KM && h.distanceKm <= args.radiusKm));
+      const where = central
+        ? `in the centre of ${city.name}`
+        : `within ${args.radiusKm} km of the centre of ${city.name}`;
+      const inArea = hotelsIn(city).filter((h) =>
+        central ? h.distanceKm <= CENTRAL_KM : h.distanceKm > CENTRAL_KM && h.distanceKm <= args.radiusKm,
+      );
       const total = (h: { pricePerNight: number }): number => h.pricePerNight * args.nights * rooms;
       const chosen = args.maxCost == null ? inArea[0] : inArea.find((h) => total(h) <= (args.maxCost ?? 0));
       if (!chosen) {
@@ -419,7 +519,11 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
         rooms,
         searchArea: area,
         cost,
-        cheapestCost: Math.min(...hotelsIn(city).filter((h) => h.distanceKm <= Math.max(args.radiusKm, WIDE_RADIUS_KM)).map(total)),
+        cheapestCost: Math.min(
+          ...hotelsIn(city)
+            .filter((h) => h.distanceKm <= Math.max(args.radiusKm, WIDE_RADIUS_KM))
+            .map(total),
+        ),
         summary: `${chosen.name} (${chosen.stars}★, ${chosen.distanceKm} km from the centre): ${money(chosen.pricePerNight)} × ${args.nights} night(s) × ${rooms} room(s) = ${money(cost)}`,
       };
     },
@@ -427,7 +531,11 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
 }
 
 /** One activity per day from `options` (best first) within the cap, free days where nothing fits or is left. */
-function planActivities(cityName: string, options: readonly { name: string; pricePerPerson: number }[], args: PlanDaysArgs): ActivitiesResult {
+function planActivities(
+  cityName: string,
+  options: readonly { name: string; pricePerPerson: number }[],
+  args: PlanDaysArgs,
+): ActivitiesResult {
   const limit = args.maxCost ?? Number.POSITIVE_INFINITY;
   const picked: { name: string; pricePerPerson: number }[] = [];
   let spent = 0;
@@ -455,7 +563,11 @@ function planActivities(cityName: string, options: readonly { name: string; pric
 
 function activityParams(facts: RequestFacts): Record<string, unknown> {
   const trip = tripOf(facts);
-  return { ...(trip.destination === null ? {} : { city: trip.destination }), days: trip.days, travellers: trip.travellers };
+  return {
+    ...(trip.destination === null ? {} : { city: trip.destination }),
+    days: trip.days,
+    travellers: trip.travellers,
+  };
 }
 
 function activitySearch(latency: (ms: number) => number): ToolSpec {
@@ -464,7 +576,29 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     name: "search_activities",
     description: `Pick one activity per day in a city, best first; with maxCost, the best set whose total for all travellers fits under it (free options always fit). Plans at most ${MAX_ACTIVITY_DAYS_PER_CALL} days in one call.`,
     category: "activities",
-    keywords: ["activities", "activity", "things to do", "sightseeing", "tour", "museum", "trip", "plan", "vacation", "holiday", "visit", "weekend", "getaway", "week", "actividades", "activites", "excursiones", "viaje", "voyage", "vacaciones", "vacances"],
+    keywords: [
+      "activities",
+      "activity",
+      "things to do",
+      "sightseeing",
+      "tour",
+      "museum",
+      "trip",
+      "plan",
+      "vacation",
+      "holiday",
+      "visit",
+      "weekend",
+      "getaway",
+      "week",
+      "actividades",
+      "activites",
+      "excursiones",
+      "viaje",
+      "voyage",
+      "vacaciones",
+      "vacances",
+    ],
     appliesTo: namesATrip,
     consumes: [],
     produces: ["activities"],
@@ -500,7 +634,8 @@ function findAttractions(latency: (ms: number) => number): ToolSpec {
   const durationMs = 60;
   return defineTool({
     name: "find_attractions",
-    description: "List a city's attractions with their price per person, best first, for plan_days to spread over the days of a trip of any length.",
+    description:
+      "List a city's attractions with their price per person, best first, for plan_days to spread over the days of a trip of any length.",
     category: "activities",
     keywords: [],
     consumes: [],
@@ -520,7 +655,11 @@ function findAttractions(latency: (ms: number) => number): ToolSpec {
       const city = requireCity(args.city, "city", "no attractions in");
       const attractions = activitiesIn(city).map(({ id, name, pricePerPerson }) => ({ id, name, pricePerPerson }));
       const free = attractions.filter((a) => a.pricePerPerson === 0).length;
-      return { city: city.name, attractions, summary: `${attractions.length} attractions in ${city.name} (${free} free)` };
+      return {
+        city: city.name,
+        attractions,
+        summary: `${attractions.length} attractions in ${city.name} (${free} free)`,
+      };
     },
   });
 }
@@ -529,7 +668,8 @@ function planDays(latency: (ms: number) => number): ToolSpec {
   const durationMs = 50;
   return defineTool({
     name: "plan_days",
-    description: "Spread a city's attractions (from find_attractions) over the days of a trip, one a day, best first; with maxCost, the best set whose total for all travellers fits under it (free days always fit).",
+    description:
+      "Spread a city's attractions (from find_attractions) over the days of a trip, one a day, best first; with maxCost, the best set whose total for all travellers fits under it (free days always fit).",
     category: "activities",
     keywords: [],
     consumes: ["attractions"],
@@ -547,7 +687,11 @@ function planDays(latency: (ms: number) => number): ToolSpec {
       const city = requireCity(args.city, "city", "no activities in");
       const found = input("plan_days", ctx, "attractions", AttractionsResult);
       if (found.city !== city.name) {
-        throw invalid(`Invalid city: plan_days was asked to plan ${city.name} but the attractions it received are in ${found.city}.`, "city", args.city);
+        throw invalid(
+          `Invalid city: plan_days was asked to plan ${city.name} but the attractions it received are in ${found.city}.`,
+          "city",
+          args.city,
+        );
       }
       return planActivities(city.name, found.attractions, args);
     },
@@ -561,7 +705,25 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     description:
       "Add up the flight, hotel and activities totals and compare them with the budget; fails with a CONSTRAINT_VIOLATION (with the breakdown, and each part's cheapest option as floors) when the trip costs more.",
     category: "budget",
-    keywords: ["budget", "under", "cost", "cheap", "afford", "price", "total", "max", "maximum", "dollars", "usd", "euros", "eur", "spend", "presupuesto", "menos de", "moins de"],
+    keywords: [
+      "budget",
+      "under",
+      "cost",
+      "cheap",
+      "afford",
+      "price",
+      "total",
+      "max",
+      "maximum",
+      "dollars",
+      "usd",
+      "euros",
+      "eur",
+      "spend",
+      "presupuesto",
+      "menos de",
+      "moins de",
+    ],
     constraintCheck: true,
     consumes: [],
     // A trip without a hotel (the travellers have a place) or without flights is still checked.
@@ -572,7 +734,8 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
     schema: CheckBudgetArgs,
     outputSchema: BudgetStatus,
     estimates: { durationMs, cost: 0.001 },
-    describeStep: (p) => (typeof p.budget === "number" ? `Check the total against the $${p.budget} budget` : "Add up the trip's total"),
+    describeStep: (p) =>
+      typeof p.budget === "number" ? `Check the total against the $${p.budget} budget` : "Add up the trip's total",
     assumptions: assumptionsAbout("budget"),
     extractParams: (facts) => ({ budget: facts.constraints.budget ?? tripOf(facts).budget }),
     run: async (args, ctx): Promise<BudgetStatus> => {
@@ -581,7 +744,9 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
       // Several results of one part (a flight per leg) add up: their costs and their floors.
       const sum = (list: { cost: number; cheapestCost?: number | undefined }[]) => ({
         cost: list.reduce((n, x) => n + x.cost, 0),
-        ...(list.every((x) => x.cheapestCost !== undefined) ? { cheapestCost: list.reduce((n, x) => n + (x.cheapestCost ?? 0), 0) } : {}),
+        ...(list.every((x) => x.cheapestCost !== undefined)
+          ? { cheapestCost: list.reduce((n, x) => n + (x.cheapestCost ?? 0), 0) }
+          : {}),
       });
       const given = {
         flight: listInput("check_budget", ctx, "flight", Priced),
@@ -589,11 +754,23 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
         activities: listInput("check_budget", ctx, "activities", Priced),
       };
       if (given.flight.length + given.hotel.length + given.activities.length === 0) {
-        throw invalid("Invalid input: check_budget received no flight, hotel or activities to add up.", "inputs", Object.keys(ctx.inputs));
+        throw invalid(
+          "Invalid input: check_budget received no flight, hotel or activities to add up.",
+          "inputs",
+          Object.keys(ctx.inputs),
+        );
       }
       const priced = { flight: sum(given.flight), hotel: sum(given.hotel), activities: sum(given.activities) };
-      const breakdown: Breakdown = { flight: priced.flight.cost, hotel: priced.hotel.cost, activities: priced.activities.cost };
-      const without = withoutParts(ctx, { flight: given.flight.length, hotel: given.hotel.length, activities: given.activities.length });
+      const breakdown: Breakdown = {
+        flight: priced.flight.cost,
+        hotel: priced.hotel.cost,
+        activities: priced.activities.cost,
+      };
+      const without = withoutParts(ctx, {
+        flight: given.flight.length,
+        hotel: given.hotel.length,
+        activities: given.activities.length,
+      });
       const missing = Object.keys(without).length > 0;
       const floors: Floors = {};
       for (const part of ["flight", "hotel", "activities"] as const) {
@@ -612,9 +789,21 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
         // Only when every part counted said what it could cost at least: a partial sum would understate the floor.
         const least = known.length === Object.keys(priced).length ? known.reduce((a, b) => a + b, 0) : null;
         const floorNote = least === null ? "" : `; the cheapest options come to ${money(least)}`;
-        throw new CandorError(`Total cost ${money(total)}${excluding} exceeds budget ${money(args.budget)} (${parts})${floorNote}`, ErrorCode.CONSTRAINT_VIOLATION, {
-          details: { budgetStatus: "EXCEEDED", total, budget: args.budget, overage, breakdown, floors, ...(missing ? { without } : {}) },
-        });
+        throw new CandorError(
+          `Total cost ${money(total)}${excluding} exceeds budget ${money(args.budget)} (${parts})${floorNote}`,
+          ErrorCode.CONSTRAINT_VIOLATION,
+          {
+            details: {
+              budgetStatus: "EXCEEDED",
+              total,
+              budget: args.budget,
+              overage,
+              breakdown,
+              floors,
+              ...(missing ? { without } : {}),
+            },
+          },
+        );
       }
       return {
         withinBudget: true,
@@ -635,9 +824,27 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
   const durationMs = 50;
   return defineTool({
     name: "build_itinerary",
-    description: "Write a day-by-day itinerary from the chosen flight, hotel and activities, with totals against the budget.",
+    description:
+      "Write a day-by-day itinerary from the chosen flight, hotel and activities, with totals against the budget.",
     category: "itinerary",
-    keywords: ["itinerary", "plan", "trip", "schedule", "day by day", "vacation", "holiday", "weekend", "getaway", "week", "itinerario", "itineraire", "viaje", "voyage", "vacaciones", "vacances"],
+    keywords: [
+      "itinerary",
+      "plan",
+      "trip",
+      "schedule",
+      "day by day",
+      "vacation",
+      "holiday",
+      "weekend",
+      "getaway",
+      "week",
+      "itinerario",
+      "itineraire",
+      "viaje",
+      "voyage",
+      "vacaciones",
+      "vacances",
+    ],
     appliesTo: namesATrip,
     consumes: ["budget_status"],
     optionalConsumes: ["flight", "hotel", "activities"],
@@ -658,14 +865,26 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
       const hotels = listInput("build_itinerary", ctx, "hotel", HotelResult);
       const acts = listInput("build_itinerary", ctx, "activities", ActivitiesResult);
       const status = optionalInput("build_itinerary", ctx, "budget_status", BudgetStatus);
-      if (flights.length + hotels.length + acts.length === 0) throw invalid("Invalid input: build_itinerary received no flight, hotel or activities to arrange.", "inputs", Object.keys(ctx.inputs));
+      if (flights.length + hotels.length + acts.length === 0)
+        throw invalid(
+          "Invalid input: build_itinerary received no flight, hotel or activities to arrange.",
+          "inputs",
+          Object.keys(ctx.inputs),
+        );
       const home = flights[0]?.origin ?? null;
       // The cities in order, with their days: from the activities (one result per city), else one city for the trip.
       const segments =
         acts.length > 1
           ? acts.map((a) => ({ city: a.city, days: a.activities.length, acts: a }))
-          : [{ city: acts[0]?.city ?? flights[0]?.destination ?? hotels[0]?.city ?? "?", days: args.days, acts: acts[0] }];
-      const flightTo = (city: string, i: number) => (i === 0 ? flights[0] : flights.find((f) => f.destination === city && f !== flights[0]));
+          : [
+              {
+                city: acts[0]?.city ?? flights[0]?.destination ?? hotels[0]?.city ?? "?",
+                days: args.days,
+                acts: acts[0],
+              },
+            ];
+      const flightTo = (city: string, i: number) =>
+        i === 0 ? flights[0] : flights.find((f) => f.destination === city && f !== flights[0]);
       const days: string[] = [];
       for (const [i, seg] of segments.entries()) {
         const hotel = hotels.find((h) => h.city === seg.city);
@@ -673,15 +892,23 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
           const parts: string[] = [];
           if (j === 0) {
             const arrive = flightTo(seg.city, i);
-            if (arrive) parts.push(`Fly ${arrive.origin} → ${arrive.destination} with ${arrive.airline} ${arrive.flightNumber} (${arrive.stops === 0 ? "nonstop" : `${arrive.stops} stop(s) via ${arrive.via}`}, departs ${arrive.departure}, ${arrive.durationHours} h).`);
+            if (arrive)
+              parts.push(
+                `Fly ${arrive.origin} → ${arrive.destination} with ${arrive.airline} ${arrive.flightNumber} (${arrive.stops === 0 ? "nonstop" : `${arrive.stops} stop(s) via ${arrive.via}`}, departs ${arrive.departure}, ${arrive.durationHours} h).`,
+              );
             else if (i === 0) parts.push(`Arrive in ${seg.city} (no flight searched).`);
-            if (hotel) parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
+            if (hotel)
+              parts.push(`Check in at ${hotel.name} (${hotel.stars}★, ${hotel.distanceKm} km from the centre).`);
           }
           const activity = seg.acts?.activities.find((a) => a.day === j + 1);
-          if (activity) parts.push(`${activity.name}${activity.pricePerPerson > 0 ? ` (${money(activity.pricePerPerson)} pp)` : ""}.`);
+          if (activity)
+            parts.push(
+              `${activity.name}${activity.pricePerPerson > 0 ? ` (${money(activity.pricePerPerson)} pp)` : ""}.`,
+            );
           if (days.length === args.days - 1) {
             const out = hotels.length > 0 && args.days > 1 ? "Check out" : "";
-            const fly = home === null ? "" : args.days > 1 ? `fly home to ${home}` : `Fly home to ${home} in the evening`;
+            const fly =
+              home === null ? "" : args.days > 1 ? `fly home to ${home}` : `Fly home to ${home} in the evening`;
             const line = [out, fly].filter(Boolean).join(" and ");
             if (line) parts.push(`${line.charAt(0).toUpperCase()}${line.slice(1)}.`);
           }
@@ -689,13 +916,20 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
         }
       }
       const added = (list: { cost: number }[]) => list.reduce((n, x) => n + x.cost, 0);
-      const breakdown: Breakdown = status?.breakdown ?? { flight: added(flights), hotel: added(hotels), activities: added(acts) };
+      const breakdown: Breakdown = status?.breakdown ?? {
+        flight: added(flights),
+        hotel: added(hotels),
+        activities: added(acts),
+      };
       const total = status?.total ?? breakdown.flight + breakdown.hotel + breakdown.activities;
       const budget = status?.budget ?? null;
       const nights = hotels.reduce((n, h) => n + h.nights, 0);
       const rooms = Math.max(0, ...hotels.map((h) => h.rooms));
       // What the budget check left out is left out of these totals too (they are its figures).
-      const without: Without = { ...status?.without, ...withoutParts(ctx, { flight: flights.length, hotel: hotels.length, activities: acts.length }) };
+      const without: Without = {
+        ...status?.without,
+        ...withoutParts(ctx, { flight: flights.length, hotel: hotels.length, activities: acts.length }),
+      };
       const missing = Object.keys(without).length > 0;
       // A part left out (skipped) is "not included"; one the request ruled out is "none".
       const absent = (part: string) => (part in without ? "not included" : "none");
@@ -703,11 +937,22 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
         `Totals: flight ${flights.length > 0 ? money(breakdown.flight) : absent("flight")} · hotel ${hotels.length > 0 ? `${money(breakdown.hotel)} (${nights} night(s), ${rooms} room(s))` : absent("hotel")} · ` +
         `activities ${acts.length > 0 ? money(breakdown.activities) : absent("activities")} · total ${money(total)}` +
         (budget === null ? " (no budget set)" : ` of a ${money(budget)} budget`);
-      const route = home === null ? segments.map((x) => x.city).join(" → ") : segments.length > 1 ? [home, ...segments.map((x) => x.city), home].join(" → ") : `${home} → ${segments[0]!.city}`;
+      const route =
+        home === null
+          ? segments.map((x) => x.city).join(" → ")
+          : segments.length > 1
+            ? [home, ...segments.map((x) => x.city), home].join(" → ")
+            : `${home} → ${segments[0]!.city}`;
       const travellers = flights[0]?.travellers ?? acts[0]?.travellers ?? null;
       const header = `${route} · ${args.days} day(s)${travellers === null ? "" : ` · ${travellers} traveller(s)`}`;
-      const NONE = { flight: "No flights were planned", hotel: "No hotel was planned", activities: "No activities were planned" } as const;
-      const note = (["flight", "hotel", "activities"] as const).filter((p) => p in without).map((p) => `${NONE[p]}: ${p} ${without[p]}.`);
+      const NONE = {
+        flight: "No flights were planned",
+        hotel: "No hotel was planned",
+        activities: "No activities were planned",
+      } as const;
+      const note = (["flight", "hotel", "activities"] as const)
+        .filter((p) => p in without)
+        .map((p) => `${NONE[p]}: ${p} ${without[p]}.`);
       return {
         itinerary: [header, ...days, ...note, totals].join("\n"),
         days,
@@ -725,7 +970,8 @@ function bookTrip(latency: (ms: number) => number): ToolSpec {
   const durationMs = 300;
   return defineTool({
     name: "book_trip",
-    description: "Book the itinerary's flight and hotel (simulated, but treated as irreversible: it needs a human's approval).",
+    description:
+      "Book the itinerary's flight and hotel (simulated, but treated as irreversible: it needs a human's approval).",
     category: "booking",
     keywords: ["book", "booking", "reserve", "reservation", "reserva", "reservar", "reserver"],
     consumes: [],
@@ -745,9 +991,19 @@ function bookTrip(latency: (ms: number) => number): ToolSpec {
       await sleep(latency(durationMs), ctx.signal);
       // The itinerary of a whole trip, else what the plan found: a flight, a hotel or both.
       const itinerary = optionalInput("book_trip", ctx, "itinerary", ItineraryResult);
-      const parts = itinerary ? [] : [...listInput("book_trip", ctx, "flight", FlightResult), ...listInput("book_trip", ctx, "hotel", HotelResult)];
+      const parts = itinerary
+        ? []
+        : [
+            ...listInput("book_trip", ctx, "flight", FlightResult),
+            ...listInput("book_trip", ctx, "hotel", HotelResult),
+          ];
       const what = itinerary ? itinerary.summary : parts.map((p) => p.summary).join("; ");
-      if (!what) throw invalid("Invalid input: book_trip received no itinerary, flight or hotel to book.", "inputs", Object.keys(ctx.inputs));
+      if (!what)
+        throw invalid(
+          "Invalid input: book_trip received no itinerary, flight or hotel to book.",
+          "inputs",
+          Object.keys(ctx.inputs),
+        );
       const charged = itinerary ? itinerary.total : parts.reduce((n, p) => n + p.cost, 0);
       const bookingRef = `CND-${stableHash(what).toString(36).toUpperCase().padStart(7, "0")}`;
       return {
@@ -761,7 +1017,13 @@ function bookTrip(latency: (ms: number) => number): ToolSpec {
 }
 
 export const TRAVEL_WORKERS: readonly WorkerType[] = [
-  { name: "flight_agent", description: "Searches flights on the primary provider.", categories: [], tools: ["search_flights"], keywords: ["flight", "fly", "airline"] },
+  {
+    name: "flight_agent",
+    description: "Searches flights on the primary provider.",
+    categories: [],
+    tools: ["search_flights"],
+    keywords: ["flight", "fly", "airline"],
+  },
   {
     name: "backup_flight_agent",
     description: "Searches flights on the backup provider, for when the primary flight search fails.",
@@ -769,11 +1031,36 @@ export const TRAVEL_WORKERS: readonly WorkerType[] = [
     tools: ["search_flights_backup"],
     keywords: ["flight", "fly", "backup", "alternative"],
   },
-  { name: "hotel_agent", description: "Finds hotels.", categories: ["hotels"], keywords: ["hotel", "stay", "accommodation", "room"] },
-  { name: "activities_agent", description: "Picks activities for each day.", categories: ["activities"], keywords: ["activities", "sightseeing", "tour", "things to do"] },
-  { name: "budget_agent", description: "Checks the trip's total against the budget.", categories: ["budget"], keywords: ["budget", "cost", "afford", "price"] },
-  { name: "itinerary_agent", description: "Writes the day-by-day itinerary.", categories: ["itinerary"], keywords: ["itinerary", "schedule", "plan"] },
-  { name: "booking_agent", description: "Books the trip once a human approves.", categories: ["booking"], keywords: ["book", "reserve", "booking"] },
+  {
+    name: "hotel_agent",
+    description: "Finds hotels.",
+    categories: ["hotels"],
+    keywords: ["hotel", "stay", "accommodation", "room"],
+  },
+  {
+    name: "activities_agent",
+    description: "Picks activities for each day.",
+    categories: ["activities"],
+    keywords: ["activities", "sightseeing", "tour", "things to do"],
+  },
+  {
+    name: "budget_agent",
+    description: "Checks the trip's total against the budget.",
+    categories: ["budget"],
+    keywords: ["budget", "cost", "afford", "price"],
+  },
+  {
+    name: "itinerary_agent",
+    description: "Writes the day-by-day itinerary.",
+    categories: ["itinerary"],
+    keywords: ["itinerary", "schedule", "plan"],
+  },
+  {
+    name: "booking_agent",
+    description: "Books the trip once a human approves.",
+    categories: ["booking"],
+    keywords: ["book", "reserve", "booking"],
+  },
 ];
 
 /**

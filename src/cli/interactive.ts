@@ -7,7 +7,14 @@ import { parseAdjustFlag } from "./commands/resume.js";
 import type { CliIo } from "./io.js";
 import { executeThread } from "./present.js";
 import { decisionMeaning, kindTitle, requestLines } from "./render.js";
-import { threadConfig, type CandorGraph, type Session, type ThreadInput, type ThreadOutcome, type WaitingRequest } from "./session.js";
+import {
+  threadConfig,
+  type CandorGraph,
+  type Session,
+  type ThreadInput,
+  type ThreadOutcome,
+  type WaitingRequest,
+} from "./session.js";
 
 /** One decision a waiting request accepts, with the key that picks it. */
 export interface Choice {
@@ -17,7 +24,16 @@ export interface Choice {
 }
 
 /** The same key for a decision whatever asks for it, so a person learns them once. */
-const KEYS: Record<string, string> = { approve: "a", reject: "r", adjust: "e", skip: "s", retry: "t", replan: "p", abort: "x", deny: "d" };
+const KEYS: Record<string, string> = {
+  approve: "a",
+  reject: "r",
+  adjust: "e",
+  skip: "s",
+  retry: "t",
+  replan: "p",
+  abort: "x",
+  deny: "d",
+};
 
 /** At the prompt the follow-up questions replace the flags the resume commands mention. */
 const ASKED_NEXT: Record<string, string> = {
@@ -30,20 +46,26 @@ function meaningAt(decision: string, request: WaitingRequest): string {
   if (decision === "replan") return replanMeaning(request);
   // A re-run after a check asks nothing more; a retry of an impossible limit needs the new limit.
   if (decision === "retry" && request.kind === "unknown_outcome") return decisionMeaning(decision, request);
-  if (decision === "retry" && request.kind === "infeasible_constraint") return "check again with a limit that can be met (asked next)";
+  if (decision === "retry" && request.kind === "infeasible_constraint")
+    return "check again with a limit that can be met (asked next)";
   return ASKED_NEXT[decision] ?? decisionMeaning(decision, request);
 }
 
 /** What replan does depends on what waits: a plan not yet run is made again; after a failure, the rest is. */
 const replanMeaning = (request: WaitingRequest) =>
-  request.kind === "plan_approval" ? "make the plan again with your guidance (asked next)" : "plan the unfinished work again (your guidance is asked next)";
+  request.kind === "plan_approval"
+    ? "make the plan again with your guidance (asked next)"
+    : "plan the unfinished work again (your guidance is asked next)";
 
 /** The decisions `request` accepts, in its order, each with a one-letter key (a decision without one gets a free letter). */
 export function decisionChoices(request: WaitingRequest): Choice[] {
   const taken = new Set<string>();
   return request.decisions.map((decision) => {
     const preferred = KEYS[decision];
-    const key = preferred && !taken.has(preferred) ? preferred : ([...decision.toLowerCase()].find((c) => /[a-z]/.test(c) && !taken.has(c)) ?? decision);
+    const key =
+      preferred && !taken.has(preferred)
+        ? preferred
+        : ([...decision.toLowerCase()].find((c) => /[a-z]/.test(c) && !taken.has(c)) ?? decision);
     taken.add(key);
     return { decision, key, meaning: meaningAt(decision, request) };
   });
@@ -61,7 +83,10 @@ export function pickDecision(text: string, choices: readonly Choice[]): Picked {
   if (exact) return { ok: true, decision: exact.decision };
   const prefixed = choices.filter((c) => c.decision.startsWith(answer));
   if (prefixed.length === 1) return { ok: true, decision: prefixed[0]!.decision };
-  return { ok: false, error: `"${text.trim()}" is not one of the choices. Type one of ${keys} (or the word: ${words}).` };
+  return {
+    ok: false,
+    error: `"${text.trim()}" is not one of the choices. Type one of ${keys} (or the word: ${words}).`,
+  };
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -80,16 +105,32 @@ export function parseEdits(text: string, plan: Plan | undefined, cwd = process.c
     if (!CandorError.isInstance(e)) throw e;
     // parseAdjustFlag speaks of the flag; here the edits were typed at a prompt.
     const typed = e.message.replace(/--adjust '([^']*)'/g, "$1");
-    return { ok: false, error: typed.replace(/^--adjust is /, "The edits are ").replace(/^--adjust (@\S+): /, "$1: ").replace(/^--adjust /, "The edits ") };
+    return {
+      ok: false,
+      error: typed
+        .replace(/^--adjust is /, "The edits are ")
+        .replace(/^--adjust (@\S+): /, "$1: ")
+        .replace(/^--adjust /, "The edits "),
+    };
   }
   for (const [i, edit] of edits.entries()) {
     const label = `Edit ${i + 1}`;
     if (plan && !plan.steps.some((s) => s.id === edit.taskId)) {
-      return { ok: false, error: `${label}: the plan has no step "${edit.taskId}". Steps: ${plan.steps.map((s) => s.id).join(", ")}.` };
+      return {
+        ok: false,
+        error: `${label}: the plan has no step "${edit.taskId}". Steps: ${plan.steps.map((s) => s.id).join(", ")}.`,
+      };
     }
-    const field = edit.field.startsWith("params.") ? (edit.field.length > "params.".length ? "params" : "") : edit.field;
+    const field = edit.field.startsWith("params.")
+      ? edit.field.length > "params.".length
+        ? "params"
+        : ""
+      : edit.field;
     if (!(EDITABLE_STEP_FIELDS as readonly string[]).includes(field)) {
-      return { ok: false, error: `${label}: "${edit.field}" is not a field a person can change. Use params.<key> or one of ${EDITABLE_STEP_FIELDS.join(", ")}.` };
+      return {
+        ok: false,
+        error: `${label}: "${edit.field}" is not a field a person can change. Use params.<key> or one of ${EDITABLE_STEP_FIELDS.join(", ")}.`,
+      };
     }
     if (edit.newValue === undefined) return { ok: false, error: `${label}: "newValue" is missing.` };
   }
@@ -104,7 +145,11 @@ export function parseParams(text: string): Parsed<Record<string, unknown> | null
   const tokens = text.trim().match(/(?:[^\s"]+|"(?:[^"\\]|\\.)*")+/g) ?? [];
   if (tokens.length === 0) return { ok: true, value: null };
   const bad = tokens.find((t) => !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*=/.test(t));
-  if (bad) return { ok: false, error: `"${bad}" is not key=value. Example: maxPrice=300 cabin=economy (blank for no new parameters).` };
+  if (bad)
+    return {
+      ok: false,
+      error: `"${bad}" is not key=value. Example: maxPrice=300 cabin=economy (blank for no new parameters).`,
+    };
   try {
     return { ok: true, value: updateFromAssignments({}, tokens) };
   } catch (e) {
@@ -126,7 +171,12 @@ type Answer = Omit<Extract<ThreadInput, { kind: "decision" }>, "kind" | "interru
 type FollowUp = { kind: "answer"; answer: Answer } | { kind: "back" } | { kind: "eof" };
 
 /** Asks until `parse` accepts the line, saying what was wrong each time it does not. */
-async function askUntil<T>(ask: NonNullable<CliIo["ask"]>, io: CliIo, prompt: string, parse: (line: string) => Parsed<T>): Promise<{ kind: "value"; value: T } | { kind: "eof" }> {
+async function askUntil<T>(
+  ask: NonNullable<CliIo["ask"]>,
+  io: CliIo,
+  prompt: string,
+  parse: (line: string) => Parsed<T>,
+): Promise<{ kind: "value"; value: T } | { kind: "eof" }> {
   for (;;) {
     const line = await ask(prompt);
     if (line === null) return { kind: "eof" };
@@ -139,7 +189,12 @@ async function askUntil<T>(ask: NonNullable<CliIo["ask"]>, io: CliIo, prompt: st
 const BACK = Symbol("back");
 
 /** The follow-up questions a decision needs: the edits of adjust, a retry's parameters, a replan's guidance, the reason for a refusal. */
-async function followUp(decision: string, request: WaitingRequest, ask: NonNullable<CliIo["ask"]>, io: CliIo): Promise<FollowUp> {
+async function followUp(
+  decision: string,
+  request: WaitingRequest,
+  ask: NonNullable<CliIo["ask"]>,
+  io: CliIo,
+): Promise<FollowUp> {
   const plain = (comment: string | null = null): FollowUp => ({ kind: "answer", answer: { decision, comment } });
   switch (decision) {
     case "adjust": {
@@ -150,24 +205,50 @@ async function followUp(decision: string, request: WaitingRequest, ask: NonNulla
           `  (field: params.<key> or one of ${EDITABLE_STEP_FIELDS.join(", ")}; @file reads a file; blank goes back)`,
         ].join("\n"),
       );
-      const got = await askUntil<PlanAdjustment[] | typeof BACK>(ask, io, "Edits: ", (line) => (line.trim() ? parseEdits(line, plan) : { ok: true, value: BACK }));
+      const got = await askUntil<PlanAdjustment[] | typeof BACK>(ask, io, "Edits: ", (line) =>
+        line.trim() ? parseEdits(line, plan) : { ok: true, value: BACK },
+      );
       if (got.kind === "eof") return got;
-      return got.value === BACK ? { kind: "back" } : { kind: "answer", answer: { decision, comment: null, adjustments: got.value } };
+      return got.value === BACK
+        ? { kind: "back" }
+        : { kind: "answer", answer: { decision, comment: null, adjustments: got.value } };
     }
     case "retry": {
       if (request.kind === "unknown_outcome") return plain();
-      const current = "params" in request && request.params && typeof request.params === "object" ? ` (now ${JSON.stringify(request.params)})` : "";
+      const current =
+        "params" in request && request.params && typeof request.params === "object"
+          ? ` (now ${JSON.stringify(request.params)})`
+          : "";
       const step = "taskId" in request && typeof request.taskId === "string" ? ` for ${request.taskId}` : "";
       if (request.kind === "infeasible_constraint") {
         // The same limit fails the same way: new parameters are required here, so blank goes back instead.
-        const example = "retryWith" in request && request.retryWith ? Object.entries(request.retryWith).map(([k, v]) => `${k}=${String(v)}`).join(" ") : "budget=900";
-        const got = await askUntil(ask, io, `A limit that can be met${step}${current}, e.g. ${example} (blank goes back): `, parseParams);
+        const example =
+          "retryWith" in request && request.retryWith
+            ? Object.entries(request.retryWith)
+                .map(([k, v]) => `${k}=${String(v)}`)
+                .join(" ")
+            : "budget=900";
+        const got = await askUntil(
+          ask,
+          io,
+          `A limit that can be met${step}${current}, e.g. ${example} (blank goes back): `,
+          parseParams,
+        );
         if (got.kind === "eof") return got;
-        return got.value ? { kind: "answer", answer: { decision, comment: null, extra: { params: got.value } } } : { kind: "back" };
+        return got.value
+          ? { kind: "answer", answer: { decision, comment: null, extra: { params: got.value } } }
+          : { kind: "back" };
       }
-      const got = await askUntil(ask, io, `New parameters${step}${current} as key=value, blank for none: `, parseParams);
+      const got = await askUntil(
+        ask,
+        io,
+        `New parameters${step}${current} as key=value, blank for none: `,
+        parseParams,
+      );
       if (got.kind === "eof") return got;
-      return got.value ? { kind: "answer", answer: { decision, comment: null, extra: { params: got.value } } } : plain();
+      return got.value
+        ? { kind: "answer", answer: { decision, comment: null, extra: { params: got.value } } }
+        : plain();
     }
     case "replan": {
       const line = await ask("Guidance for the new plan (what to do differently; blank goes back): ");
@@ -204,7 +285,12 @@ function menuLines(request: WaitingRequest, choices: readonly Choice[], refusal:
 }
 
 /** Asks for one decision on `request`; null when the input ends (or Ctrl-C) first. */
-async function readAnswer(request: WaitingRequest, refusal: string | null, ask: NonNullable<CliIo["ask"]>, io: CliIo): Promise<Answer | null> {
+async function readAnswer(
+  request: WaitingRequest,
+  refusal: string | null,
+  ask: NonNullable<CliIo["ask"]>,
+  io: CliIo,
+): Promise<Answer | null> {
   const choices = decisionChoices(request);
   const show = () => io.err(menuLines(request, choices, refusal).join("\n"));
   show();
@@ -243,7 +329,12 @@ function describe(answer: Answer): string {
  * Returns the last outcome: still waiting when the input ended (Ctrl-D), so the caller prints the resume
  * commands and exits 3 as without a terminal; "interrupted" after Ctrl-C. Without `io.ask` it returns `outcome`.
  */
-export async function decideInteractively(session: Session, threadId: string, outcome: ThreadOutcome | "interrupted", io: CliIo): Promise<ThreadOutcome | "interrupted"> {
+export async function decideInteractively(
+  session: Session,
+  threadId: string,
+  outcome: ThreadOutcome | "interrupted",
+  io: CliIo,
+): Promise<ThreadOutcome | "interrupted"> {
   const ask = io.ask;
   if (!ask) return outcome;
   let current = outcome;
@@ -260,7 +351,12 @@ export async function decideInteractively(session: Session, threadId: string, ou
       return current;
     }
     io.err(describe(answer));
-    current = await executeThread(session, threadId, { kind: "decision", ...answer, interruptIds: current.interruptIds }, io);
+    current = await executeThread(
+      session,
+      threadId,
+      { kind: "decision", ...answer, interruptIds: current.interruptIds },
+      io,
+    );
   }
   return current;
 }

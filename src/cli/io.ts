@@ -37,7 +37,11 @@ export interface LineReader {
  * for the process's own handler (`signal`). Lines typed ahead of a question are kept for it. Input is paused
  * between questions, so keys typed while a run streams are not consumed by anyone until the next question.
  */
-export function lineReader(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, signal?: AbortSignal): LineReader {
+export function lineReader(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  signal?: AbortSignal,
+): LineReader {
   let rl: Interface | null = null;
   let ended = false;
   const typedAhead: string[] = [];

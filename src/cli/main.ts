@@ -27,7 +27,8 @@ const invokedAs = path.basename(process.argv[1] ?? "").startsWith("candor") ? "c
 
 // A person at a terminal (stdin to type, stderr to read the prompt) is asked inline when a run waits for a
 // decision; anything else (a pipe, a script, CI) gets the exit-3 behaviour, and so does `--no-input`.
-const reader = process.stdin.isTTY && process.stderr.isTTY ? lineReader(process.stdin, process.stderr, interrupt.signal) : null;
+const reader =
+  process.stdin.isTTY && process.stderr.isTTY ? lineReader(process.stdin, process.stderr, interrupt.signal) : null;
 
 try {
   process.exitCode = await runCli(

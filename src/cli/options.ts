@@ -39,7 +39,11 @@ const text = (flag: string, example: string, what = "a value") =>
     .trim()
     .min(1, `${flag} needs ${what}, e.g. ${flag} ${example}`)
     .superRefine((v, ctx) => {
-      if (FLAG_LIKE.test(v)) ctx.addIssue({ code: "custom", message: `${flag} needs ${what}, but the next word is the flag "${v}": put it right after ${flag} (quoted if it has spaces), e.g. ${flag} ${example}` });
+      if (FLAG_LIKE.test(v))
+        ctx.addIssue({
+          code: "custom",
+          message: `${flag} needs ${what}, but the next word is the flag "${v}": put it right after ${flag} (quoted if it has spaces), e.g. ${flag} ${example}`,
+        });
     });
 
 /** A whole number within bounds, written in digits. */
@@ -86,7 +90,8 @@ function faultProblem(entry: string): string | null {
   if (!m) return `"${entry}" is not of the form tool=kind[*N]`;
   if (!(FAULT_KINDS as readonly string[]).includes(m[1]!.toLowerCase())) return `"${m[1]}" is not a fault kind`;
   const { min, max } = FLAG_BOUNDS.faultCalls;
-  if (m[2] !== undefined && (m[2].length > 9 || Number(m[2]) < min || Number(m[2]) > max)) return `the number of failing calls ${m[2]} is not from ${min} to ${max}`;
+  if (m[2] !== undefined && (m[2].length > 9 || Number(m[2]) < min || Number(m[2]) > max))
+    return `the number of failing calls ${m[2]} is not from ${min} to ${max}`;
   return null;
 }
 
@@ -103,7 +108,9 @@ type ReasonerKind = z.infer<typeof ReasonerKind>;
 /** `candor run` and `candor demo`. */
 export const RunFlags = CommonFlags.extend({
   thread: text("--thread", "run-1a2b3c4d").pipe(ThreadId).optional(),
-  user: text("--user", "me").pipe(z.string().regex(/^[A-Za-z0-9_@-]{1,64}$/, "--user is 1-64 letters, digits, '_', '-' or '@'")).default("default"),
+  user: text("--user", "me")
+    .pipe(z.string().regex(/^[A-Za-z0-9_@-]{1,64}$/, "--user is 1-64 letters, digits, '_', '-' or '@'"))
+    .default("default"),
   model: text("--model", "gpt-4o-mini").optional(),
   reasoner: ReasonerKind.optional(),
   fault: FaultFlags.default([]),
@@ -141,7 +148,9 @@ export const HistoryFlags = CommonFlags.extend({
 export type HistoryFlags = z.infer<typeof HistoryFlags>;
 
 /** The nodes an update can count as coming from (`fork --as-node`). */
-const AsNode = z.enum(Object.values(Node) as [NodeId, ...NodeId[]], { error: `--as-node must be one of the graph's nodes: ${Object.values(Node).join(", ")}` });
+const AsNode = z.enum(Object.values(Node) as [NodeId, ...NodeId[]], {
+  error: `--as-node must be one of the graph's nodes: ${Object.values(Node).join(", ")}`,
+});
 
 /** `candor replay` and `candor fork`. */
 export const ReplayFlags = CommonFlags.extend({
@@ -158,8 +167,23 @@ export const ThreadsFlags = CommonFlags.extend({
 export type ThreadsFlags = z.infer<typeof ThreadsFlags>;
 
 /** Every operation the decision log records; `satisfies` and the check below keep it in step with `Decision`. */
-export const LOG_OPERATIONS = ["plan", "approval", "route", "dispatch", "step_result", "classify", "strategy", "revision", "escalation", "human_decision", "synthesize", "reflect", "report"] as const satisfies readonly Decision["operation"][];
-const everyOperation: Exclude<Decision["operation"], (typeof LOG_OPERATIONS)[number]> extends never ? true : never = true;
+export const LOG_OPERATIONS = [
+  "plan",
+  "approval",
+  "route",
+  "dispatch",
+  "step_result",
+  "classify",
+  "strategy",
+  "revision",
+  "escalation",
+  "human_decision",
+  "synthesize",
+  "reflect",
+  "report",
+] as const satisfies readonly Decision["operation"][];
+const everyOperation: Exclude<Decision["operation"], (typeof LOG_OPERATIONS)[number]> extends never ? true : never =
+  true;
 void everyOperation;
 
 export const LogsFlags = CommonFlags.extend({
@@ -178,7 +202,9 @@ export function parseFlags<T extends z.ZodType>(schema: T, raw: unknown): z.infe
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const flag = issue?.path.length ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : "a flag";
+  const flag = issue?.path.length
+    ? `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+    : "a flag";
   const message = issue?.message ?? "invalid value";
   throw new CandorError(message.startsWith("--") ? `${message}.` : `${flag}: ${message}.`, ErrorCode.INVALID_REQUEST);
 }
@@ -205,7 +231,10 @@ export interface ReasonerChoice {
  */
 export function chooseReasoner(flags: Pick<RunFlags, "model" | "reasoner">, env: CandorEnv): ReasonerChoice {
   if (flags.reasoner === "rules" && flags.model) {
-    throw new CandorError("--model only applies to the llm reasoner, but --reasoner rules was given. Drop one of them.", ErrorCode.INVALID_REQUEST);
+    throw new CandorError(
+      "--model only applies to the llm reasoner, but --reasoner rules was given. Drop one of them.",
+      ErrorCode.INVALID_REQUEST,
+    );
   }
   const kind: ReasonerKind = flags.reasoner ?? (flags.model || env.OPENAI_API_KEY ? "llm" : "rules");
   if (kind === "rules") return { kind, model: null };

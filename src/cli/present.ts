@@ -94,11 +94,24 @@ const PROGRESS_BURST_MS = 50;
  * Ctrl-C stops the stream; the checkpoints already written stay, so `resume` continues from there.
  * `checkpointId` starts from that checkpoint instead of the latest (replay, fork).
  */
-export async function executeThread(session: Session, threadId: string, input: ThreadInput, io: CliIo, checkpointId?: string): Promise<ThreadOutcome | "interrupted"> {
+export async function executeThread(
+  session: Session,
+  threadId: string,
+  input: ThreadInput,
+  io: CliIo,
+  checkpointId?: string,
+): Promise<ThreadOutcome | "interrupted"> {
   const dbArg = dbArgFor(session.persistence.dbPath);
   const log = new LiveLog(io, ` --thread ${threadId}${dbArg ? ` --db ${shellArg(dbArg)}` : ""}`);
   try {
-    await streamThread(session.graph, threadId, input, { onEvent: (e) => log.event(e), onPlan: (p) => log.plan(p) }, io.signal, checkpointId);
+    await streamThread(
+      session.graph,
+      threadId,
+      input,
+      { onEvent: (e) => log.event(e), onPlan: (p) => log.plan(p) },
+      io.signal,
+      checkpointId,
+    );
   } catch (e) {
     if (io.signal?.aborted) return "interrupted";
     throw e;
@@ -127,7 +140,9 @@ export function presentOutcome(outcome: ThreadOutcome | "interrupted", threadId:
     io.err(`Stopped by Ctrl-C. Thread ${threadId} is saved; continue it with: ${prefix} resume ${threadId}${dbFlag}`);
     return Exit.INTERRUPTED;
   }
-  const commands = outcome.waitingFor ? resumeCommands(threadId, outcome.waitingFor, { commandPrefix: prefix, dbArg }) : [];
+  const commands = outcome.waitingFor
+    ? resumeCommands(threadId, outcome.waitingFor, { commandPrefix: prefix, dbArg })
+    : [];
   const code = exitForOutcome(outcome);
   const v = outcome.values;
 
@@ -163,7 +178,9 @@ export function presentOutcome(outcome: ThreadOutcome | "interrupted", threadId:
     return code;
   }
   if (!outcome.finished) {
-    io.err(`Thread ${threadId} stopped before finishing (status ${v.status}, next: ${outcome.next.join(", ")}). Continue it with: ${prefix} resume ${threadId}${dbFlag}`);
+    io.err(
+      `Thread ${threadId} stopped before finishing (status ${v.status}, next: ${outcome.next.join(", ")}). Continue it with: ${prefix} resume ${threadId}${dbFlag}`,
+    );
     return code;
   }
   if (v.answer) io.out(["", "Answer:", ...v.answer.split("\n").map((l) => `  ${l}`)].join("\n"));

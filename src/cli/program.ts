@@ -17,7 +17,9 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   ErrorCode.INVALID_DECISION,
 ]);
 
-const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
 
 const COMMANDS = new Set(["demo", "run", "resume", "threads", "history", "report", "logs", "replay", "fork", "help"]);
 const HELP_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
@@ -42,16 +44,32 @@ function withCommon(c: Command, json = "print one JSON object on stdout instead 
     .option("--debug", "print the stack trace of an unexpected error");
 }
 
-const NO_INPUT = "never ask at the terminal: when the run waits for a person, print the commands to continue and exit 3 (what happens anyway when stdin is not a terminal)";
+const NO_INPUT =
+  "never ask at the terminal: when the run waits for a person, print the commands to continue and exit 3 (what happens anyway when stdin is not a terminal)";
 
 function withRunOptions(c: Command): Command {
   return withCommon(c)
     .option("--thread <id>", "thread id (default: a new run-xxxxxxxx)")
-    .option("--user <id>", "user whose memory (past runs) the planner learns from (default: default; the demo uses a fresh one)")
+    .option(
+      "--user <id>",
+      "user whose memory (past runs) the planner learns from (default: default; the demo uses a fresh one)",
+    )
     .option("--model <name>", "chat model for the llm reasoner (needs OPENAI_API_KEY; OPENAI_BASE_URL honoured)")
-    .addOption(new Option("--reasoner <kind>", "how plans are made (default: llm when OPENAI_API_KEY is set, else rules)").choices(["rules", "llm"]))
-    .option("--fault <tool=kind[*N]>", `inject a fault, repeatable; kinds: ${FAULT_KINDS.join(", ")}; N (calls that fail) ${bounds(FLAG_BOUNDS.faultCalls)}`, collect)
-    .option("--max-revisions <n>", `plan revisions before a human is asked (${bounds(FLAG_BOUNDS.maxRevisions)}, default 3)`)
+    .addOption(
+      new Option(
+        "--reasoner <kind>",
+        "how plans are made (default: llm when OPENAI_API_KEY is set, else rules)",
+      ).choices(["rules", "llm"]),
+    )
+    .option(
+      "--fault <tool=kind[*N]>",
+      `inject a fault, repeatable; kinds: ${FAULT_KINDS.join(", ")}; N (calls that fail) ${bounds(FLAG_BOUNDS.faultCalls)}`,
+      collect,
+    )
+    .option(
+      "--max-revisions <n>",
+      `plan revisions before a human is asked (${bounds(FLAG_BOUNDS.maxRevisions)}, default 3)`,
+    )
     .option("--approval-threshold <x>", "plans with confidence below x (0..1) wait for approval (default 0.5)")
     .option("--abort-below <x>", "stop and ask a human when confidence falls below x (0..1, default 0.3)")
     .option("--no-input", NO_INPUT);
@@ -64,10 +82,16 @@ function withRunOptions(c: Command): Command {
 export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command {
   const p = io.invokedAs;
   const program = new Command("candor")
-    .description("Candor: a planner–executor agent that never hides a failure. With no command it runs the travel demo.")
+    .description(
+      "Candor: a planner–executor agent that never hides a failure. With no command it runs the travel demo.",
+    )
     .version(VERSION, "-V, --version", "print Candor's version")
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()), outputError: () => undefined })
+    .configureOutput({
+      writeOut: (s) => io.out(s.trimEnd()),
+      writeErr: (s) => io.err(s.trimEnd()),
+      outputError: () => undefined,
+    })
     .showSuggestionAfterError(true)
     .helpCommand(true)
     .addHelpText(
@@ -89,12 +113,17 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       ].join("\n"),
     );
 
-  withRunOptions(program.command("demo").description("the travel demo with injected faults (what runs with no command)")).action(async (opts) =>
-    setCode(await (await import("./commands/demo.js")).demoCommand(opts, io)),
-  );
+  withRunOptions(
+    program.command("demo").description("the travel demo with injected faults (what runs with no command)"),
+  ).action(async (opts) => setCode(await (await import("./commands/demo.js")).demoCommand(opts, io)));
 
-  withRunOptions(program.command("run").description("plan and execute a request, streaming what happens").argument("<request...>", "what you want done, in plain words")).action(
-    async (words: string[], opts) => setCode(await (await import("./commands/run.js")).runCommand(words.join(" "), opts, io)),
+  withRunOptions(
+    program
+      .command("run")
+      .description("plan and execute a request, streaming what happens")
+      .argument("<request...>", "what you want done, in plain words"),
+  ).action(async (words: string[], opts) =>
+    setCode(await (await import("./commands/run.js")).runCommand(words.join(" "), opts, io)),
   );
 
   withCommon(
@@ -107,15 +136,26 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       .option("--adjust <json>", "adjust the plan, then run it: a JSON list of {taskId, field, newValue}, or @file")
       .option("--skip", "give up on the failed step and finish the rest")
       .option("--retry", "allow one more recovery attempt")
-      .option("--set <key=value>", "with --retry: a new value for one of the failed step's parameters, repeatable (checked against the tool's schema)", collect)
-      .option("--replan <guidance>", "plan the unfinished work again, following this guidance (finished steps the new plan repeats are kept)")
+      .option(
+        "--set <key=value>",
+        "with --retry: a new value for one of the failed step's parameters, repeatable (checked against the tool's schema)",
+        collect,
+      )
+      .option(
+        "--replan <guidance>",
+        "plan the unfinished work again, following this guidance (finished steps the new plan repeats are kept)",
+      )
       .option("--abort", "stop the run")
       .option("--deny", "refuse the tool call a step waits to make (the step fails as POLICY_BLOCKED and is replanned)")
       .option("--comment <text>", "why, recorded with the decision")
       .option("--no-input", NO_INPUT),
-  ).action(async (thread: string, opts) => setCode(await (await import("./commands/resume.js")).resumeCommand(thread, opts, io)));
+  ).action(async (thread: string, opts) =>
+    setCode(await (await import("./commands/resume.js")).resumeCommand(thread, opts, io)),
+  );
 
-  withCommon(program.command("threads").description("the threads in the database, newest first: status and what each waits for"))
+  withCommon(
+    program.command("threads").description("the threads in the database, newest first: status and what each waits for"),
+  )
     .option("--limit <n>", `show only the newest n threads (${bounds(FLAG_BOUNDS.limit)})`)
     .action(async (opts) => setCode(await (await import("./commands/threads.js")).threadsCommand(opts, io)));
 
@@ -125,7 +165,9 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       .description("run a thread again from one of its checkpoints (a new branch; the old checkpoints stay)")
       .argument("<thread>", "thread id")
       .requiredOption("--from <checkpoint>", "the checkpoint id to replay from (see: history <thread>)"),
-  ).action(async (thread: string, opts) => setCode(await (await import("./commands/replay.js")).replayCommand(thread, opts, io)));
+  ).action(async (thread: string, opts) =>
+    setCode(await (await import("./commands/replay.js")).replayCommand(thread, opts, io)),
+  );
 
   withCommon(
     program
@@ -133,19 +175,40 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       .description("branch a thread from a checkpoint with changed state, and run the branch")
       .argument("<thread>", "thread id")
       .requiredOption("--from <checkpoint>", "the checkpoint id to fork from (see: history <thread>)")
-      .option("--set <key=value>", "change the state: a dotted path and a value (JSON if it parses, else text), repeatable", collect)
-      .addOption(new Option("--as-node <node>", "the node the update counts as coming from (default: the checkpoint's last writer)").choices(Object.values(Node))),
-  ).action(async (thread: string, opts) => setCode(await (await import("./commands/replay.js")).forkCommand(thread, opts, io)));
-
-  withCommon(program.command("history").description("a thread's checkpoints, newest first").argument("<thread>", "thread id"))
-    .option("--limit <n>", `show only the newest n checkpoints (${bounds(FLAG_BOUNDS.limit)})`)
-    .action(async (thread: string, opts) => setCode(await (await import("./commands/history.js")).historyCommand(thread, opts, io)));
-
-  withCommon(program.command("report").description("a thread's post-execution report").argument("<thread>", "thread id"), "print the report as JSON").action(
-    async (thread: string, opts) => setCode(await (await import("./commands/report.js")).reportCommand(thread, opts, io)),
+      .option(
+        "--set <key=value>",
+        "change the state: a dotted path and a value (JSON if it parses, else text), repeatable",
+        collect,
+      )
+      .addOption(
+        new Option(
+          "--as-node <node>",
+          "the node the update counts as coming from (default: the checkpoint's last writer)",
+        ).choices(Object.values(Node)),
+      ),
+  ).action(async (thread: string, opts) =>
+    setCode(await (await import("./commands/replay.js")).forkCommand(thread, opts, io)),
   );
 
-  withCommon(program.command("logs").description("the decision log: what was decided, why, and confidence before → after"), "print the matching raw JSON lines")
+  withCommon(
+    program.command("history").description("a thread's checkpoints, newest first").argument("<thread>", "thread id"),
+  )
+    .option("--limit <n>", `show only the newest n checkpoints (${bounds(FLAG_BOUNDS.limit)})`)
+    .action(async (thread: string, opts) =>
+      setCode(await (await import("./commands/history.js")).historyCommand(thread, opts, io)),
+    );
+
+  withCommon(
+    program.command("report").description("a thread's post-execution report").argument("<thread>", "thread id"),
+    "print the report as JSON",
+  ).action(async (thread: string, opts) =>
+    setCode(await (await import("./commands/report.js")).reportCommand(thread, opts, io)),
+  );
+
+  withCommon(
+    program.command("logs").description("the decision log: what was decided, why, and confidence before → after"),
+    "print the matching raw JSON lines",
+  )
     .option("--thread <id>", "only this thread")
     .option("--plan <id>", "only this plan")
     .option("--step <id>", "only this step (task id)")
@@ -166,7 +229,10 @@ function usageMessage(e: CommanderError, argv: readonly string[], prefix: string
     const flags = argv.slice(1).filter((a) => a !== dashed);
     return `The request ${shellArg(dashed)} starts with a dash, so it was read as an option. Put it last, after -- (everything after -- is the request): ${prefix}${argv[0] ? ` ${argv[0]}` : ""}${flags.length > 0 ? ` ${flags.map(shellArg).join(" ")}` : ""} -- ${shellArg(dashed)}`;
   }
-  const text = e.message.replace(/^error:\s*/i, "").replace(/\s*\n\s*/g, " ").trim();
+  const text = e.message
+    .replace(/^error:\s*/i, "")
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
   const command = argv[0] && COMMANDS.has(argv[0]) && argv[0] !== "help" ? ` ${argv[0]}` : "";
   const sentence = text.charAt(0).toUpperCase() + text.slice(1);
   return `${sentence}${/[.)?]$/.test(sentence) ? "" : "."} See ${prefix}${command} --help for the commands and flags.`;
@@ -207,7 +273,11 @@ function wantsJson(args: readonly string[]): boolean {
  * With --json, the failure is also one JSON object on stdout, `{ "error": { "code", "message" } }`, so a script
  * that reads stdout always gets JSON.
  */
-export async function runCli(argv: readonly string[], base: Omit<CliIo, "env">, loadEnv: () => CandorEnv): Promise<Exit> {
+export async function runCli(
+  argv: readonly string[],
+  base: Omit<CliIo, "env">,
+  loadEnv: () => CandorEnv,
+): Promise<Exit> {
   const args = withDefaultCommand(argv);
   const debug = args.includes("--debug");
   const fail = (code: string, message: string, exit: Exit): Exit => {
@@ -233,7 +303,11 @@ export async function runCli(argv: readonly string[], base: Omit<CliIo, "env">, 
       if (debug && e.stack) base.err(e.stack);
       return exit;
     }
-    const exit = fail(CandorError.isInstance(e) ? e.code : "INTERNAL", `Internal error: ${errorMessage(e)} (run again with --debug for the stack).`, Exit.INTERNAL);
+    const exit = fail(
+      CandorError.isInstance(e) ? e.code : "INTERNAL",
+      `Internal error: ${errorMessage(e)} (run again with --debug for the stack).`,
+      Exit.INTERNAL,
+    );
     if (debug && e instanceof Error && e.stack) base.err(e.stack);
     return exit;
   }

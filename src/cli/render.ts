@@ -19,7 +19,9 @@ export function clock(iso: string): string {
 export function stamp(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return "----------   --:--:--";
-  const date = [d.getFullYear(), d.getMonth() + 1, d.getDate()].map((n, i) => String(n).padStart(i === 0 ? 4 : 2, "0")).join("-");
+  const date = [d.getFullYear(), d.getMonth() + 1, d.getDate()]
+    .map((n, i) => String(n).padStart(i === 0 ? 4 : 2, "0"))
+    .join("-");
   return `${date} ${clock(iso)}`;
 }
 
@@ -75,13 +77,18 @@ export class EventPrinter {
     switch (n.kind) {
       case "step_failed": {
         const details = n.details ? this.pointer(n.details) : null;
-        const parts = [n.recoveryStrategy && `recovery: ${n.recoveryStrategy}`, n.estimatedDelay && `delay: ${n.estimatedDelay}`, details && `details: ${details}`];
+        const parts = [
+          n.recoveryStrategy && `recovery: ${n.recoveryStrategy}`,
+          n.estimatedDelay && `delay: ${n.estimatedDelay}`,
+          details && `details: ${details}`,
+        ];
         const detail = parts.filter(Boolean).join(" · ");
         if (detail) out.push(`${INDENT}↳ ${detail}`);
         break;
       }
       case "strategy":
-        for (const l of n.message.split("\n")) out.push(`${INDENT}  ${l.replace(/^Details: (.*)$/, (_, d: string) => `Details: ${this.pointer(d)}`)}`);
+        for (const l of n.message.split("\n"))
+          out.push(`${INDENT}  ${l.replace(/^Details: (.*)$/, (_, d: string) => `Details: ${this.pointer(d)}`)}`);
         break;
       case "plan":
         // The first message line lists the steps; the plan itself is printed with descriptions instead.
@@ -135,7 +142,10 @@ function planDetailLines(plan: Plan, indent = "  "): string[] {
         Object.keys(s.params).length > 0 ? `params ${JSON.stringify(s.params)}` : "",
         s.dependsOn.length > 0 ? `after ${s.dependsOn.join(", ")}` : "",
       ];
-      return [`${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${s.description}`, `${under}${facts.filter(Boolean).join(" · ")}`];
+      return [
+        `${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${s.description}`,
+        `${under}${facts.filter(Boolean).join(" · ")}`,
+      ];
     });
 }
 
@@ -155,10 +165,13 @@ const MEANING: Record<string, (r: WaitingRequest) => string> = {
       ? "it did not take effect: run the step again"
       : r.kind === "request_change"
         ? "accept the change: run the step with the new values shown"
-      : r.kind === "infeasible_constraint"
-        ? "check again with a limit that can be met"
-        : "allow one more recovery attempt (add --set key=value to change the step's parameters)",
-  replan: (r) => (r.kind === "plan_approval" ? "make the plan again, following your guidance" : "plan the unfinished work again, following your guidance; finished steps are kept"),
+        : r.kind === "infeasible_constraint"
+          ? "check again with a limit that can be met"
+          : "allow one more recovery attempt (add --set key=value to change the step's parameters)",
+  replan: (r) =>
+    r.kind === "plan_approval"
+      ? "make the plan again, following your guidance"
+      : "plan the unfinished work again, following your guidance; finished steps are kept",
   abort: () => "stop the run here",
 };
 
@@ -179,12 +192,23 @@ const DECISION_ARG: Record<string, string> = {
 };
 
 /** The exact commands that continue a waiting thread, one per decision it accepts. */
-export function resumeCommands(threadId: string, request: WaitingRequest, ctx: { commandPrefix: string; dbArg: string | null }): ResumeCommand[] {
+export function resumeCommands(
+  threadId: string,
+  request: WaitingRequest,
+  ctx: { commandPrefix: string; dbArg: string | null },
+): ResumeCommand[] {
   const db = ctx.dbArg ? ` --db ${shellArg(ctx.dbArg)}` : "";
   // A retry that can only work with new parameters (an infeasible limit) is printed with them.
-  const retryWith = "retryWith" in request && request.retryWith && typeof request.retryWith === "object" ? Object.entries(request.retryWith as Record<string, unknown>) : [];
+  const retryWith =
+    "retryWith" in request && request.retryWith && typeof request.retryWith === "object"
+      ? Object.entries(request.retryWith as Record<string, unknown>)
+      : [];
   const args = (decision: string) =>
-    decision === "retry" && retryWith.length > 0 ? retryWith.map(([k, v]) => ` --set ${shellArg(`${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)}`).join("") : (DECISION_ARG[decision] ?? "");
+    decision === "retry" && retryWith.length > 0
+      ? retryWith
+          .map(([k, v]) => ` --set ${shellArg(`${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)}`)
+          .join("")
+      : (DECISION_ARG[decision] ?? "");
   return request.decisions.map((decision) => ({
     decision,
     command: `${ctx.commandPrefix} resume ${threadId} --${decision}${args(decision)}${db}`,
@@ -209,7 +233,14 @@ export function kindTitle(kind: string): string {
 }
 
 function isEscalation(r: WaitingRequest): r is FailureEscalationRequest {
-  return r.kind === "max_revisions" || r.kind === "step_failures" || r.kind === "low_confidence" || r.kind === "infeasible_constraint" || r.kind === "unknown_outcome" || r.kind === "request_change";
+  return (
+    r.kind === "max_revisions" ||
+    r.kind === "step_failures" ||
+    r.kind === "low_confidence" ||
+    r.kind === "infeasible_constraint" ||
+    r.kind === "unknown_outcome" ||
+    r.kind === "request_change"
+  );
 }
 
 /**
@@ -220,7 +251,9 @@ function isEscalation(r: WaitingRequest): r is FailureEscalationRequest {
 export function requestLines(request: WaitingRequest, detailed = false): string[] {
   const out: string[] = [];
   if (request.kind === "plan_approval") {
-    out.push(`  Plan ${request.planId} (confidence ${request.confidence.toFixed(2)}, approval needed below ${request.threshold.toFixed(2)}):`);
+    out.push(
+      `  Plan ${request.planId} (confidence ${request.confidence.toFixed(2)}, approval needed below ${request.threshold.toFixed(2)}):`,
+    );
     out.push(...(detailed ? planDetailLines(request.plan, "  ") : planLines(request.plan, "  ")));
     out.push("", "  Why the confidence is what it is:");
     for (const r of request.reasons) out.push(`    - ${r}`);
@@ -233,9 +266,12 @@ export function requestLines(request: WaitingRequest, detailed = false): string[
     const r = request as { taskId?: unknown; tool?: unknown; args?: unknown; sideEffect?: unknown };
     if (typeof r.taskId === "string") out.push(`  Step ${r.taskId}`);
     if (typeof r.tool === "string") out.push(`  Call: ${toolCall(r.tool, r.args)}`);
-    if (detailed && typeof r.sideEffect === "string") out.push(`  Side effect: ${r.sideEffect}${r.sideEffect === "irreversible" ? " (it cannot be undone)" : ""}`);
+    if (detailed && typeof r.sideEffect === "string")
+      out.push(`  Side effect: ${r.sideEffect}${r.sideEffect === "irreversible" ? " (it cannot be undone)" : ""}`);
   } else {
-    out.push(`  Step ${request.taskId}: ${request.failureCount} failure(s), ${request.revisionCount} revision(s), confidence ${request.confidence.toFixed(2)}.`);
+    out.push(
+      `  Step ${request.taskId}: ${request.failureCount} failure(s), ${request.revisionCount} revision(s), confidence ${request.confidence.toFixed(2)}.`,
+    );
     if (detailed && request.reason) out.push(`  Reason: ${request.reason}`);
     out.push("  Errors:");
     for (const e of request.errors) out.push(`    - ${e}`);
@@ -247,7 +283,12 @@ export function requestLines(request: WaitingRequest, detailed = false): string[
 
 /** What a waiting thread asks and how to answer it. */
 export function waitingLines(request: WaitingRequest, commands: readonly ResumeCommand[]): string[] {
-  const out = [`Waiting for a human: ${kindTitle(request.kind)}.`, `  ${request.question}`, "", ...requestLines(request)];
+  const out = [
+    `Waiting for a human: ${kindTitle(request.kind)}.`,
+    `  ${request.question}`,
+    "",
+    ...requestLines(request),
+  ];
   out.push("", "Continue with one of:");
   const width = Math.max(...commands.map((c) => c.command.length));
   for (const c of commands) out.push(`  ${c.command.padEnd(width)}   # ${c.meaning}`);

@@ -42,10 +42,21 @@ export function buildToolkits(faults: readonly string[]): Toolkit[] {
  * `onNote` hears what the llm reasoner says when it falls back to rules outside a plan's own notes. The model
  * client is loaded only when a run asks for it: the offline path starts faster without it.
  */
-async function buildReasoner(choice: ReasonerChoice, env: CandorEnv, onNote?: (note: string) => void): Promise<Reasoner> {
+async function buildReasoner(
+  choice: ReasonerChoice,
+  env: CandorEnv,
+  onNote?: (note: string) => void,
+): Promise<Reasoner> {
   if (choice.kind === "rules") return new RulesReasoner();
-  const [{ createChatModel }, { LlmReasoner }] = await Promise.all([import("../reasoning/model.js"), import("../reasoning/llm.js")]);
-  const model = createChatModel({ apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL, model: choice.model ?? undefined });
+  const [{ createChatModel }, { LlmReasoner }] = await Promise.all([
+    import("../reasoning/model.js"),
+    import("../reasoning/llm.js"),
+  ]);
+  const model = createChatModel({
+    apiKey: env.OPENAI_API_KEY,
+    baseUrl: env.OPENAI_BASE_URL,
+    model: choice.model ?? undefined,
+  });
   return new LlmReasoner({ model, fallback: new RulesReasoner(), onFallback: onNote });
 }
 
@@ -62,7 +73,12 @@ export async function openSession(spec: SessionSpec): Promise<Session> {
 /** Compiles the agent on an already open database (resume, report, history: the thread says which faults). */
 export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
   try {
-    return compileOn(persistence, buildToolkits(spec.faults), await buildReasoner(spec.reasoner, spec.env, spec.onNote), spec.env);
+    return compileOn(
+      persistence,
+      buildToolkits(spec.faults),
+      await buildReasoner(spec.reasoner, spec.env, spec.onNote),
+      spec.env,
+    );
   } catch (e) {
     persistence.close();
     throw e;
@@ -148,7 +164,8 @@ export async function loadThreadRecord(persistence: Persistence, threadId: strin
 /** The error for a thread this database does not know, with the threads it does know. */
 async function unknownThread(persistence: Persistence, threadId: string): Promise<CandorError> {
   const known = (await persistence.store.search(THREADS_NAMESPACE, { limit: 5 })).map((item) => item.key);
-  const hint = known.length > 0 ? ` Recent threads in this database: ${known.join(", ")}.` : " This database has no threads yet.";
+  const hint =
+    known.length > 0 ? ` Recent threads in this database: ${known.join(", ")}.` : " This database has no threads yet.";
   return new CandorError(
     `There is no thread "${threadId}" in ${persistence.dbPath}.${hint} Check the id, or pass --db with the database the run used.`,
     ErrorCode.UNKNOWN_THREAD,
@@ -188,7 +205,12 @@ export type ThreadInput =
 
 /** The resume value a decision sends: one value, or one per interrupt id when several interrupts wait. */
 function resumeValue(input: Extract<ThreadInput, { kind: "decision" }>): unknown {
-  const value = { decision: input.decision, comment: input.comment, ...(input.adjustments ? { adjustments: input.adjustments } : {}), ...input.extra };
+  const value = {
+    decision: input.decision,
+    comment: input.comment,
+    ...(input.adjustments ? { adjustments: input.adjustments } : {}),
+    ...input.extra,
+  };
   const ids = input.interruptIds ?? [];
   return ids.length > 1 ? Object.fromEntries(ids.map((id) => [id, value])) : value;
 }
@@ -197,17 +219,42 @@ function resumeValue(input: Extract<ThreadInput, { kind: "decision" }>): unknown
  * Streams a thread to the end or to its next interrupt, passing events to the handlers as they happen.
  * `checkpointId` starts from that checkpoint instead of the latest (replay and fork).
  */
-export async function streamThread(graph: CandorGraph, threadId: string, input: ThreadInput, handlers: StreamHandlers, signal?: AbortSignal, checkpointId?: string): Promise<void> {
-  const value = input.kind === "start" ? input.value : input.kind === "decision" ? new Command({ resume: resumeValue(input) }) : null;
-  const config = checkpointId ? { configurable: { thread_id: threadId, checkpoint_id: checkpointId } } : threadConfig(threadId);
-  const stream = await graph.stream(value as never, { ...config, streamMode: ["custom", "updates"], subgraphs: true, signal });
+export async function streamThread(
+  graph: CandorGraph,
+  threadId: string,
+  input: ThreadInput,
+  handlers: StreamHandlers,
+  signal?: AbortSignal,
+  checkpointId?: string,
+): Promise<void> {
+  const value =
+    input.kind === "start"
+      ? input.value
+      : input.kind === "decision"
+        ? new Command({ resume: resumeValue(input) })
+        : null;
+  const config = checkpointId
+    ? { configurable: { thread_id: threadId, checkpoint_id: checkpointId } }
+    : threadConfig(threadId);
+  const stream = await graph.stream(value as never, {
+    ...config,
+    streamMode: ["custom", "updates"],
+    subgraphs: true,
+    signal,
+  });
   for await (const chunk of stream as AsyncIterable<unknown>) {
     if (!Array.isArray(chunk) || chunk.length !== 3) continue;
     const [namespace, mode, data] = chunk as [string[], string, unknown];
     if (mode === "custom") {
       const event = CandorEvent.safeParse(data);
       if (event.success) handlers.onEvent(event.data);
-    } else if (mode === "updates" && namespace.length === 0 && data && typeof data === "object" && Node.UNDERSTAND in data) {
+    } else if (
+      mode === "updates" &&
+      namespace.length === 0 &&
+      data &&
+      typeof data === "object" &&
+      Node.UNDERSTAND in data
+    ) {
       const plan = Plan.safeParse((data as Record<string, { plan?: unknown }>)[Node.UNDERSTAND]?.plan);
       if (plan.success) handlers.onPlan(plan.data);
     }
@@ -262,7 +309,9 @@ export async function readOutcome(graph: CandorGraph, threadId: string): Promise
     return parsed.success ? [{ id: i.id, request: parsed.data }] : [];
   });
   const waitingFor: WaitingRequest | null = waiting ? pending.data : (tools[0]?.request ?? null);
-  const interruptIds = waiting ? interrupts.flatMap((i) => (i.id ? [i.id] : [])) : tools.flatMap((t) => (t.id ? [t.id] : []));
+  const interruptIds = waiting
+    ? interrupts.flatMap((i) => (i.id ? [i.id] : []))
+    : tools.flatMap((t) => (t.id ? [t.id] : []));
   return {
     threadId,
     status: values.status,

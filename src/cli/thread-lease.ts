@@ -22,7 +22,12 @@ interface LeaseTiming {
  * that says who holds it. Renewal runs on an unref'd timer so it never keeps the process alive; the lease is
  * released by `release`, and on process exit too (a second Ctrl-C).
  */
-function holdThread(session: Session, threadId: string, io: CliIo, timing: LeaseTiming = { ttlMs: LEASE_TTL_MS, renewMs: LEASE_RENEW_MS }): HeldThread | { busy: string } {
+function holdThread(
+  session: Session,
+  threadId: string,
+  io: CliIo,
+  timing: LeaseTiming = { ttlMs: LEASE_TTL_MS, renewMs: LEASE_RENEW_MS },
+): HeldThread | { busy: string } {
   const db = session.persistence.store.db;
   const result = acquireLease(db, threadId, timing.ttlMs);
   if (!result.acquired) {
@@ -40,7 +45,9 @@ function holdThread(session: Session, threadId: string, io: CliIo, timing: Lease
   const timer = setInterval(() => {
     if (!db.open || renewLease(db, lease, timing.ttlMs)) return;
     lost = true;
-    io.err(`Lost the lease on thread ${threadId}: another process took it after this one stalled past its expiry. Stopping at the next step boundary.`);
+    io.err(
+      `Lost the lease on thread ${threadId}: another process took it after this one stalled past its expiry. Stopping at the next step boundary.`,
+    );
     controller.abort();
   }, timing.renewMs);
   timer.unref();
@@ -67,7 +74,13 @@ function holdThread(session: Session, threadId: string, io: CliIo, timing: Lease
  * Runs `body` while holding the thread's lease, and gives the lease back however it ends. When another process
  * holds it, says so on stderr and returns `busy()` without running `body`: the command changes nothing.
  */
-export async function whileHolding<T>(session: Session, threadId: string, io: CliIo, busy: () => T, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function whileHolding<T>(
+  session: Session,
+  threadId: string,
+  io: CliIo,
+  busy: () => T,
+  body: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const held = holdThread(session, threadId, io);
   if ("busy" in held) {
     io.err(held.busy);

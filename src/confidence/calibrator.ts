@@ -19,7 +19,6 @@ const RATE_THRESHOLD = 0.15;
 /** The adjustment is this fraction of the rate (seed 000: ±0.1 × rate). */
 const ADJUSTMENT_FACTOR = 0.1;
 
-
 /** One finished plan run, as the calibrator remembers it (seed 000 PlanOutcome). */
 export const PlanOutcome = z.object({
   planId: z.string().min(1),
@@ -113,7 +112,9 @@ export function calibrate(raw: number, outcomes: readonly PlanOutcome[]): Calibr
   const lowered = confidence < raw;
   const rate = lowered ? metrics.overConfidenceRate : metrics.underConfidenceRate;
   const count = lowered ? metrics.highConfidenceCount : metrics.lowConfidenceCount;
-  const what = lowered ? `over-confident in ${percent(rate)} of ${count} past runs scored above ${HIGH_CONFIDENCE}` : `under-confident in ${percent(rate)} of ${count} past runs scored below ${LOW_CONFIDENCE}`;
+  const what = lowered
+    ? `over-confident in ${percent(rate)} of ${count} past runs scored above ${HIGH_CONFIDENCE}`
+    : `under-confident in ${percent(rate)} of ${count} past runs scored below ${LOW_CONFIDENCE}`;
   const reason = `calibrated from ${raw.toFixed(2)} to ${confidence.toFixed(2)}: ${what} (${metrics.sampleSize} outcomes)`;
   return { raw, confidence, reason, metrics };
 }
@@ -122,9 +123,16 @@ export function calibrate(raw: number, outcomes: readonly PlanOutcome[]): Calibr
  * Pure. The plan with its calibrated confidence and the reason appended to its confidence reasons (shown when a
  * human is asked to approve); the same plan when there was no calibration or it changed nothing.
  */
-export function applyCalibration<P extends { confidence: number; confidenceReasons: string[] }>(plan: P, calibration: Calibration | null): P {
+export function applyCalibration<P extends { confidence: number; confidenceReasons: string[] }>(
+  plan: P,
+  calibration: Calibration | null,
+): P {
   if (!calibration?.reason) return plan;
-  return { ...plan, confidence: calibration.confidence, confidenceReasons: [...plan.confidenceReasons, calibration.reason] };
+  return {
+    ...plan,
+    confidence: calibration.confidence,
+    confidenceReasons: [...plan.confidenceReasons, calibration.reason],
+  };
 }
 
 /**
@@ -164,7 +172,10 @@ export class ConfidenceCalibrator {
     }
     const at = new Date(parsed.data.at);
     if (Number.isNaN(at.getTime())) {
-      throw new CandorError(`Cannot record the outcome of plan ${parsed.data.planId}: "at" is not a date (${parsed.data.at}).`, ErrorCode.INVALID_REQUEST);
+      throw new CandorError(
+        `Cannot record the outcome of plan ${parsed.data.planId}: "at" is not a date (${parsed.data.at}).`,
+        ErrorCode.INVALID_REQUEST,
+      );
     }
     const key = `${at.toISOString()}_${parsed.data.planId}`;
     await this.store.put(this.namespace, key, { ...parsed.data, at: at.toISOString() });
@@ -180,7 +191,6 @@ export class ConfidenceCalibrator {
     return newestItems(this.store, this.namespace, PlanOutcome, limit);
   }
 
-
   /** Calibrates a new plan's raw confidence against the user's last `window` real (not simulated) outcomes. */
   async calibrate(raw: number): Promise<Calibration> {
     const real = (await this.outcomes(Number.MAX_SAFE_INTEGER)).filter((o) => !o.simulated);
@@ -192,8 +202,16 @@ function pearson(xs: readonly number[], ys: readonly number[]): { correlation: n
   const n = xs.length;
   if (n < 2) return { correlation: null, note: `needs at least 2 outcomes, has ${n}` };
   // Compare values, not a computed variance: the mean of equal floats can differ from them in the last bit.
-  if (xs.every((x) => x === xs[0])) return { correlation: null, note: `every plan had the same confidence (${xs[0]}), so confidence cannot explain success` };
-  if (ys.every((y) => y === ys[0])) return { correlation: null, note: `every run ${ys[0] === 1 ? "succeeded" : "failed"}, so success does not vary with confidence` };
+  if (xs.every((x) => x === xs[0]))
+    return {
+      correlation: null,
+      note: `every plan had the same confidence (${xs[0]}), so confidence cannot explain success`,
+    };
+  if (ys.every((y) => y === ys[0]))
+    return {
+      correlation: null,
+      note: `every run ${ys[0] === 1 ? "succeeded" : "failed"}, so success does not vary with confidence`,
+    };
   const mx = xs.reduce((a, b) => a + b, 0) / n;
   const my = ys.reduce((a, b) => a + b, 0) / n;
   let sxy = 0;
@@ -213,4 +231,3 @@ function pearson(xs: readonly number[], ys: readonly number[]): { correlation: n
 function percent(rate: number): string {
   return `${Math.round(rate * 100)}%`;
 }
-

@@ -3,7 +3,16 @@ import { Plan } from "./plan.js";
 import { openQuestions } from "./understanding.js";
 
 /** Why a run is waiting for a person. */
-export const InterruptKind = z.enum(["plan_approval", "max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "request_change", "tool_approval"]);
+export const InterruptKind = z.enum([
+  "plan_approval",
+  "max_revisions",
+  "step_failures",
+  "low_confidence",
+  "infeasible_constraint",
+  "unknown_outcome",
+  "request_change",
+  "tool_approval",
+]);
 export type InterruptKind = z.infer<typeof InterruptKind>;
 
 /** Seed 000 scenario 14: asked before any step runs when the plan's confidence is below the threshold. */
@@ -33,7 +42,14 @@ export type HumanApprovalRequest = z.infer<typeof HumanApprovalRequest>;
  * taken effect (stopped before it answered), which only a person can check.
  */
 export const FailureEscalationRequest = z.object({
-  kind: z.enum(["max_revisions", "step_failures", "low_confidence", "infeasible_constraint", "unknown_outcome", "request_change"]),
+  kind: z.enum([
+    "max_revisions",
+    "step_failures",
+    "low_confidence",
+    "infeasible_constraint",
+    "unknown_outcome",
+    "request_change",
+  ]),
   planId: z.string(),
   taskId: z.string(),
   failureCount: z.number().int(),
@@ -97,7 +113,17 @@ export const InterruptRequest = z.discriminatedUnion("kind", [
 export type InterruptRequest = z.infer<typeof InterruptRequest>;
 
 /** Plan fields a person may change before the plan runs; `params.<key>` changes one parameter. */
-export const EDITABLE_STEP_FIELDS = ["description", "workerType", "tools", "params", "dependsOn", "condition", "retry", "timeoutMs", "expectedOutputs"] as const;
+export const EDITABLE_STEP_FIELDS = [
+  "description",
+  "workerType",
+  "tools",
+  "params",
+  "dependsOn",
+  "condition",
+  "retry",
+  "timeoutMs",
+  "expectedOutputs",
+] as const;
 
 /** Seed 000 scenario 15: one edit of an ADJUST decision (`{taskId: "hotel", field: "params.nights", newValue: 3}`). */
 export const PlanAdjustment = z.object({
@@ -122,7 +148,8 @@ export function planApprovalRequest(plan: Plan, threshold: number): HumanApprova
     planId: plan.planId,
     confidence: plan.confidence,
     threshold,
-    reasons: plan.confidenceReasons.length > 0 ? plan.confidenceReasons : ["the planner is unsure this plan fits the request"],
+    reasons:
+      plan.confidenceReasons.length > 0 ? plan.confidenceReasons : ["the planner is unsure this plan fits the request"],
     recommendedAction: "REVIEW_AND_ADJUST",
     plan,
     decisions: [...PLAN_APPROVAL_DECISIONS],

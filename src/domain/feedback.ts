@@ -1,6 +1,12 @@
 import { z } from "zod";
 
-export const FeedbackType = z.enum(["SUCCESS", "FAILURE", "PARTIAL_SUCCESS", "CONSTRAINT_VIOLATION", "DEPENDENCY_FAILURE"]);
+export const FeedbackType = z.enum([
+  "SUCCESS",
+  "FAILURE",
+  "PARTIAL_SUCCESS",
+  "CONSTRAINT_VIOLATION",
+  "DEPENDENCY_FAILURE",
+]);
 export type FeedbackType = z.infer<typeof FeedbackType>;
 
 /** Failure classes (issue 3 / seed 000): decided by rules for every known wording, by a model only when unknown. */
@@ -65,7 +71,12 @@ export const ExecutionFeedback = z.object({
    * as the thread's latest `approval`, as it does for plan approvals and escalations.
    */
   approval: z
-    .object({ decision: z.enum(["approve", "deny"]), comment: z.string().nullable(), by: z.string().nullable(), at: z.string() })
+    .object({
+      decision: z.enum(["approve", "deny"]),
+      comment: z.string().nullable(),
+      by: z.string().nullable(),
+      at: z.string(),
+    })
     .optional(),
 });
 export type ExecutionFeedback = z.infer<typeof ExecutionFeedback>;

@@ -11,7 +11,17 @@ export const Notification = z.object({
   id: z.string(),
   at: z.string(),
   severity: Severity,
-  kind: z.enum(["plan", "step_started", "step_failed", "step_succeeded", "strategy", "escalation", "approval", "progress", "outcome"]),
+  kind: z.enum([
+    "plan",
+    "step_started",
+    "step_failed",
+    "step_succeeded",
+    "strategy",
+    "escalation",
+    "approval",
+    "progress",
+    "outcome",
+  ]),
   taskId: z.string().nullable().default(null),
   /** One plain-language line: what happened. */
   title: z.string(),

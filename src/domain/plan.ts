@@ -42,7 +42,10 @@ export const MissingInput = z.object({
 export type MissingInput = z.infer<typeof MissingInput>;
 
 export const TaskStep = z.object({
-  id: z.string().min(1).regex(/^[A-Za-z0-9_.-]+$/, "step ids use letters, digits, '_', '-', '.'"),
+  id: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9_.-]+$/, "step ids use letters, digits, '_', '-', '.'"),
   description: z.string().min(1),
   /** Worker type that runs the step; it decides which tools the step may touch. */
   workerType: z.string().min(1),

@@ -78,7 +78,15 @@ export const Episode = z.object({
   request: z.string(),
   status: RunStatus,
   plan: z.object({ steps: z.array(z.object({ id: z.string(), workerType: z.string(), tools: z.array(z.string()) })) }),
-  failures: z.array(z.object({ taskId: z.string(), tool: z.string().nullable(), workerType: z.string().nullable(), failureClass: FailureClass, error: z.string() })),
+  failures: z.array(
+    z.object({
+      taskId: z.string(),
+      tool: z.string().nullable(),
+      workerType: z.string().nullable(),
+      failureClass: FailureClass,
+      error: z.string(),
+    }),
+  ),
   strategiesUsed: z.array(RevisionStrategy),
   confidenceInitial: z.number(),
   confidenceFinal: z.number(),

@@ -105,10 +105,12 @@ export function openQuestions(u: Understanding): string[] {
   const out: string[] = [];
   for (const p of u.parts) {
     if (p.status === "unsupported") out.push(`"${p.text}" cannot be done: ${p.why ?? "no tool serves it"}`);
-    if (p.status === "not_understood") out.push(`"${p.text}" was not understood: ${p.why ?? "the planner could not read it"}`);
+    if (p.status === "not_understood")
+      out.push(`"${p.text}" was not understood: ${p.why ?? "the planner could not read it"}`);
   }
   for (const r of u.refused) out.push(`"${r.text}" is not used as ${r.name}: ${r.why}`);
-  for (const x of u.unaccounted) out.push(`"${x.text}" (${x.kind === "other" ? "text" : x.kind}) served nothing in the plan: ${x.why}`);
+  for (const x of u.unaccounted)
+    out.push(`"${x.text}" (${x.kind === "other" ? "text" : x.kind}) served nothing in the plan: ${x.why}`);
   return out;
 }
 
@@ -123,7 +125,8 @@ export function understandingLines(u: Understanding): string[] {
   }
   for (const v of u.values) out.push(`value ${v.name} = ${show(v.value)} from "${v.source}"`);
   for (const a of u.assumptions) out.push(`assumed ${a.name} = ${show(a.value)}: ${a.why}`);
-  for (const c of u.changes) out.push(`changed ${c.name}: ${show(c.from)} → ${show(c.to)}${c.source ? ` ("${c.source}")` : ""}: ${c.why}`);
+  for (const c of u.changes)
+    out.push(`changed ${c.name}: ${show(c.from)} → ${show(c.to)}${c.source ? ` ("${c.source}")` : ""}: ${c.why}`);
   for (const r of u.refused) out.push(`refused ${r.name} "${r.text}": ${r.why}`);
   for (const x of u.unaccounted) out.push(`not accounted for: "${x.text}" (${x.kind}): ${x.why}`);
   return out;
@@ -141,7 +144,10 @@ export function understandingNotes(u: Understanding): { info: string[]; warnings
     else if (p.status === "excluded") info.push(`Understood "${p.text}": ${p.description}, so no step does it`);
   }
   // A change made on the user's behalf and anything open are warnings: they are what a person must notice.
-  const warnings = [...u.changes.map((c) => `Changed ${c.name}: ${show(c.from)} → ${show(c.to)} (${c.why})`), ...openQuestions(u).map((q) => `Not done or not understood: ${q}`)];
+  const warnings = [
+    ...u.changes.map((c) => `Changed ${c.name}: ${show(c.from)} → ${show(c.to)} (${c.why})`),
+    ...openQuestions(u).map((q) => `Not done or not understood: ${q}`),
+  ];
   return { info, warnings };
 }
 

@@ -30,7 +30,10 @@ export async function saveEpisode(store: BaseStore, userId: string, episode: Epi
   }
   const at = new Date(parsed.data.at);
   if (Number.isNaN(at.getTime())) {
-    throw new CandorError(`Cannot save the episode of plan ${parsed.data.planId}: "at" is not a date (${parsed.data.at}).`, ErrorCode.INVALID_REQUEST);
+    throw new CandorError(
+      `Cannot save the episode of plan ${parsed.data.planId}: "at" is not a date (${parsed.data.at}).`,
+      ErrorCode.INVALID_REQUEST,
+    );
   }
   const key = `${at.toISOString()}_${parsed.data.planId}`;
   await store.put(userNamespace(userId, EPISODES), key, parsed.data);
@@ -83,7 +86,11 @@ export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
       toolClasses.set(failure.tool, classes);
     }
     for (const tool of failedTools) toolEpisodes.set(tool, (toolEpisodes.get(tool) ?? 0) + 1);
-    const misbehaved = new Set(episode.failures.filter((f) => f.tool !== null && UNRELIABLE_CLASSES.has(f.failureClass)).map((f) => f.tool as string));
+    const misbehaved = new Set(
+      episode.failures
+        .filter((f) => f.tool !== null && UNRELIABLE_CLASSES.has(f.failureClass))
+        .map((f) => f.tool as string),
+    );
     for (const tool of misbehaved) unreliable.set(tool, (unreliable.get(tool) ?? 0) + 1);
 
     const finished = FINISHED.has(episode.status);
@@ -101,7 +108,9 @@ export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
     if (count < 2) continue;
     const classes = [...byCountThenName(toolClasses.get(tool) ?? new Map<FailureClass, number>())].map(([c]) => c);
     // Only a tool's own misbehaviour calls for another tool; "fully booked" twice is about the requests.
-    const advice = classes.some((c) => UNRELIABLE_CLASSES.has(c)) ? "consider its backup" : "a property of the requests, not of the tool";
+    const advice = classes.some((c) => UNRELIABLE_CLASSES.has(c))
+      ? "consider its backup"
+      : "a property of the requests, not of the tool";
     lessons.push(`${tool} failed in ${count} of the last ${runs} (${classes.join(", ")}); ${advice}`);
   }
   const strategies = [...strategyUses.entries()].sort((a, b) => b[1].used - a[1].used || a[0].localeCompare(b[0]));
@@ -111,7 +120,9 @@ export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
     } else if (recovered === used) {
       lessons.push(`Strategy ${strategy} recovered ${plural(recovered, "failure", "failures")}`);
     } else {
-      lessons.push(`Strategy ${strategy} recovered ${recovered} of ${plural(used, "failure", "failures")} it was used on`);
+      lessons.push(
+        `Strategy ${strategy} recovered ${recovered} of ${plural(used, "failure", "failures")} it was used on`,
+      );
     }
   }
   return { lessons, unreliableTools: Object.fromEntries(unreliable) };

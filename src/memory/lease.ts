@@ -68,10 +68,16 @@ const ready = new WeakSet<Database.Database>();
 
 function ensureTable(db: Database.Database): void {
   if (ready.has(db)) return;
-  db.exec(`CREATE TABLE IF NOT EXISTS ${LEASE_TABLE} (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, expires_at INTEGER NOT NULL, pid_start TEXT)`);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${LEASE_TABLE} (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, expires_at INTEGER NOT NULL, pid_start TEXT)`,
+  );
   // A database made before leases recorded the holder's start time: add the column (null: start time unknown).
   // Checked again inside a write transaction, so two processes upgrading the same file cannot both add it.
-  const hasColumn = () => db.prepare<[], { name: string }>(`PRAGMA table_info(${LEASE_TABLE})`).all().some((c) => c.name === "pid_start");
+  const hasColumn = () =>
+    db
+      .prepare<[], { name: string }>(`PRAGMA table_info(${LEASE_TABLE})`)
+      .all()
+      .some((c) => c.name === "pid_start");
   if (!hasColumn()) {
     db.transaction(() => {
       if (!hasColumn()) db.exec(`ALTER TABLE ${LEASE_TABLE} ADD COLUMN pid_start TEXT`);
@@ -135,7 +141,12 @@ export function holderAlive(pid: number, startTime: string | null): boolean {
 }
 
 /** A row still binds when it has not expired and its holder is not known to be dead. */
-function binding(row: Row | undefined, now: number, host: string, isAlive: NonNullable<LeaseOptions["isAlive"]>): LeaseHolder | null {
+function binding(
+  row: Row | undefined,
+  now: number,
+  host: string,
+  isAlive: NonNullable<LeaseOptions["isAlive"]>,
+): LeaseHolder | null {
   if (!row || row.expires_at <= now) return null;
   if (row.host === host && !isAlive(row.pid, row.pid_start)) return null;
   return { holder: row.holder, pid: row.pid, host: row.host, expiresAt: row.expires_at };
@@ -152,7 +163,12 @@ const SELECT = `SELECT holder, pid, host, expires_at, pid_start FROM ${LEASE_TAB
  * Takes the thread's lease when it is free, expired, or held by a dead process on this host. Read and write
  * happen in one BEGIN IMMEDIATE transaction, so two processes racing for a free lease cannot both win.
  */
-export function acquireLease(db: Database.Database, threadId: string, ttlMs = LEASE_TTL_MS, options: LeaseOptions = {}): LeaseResult {
+export function acquireLease(
+  db: Database.Database,
+  threadId: string,
+  ttlMs = LEASE_TTL_MS,
+  options: LeaseOptions = {},
+): LeaseResult {
   ensureTable(db);
   const pid = options.pid ?? process.pid;
   const host = options.host ?? hostname();
@@ -178,7 +194,9 @@ export function acquireLease(db: Database.Database, threadId: string, ttlMs = LE
 export function renewLease(db: Database.Database, lease: Lease, ttlMs = LEASE_TTL_MS, now = Date.now()): boolean {
   ensureTable(db);
   const expiresAt = now + ttlMs;
-  const changed = db.prepare(`UPDATE ${LEASE_TABLE} SET expires_at = ? WHERE thread_id = ? AND holder = ?`).run(expiresAt, lease.threadId, lease.holder).changes;
+  const changed = db
+    .prepare(`UPDATE ${LEASE_TABLE} SET expires_at = ? WHERE thread_id = ? AND holder = ?`)
+    .run(expiresAt, lease.threadId, lease.holder).changes;
   if (changed > 0) lease.expiresAt = expiresAt;
   return changed > 0;
 }
@@ -191,7 +209,16 @@ export function releaseLease(db: Database.Database, lease: Lease): void {
 }
 
 /** The current holder of a thread's lease (unexpired, not known to be dead), or null. */
-export function leaseHolder(db: Database.Database, threadId: string, options: Pick<LeaseOptions, "host" | "now" | "isAlive"> = {}): LeaseHolder | null {
+export function leaseHolder(
+  db: Database.Database,
+  threadId: string,
+  options: Pick<LeaseOptions, "host" | "now" | "isAlive"> = {},
+): LeaseHolder | null {
   ensureTable(db);
-  return binding(db.prepare<[string], Row>(SELECT).get(threadId), options.now ?? Date.now(), options.host ?? hostname(), options.isAlive ?? holderAlive);
+  return binding(
+    db.prepare<[string], Row>(SELECT).get(threadId),
+    options.now ?? Date.now(),
+    options.host ?? hostname(),
+    options.isAlive ?? holderAlive,
+  );
 }

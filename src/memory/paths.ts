@@ -31,7 +31,7 @@ function kernelFilesystem(dir: string): string | null {
 /** `dir`'s nearest ancestor that exists (itself if it does), and the missing directories below it, outermost first. */
 function existingAncestor(dir: string): { ancestor: string; stats: Stats; missing: string[] } {
   const missing: string[] = [];
-  for (let current = dir; ; ) {
+  for (let current = dir; ;) {
     try {
       return { ancestor: current, stats: statSync(current), missing };
     } catch (e) {

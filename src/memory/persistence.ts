@@ -84,15 +84,21 @@ function ensureWritable(file: string): void {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw unusable(file, e);
   }
   if (existing?.isDirectory()) {
-    throw unusable(file, new Error(`"${file}" is a directory (EISDIR); name a file inside it, e.g. ${path.join(file, "candor.db")}`));
+    throw unusable(
+      file,
+      new Error(`"${file}" is a directory (EISDIR); name a file inside it, e.g. ${path.join(file, "candor.db")}`),
+    );
   }
-  if (existing && !existing.isFile()) throw unusable(file, new Error(`"${file}" is a ${describeKind(existing)}, not a regular file`));
+  if (existing && !existing.isFile())
+    throw unusable(file, new Error(`"${file}" is a ${describeKind(existing)}, not a regular file`));
   try {
     // WAL needs to create -wal and -shm files next to the database.
     accessSync(dir, constants.W_OK);
     // Appending nothing creates a missing file (an empty file is a valid database) and proves we can write it;
     // O_NONBLOCK makes a named pipe swapped in since the check fail instead of waiting for a reader.
-    closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (constants.O_NONBLOCK ?? 0)));
+    closeSync(
+      openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (constants.O_NONBLOCK ?? 0)),
+    );
   } catch (e) {
     throw unusable(file, e);
   }

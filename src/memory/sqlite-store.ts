@@ -215,13 +215,16 @@ function toItem(row: Row): Item {
 }
 
 function joinNamespace(namespace: string[], opts: { allowEmpty: boolean }): string {
-  if (!Array.isArray(namespace)) throw storageError(`A store namespace must be an array of labels; got ${typeof namespace}.`);
+  if (!Array.isArray(namespace))
+    throw storageError(`A store namespace must be an array of labels; got ${typeof namespace}.`);
   if (namespace.length === 0 && !opts.allowEmpty) {
-    throw storageError("A store namespace cannot be empty: give at least one label, e.g. [userId, \"episodes\"].");
+    throw storageError('A store namespace cannot be empty: give at least one label, e.g. [userId, "episodes"].');
   }
   for (const label of namespace) {
     if (typeof label !== "string" || label === "") {
-      throw storageError(`Namespace [${namespace.map(String).join(", ")}] has an empty or non-string label; every label must be a non-empty string.`);
+      throw storageError(
+        `Namespace [${namespace.map(String).join(", ")}] has an empty or non-string label; every label must be a non-empty string.`,
+      );
     }
     if (label.includes(NAMESPACE_SEPARATOR)) {
       throw storageError(
@@ -242,13 +245,18 @@ function filterClause(field: string, expected: unknown): { clause: string; args:
   const base = `EXISTS (SELECT 1 FROM json_each(s.value) AS j WHERE j.key = ? AND `;
   if (value === null) return { clause: `${base}j.type = 'null')`, args: [field] };
   if (typeof value === "boolean") return { clause: `${base}j.type = '${value ? "true" : "false"}')`, args: [field] };
-  if (typeof value === "number") return { clause: `${base}j.type IN ('integer', 'real') AND j.atom = ?)`, args: [field, value] };
+  if (typeof value === "number")
+    return { clause: `${base}j.type IN ('integer', 'real') AND j.atom = ?)`, args: [field, value] };
   return { clause: `${base}j.type = 'text' AND j.atom = ?)`, args: [field, value] };
 }
 
 function unwrapEq(field: string, expected: unknown): Primitive {
   const candidate =
-    typeof expected === "object" && expected !== null && !Array.isArray(expected) && Object.keys(expected).length === 1 && "$eq" in expected
+    typeof expected === "object" &&
+    expected !== null &&
+    !Array.isArray(expected) &&
+    Object.keys(expected).length === 1 &&
+    "$eq" in expected
       ? expected.$eq
       : expected;
   if (candidate === null || typeof candidate === "string" || typeof candidate === "boolean") return candidate;
@@ -279,7 +287,8 @@ function nextChar(c: string): string {
 }
 
 function nonNegativeInt(n: number, what: string): number {
-  if (!Number.isInteger(n) || n < 0) throw storageError(`The ${what} must be a non-negative integer; got ${String(n)}.`);
+  if (!Number.isInteger(n) || n < 0)
+    throw storageError(`The ${what} must be a non-negative integer; got ${String(n)}.`);
   return n;
 }
 

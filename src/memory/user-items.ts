@@ -29,7 +29,12 @@ export function userNamespace(userId: string, leaf: string): string[] {
  * item and sorts by key, because stores differ in search order (SqliteStore newest first, InMemoryStore oldest
  * first), and skips deeper namespaces, since search is a prefix match.
  */
-export async function newestItems<T>(store: BaseStore, namespace: string[], schema: z.ZodType<T>, limit: number): Promise<T[]> {
+export async function newestItems<T>(
+  store: BaseStore,
+  namespace: string[],
+  schema: z.ZodType<T>,
+  limit: number,
+): Promise<T[]> {
   const found: { key: string; value: T }[] = [];
   for (let offset = 0; ; offset += PAGE_SIZE) {
     const page = await store.search(namespace, { limit: PAGE_SIZE, offset });

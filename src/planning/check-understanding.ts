@@ -5,7 +5,13 @@ import { openQuestions, Understanding, type RequestPart, type Unaccounted } from
 import type { ToolRegistry } from "../tools/registry.js";
 import { foldCase, overlaps, within, type Span } from "./lexicon.js";
 import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts } from "./rules-planner.js";
-import { accountFor, genericKeywords, keywordHits, negationExclusions, unsupportedVerbClauses } from "./understanding.js";
+import {
+  accountFor,
+  genericKeywords,
+  keywordHits,
+  negationExclusions,
+  unsupportedVerbClauses,
+} from "./understanding.js";
 
 /**
  * The understanding record of a plan someone else made (a model, the one-step fallback), checked against the
@@ -30,7 +36,9 @@ const LooseRecord = z.object({
     .nullish(),
   values: z.array(z.object({ name: z.string(), value: z.unknown(), source: z.string().nullish() })).nullish(),
   assumptions: z.array(z.object({ name: z.string(), value: z.unknown(), why: z.string().nullish() })).nullish(),
-  changes: z.array(z.object({ name: z.string(), from: z.unknown(), to: z.unknown(), why: z.string().nullish() })).nullish(),
+  changes: z
+    .array(z.object({ name: z.string(), from: z.unknown(), to: z.unknown(), why: z.string().nullish() }))
+    .nullish(),
 });
 
 /** Where the text of a claim sits in the request (case and accents ignored), or null when it is not there. */
@@ -46,7 +54,11 @@ function locate(request: string, norm: string, text: string): Span | null {
  * interpretations, parameter values found in the text, exclusions by negation. What the rules planner builds,
  * without its choices (which tools to drop).
  */
-function recordForSteps(request: PlanningRequest, steps: readonly Pick<TaskStep, "id" | "tools" | "params" | "description">[], registry: ToolRegistry): Understanding {
+function recordForSteps(
+  request: PlanningRequest,
+  steps: readonly Pick<TaskStep, "id" | "tools" | "params" | "description">[],
+  registry: ToolRegistry,
+): Understanding {
   const facts = requestFacts(request);
   const analysis = facts.analysis!;
   const tools = [...registry.tools.values()];
@@ -58,9 +70,22 @@ function recordForSteps(request: PlanningRequest, steps: readonly Pick<TaskStep,
     analysis,
     steps,
     tools: registry.tools,
-    hits: hits.filter((h) => !h.negated && !within(h, unsupportedVerbClauses(analysis, hits, (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`))),
+    hits: hits.filter(
+      (h) =>
+        !h.negated &&
+        !within(
+          h,
+          unsupportedVerbClauses(
+            analysis,
+            hits,
+            (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`,
+          ),
+        ),
+    ),
     exclusions,
-    interpretations: registry.interpreters.filter((i) => i.tools.some((t) => inPlan.has(t))).map((i) => i.interpret(facts)),
+    interpretations: registry.interpreters
+      .filter((i) => i.tools.some((t) => inPlan.has(t)))
+      .map((i) => i.interpret(facts)),
     dropped: new Map(),
     onlyCues: [],
     abilities: abilitiesOf(tools),
@@ -75,13 +100,19 @@ function recordForSteps(request: PlanningRequest, steps: readonly Pick<TaskStep,
  * accounted when a tool of the plan has it as a keyword), and excluded outputs a step still produces. Returns the
  * record and notes on every correction.
  */
-export function checkModelUnderstanding(request: PlanningRequest, plan: Plan, registry: ToolRegistry, claimed: unknown): { understanding: Understanding; notes: string[] } {
+export function checkModelUnderstanding(
+  request: PlanningRequest,
+  plan: Plan,
+  registry: ToolRegistry,
+  claimed: unknown,
+): { understanding: Understanding; notes: string[] } {
   const notes: string[] = [];
   const base = recordForSteps(request, plan.steps, registry);
   const text = request.userIntent;
   const norm = foldCase(text);
   const read = LooseRecord.safeParse(claimed ?? {});
-  if (claimed !== null && claimed !== undefined && !read.success) notes.push("The model's understanding record was unreadable; the request was read again without it.");
+  if (claimed !== null && claimed !== undefined && !read.success)
+    notes.push("The model's understanding record was unreadable; the request was read again without it.");
   const model = read.success ? read.data : {};
   const stepIds = new Set(plan.steps.map((s) => s.id));
 
@@ -93,13 +124,28 @@ export function checkModelUnderstanding(request: PlanningRequest, plan: Plan, re
     let why = p.why ?? null;
     if (status === "served" && given.length === 0) {
       status = "unsupported";
-      why = unknown.length > 0 ? `the model said steps ${unknown.join(", ")} serve it, but the plan has no such step` : "the model said it is served, but named no step of the plan that does it";
-      notes.push(`The model claimed "${p.text}" is served without a step of the plan that does it: marked unsupported.`);
+      why =
+        unknown.length > 0
+          ? `the model said steps ${unknown.join(", ")} serve it, but the plan has no such step`
+          : "the model said it is served, but named no step of the plan that does it";
+      notes.push(
+        `The model claimed "${p.text}" is served without a step of the plan that does it: marked unsupported.`,
+      );
     }
-    parts.push({ at: locate(text, norm, p.text), text: p.text, description: p.description ?? p.text, kind: p.kind, status, stepIds: status === "served" ? given : [], why });
+    parts.push({
+      at: locate(text, norm, p.text),
+      text: p.text,
+      description: p.description ?? p.text,
+      kind: p.kind,
+      status,
+      stepIds: status === "served" ? given : [],
+      why,
+    });
   }
   const covered = parts.map((p) => p.at).filter((s): s is Span => s !== null);
-  const valueSpans = (model.values ?? []).flatMap((v) => (v.source ? [locate(text, norm, v.source)] : [])).filter((s): s is Span => s !== null);
+  const valueSpans = (model.values ?? [])
+    .flatMap((v) => (v.source ? [locate(text, norm, v.source)] : []))
+    .filter((s): s is Span => s !== null);
 
   // The generic reading of what the model's parts leave out or claim wrongly.
   if (parts.length === 0) {
@@ -113,8 +159,14 @@ export function checkModelUnderstanding(request: PlanningRequest, plan: Plan, re
       if (bp.status === "unsupported" && inside.some((q) => q.status === "served")) {
         // The model says a step does what no tool of the plan can do: it is overruled.
         for (const q of inside.filter((q) => q.status === "served")) {
-          notes.push(`"${q.text}": the model said ${q.stepIds.join(", ")} serves it, but no tool of the plan can (${bp.why ?? "no tool serves it"}).`);
-          Object.assign(q, { status: "unsupported", stepIds: [], why: `${bp.why ?? "no tool serves it"}; the model's claim that ${q.stepIds.join(", ")} serves it was overruled` });
+          notes.push(
+            `"${q.text}": the model said ${q.stepIds.join(", ")} serves it, but no tool of the plan can (${bp.why ?? "no tool serves it"}).`,
+          );
+          Object.assign(q, {
+            status: "unsupported",
+            stepIds: [],
+            why: `${bp.why ?? "no tool serves it"}; the model's claim that ${q.stepIds.join(", ")} serves it was overruled`,
+          });
         }
       } else if (over.every((q) => q.status === "served") && (bp.status !== "excluded" || over.length === 0)) {
         parts.push({ ...stripId(bp), at });
@@ -133,14 +185,36 @@ export function checkModelUnderstanding(request: PlanningRequest, plan: Plan, re
   for (const ex of base.parts.filter((p) => p.kind === "exclusion" && p.why?.includes("no step produces the"))) {
     const outputs = ex.description.replace(/^no /, "").split(", ");
     const offending = plan.steps.filter((s) => s.expectedOutputs.some((o) => outputs.includes(o)));
-    if (offending.length > 0) unaccounted.push({ text: ex.text, kind: "negation", why: `the request rules it out, yet step ${offending.map((s) => s.id).join(", ")} produces it` });
+    if (offending.length > 0)
+      unaccounted.push({
+        text: ex.text,
+        kind: "negation",
+        why: `the request rules it out, yet step ${offending.map((s) => s.id).join(", ")} produces it`,
+      });
   }
 
   const understanding = Understanding.parse({
-    parts: parts.sort((x, y) => (x.at?.start ?? Number.MAX_SAFE_INTEGER) - (y.at?.start ?? Number.MAX_SAFE_INTEGER)).map(({ at: _, ...p }, i) => ({ ...p, id: `p${i + 1}` })),
-    values: [...(model.values ?? []).map((v) => ({ name: v.name, value: v.value, source: v.source ?? "", stepIds: [] })), ...base.values.filter((v) => !(model.values ?? []).some((m) => m.name === v.name))],
-    assumptions: [...(model.assumptions ?? []).map((a) => ({ name: a.name, value: a.value, why: a.why ?? "" })), ...base.assumptions.filter((a) => !(model.assumptions ?? []).some((m) => m.name === a.name))],
-    changes: [...(model.changes ?? []).map((c) => ({ name: c.name, from: c.from, to: c.to, why: c.why ?? "", by: "planner" as const })), ...base.changes.filter((c) => !(model.changes ?? []).some((m) => m.name === c.name))],
+    parts: parts
+      .sort((x, y) => (x.at?.start ?? Number.MAX_SAFE_INTEGER) - (y.at?.start ?? Number.MAX_SAFE_INTEGER))
+      .map(({ at: _, ...p }, i) => ({ ...p, id: `p${i + 1}` })),
+    values: [
+      ...(model.values ?? []).map((v) => ({ name: v.name, value: v.value, source: v.source ?? "", stepIds: [] })),
+      ...base.values.filter((v) => !(model.values ?? []).some((m) => m.name === v.name)),
+    ],
+    assumptions: [
+      ...(model.assumptions ?? []).map((a) => ({ name: a.name, value: a.value, why: a.why ?? "" })),
+      ...base.assumptions.filter((a) => !(model.assumptions ?? []).some((m) => m.name === a.name)),
+    ],
+    changes: [
+      ...(model.changes ?? []).map((c) => ({
+        name: c.name,
+        from: c.from,
+        to: c.to,
+        why: c.why ?? "",
+        by: "planner" as const,
+      })),
+      ...base.changes.filter((c) => !(model.changes ?? []).some((m) => m.name === c.name)),
+    ],
     refused: base.refused,
     unaccounted,
     by: "llm",

@@ -14,18 +14,25 @@ export interface ConditionContext {
 export function evaluateCondition(condition: StepCondition, ctx: ConditionContext): { run: boolean; reason: string } {
   switch (condition.type) {
     case "success":
-      return ctx.anyDependencyFailed ? { run: false, reason: "a dependency failed" } : { run: true, reason: "dependencies succeeded" };
+      return ctx.anyDependencyFailed
+        ? { run: false, reason: "a dependency failed" }
+        : { run: true, reason: "dependencies succeeded" };
     case "failure":
       return ctx.anyDependencyFailed
         ? { run: true, reason: "a dependency failed" }
-        : { run: false, reason: "Condition 'failure' not met: every dependency succeeded, so this fallback step was not needed" };
+        : {
+            run: false,
+            reason: "Condition 'failure' not met: every dependency succeeded, so this fallback step was not needed",
+          };
     case "always":
       return { run: true, reason: "always runs" };
     case "expression": {
       const expression = condition.expression ?? "";
       try {
         const value = evaluateExpression(expression, ctx.results);
-        return value ? { run: true, reason: `${expression} is true` } : { run: false, reason: `Condition not met: ${expression} is false` };
+        return value
+          ? { run: true, reason: `${expression} is true` }
+          : { run: false, reason: `Condition not met: ${expression} is false` };
       } catch (e) {
         return { run: false, reason: `Condition "${expression}" could not be evaluated: ${(e as Error).message}` };
       }
@@ -48,7 +55,8 @@ function literal(text: string): unknown {
 function lookup(path: string, results: Record<string, unknown>): unknown {
   const [head, ...rest] = path.split(".");
   let value: unknown = head === undefined ? undefined : results[head];
-  for (const key of rest) value = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of rest)
+    value = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
   return value;
 }
 
@@ -62,12 +70,18 @@ export function evaluateExpression(expression: string, results: Record<string, u
       const left = lookup(path!, results);
       const right = literal(raw!);
       switch (op) {
-        case "==": return left === right;
-        case "!=": return left !== right;
-        case ">": return typeof left === "number" && typeof right === "number" && left > right;
-        case ">=": return typeof left === "number" && typeof right === "number" && left >= right;
-        case "<": return typeof left === "number" && typeof right === "number" && left < right;
-        default: return typeof left === "number" && typeof right === "number" && left <= right;
+        case "==":
+          return left === right;
+        case "!=":
+          return left !== right;
+        case ">":
+          return typeof left === "number" && typeof right === "number" && left > right;
+        case ">=":
+          return typeof left === "number" && typeof right === "number" && left >= right;
+        case "<":
+          return typeof left === "number" && typeof right === "number" && left < right;
+        default:
+          return typeof left === "number" && typeof right === "number" && left <= right;
       }
     }),
   );

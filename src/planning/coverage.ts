@@ -31,7 +31,11 @@ function stepAnswered(plan: Plan, id: string, gaps: ReadonlySet<string>): { ok: 
   const now = descendantsOf(plan, id);
   if (now.length === 0) return { ok: false, why: `step ${id} is no longer in the plan` };
   const gap = now.find((s) => gaps.has(s.id));
-  if (gap) return { ok: false, why: `${gap.description} (${gap.id}) ${gap.status === "failed" ? "failed" : `was skipped: ${gap.skipReason ?? "no reason given"}`}` };
+  if (gap)
+    return {
+      ok: false,
+      why: `${gap.description} (${gap.id}) ${gap.status === "failed" ? "failed" : `was skipped: ${gap.skipReason ?? "no reason given"}`}`,
+    };
   if (!now.some((s) => s.status === "done")) return { ok: false, why: `step ${id} did not finish` };
   return { ok: true, why: null };
 }
@@ -42,14 +46,21 @@ export function coverageOf(plan: Plan): Coverage {
   const parts: PartOutcome[] = u.parts.map((part) => {
     if (part.status === "excluded") return { part, answered: true, why: null };
     if (part.status === "unsupported") return { part, answered: false, why: part.why ?? "no tool can do it" };
-    if (part.status === "not_understood") return { part, answered: false, why: `not understood: ${part.why ?? "the planner could not read it"}` };
+    if (part.status === "not_understood")
+      return { part, answered: false, why: `not understood: ${part.why ?? "the planner could not read it"}` };
     const failed = part.stepIds.map((id) => stepAnswered(plan, id, gaps)).find((r) => !r.ok);
     return failed ? { part, answered: false, why: failed.why } : { part, answered: true, why: null };
   });
   const missing = [
-    ...parts.filter((p) => !p.answered).map((p) => ({ id: p.part.id, text: p.part.text, why: p.why ?? "not answered" })),
+    ...parts
+      .filter((p) => !p.answered)
+      .map((p) => ({ id: p.part.id, text: p.part.text, why: p.why ?? "not answered" })),
     ...u.refused.map((r, i) => ({ id: `refused${i + 1}`, text: r.text, why: `not used as ${r.name}: ${r.why}` })),
-    ...u.unaccounted.map((x, i) => ({ id: `unread${i + 1}`, text: x.text, why: `not understood (${x.kind}): ${x.why}` })),
+    ...u.unaccounted.map((x, i) => ({
+      id: `unread${i + 1}`,
+      text: x.text,
+      why: `not understood (${x.kind}): ${x.why}`,
+    })),
   ];
   return { parts, missing };
 }
@@ -85,11 +96,21 @@ export function judgeReview(plan: Plan, review: AnswerReview): ReviewVerdict {
     const outcome = outcomes.get(r.partId);
     if (!outcome) continue;
     if (r.answered && !outcome.answered) {
-      verdict.overruled.push({ partId: r.partId, text: outcome.part.text, why: `the model said it is answered, but ${outcome.why ?? "no step served it"}` });
+      verdict.overruled.push({
+        partId: r.partId,
+        text: outcome.part.text,
+        why: `the model said it is answered, but ${outcome.why ?? "no step served it"}`,
+      });
     } else if (!r.answered && outcome.answered && outcome.part.status === "served") {
       const serving = outcome.part.stepIds.flatMap((id) => descendantsOf(plan, id)).filter((s) => s.status === "done");
       const last = serving.sort((a, b) => b.order - a.order)[0];
-      if (last) verdict.incomplete.push({ partId: r.partId, text: outcome.part.text, stepId: last.id, why: r.why ?? "the results do not answer it" });
+      if (last)
+        verdict.incomplete.push({
+          partId: r.partId,
+          text: outcome.part.text,
+          stepId: last.id,
+          why: r.why ?? "the results do not answer it",
+        });
     }
   }
   return verdict;

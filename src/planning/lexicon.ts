@@ -68,14 +68,17 @@ export interface Analysis {
   names: Span[];
 }
 
-const STROKED: Record<string, string> = { "ł": "l", "ø": "o", "đ": "d", "ħ": "h" };
+const STROKED: Record<string, string> = { ł: "l", ø: "o", đ: "d", ħ: "h" };
 
 /** Lower case without accents, one character per character, so indices still point into the original text. */
 export function foldCase(text: string): string {
   return [...text]
     .map((ch) => {
       // Letters with a stroke do not decompose: "złoty" is read as "zloty", "Tromsø" as "tromso".
-      const folded = (STROKED[ch.toLowerCase()] ?? ch).normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+      const folded = (STROKED[ch.toLowerCase()] ?? ch)
+        .normalize("NFD")
+        .replace(/[\u0300-\u036f]/g, "")
+        .toLowerCase();
       if (folded.length === 1) return folded;
       const lower = ch.toLowerCase();
       return lower.length === 1 ? lower : " ";
@@ -110,15 +113,40 @@ const E = "(?![a-z0-9])";
 // Clauses
 
 /** Words that join two clauses: "and", "then", "y", "et", "puis", "luego", "also", "plus" … */
-const JOINERS = ["and then", "and also", "and", "then", "also", "plus", "y luego", "y despues", "y", "e", "luego", "despues", "ademas", "et puis", "et ensuite", "et", "puis", "ensuite", "aussi"];
+const JOINERS = [
+  "and then",
+  "and also",
+  "and",
+  "then",
+  "also",
+  "plus",
+  "y luego",
+  "y despues",
+  "y",
+  "e",
+  "luego",
+  "despues",
+  "ademas",
+  "et puis",
+  "et ensuite",
+  "et",
+  "puis",
+  "ensuite",
+  "aussi",
+];
 
 /**
  * The request's clauses: split on ";", ".", "!", "?", on commas (not inside a number such as 1,500) and on joining
  * words. Each clause is trimmed; empty ones are dropped.
  */
-function splitClauses(text: string, norm = foldCase(text), protect: readonly { start: number; end: number }[] = []): Span[] {
+function splitClauses(
+  text: string,
+  norm = foldCase(text),
+  protect: readonly { start: number; end: number }[] = [],
+): Span[] {
   const cuts: { start: number; end: number }[] = [];
-  for (const m of norm.matchAll(/[;!?]|\.(?!\d)(?=\s|$)|,(?!\d{3}(?!\d))/g)) cuts.push({ start: m.index, end: m.index + m[0].length });
+  for (const m of norm.matchAll(/[;!?]|\.(?!\d)(?=\s|$)|,(?!\d{3}(?!\d))/g))
+    cuts.push({ start: m.index, end: m.index + m[0].length });
   const joiner = new RegExp(`\\s(?:${JOINERS.map(escapeRegExp).join("|")})${E}`, "g");
   for (const m of norm.matchAll(joiner)) cuts.push({ start: m.index, end: m.index + m[0].length });
   cuts.sort((a, b) => a.start - b.start);
@@ -152,26 +180,108 @@ function clauseAt(clauses: readonly Span[], index: number): Span | undefined {
 
 /** Phrases that look negative but state a limit ("no more than $500", "pas plus de", "no más de"). */
 const NOT_NEGATIONS = [
-  "no more than", "not more than", "no later than", "not later than", "no earlier than", "no less than", "not less than",
-  "not exceed", "not to exceed", "not exceeding", "not over", "no matter", "not only", "no problem", "no longer than",
-  "not too", "no mas de", "no mas que", "no menos de", "no exceder", "sin exceder", "sin pasar de", "pas plus de",
-  "pas plus que", "ne pas depasser", "pas moins de", "sans depasser", "no later", "not sure",
+  "no more than",
+  "not more than",
+  "no later than",
+  "not later than",
+  "no earlier than",
+  "no less than",
+  "not less than",
+  "not exceed",
+  "not to exceed",
+  "not exceeding",
+  "not over",
+  "no matter",
+  "not only",
+  "no problem",
+  "no longer than",
+  "not too",
+  "no mas de",
+  "no mas que",
+  "no menos de",
+  "no exceder",
+  "sin exceder",
+  "sin pasar de",
+  "pas plus de",
+  "pas plus que",
+  "ne pas depasser",
+  "pas moins de",
+  "sans depasser",
+  "no later",
+  "not sure",
 ];
 
 /** Cues whose scope follows them. Longest first, so "don't want" wins over "no". */
 const NEGATION_CUES = [
-  "do not want", "don't want", "dont want", "do not need", "don't need", "dont need", "no need for", "no need of",
-  "do not", "don't", "dont", "does not", "doesn't",
-  "we already have", "i already have", "we've already got", "already have", "already got", "already booked",
-  "rather not", "instead of", "other than", "excluding", "except", "without", "never", "skip", "not", "no",
-  "no quiero", "no queremos", "no necesito", "no necesitamos", "ya tenemos", "ya tengo", "en vez de", "en lugar de",
-  "excepto", "salvo", "nada de", "sin",
-  "je ne veux pas", "nous ne voulons pas", "pas besoin de", "pas besoin d'", "on a deja", "nous avons deja",
-  "j'ai deja", "au lieu de", "plutot que", "sauf", "pas de", "pas d'", "sans",
+  "do not want",
+  "don't want",
+  "dont want",
+  "do not need",
+  "don't need",
+  "dont need",
+  "no need for",
+  "no need of",
+  "do not",
+  "don't",
+  "dont",
+  "does not",
+  "doesn't",
+  "we already have",
+  "i already have",
+  "we've already got",
+  "already have",
+  "already got",
+  "already booked",
+  "rather not",
+  "instead of",
+  "other than",
+  "excluding",
+  "except",
+  "without",
+  "never",
+  "skip",
+  "not",
+  "no",
+  "no quiero",
+  "no queremos",
+  "no necesito",
+  "no necesitamos",
+  "ya tenemos",
+  "ya tengo",
+  "en vez de",
+  "en lugar de",
+  "excepto",
+  "salvo",
+  "nada de",
+  "sin",
+  "je ne veux pas",
+  "nous ne voulons pas",
+  "pas besoin de",
+  "pas besoin d'",
+  "on a deja",
+  "nous avons deja",
+  "j'ai deja",
+  "au lieu de",
+  "plutot que",
+  "sauf",
+  "pas de",
+  "pas d'",
+  "sans",
 ].sort((a, b) => b.length - a.length);
 
 /** Cues that negate what comes before them ("hotel not needed"). */
-const POSTFIX_NEGATIONS = ["not needed", "not necessary", "not required", "isn't needed", "is not needed", "no thanks", "no necesario", "no hace falta", "pas necessaire", "pas besoin"];
+const POSTFIX_NEGATIONS = [
+  "not needed",
+  "not necessary",
+  "not required",
+  "isn't needed",
+  "is not needed",
+  "no thanks",
+  "no necesario",
+  "no hace falta",
+  "pas necessaire",
+  "pas besoin",
+];
 
 /** Words that end a negation's scope: what follows is wanted again ("no hotel but a flight"). */
 const CONTRAST = new RegExp(`${B}(?:but|instead|rather|however|pero|sino|mais|plutot)${E}`);
@@ -179,7 +289,8 @@ const CONTRAST = new RegExp(`${B}(?:but|instead|rather|however|pero|sino|mais|pl
 function findNegations(text: string, norm: string, clauses: readonly Span[]): Negation[] {
   const blocked: { start: number; end: number }[] = [];
   for (const phrase of NOT_NEGATIONS) {
-    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) blocked.push({ start: m.index, end: m.index + m[0].length });
+    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g")))
+      blocked.push({ start: m.index, end: m.index + m[0].length });
   }
   const out: Negation[] = [];
   const taken: { start: number; end: number }[] = [];
@@ -224,7 +335,20 @@ function trimSpan(text: string, start: number, end: number): Span {
   return span(text, s, e);
 }
 
-const ONLY_CUES = ["nothing but", "only", "just", "solely", "exclusively", "solamente", "unicamente", "solo", "seulement", "uniquement", "juste", "rien que"];
+const ONLY_CUES = [
+  "nothing but",
+  "only",
+  "just",
+  "solely",
+  "exclusively",
+  "solamente",
+  "unicamente",
+  "solo",
+  "seulement",
+  "uniquement",
+  "juste",
+  "rien que",
+];
 /** Function words after which a postfix "only" ("flights only from Madrid") still looks back. */
 const FUNCTION_WORDS = new Set(
   (
@@ -246,8 +370,12 @@ function findOnlys(text: string, norm: string, clauses: readonly Span[]): OnlySc
       const next = /^\s*([a-z0-9'$€£¥-]+)/.exec(norm.slice(s.end, clause.end))?.[1];
       const prefix = next !== undefined && !FUNCTION_WORDS.has(next);
       // "just a hotel" reads forward past an article; "flight only" reads back.
-      const forward = next !== undefined && (prefix || ["a", "an", "the", "un", "une", "una", "el", "la", "le", "les", "los", "las", "l'"].includes(next));
-      const scope = forward ? trimSpan(text, s.end, clause.end) : trimSpan(text, Math.max(clause.start, lastWords(norm, clause.start, s.start, 3)), s.start);
+      const forward =
+        next !== undefined &&
+        (prefix || ["a", "an", "the", "un", "une", "una", "el", "la", "le", "les", "los", "las", "l'"].includes(next));
+      const scope = forward
+        ? trimSpan(text, s.end, clause.end)
+        : trimSpan(text, Math.max(clause.start, lastWords(norm, clause.start, s.start, 3)), s.start);
       if (scope.end > scope.start) out.push({ cue: span(text, s.start, s.end), scope });
     }
   }
@@ -270,25 +398,128 @@ function lastWords(norm: string, floor: number, end: number, n: number): number 
 // Numbers
 
 const UNITS: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11,
-  twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
-  twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
-  cero: 0, uno: 1, una: 1, dos: 2, tres: 3, cuatro: 4, cinco: 5, seis: 6, siete: 7, ocho: 8, nueve: 9, diez: 10,
-  doce: 12, trece: 13, catorce: 14, quince: 15, dieciseis: 16, diecisiete: 17, dieciocho: 18,
-  diecinueve: 19, veinte: 20, veintiuno: 21, veintidos: 22, veintitres: 23, veinticuatro: 24, veinticinco: 25,
-  treinta: 30, cuarenta: 40, cincuenta: 50, sesenta: 60, setenta: 70, ochenta: 80, noventa: 90,
-  doscientos: 200, trescientos: 300, cuatrocientos: 400, quinientos: 500, seiscientos: 600, setecientos: 700,
-  ochocientos: 800, novecientos: 900, cien: 100, ciento: 100,
-  un: 1, une: 1, deux: 2, trois: 3, quatre: 4, cinq: 5, sept: 7, huit: 8, neuf: 9, dix: 10, onze: 11,
-  douze: 12, treize: 13, quatorze: 14, quinze: 15, seize: 16, vingt: 20, vingts: 20, trente: 30, quarante: 40,
-  cinquante: 50, soixante: 60, "quatre-vingt": 80, "quatre-vingts": 80,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+  cero: 0,
+  uno: 1,
+  una: 1,
+  dos: 2,
+  tres: 3,
+  cuatro: 4,
+  cinco: 5,
+  seis: 6,
+  siete: 7,
+  ocho: 8,
+  nueve: 9,
+  diez: 10,
+  doce: 12,
+  trece: 13,
+  catorce: 14,
+  quince: 15,
+  dieciseis: 16,
+  diecisiete: 17,
+  dieciocho: 18,
+  diecinueve: 19,
+  veinte: 20,
+  veintiuno: 21,
+  veintidos: 22,
+  veintitres: 23,
+  veinticuatro: 24,
+  veinticinco: 25,
+  treinta: 30,
+  cuarenta: 40,
+  cincuenta: 50,
+  sesenta: 60,
+  setenta: 70,
+  ochenta: 80,
+  noventa: 90,
+  doscientos: 200,
+  trescientos: 300,
+  cuatrocientos: 400,
+  quinientos: 500,
+  seiscientos: 600,
+  setecientos: 700,
+  ochocientos: 800,
+  novecientos: 900,
+  cien: 100,
+  ciento: 100,
+  un: 1,
+  une: 1,
+  deux: 2,
+  trois: 3,
+  quatre: 4,
+  cinq: 5,
+  sept: 7,
+  huit: 8,
+  neuf: 9,
+  dix: 10,
+  onze: 11,
+  douze: 12,
+  treize: 13,
+  quatorze: 14,
+  quinze: 15,
+  seize: 16,
+  vingt: 20,
+  vingts: 20,
+  trente: 30,
+  quarante: 40,
+  cinquante: 50,
+  soixante: 60,
+  "quatre-vingt": 80,
+  "quatre-vingts": 80,
 };
 const MULTIPLIERS: Record<string, number> = {
-  dozen: 12, hundred: 100, cent: 100, cents: 100, thousand: 1000, million: 1_000_000, millions: 1_000_000, grand: 1000,
-  mil: 1000, millon: 1_000_000, millones: 1_000_000, mille: 1000,
+  dozen: 12,
+  hundred: 100,
+  cent: 100,
+  cents: 100,
+  thousand: 1000,
+  million: 1_000_000,
+  millions: 1_000_000,
+  grand: 1000,
+  mil: 1000,
+  millon: 1_000_000,
+  millones: 1_000_000,
+  mille: 1000,
 };
 /** Multipliers that are a number on their own ("mil euros", "cent euros"); "grand hotel" is not. */
-const STANDALONE_MULTIPLIERS = new Set(["hundred", "thousand", "mil", "mille", "cent", "million", "millions", "millon", "millones"]);
+const STANDALONE_MULTIPLIERS = new Set([
+  "hundred",
+  "thousand",
+  "mil",
+  "mille",
+  "cent",
+  "million",
+  "millions",
+  "millon",
+  "millones",
+]);
 /** Words that join the parts of one spelled number ("twenty-five", "treinta y cinco", "vingt et un"). */
 const NUMBER_GLUE = new Set(["and", "y", "et", "-"]);
 /** Words for "one" that are usually articles: never a number on their own. */
@@ -318,7 +549,9 @@ function findNumbers(text: string, norm: string): NumberMention[] {
     let value = parseDigits(digits) * (kilo ? 1000 : 1);
     if (signed) value = -value;
     // "2 thousand", "3 mil"
-    const after = /^\s+(thousand|mil|mille|million|millones|millon|grand)(?![a-z])/.exec(norm.slice(m.index + m[0].length));
+    const after = /^\s+(thousand|mil|mille|million|millones|millon|grand)(?![a-z])/.exec(
+      norm.slice(m.index + m[0].length),
+    );
     let end = m.index + m[0].length;
     if (after && !kilo) {
       value *= MULTIPLIERS[after[1] ?? ""] ?? 1;
@@ -346,7 +579,8 @@ function findNumbers(text: string, norm: string): NumberMention[] {
     if (!(words.length === 1 && ARTICLE_ONES.has(words[0] ?? "")) && !accentedTres) {
       const half = HALF.exec(norm.slice(end));
       const to = end + (half?.[0].length ?? 0);
-      if (!overlaps({ start, end: to }, out)) out.push({ ...span(text, start, to), value: value + (half ? 0.5 : 0), word: true });
+      if (!overlaps({ start, end: to }, out))
+        out.push({ ...span(text, start, to), value: value + (half ? 0.5 : 0), word: true });
     }
     i = next;
   }
@@ -374,7 +608,11 @@ function wordValue(w: string): { unit: number } | { mult: number } | null {
   return null;
 }
 
-function spelledAt(tokens: RegExpMatchArray[], i: number, norm: string): { value: number; start: number; end: number; next: number; words: string[] } | null {
+function spelledAt(
+  tokens: RegExpMatchArray[],
+  i: number,
+  norm: string,
+): { value: number; start: number; end: number; next: number; words: string[] } | null {
   const first = tokens[i]?.[0] ?? "";
   const startsWithArticle = first === "a" || first === "an";
   // "a hundred", "a thousand": the article counts as one.
@@ -406,7 +644,11 @@ function spelledAt(tokens: RegExpMatchArray[], i: number, norm: string): { value
       // "twenty and five", "treinta y cinco", "vingt et un", "one hundred and five" — not "two and three".
       const nextValue = wordValue(tokens[j + 1]?.[0] ?? "");
       const sofar = total + current;
-      const glued = nextValue && "unit" in nextValue && ((current >= 20 && current % 10 === 0 && nextValue.unit < 10) || (sofar >= 100 && sofar % 100 === 0 && nextValue.unit < 100));
+      const glued =
+        nextValue &&
+        "unit" in nextValue &&
+        ((current >= 20 && current % 10 === 0 && nextValue.unit < 10) ||
+          (sofar >= 100 && sofar % 100 === 0 && nextValue.unit < 100));
       if (glued) {
         j++;
         continue;
@@ -444,7 +686,11 @@ function findRanges(text: string, norm: string, numbers: readonly NumberMention[
     const a = numbers[k]!;
     const b = numbers[k + 1]!;
     const gap = norm.slice(a.end, b.start);
-    if (!/^\s*(?:-|–|to|a|au|hasta|or|ou|o)\s*$/.test(gap) && !(/^\s*(?:and|y|et)\s*$/.test(gap) && /(?:between|entre)\s*$/.test(norm.slice(0, a.start)))) continue;
+    if (
+      !/^\s*(?:-|–|to|a|au|hasta|or|ou|o)\s*$/.test(gap) &&
+      !(/^\s*(?:and|y|et)\s*$/.test(gap) && /(?:between|entre)\s*$/.test(norm.slice(0, a.start)))
+    )
+      continue;
     // "-" glued to a digit was read as a sign: "3-5" gives 3 and -5.
     const max = gap.trim() === "" && b.value < 0 ? -b.value : b.value;
     const before = /(?:between|entre|from|de|desde)\s*$/.exec(norm.slice(0, a.start));
@@ -458,23 +704,94 @@ function findRanges(text: string, norm: string, numbers: readonly NumberMention[
 // Money
 
 /** Currency marks: symbols, ISO codes and names in the three languages. Longest first when matching. */
-const CURRENCY_MARKS: [string, string][] = ([
-  ["us$", "USD"], ["$", "USD"], ["usd", "USD"], ["us dollars", "USD"], ["dollars", "USD"], ["dollar", "USD"], ["bucks", "USD"], ["dolares", "USD"], ["dolar", "USD"],
-  ["€", "EUR"], ["eur", "EUR"], ["euros", "EUR"], ["euro", "EUR"],
-  ["£", "GBP"], ["gbp", "GBP"], ["pounds", "GBP"], ["pound", "GBP"], ["quid", "GBP"], ["libras", "GBP"], ["livres sterling", "GBP"], ["livres", "GBP"],
-  ["¥", "JPY"], ["jpy", "JPY"], ["yen", "JPY"], ["yenes", "JPY"],
-  ["chf", "CHF"], ["swiss francs", "CHF"], ["swiss franc", "CHF"], ["francos suizos", "CHF"], ["francs suisses", "CHF"], ["fr.", "CHF"],
-  ["c$", "CAD"], ["cad", "CAD"], ["canadian dollars", "CAD"], ["a$", "AUD"], ["aud", "AUD"], ["australian dollars", "AUD"],
-  ["cny", "CNY"], ["yuan", "CNY"], ["rmb", "CNY"], ["₹", "INR"], ["inr", "INR"], ["rupees", "INR"], ["rupias", "INR"],
-  ["mxn", "MXN"], ["mexican pesos", "MXN"], ["sek", "SEK"], ["swedish kronor", "SEK"], ["nok", "NOK"], ["dkk", "DKK"],
-  ["czk", "CZK"], ["korunas", "CZK"], ["pln", "PLN"], ["zloty", "PLN"], ["huf", "HUF"], ["forints", "HUF"],
-  ["brl", "BRL"], ["reais", "BRL"], ["krw", "KRW"], ["₩", "KRW"], ["won", "KRW"], ["korean won", "KRW"], ["lira", "TRY"], ["liras", "TRY"],
-  // Names the table cannot pin to one currency: kept as marks, with no code, so a toolkit can ask.
-  ["pesos", ""], ["peso", ""], ["francs", ""], ["franc", ""], ["francos", ""], ["kronor", ""], ["kroner", ""], ["krone", ""], ["kr", ""], ["crowns", ""], ["coronas", ""], ["couronnes", ""], ["dinars", ""], ["dirhams", ""],
-] as [string, string][]).sort((a, b) => b[0].length - a[0].length);
+const CURRENCY_MARKS: [string, string][] = (
+  [
+    ["us$", "USD"],
+    ["$", "USD"],
+    ["usd", "USD"],
+    ["us dollars", "USD"],
+    ["dollars", "USD"],
+    ["dollar", "USD"],
+    ["bucks", "USD"],
+    ["dolares", "USD"],
+    ["dolar", "USD"],
+    ["€", "EUR"],
+    ["eur", "EUR"],
+    ["euros", "EUR"],
+    ["euro", "EUR"],
+    ["£", "GBP"],
+    ["gbp", "GBP"],
+    ["pounds", "GBP"],
+    ["pound", "GBP"],
+    ["quid", "GBP"],
+    ["libras", "GBP"],
+    ["livres sterling", "GBP"],
+    ["livres", "GBP"],
+    ["¥", "JPY"],
+    ["jpy", "JPY"],
+    ["yen", "JPY"],
+    ["yenes", "JPY"],
+    ["chf", "CHF"],
+    ["swiss francs", "CHF"],
+    ["swiss franc", "CHF"],
+    ["francos suizos", "CHF"],
+    ["francs suisses", "CHF"],
+    ["fr.", "CHF"],
+    ["c$", "CAD"],
+    ["cad", "CAD"],
+    ["canadian dollars", "CAD"],
+    ["a$", "AUD"],
+    ["aud", "AUD"],
+    ["australian dollars", "AUD"],
+    ["cny", "CNY"],
+    ["yuan", "CNY"],
+    ["rmb", "CNY"],
+    ["₹", "INR"],
+    ["inr", "INR"],
+    ["rupees", "INR"],
+    ["rupias", "INR"],
+    ["mxn", "MXN"],
+    ["mexican pesos", "MXN"],
+    ["sek", "SEK"],
+    ["swedish kronor", "SEK"],
+    ["nok", "NOK"],
+    ["dkk", "DKK"],
+    ["czk", "CZK"],
+    ["korunas", "CZK"],
+    ["pln", "PLN"],
+    ["zloty", "PLN"],
+    ["huf", "HUF"],
+    ["forints", "HUF"],
+    ["brl", "BRL"],
+    ["reais", "BRL"],
+    ["krw", "KRW"],
+    ["₩", "KRW"],
+    ["won", "KRW"],
+    ["korean won", "KRW"],
+    ["lira", "TRY"],
+    ["liras", "TRY"],
+    // Names the table cannot pin to one currency: kept as marks, with no code, so a toolkit can ask.
+    ["pesos", ""],
+    ["peso", ""],
+    ["francs", ""],
+    ["franc", ""],
+    ["francos", ""],
+    ["kronor", ""],
+    ["kroner", ""],
+    ["krone", ""],
+    ["kr", ""],
+    ["crowns", ""],
+    ["coronas", ""],
+    ["couronnes", ""],
+    ["dinars", ""],
+    ["dirhams", ""],
+  ] as [string, string][]
+).sort((a, b) => b[0].length - a[0].length);
 
 function markRegex(after: boolean): RegExp {
-  const alts = CURRENCY_MARKS.map(([m]) => (/^[a-z]/.test(m) ? `${escapeRegExp(m)}(?![a-z])` : escapeRegExp(m))).join("|");
+  const alts = CURRENCY_MARKS.map(([m]) => (/^[a-z]/.test(m) ? `${escapeRegExp(m)}(?![a-z])` : escapeRegExp(m))).join(
+    "|",
+  );
   return after ? new RegExp(`^\\s*(${alts})`) : new RegExp(`(${alts})\\s*$`);
 }
 const MARK_AFTER = markRegex(true);
@@ -497,7 +814,12 @@ function findAmounts(text: string, norm: string, numbers: readonly NumberMention
     const start = after ? n.start : n.start - (before?.[0].length ?? 0);
     const end = after ? n.end + (after[0].length ?? 0) : n.end;
     // "2 dollars" is money; "2 people" is not. A bare "$" or code always is.
-    out.push({ ...span(text, start, end), value: n.value, currency: currencyOfMark(mark), mark: text.slice(after ? n.end + (after[0].length - mark.length) : start, after ? end : start + mark.length) });
+    out.push({
+      ...span(text, start, end),
+      value: n.value,
+      currency: currencyOfMark(mark),
+      mark: text.slice(after ? n.end + (after[0].length - mark.length) : start, after ? end : start + mark.length),
+    });
   }
   return out;
 }
@@ -512,7 +834,34 @@ const MONTHS =
 const DAYS =
   "monday tuesday wednesday thursday friday saturday sunday lunes martes miercoles jueves viernes sabado domingo " +
   "lundi mardi mercredi jeudi vendredi samedi dimanche";
-const RELATIVE_DATES = ["today", "tomorrow", "tonight", "next week", "next month", "next year", "this summer", "this winter", "this weekend", "next weekend", "this week", "este fin de semana", "el fin de semana que viene", "ce week-end", "ce weekend", "le week-end prochain", "hoy", "manana", "pasado manana", "la semana que viene", "la proxima semana", "el mes que viene", "aujourd'hui", "demain", "la semaine prochaine", "le mois prochain"];
+const RELATIVE_DATES = [
+  "today",
+  "tomorrow",
+  "tonight",
+  "next week",
+  "next month",
+  "next year",
+  "this summer",
+  "this winter",
+  "this weekend",
+  "next weekend",
+  "this week",
+  "este fin de semana",
+  "el fin de semana que viene",
+  "ce week-end",
+  "ce weekend",
+  "le week-end prochain",
+  "hoy",
+  "manana",
+  "pasado manana",
+  "la semana que viene",
+  "la proxima semana",
+  "el mes que viene",
+  "aujourd'hui",
+  "demain",
+  "la semaine prochaine",
+  "le mois prochain",
+];
 
 function findDates(text: string, norm: string): Span[] {
   const out: Span[] = [];
@@ -520,14 +869,25 @@ function findDates(text: string, norm: string): Span[] {
     if (!overlaps({ start, end }, out)) out.push(span(text, start, end));
   };
   const months = MONTHS.split(" ").join("|");
-  for (const m of norm.matchAll(new RegExp(`${B}(?:(?:\\d{1,2}(?:st|nd|rd|th|er)?\\s+(?:of\\s+|de\\s+)?)?(?:${months})(?:\\s+\\d{1,2}(?:st|nd|rd|th)?)?(?:,?\\s+\\d{4}(?![-/\\d]))?)${E}`, "g"))) {
+  for (const m of norm.matchAll(
+    new RegExp(
+      `${B}(?:(?:\\d{1,2}(?:st|nd|rd|th|er)?\\s+(?:of\\s+|de\\s+)?)?(?:${months})(?:\\s+\\d{1,2}(?:st|nd|rd|th)?)?(?:,?\\s+\\d{4}(?![-/\\d]))?)${E}`,
+      "g",
+    ),
+  )) {
     // "may" is also a verb: only a month with a day number next to it.
     if (/^may$/.test(m[0])) continue;
     add(m.index, m.index + m[0].length);
   }
-  for (const m of norm.matchAll(new RegExp(`${B}(?:next\\s+|this\\s+|on\\s+)?(?:${DAYS.split(" ").join("|")})${E}`, "g"))) add(m.index, m.index + m[0].length);
-  for (const phrase of RELATIVE_DATES) for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) add(m.index, m.index + m[0].length);
-  for (const m of norm.matchAll(/\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b/g)) add(m.index, m.index + m[0].length);
+  for (const m of norm.matchAll(
+    new RegExp(`${B}(?:next\\s+|this\\s+|on\\s+)?(?:${DAYS.split(" ").join("|")})${E}`, "g"),
+  ))
+    add(m.index, m.index + m[0].length);
+  for (const phrase of RELATIVE_DATES)
+    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g")))
+      add(m.index, m.index + m[0].length);
+  for (const m of norm.matchAll(/\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b/g))
+    add(m.index, m.index + m[0].length);
   return out.sort((a, b) => a.start - b.start);
 }
 
@@ -538,8 +898,30 @@ function findDates(text: string, norm: string): Span[] {
  */
 const TASK_VERBS: Record<string, string[]> = {
   translate: ["translate", "translating", "traduce", "traducir", "traduceme", "traduis", "traduire", "traduisez"],
-  summarize: ["summarize", "summarise", "summarizing", "summarising", "sum up", "resume", "resumir", "resumeme", "resume-moi", "resumer", "resumez"],
-  email: ["email", "e-mail", "mail", "emailing", "envia un correo", "mandar un correo", "envoie un mail", "envoyer un mail", "envoie un courriel"],
+  summarize: [
+    "summarize",
+    "summarise",
+    "summarizing",
+    "summarising",
+    "sum up",
+    "resume",
+    "resumir",
+    "resumeme",
+    "resume-moi",
+    "resumer",
+    "resumez",
+  ],
+  email: [
+    "email",
+    "e-mail",
+    "mail",
+    "emailing",
+    "envia un correo",
+    "mandar un correo",
+    "envoie un mail",
+    "envoyer un mail",
+    "envoie un courriel",
+  ],
   send: ["send", "sending", "envia", "enviar", "manda", "mandar", "envoie", "envoyer", "envoyez"],
   call: ["call", "phone", "calling", "llama", "llamar", "appelle", "appeler", "appelez"],
   text: ["sms", "whatsapp"],
@@ -549,9 +931,52 @@ const TASK_VERBS: Record<string, string[]> = {
   pay: ["pay", "paga", "pagar", "paye", "payer"],
   cancel: ["cancel", "cancela", "cancelar", "annule", "annuler"],
   rent: ["rent", "hire", "alquila", "alquilar", "loue", "louer"],
-  find: ["find", "search", "searching for", "look for", "looking for", "look up", "busca", "buscar", "buscame", "encuentra", "cherche", "chercher", "trouve", "trouver"],
-  plan: ["plan", "organize", "organise", "planning", "planea", "planear", "planifica", "planificar", "organiza", "organizar", "planifie", "planifier", "organise-moi", "organiser"],
-  write: ["write", "draft", "compose", "writing", "escribe", "escribir", "redacta", "redactar", "ecris", "ecrire", "redige", "rediger"],
+  find: [
+    "find",
+    "search",
+    "searching for",
+    "look for",
+    "looking for",
+    "look up",
+    "busca",
+    "buscar",
+    "buscame",
+    "encuentra",
+    "cherche",
+    "chercher",
+    "trouve",
+    "trouver",
+  ],
+  plan: [
+    "plan",
+    "organize",
+    "organise",
+    "planning",
+    "planea",
+    "planear",
+    "planifica",
+    "planificar",
+    "organiza",
+    "organizar",
+    "planifie",
+    "planifier",
+    "organise-moi",
+    "organiser",
+  ],
+  write: [
+    "write",
+    "draft",
+    "compose",
+    "writing",
+    "escribe",
+    "escribir",
+    "redacta",
+    "redactar",
+    "ecris",
+    "ecrire",
+    "redige",
+    "rediger",
+  ],
   read: ["read", "open", "reading", "lee", "leer", "lis", "lire"],
   count: ["count", "counting", "cuenta", "contar", "compte", "compter"],
   list: ["list", "listing", "listar", "lister"],
@@ -656,8 +1081,8 @@ export function analyzeRequest(text: string): Analysis {
  * is what it asks about — and something in the plan must serve it.
  */
 const STOP_WORDS = new Set(
+  // English
   (
-    // English
     "a an the this that these those some any all each every both either neither another other such same " +
     "i me my mine myself we us our ours ourselves you your yours yourself he him his she her hers it its they them their theirs " +
     "to from in on at by of for with about into onto over through during before after around near along across within via per " +

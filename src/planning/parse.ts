@@ -41,7 +41,10 @@ export function extractJson(text: string, expected = "the plan"): unknown {
 export function extractJsonWithNotes(text: string, expected = "the plan"): ExtractedJson {
   const trimmed = text.trim();
   if (trimmed.length === 0) {
-    throw new CandorError(`The model returned an empty answer where ${expected} (JSON) was expected.`, ErrorCode.MODEL_OUTPUT);
+    throw new CandorError(
+      `The model returned an empty answer where ${expected} (JSON) was expected.`,
+      ErrorCode.MODEL_OUTPUT,
+    );
   }
   const direct = parseStrict(trimmed);
   if (direct !== undefined && isContainer(direct)) return { value: direct, notes: [] };
@@ -61,7 +64,8 @@ export function extractJsonWithNotes(text: string, expected = "the plan"): Extra
       ErrorCode.MODEL_OUTPUT,
     );
   }
-  if (span.before.trim() || span.after.trim()) notes.push("The model surrounded its JSON with prose; the prose was ignored.");
+  if (span.before.trim() || span.after.trim())
+    notes.push("The model surrounded its JSON with prose; the prose was ignored.");
 
   // Strict parses first, so a stray brace in the prose never makes jsonrepair "repair" the wrong span.
   const candidates = [span.json, ...balancedObjects(body).sort((a, b) => b.length - a.length)];
@@ -74,7 +78,9 @@ export function extractJsonWithNotes(text: string, expected = "the plan"): Extra
     try {
       const value: unknown = JSON.parse(jsonrepair(candidate));
       if (isContainer(value)) {
-        notes.push("The model's JSON was malformed (e.g. trailing commas, single quotes, unquoted keys) and was repaired.");
+        notes.push(
+          "The model's JSON was malformed (e.g. trailing commas, single quotes, unquoted keys) and was repaired.",
+        );
         return { value, notes };
       }
     } catch (e) {
@@ -182,12 +188,22 @@ const LoosePlan = z.object({
  * registry. Throws MODEL_OUTPUT when the shape is unusable and the validation's CandorError (e.g. PLAN_CYCLE
  * naming the cycle, PLAN_UNKNOWN_REFERENCE naming the tool) when the plan is not executable.
  */
-export function toPlan(raw: unknown, request: PlanningRequest, registry: ToolRegistry, createdBy: "llm" | "rules"): Plan {
+export function toPlan(
+  raw: unknown,
+  request: PlanningRequest,
+  registry: ToolRegistry,
+  createdBy: "llm" | "rules",
+): Plan {
   return toPlanResult(raw, request, registry, createdBy).plan;
 }
 
 /** `toPlan`, also returning the repairs it made (worker types reassigned, ids renamed) as notes. */
-export function toPlanResult(raw: unknown, request: PlanningRequest, registry: ToolRegistry, createdBy: "llm" | "rules"): PlanResult {
+export function toPlanResult(
+  raw: unknown,
+  request: PlanningRequest,
+  registry: ToolRegistry,
+  createdBy: "llm" | "rules",
+): PlanResult {
   const parsed = LoosePlan.safeParse(normaliseShape(raw));
   if (!parsed.success) {
     throw new CandorError(
@@ -224,7 +240,9 @@ export function toPlanResult(raw: unknown, request: PlanningRequest, registry: T
     };
     const result = TaskStep.safeParse(input);
     if (!result.success) {
-      throw new CandorError(`Step "${id}" is not usable: ${describeIssues(result.error)}.`, ErrorCode.MODEL_OUTPUT, { cause: result.error });
+      throw new CandorError(`Step "${id}" is not usable: ${describeIssues(result.error)}.`, ErrorCode.MODEL_OUTPUT, {
+        cause: result.error,
+      });
     }
     return result.data;
   });
@@ -245,7 +263,10 @@ export function toPlanResult(raw: unknown, request: PlanningRequest, registry: T
   validatePlan(plan, request, registry);
   // Whoever made the plan, its record is checked against the request: nothing claimed is taken on trust.
   const checked = checkModelUnderstanding(request, plan, registry, loose.understanding);
-  return { plan: withUnderstanding(plan, { ...checked.understanding, by: createdBy }), notes: [...notes, ...checked.notes] };
+  return {
+    plan: withUnderstanding(plan, { ...checked.understanding, by: createdBy }),
+    notes: [...notes, ...checked.notes],
+  };
 }
 
 /** Unwraps `{plan: {...}}`, takes a bare array as the steps, and maps snake_case keys and `tasks` (seed 004). */
@@ -281,12 +302,16 @@ function describeIssues(error: z.ZodError): string {
 }
 
 /** Step ids the validator accepts, keeping dependencies pointing at the same steps. */
-function assignIds(steps: readonly LooseStep[], notes: string[]): { byIndex: string[]; byOriginal: Map<string, string> } {
+function assignIds(
+  steps: readonly LooseStep[],
+  notes: string[],
+): { byIndex: string[]; byOriginal: Map<string, string> } {
   const byOriginal = new Map<string, string>();
   const byIndex = steps.map((step, i) => {
     const original = step.id ?? "";
     const clean = original.replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^_+|_+$/g, "") || `s${i + 1}`;
-    if (original && clean !== original) notes.push(`Step id "${original}" was renamed "${clean}" (ids use letters, digits, '_', '-', '.').`);
+    if (original && clean !== original)
+      notes.push(`Step id "${original}" was renamed "${clean}" (ids use letters, digits, '_', '-', '.').`);
     if (original && !byOriginal.has(original)) byOriginal.set(original, clean);
     return clean;
   });
@@ -298,7 +323,13 @@ function assignIds(steps: readonly LooseStep[], notes: string[]): { byIndex: str
  * otherwise the best worker for the step's first tool, otherwise the catch-all worker. An unregistered choice
  * with nothing to go on is kept, so validation names it.
  */
-function chooseWorker(stepId: string, given: string | null, tools: readonly string[], registry: ToolRegistry, notes: string[]): string {
+function chooseWorker(
+  stepId: string,
+  given: string | null,
+  tools: readonly string[],
+  registry: ToolRegistry,
+  notes: string[],
+): string {
   const known = tools.filter((t) => registry.tool(t));
   const grantsAll = (worker: string): boolean => known.every((t) => registry.isGranted(worker, t));
   const name = given?.trim() ?? "";
@@ -308,7 +339,9 @@ function chooseWorker(stepId: string, given: string | null, tools: readonly stri
   const forTool = first === undefined ? undefined : registry.workerForTool(first);
   const pick =
     (forTool && grantsAll(forTool.name) ? forTool : undefined) ??
-    [...registry.workers.values()].sort((a, b) => Number(isCatchAll(a)) - Number(isCatchAll(b))).find((w) => known.length > 0 && grantsAll(w.name)) ??
+    [...registry.workers.values()]
+      .sort((a, b) => Number(isCatchAll(a)) - Number(isCatchAll(b)))
+      .find((w) => known.length > 0 && grantsAll(w.name)) ??
     (known.length === 0 ? [...registry.workers.values()].find(isCatchAll) : undefined);
   if (!pick) return name || FALLBACK_WORKER;
 
@@ -329,7 +362,10 @@ function isCatchAll(worker: { categories: string[]; fallback?: boolean }): boole
  * Reads parameters a model sent JSON-encoded (strict structured output forbids free-form objects): null when it
  * sent none, repaired when the JSON is malformed, refused when it is not JSON or not an object.
  */
-export function readParamsJson(json: string | null): { ok: true; value: Record<string, unknown> | null } | { ok: false; problem: "is not JSON" | "is not a JSON object" } {
+export function readParamsJson(
+  json: string | null,
+):
+  { ok: true; value: Record<string, unknown> | null } | { ok: false; problem: "is not JSON" | "is not a JSON object" } {
   if (json === null || json.trim() === "" || json.trim() === "null") return { ok: true, value: null };
   let value: unknown;
   try {
@@ -346,19 +382,27 @@ export function readParamsJson(json: string | null): { ok: true; value: Record<s
 
 function paramsFromJson(stepId: string, json: string | null): Record<string, unknown> {
   const read = readParamsJson(json);
-  if (!read.ok) throw new CandorError(`Step "${stepId}" has paramsJson that ${read.problem}: ${preview(json ?? "")}.`, ErrorCode.MODEL_OUTPUT);
+  if (!read.ok)
+    throw new CandorError(
+      `Step "${stepId}" has paramsJson that ${read.problem}: ${preview(json ?? "")}.`,
+      ErrorCode.MODEL_OUTPUT,
+    );
   return read.value ?? {};
 }
 
 function readConfidence(raw: number | null, author: string, notes: string[]): { value: number; reason: string } {
-  if (raw === null) return { value: DEFAULT_CONFIDENCE, reason: `${author} gave no confidence; ${DEFAULT_CONFIDENCE} assumed.` };
+  if (raw === null)
+    return { value: DEFAULT_CONFIDENCE, reason: `${author} gave no confidence; ${DEFAULT_CONFIDENCE} assumed.` };
   if (raw >= 0 && raw <= 1) return { value: raw, reason: `${author} rated its plan ${raw}.` };
   if (raw > 1 && raw <= 100) {
     notes.push(`${author} gave confidence ${raw}, read as a percentage (${raw / 100}).`);
     return { value: raw / 100, reason: `${author} rated its plan ${raw}%.` };
   }
   notes.push(`${author} gave confidence ${raw}, outside 0..1; ${DEFAULT_CONFIDENCE} assumed.`);
-  return { value: DEFAULT_CONFIDENCE, reason: `${author} gave an out-of-range confidence (${raw}); ${DEFAULT_CONFIDENCE} assumed.` };
+  return {
+    value: DEFAULT_CONFIDENCE,
+    reason: `${author} gave an out-of-range confidence (${raw}); ${DEFAULT_CONFIDENCE} assumed.`,
+  };
 }
 
 /**
@@ -366,7 +410,13 @@ function readConfidence(raw: number | null, author: string, notes: string[]): { 
  * confidence so the approval threshold stops it before anything runs. `reason` says why no real plan was made.
  */
 export function fallbackPlan(request: PlanningRequest, reason: string): Plan {
-  const step = TaskStep.parse({ id: "s1", description: request.userIntent, workerType: FALLBACK_WORKER, tools: [], order: 1 });
+  const step = TaskStep.parse({
+    id: "s1",
+    description: request.userIntent,
+    workerType: FALLBACK_WORKER,
+    tools: [],
+    order: 1,
+  });
   return Plan.parse({
     planId: newPlanId(),
     objective: request.userIntent,

@@ -5,7 +5,14 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { canStandIn, type RequestFacts, type ToolSpec } from "../tools/types.js";
 import { openQuestions } from "../domain/understanding.js";
 import { analyzeRequest, within } from "./lexicon.js";
-import { accountFor, genericKeywords, keywordHits, negationExclusions, unsupportedVerbClauses, type Exclusion } from "./understanding.js";
+import {
+  accountFor,
+  genericKeywords,
+  keywordHits,
+  negationExclusions,
+  unsupportedVerbClauses,
+  type Exclusion,
+} from "./understanding.js";
 import { assertValidRequest, assignOrder, criticalPathMs, validatePlan } from "./validate.js";
 
 /** Confidence of a rules plan whose every tool matched the request and has no bad record. */
@@ -50,7 +57,11 @@ export const OPEN_QUESTION_CONFIDENCE = 0.45;
  * produce it (the dependencies); one producer per output; parameters come from each tool's extractor. With every
  * plan comes the understanding record (see planning/understanding.ts). The same request always gives the same plan.
  */
-export function planWithRules(request: PlanningRequest, registry: ToolRegistry, options: RulesPlannerOptions = {}): Plan {
+export function planWithRules(
+  request: PlanningRequest,
+  registry: ToolRegistry,
+  options: RulesPlannerOptions = {},
+): Plan {
   assertValidRequest(request);
   const facts = requestFacts(request);
   const analysis = facts.analysis!;
@@ -61,31 +72,67 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   const interpretations = registry.interpreters.map((i) => ({ ...i, reading: i.interpret(facts) }));
 
   // What the request rules out: a tool's specific keyword inside a negation, or a toolkit's own reading.
-  const exclusions: Exclusion[] = negationExclusions(analysis, hits, generic, (name) => registry.tool(name)?.produces ?? []);
-  for (const i of interpretations) for (const e of i.reading.exclusions.filter((x) => x.outputs.length > 0 || i.tools.some((t) => hits.some((h) => h.tool === t)) || usable.some((u) => i.tools.includes(u.name) && u.appliesTo?.(facts)))) exclusions.push({ span: e.span, outputs: e.outputs, why: e.why, ...(e.description ? { description: e.description } : {}) });
+  const exclusions: Exclusion[] = negationExclusions(
+    analysis,
+    hits,
+    generic,
+    (name) => registry.tool(name)?.produces ?? [],
+  );
+  for (const i of interpretations)
+    for (const e of i.reading.exclusions.filter(
+      (x) =>
+        x.outputs.length > 0 ||
+        i.tools.some((t) => hits.some((h) => h.tool === t)) ||
+        usable.some((u) => i.tools.includes(u.name) && u.appliesTo?.(facts)),
+    ))
+      exclusions.push({
+        span: e.span,
+        outputs: e.outputs,
+        why: e.why,
+        ...(e.description ? { description: e.description } : {}),
+      });
   const excludedOutputs = new Set(exclusions.flatMap((e) => e.outputs));
   const excluded = (t: ToolSpec) => t.produces.length > 0 && t.produces.every((p) => excludedOutputs.has(p));
 
-  const governed = unsupportedVerbClauses(analysis, hits, (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`);
+  const governed = unsupportedVerbClauses(
+    analysis,
+    hits,
+    (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`,
+  );
   const positive = hits.filter((h) => !h.negated && !within(h, governed));
-  const scores = new Map(tools.map((t) => [t.name, new Set(positive.filter((h) => h.tool === t.name).map((h) => h.keyword)).size]));
+  const scores = new Map(
+    tools.map((t) => [t.name, new Set(positive.filter((h) => h.tool === t.name).map((h) => h.keyword)).size]),
+  );
   let matched = usable.filter((t) => (scores.get(t.name) ?? 0) > 0 && !excluded(t));
   // Limit checks ("under $2000") say how the request is bounded, not what it wants: they never stop recognition.
   const recognised = matched.every((t) => t.constraintCheck === true);
-  const recognisedTools = recognised ? usable.filter((t) => !matched.includes(t) && !excluded(t) && t.appliesTo?.(facts) === true) : [];
+  const recognisedTools = recognised
+    ? usable.filter((t) => !matched.includes(t) && !excluded(t) && t.appliesTo?.(facts) === true)
+    : [];
   matched = [...matched, ...recognisedTools];
   // "flight only", "just a hotel": the tools named in the scope of "only", plus those named by a specific word
   // elsewhere ("book") and limit checks; the rest (named by generic words or recognised) are left out.
   const onlyTools = new Set(positive.filter((h) => h.only && !generic.has(h.keyword.toLowerCase())).map((h) => h.tool));
-  const onlyCues = analysis.onlys.filter((o) => positive.some((h) => h.only && onlyTools.has(h.tool) && h.start >= o.scope.start && h.end <= o.scope.end)).map((o) => o.cue);
+  const onlyCues = analysis.onlys
+    .filter((o) =>
+      positive.some((h) => h.only && onlyTools.has(h.tool) && h.start >= o.scope.start && h.end <= o.scope.end),
+    )
+    .map((o) => o.cue);
   if (onlyTools.size > 0) {
-    const specificElsewhere = (t: ToolSpec) => positive.some((h) => h.tool === t.name && !h.only && !generic.has(h.keyword.toLowerCase()));
+    const specificElsewhere = (t: ToolSpec) =>
+      positive.some((h) => h.tool === t.name && !h.only && !generic.has(h.keyword.toLowerCase()));
     matched = matched.filter((t) => onlyTools.has(t.name) || t.constraintCheck === true || specificElsewhere(t));
   }
   if (matched.length === 0) {
     // Tools with no keywords (parts of a decomposition) are never matched by words: naming them would mislead.
-    const abilities = tools.filter((t) => t.keywords.length > 0).map((t) => `${t.name} (${t.keywords[0]})`).join(", ");
-    const ruledOut = exclusions.length > 0 ? ` The request rules out ${[...excludedOutputs].join(", ")}, which leaves nothing to do.` : "";
+    const abilities = tools
+      .filter((t) => t.keywords.length > 0)
+      .map((t) => `${t.name} (${t.keywords[0]})`)
+      .join(", ");
+    const ruledOut =
+      exclusions.length > 0
+        ? ` The request rules out ${[...excludedOutputs].join(", ")}, which leaves nothing to do.`
+        : "";
     throw new CandorError(
       `No tool matches "${request.userIntent}".${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
       ErrorCode.NO_VALID_PLAN,
@@ -129,7 +176,12 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   // A tool that can do without some inputs still needs one of them: the first, when the plan has none.
   for (const tool of [...selected]) {
     const optional = (tool.optionalConsumes ?? []).filter((o) => !excludedOutputs.has(o));
-    if (tool.consumes.length > 0 || optional.length === 0 || optional.some((o) => producerOf.has(o) && selected.includes(producerOf.get(o)!))) continue;
+    if (
+      tool.consumes.length > 0 ||
+      optional.length === 0 ||
+      optional.some((o) => producerOf.has(o) && selected.includes(producerOf.get(o)!))
+    )
+      continue;
     const producer = choose(optional[0]!);
     if (producer) visit(producer);
   }
@@ -144,7 +196,13 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     if (failures < SUBSTITUTE_AFTER) continue;
     const alternative = registry
       .producersOf(tool.produces)
-      .filter((t) => t !== tool && !selected.includes(t) && canStandIn(t, tool.produces, tool.consumes) && registry.workerForTool(t.name))
+      .filter(
+        (t) =>
+          t !== tool &&
+          !selected.includes(t) &&
+          canStandIn(t, tool.produces, tool.consumes) &&
+          registry.workerForTool(t.name),
+      )
       .sort((a, b) => (unreliable[a.name] ?? 0) - (unreliable[b.name] ?? 0))[0];
     if (!alternative || (unreliable[alternative.name] ?? 0) >= failures) continue;
     selected[i] = alternative;
@@ -154,7 +212,9 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   let confidence = BASE_CONFIDENCE;
   if (recognisedTools.length > 0) {
     confidence -= RECOGNISED_ONLY_PENALTY;
-    reasons.push(`no tool's keywords appear in the request; ${recognisedTools.map((t) => t.name).join(", ")} recognised what it asks`);
+    reasons.push(
+      `no tool's keywords appear in the request; ${recognisedTools.map((t) => t.name).join(", ")} recognised what it asks`,
+    );
   }
   for (const tool of selected) {
     const failures = unreliable[tool.name] ?? 0;
@@ -165,7 +225,9 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   }
 
   const producersFor = (tool: ToolSpec, inputs: readonly string[]) =>
-    inputs.map((input) => producerOf.get(input)).filter((p): p is ToolSpec => p !== undefined && selected.includes(p) && p !== tool);
+    inputs
+      .map((input) => producerOf.get(input))
+      .filter((p): p is ToolSpec => p !== undefined && selected.includes(p) && p !== tool);
   /** Every tool upstream of `tool` in the plan (through required and optional inputs). */
   const upstream = (tool: ToolSpec, seen = new Set<ToolSpec>()): Set<ToolSpec> => {
     for (const p of producersFor(tool, [...tool.consumes, ...(tool.optionalConsumes ?? [])])) {
@@ -177,16 +239,21 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
   };
   // Several steps for one output when a toolkit read several (a flight per leg of a multi-city trip).
   const instances = new Map<string, { key: string; params: Record<string, unknown> }[]>();
-  for (const i of interpretations) for (const [output, list] of Object.entries(i.reading.instances ?? {})) if (list.length > 1) instances.set(output, list);
+  for (const i of interpretations)
+    for (const [output, list] of Object.entries(i.reading.instances ?? {}))
+      if (list.length > 1) instances.set(output, list);
   const instancesOf = (tool: ToolSpec) => instances.get(tool.produces[0] ?? "") ?? null;
   const stepIdsOf = (tool: ToolSpec) => instancesOf(tool)?.map((x) => `${stepId(tool)}_${x.key}`) ?? [stepId(tool)];
   const steps = selected.flatMap((tool): TaskStep[] => {
     const worker = registry.workerForTool(tool.name);
     let optional = producersFor(tool, tool.optionalConsumes ?? []);
-    if (tool.prefersCombinedInput) optional = optional.filter((p) => !optional.some((q) => q !== p && upstream(q).has(p)));
+    if (tool.prefersCombinedInput)
+      optional = optional.filter((p) => !optional.some((q) => q !== p && upstream(q).has(p)));
     // The parts a step may do without come first: the inputs that combine them (a budget check) come after.
     const deps = [...optional, ...producersFor(tool, tool.consumes)].flatMap(stepIdsOf);
-    const each = instancesOf(tool)?.map((x) => ({ id: `${stepId(tool)}_${x.key}`, params: x.params })) ?? [{ id: stepId(tool), params: tool.extractParams?.(facts) ?? {} }];
+    const each = instancesOf(tool)?.map((x) => ({ id: `${stepId(tool)}_${x.key}`, params: x.params })) ?? [
+      { id: stepId(tool), params: tool.extractParams?.(facts) ?? {} },
+    ];
     return each.map(({ id, params }) =>
       TaskStep.parse({
         id,
@@ -238,7 +305,8 @@ export function planWithRules(request: PlanningRequest, registry: ToolRegistry, 
     contextSummary: `Rules plan from tool metadata: ${ordered.map((s) => s.tools[0]).join(", ")}.`,
     steps: ordered,
     confidence: Math.max(0, Math.min(1, Number(confidence.toFixed(2)))),
-    confidenceReasons: reasons.length > 0 ? reasons : ["every step matched the request and its tools have no recent failures"],
+    confidenceReasons:
+      reasons.length > 0 ? reasons : ["every step matched the request and its tools have no recent failures"],
     estimatedDurationMs: criticalPathMs(ordered),
     estimatedCost: ordered.reduce((sum, s) => sum + s.estimates.cost, 0),
     createdBy: "rules",

@@ -81,7 +81,7 @@ export interface Settlement {
 export function settleBlockedSteps(plan: Plan, inputsOf: InputsOf = ALL_REQUIRED): Settlement {
   let steps = plan.steps;
   const skipped: Settlement["skipped"] = [];
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     const byId = new Map(steps.map((s) => [s.id, s]));
     steps = steps.map((step) => {
@@ -112,7 +112,9 @@ function verdictCause(dependencyFailure: boolean): TaskStep["skipCause"] {
 
 /** Steps whose result is missing from the answer: failed, given up on, or blocked by a missing dependency. */
 export function missingSteps(plan: Plan): TaskStep[] {
-  return plan.steps.filter((s) => s.status === "failed" || (s.status === "skipped" && s.skipCause !== "condition_false"));
+  return plan.steps.filter(
+    (s) => s.status === "failed" || (s.status === "skipped" && s.skipCause !== "condition_false"),
+  );
 }
 
 /** The record of a step that never ran because a dependency's result is missing (seed 000's DEPENDENCY_FAILURE). */
@@ -164,7 +166,9 @@ export function missingInputs(plan: Plan, step: TaskStep, inputsOf: InputsOf = A
     if (from.status === "done") return [];
     const root = rootSkip(plan, from);
     const reason = root.skipReason ?? `${root.id} did not finish`;
-    return [{ input, from: from.id, reason: root === from ? reason : `${reason} (${root.id}, so ${from.id} could not run)` }];
+    return [
+      { input, from: from.id, reason: root === from ? reason : `${reason} (${root.id}, so ${from.id} could not run)` },
+    ];
   });
 }
 
@@ -185,7 +189,9 @@ function rootSkip(plan: Plan, step: TaskStep, seen = new Set<string>()): TaskSte
  */
 export function dependencyInputs(plan: Plan, step: TaskStep): Record<string, unknown> {
   const inputs: Record<string, unknown> = {};
-  const done = step.dependsOn.map((id) => plan.steps.find((s) => s.id === id)).filter((d): d is TaskStep => d !== undefined && d.status === "done");
+  const done = step.dependsOn
+    .map((id) => plan.steps.find((s) => s.id === id))
+    .filter((d): d is TaskStep => d !== undefined && d.status === "done");
   for (const dep of done) {
     inputs[dep.id] = dep.result;
     for (const name of dep.expectedOutputs) {
@@ -204,7 +210,14 @@ export function markDispatched(plan: Plan, ids: readonly string[], inputsOf: Inp
   return {
     ...plan,
     steps: plan.steps.map((s) =>
-      ids.includes(s.id) ? { ...s, status: "running" as const, dispatches: s.dispatches + 1, missingInputs: missingInputs(plan, s, inputsOf) } : s,
+      ids.includes(s.id)
+        ? {
+            ...s,
+            status: "running" as const,
+            dispatches: s.dispatches + 1,
+            missingInputs: missingInputs(plan, s, inputsOf),
+          }
+        : s,
     ),
   };
 }

@@ -35,7 +35,14 @@ export function keywordHits(tools: readonly Pick<ToolSpec, "name" | "keywords">[
     for (const keyword of tool.keywords) {
       for (const m of analysis.norm.matchAll(keywordPattern(keyword))) {
         const s = { start: m.index, end: m.index + m[0].length };
-        hits.push({ ...s, text: analysis.text.slice(s.start, s.end), tool: tool.name, keyword, negated: within(s, negated), only: within(s, only) });
+        hits.push({
+          ...s,
+          text: analysis.text.slice(s.start, s.end),
+          tool: tool.name,
+          keyword,
+          negated: within(s, negated),
+          only: within(s, only),
+        });
       }
     }
   }
@@ -48,7 +55,8 @@ export function keywordHits(tools: readonly Pick<ToolSpec, "name" | "keywords">[
  */
 export function genericKeywords(tools: readonly Pick<ToolSpec, "keywords">[]): Set<string> {
   const count = new Map<string, number>();
-  for (const t of tools) for (const k of new Set(t.keywords.map((x) => x.toLowerCase()))) count.set(k, (count.get(k) ?? 0) + 1);
+  for (const t of tools)
+    for (const k of new Set(t.keywords.map((x) => x.toLowerCase()))) count.set(k, (count.get(k) ?? 0) + 1);
   return new Set([...count].filter(([, n]) => n >= 3).map(([k]) => k));
 }
 
@@ -62,17 +70,32 @@ export interface Exclusion {
 }
 
 /** The exclusions of the request's negations: each negation whose scope names a tool by a specific keyword. */
-export function negationExclusions(a: Analysis, hits: readonly KeywordHit[], generic: ReadonlySet<string>, producesOf: (tool: string) => readonly string[]): Exclusion[] {
+export function negationExclusions(
+  a: Analysis,
+  hits: readonly KeywordHit[],
+  generic: ReadonlySet<string>,
+  producesOf: (tool: string) => readonly string[],
+): Exclusion[] {
   const out: Exclusion[] = [];
   for (const negation of a.negations) {
-    const named = hits.filter((h) => h.negated && !generic.has(h.keyword.toLowerCase()) && h.start >= negation.scope.start && h.end <= negation.scope.end);
+    const named = hits.filter(
+      (h) =>
+        h.negated &&
+        !generic.has(h.keyword.toLowerCase()) &&
+        h.start >= negation.scope.start &&
+        h.end <= negation.scope.end,
+    );
     const outputs = unique(named.flatMap((h) => producesOf(h.tool)));
     if (outputs.length === 0) continue;
     // A postfix cue ("hotel not needed") comes after its scope.
     const start = Math.min(negation.cue.start, negation.scope.start);
     const end = Math.max(negation.cue.end, negation.scope.end);
     const span = { start, end, text: a.text.slice(start, end) };
-    out.push({ span, outputs, why: `the request rules it out ("${span.text}"), so no step produces the ${outputs.join(" or the ")}` });
+    out.push({
+      span,
+      outputs,
+      why: `the request rules it out ("${span.text}"), so no step produces the ${outputs.join(" or the ")}`,
+    });
   }
   return out;
 }
@@ -143,7 +166,8 @@ function parameterSpans(a: Analysis, steps: AccountInput["steps"]): Span[] {
       // Longer than the request, it cannot be in it (and a model can send a megabyte-long value: no regex of that).
       if (needle.length === 0 || needle.length > a.text.length || needle.trim() === whole) continue;
       const re = new RegExp(`(?<![a-z0-9])${escapeRegExp(needle)}(?![a-z0-9])`, "g");
-      for (const m of a.text.toLowerCase().matchAll(re)) out.push({ start: m.index, end: m.index + m[0].length, text: m[0] });
+      for (const m of a.text.toLowerCase().matchAll(re))
+        out.push({ start: m.index, end: m.index + m[0].length, text: m[0] });
     }
   }
   return out;
@@ -161,13 +185,20 @@ const GENERIC_VERBS = new Set(["find", "plan", "check"]);
  * Clauses led by a verb no tool does ("call the hotel", "email the itinerary"): their keywords name the verb's
  * object, not a tool's job, so they select no tool and the clause is named as something no tool can do.
  */
-export function unsupportedVerbClauses(a: Analysis, hits: readonly KeywordHit[], describe: (tool: string) => string): Span[] {
+export function unsupportedVerbClauses(
+  a: Analysis,
+  hits: readonly KeywordHit[],
+  describe: (tool: string) => string,
+): Span[] {
   return a.clauses.filter((c) => {
     const verbs = a.taskVerbs.filter((v) => v.start >= c.start && v.end <= c.end && !GENERIC_VERBS.has(v.verb));
     const inClause = hits.filter((h) => h.start >= c.start && h.end <= c.end);
     // A verb is done by a tool named in the clause whose keyword it is, or whose name or description says it
     // ("write a report": write_report writes); "call the hotel": no hotel tool calls.
-    const done = (v: TaskVerb) => inClause.some((h) => overlaps(h, [v]) || new RegExp(`(?<![a-z])${escapeRegExp(v.verb)}`, "i").test(describe(h.tool)));
+    const done = (v: TaskVerb) =>
+      inClause.some(
+        (h) => overlaps(h, [v]) || new RegExp(`(?<![a-z])${escapeRegExp(v.verb)}`, "i").test(describe(h.tool)),
+      );
     return verbs.length > 0 && !verbs.every(done);
   });
 }
@@ -195,10 +226,20 @@ export function accountFor(input: AccountInput): Understanding {
   const notUnderstood = interpretations.flatMap((i) => i.notUnderstood);
   const mentions = meaningfulMentions(a);
   // Accounted only when covered whole: "week" read as a keyword does not account for "next week".
-  const open = (m: Span) => !covered(m, accounted) || overlaps(m, notUnderstood.map((n) => n.span));
+  const open = (m: Span) =>
+    !covered(m, accounted) ||
+    overlaps(
+      m,
+      notUnderstood.map((n) => n.span),
+    );
 
   // The words left once every read span and mention is set aside: what a clause asks that nothing read.
-  const readSpans = [...accounted, ...mentions, ...input.exclusions.map((e) => e.span), ...input.hits.filter((h) => input.dropped.has(h.tool))];
+  const readSpans = [
+    ...accounted,
+    ...mentions,
+    ...input.exclusions.map((e) => e.span),
+    ...input.hits.filter((h) => input.dropped.has(h.tool)),
+  ];
   const words = contentWords(a).filter((w) => !overlaps(w, readSpans));
   const generic = input.generic ?? new Set<string>();
 
@@ -211,39 +252,104 @@ export function accountFor(input: AccountInput): Understanding {
     const unread = words.filter(inside);
     // A clause whose only tool words are ones many tools share ("get travel insurance": "travel") and that asks for
     // something nothing read is not served by them: the shared word says the domain, the rest says the task.
-    const onlyGeneric = clauseValues.length === 0 && clauseHits.length > 0 && clauseHits.every((h) => generic.has(h.keyword.toLowerCase())) && unread.length > 0;
+    const onlyGeneric =
+      clauseValues.length === 0 &&
+      clauseHits.length > 0 &&
+      clauseHits.every((h) => generic.has(h.keyword.toLowerCase())) &&
+      unread.length > 0;
     // A value's words may start before the clause ("then Rome": the clause is "Rome").
-    const servingTools = onlyGeneric ? [] : unique([...clauseHits.map((h) => h.tool), ...clauseValues.flatMap((v) => v.tools)]).filter((t) => byTool.has(t));
+    const servingTools = onlyGeneric
+      ? []
+      : unique([...clauseHits.map((h) => h.tool), ...clauseValues.flatMap((v) => v.tools)]).filter((t) =>
+          byTool.has(t),
+        );
     const exclusions = input.exclusions.filter((e) => overlaps(e.span, [clause]));
     const served = servingTools.length > 0;
     const verbOf = (m: Span) => a.taskVerbs.find((t) => t.start === m.start)?.verb ?? "";
-    const left = mentions.filter((m) => inside(m) && open(m) && !exclusions.some((e) => overlaps(m, [e.span])) && !(served && m.kind === "task" && GENERIC_VERBS.has(verbOf(m))));
+    const left = mentions.filter(
+      (m) =>
+        inside(m) &&
+        open(m) &&
+        !exclusions.some((e) => overlaps(m, [e.span])) &&
+        !(served && m.kind === "task" && GENERIC_VERBS.has(verbOf(m))),
+    );
     const droppedHere = unique(input.hits.filter((h) => inside(h) && input.dropped.has(h.tool)).map((h) => h.tool));
-    for (const e of exclusions) parts.push({ at: e.span.start, text: e.span.text, description: e.description ?? `no ${e.outputs.join(", ")}`, kind: "exclusion", status: "excluded", stepIds: [], why: e.why });
+    for (const e of exclusions)
+      parts.push({
+        at: e.span.start,
+        text: e.span.text,
+        description: e.description ?? `no ${e.outputs.join(", ")}`,
+        kind: "exclusion",
+        status: "excluded",
+        stepIds: [],
+        why: e.why,
+      });
     if (servingTools.length > 0) {
       const stepIds = stepIdsOf(servingTools);
       const constraint = servingTools.every((t) => input.tools.get(t)?.constraintCheck === true);
-      const text = exclusions.length > 0 ? remainder(clause, exclusions.map((e) => e.span)) : clause.text;
-      parts.push({ at: clause.start, text, description: describeSteps(input.steps, stepIds), kind: constraint ? "constraint" : "task", status: "served", stepIds, why: null });
+      const text =
+        exclusions.length > 0
+          ? remainder(
+              clause,
+              exclusions.map((e) => e.span),
+            )
+          : clause.text;
+      parts.push({
+        at: clause.start,
+        text,
+        description: describeSteps(input.steps, stepIds),
+        kind: constraint ? "constraint" : "task",
+        status: "served",
+        stepIds,
+        why: null,
+      });
       for (const m of left) unaccounted.push({ text: m.text, kind: m.kind, why: whyUnaccounted(m, notUnderstood) });
       // Words of a served clause that no step reads ("a hotel with a pool", "what README.md says about benchmarks"):
       // the steps do the clause's task, not what those words add. Named once per clause, unless a mention of the
       // clause is already asked about.
       if (unread.length > 0 && droppedHere.length === 0 && left.length === 0) {
         const phrase = spanOf(a, unread[0]!.start, unread.at(-1)!.end);
-        unaccounted.push({ text: phrase.text, kind: "other", why: `in "${clause.text}", no step does or uses ${unread.map((w) => `"${w.text}"`).join(", ")}` });
+        unaccounted.push({
+          text: phrase.text,
+          kind: "other",
+          why: `in "${clause.text}", no step does or uses ${unread.map((w) => `"${w.text}"`).join(", ")}`,
+        });
       }
-      for (const t of droppedHere) parts.push({ at: clause.start, text: clause.text, description: t, kind: "task", status: "unsupported", stepIds: [], why: input.dropped.get(t) ?? null });
+      for (const t of droppedHere)
+        parts.push({
+          at: clause.start,
+          text: clause.text,
+          description: t,
+          kind: "task",
+          status: "unsupported",
+          stepIds: [],
+          why: input.dropped.get(t) ?? null,
+        });
       continue;
     }
     if (droppedHere.length > 0) {
-      parts.push({ at: clause.start, text: clause.text, description: droppedHere.join(", "), kind: "task", status: "unsupported", stepIds: [], why: droppedHere.map((t) => input.dropped.get(t)).join("; ") });
+      parts.push({
+        at: clause.start,
+        text: clause.text,
+        description: droppedHere.join(", "),
+        kind: "task",
+        status: "unsupported",
+        stepIds: [],
+        why: droppedHere.map((t) => input.dropped.get(t)).join("; "),
+      });
       continue;
     }
-    if (exclusions.length > 0 && left.length === 0 && unread.every((w) => exclusions.some((e) => overlaps(w, [e.span])))) continue;
+    if (
+      exclusions.length > 0 &&
+      left.length === 0 &&
+      unread.every((w) => exclusions.some((e) => overlaps(w, [e.span])))
+    )
+      continue;
     const verbs = left.filter((m) => m.kind === "task");
     if (verbs.length > 0) {
-      const asked = unique(verbs.map((v) => a.taskVerbs.find((t) => t.start === v.start)?.verb ?? v.text.toLowerCase()));
+      const asked = unique(
+        verbs.map((v) => a.taskVerbs.find((t) => t.start === v.start)?.verb ?? v.text.toLowerCase()),
+      );
       parts.push({
         at: clause.start,
         text: clause.text,
@@ -256,7 +362,9 @@ export function accountFor(input: AccountInput): Understanding {
       continue;
     }
     if (left.length > 0) {
-      const own = left.map((m) => notUnderstood.find((n) => overlaps(m, [n.span]))?.why).filter((w): w is string => w !== undefined);
+      const own = left
+        .map((m) => notUnderstood.find((n) => overlaps(m, [n.span]))?.why)
+        .filter((w): w is string => w !== undefined);
       parts.push({
         at: clause.start,
         text: clause.text,
@@ -264,7 +372,10 @@ export function accountFor(input: AccountInput): Understanding {
         kind: "task",
         status: "not_understood",
         stepIds: [],
-        why: own.length > 0 ? unique(own).join("; ") : `${left.map((m) => `"${m.text}" (${m.kind})`).join(", ")} served no step of the plan`,
+        why:
+          own.length > 0
+            ? unique(own).join("; ")
+            : `${left.map((m) => `"${m.text}" (${m.kind})`).join(", ")} served no step of the plan`,
       });
       continue;
     }
@@ -272,20 +383,61 @@ export function accountFor(input: AccountInput): Understanding {
     // what it asks is its words, and no tool does them.
     if (unread.length > 0) {
       const asked = spanOf(a, unread[0]!.start, unread.at(-1)!.end).text;
-      parts.push({ at: clause.start, text: clause.text, description: asked, kind: "task", status: "unsupported", stepIds: [], why: `no tool does "${asked}" (the tools can: ${input.abilities})` });
+      parts.push({
+        at: clause.start,
+        text: clause.text,
+        description: asked,
+        kind: "task",
+        status: "unsupported",
+        stepIds: [],
+        why: `no tool does "${asked}" (the tools can: ${input.abilities})`,
+      });
     }
   }
   // What a toolkit could not read outside any clause (should not happen) still surfaces.
   for (const n of notUnderstood) {
-    if (!parts.some((p) => p.text.includes(n.span.text)) && !unaccounted.some((u) => u.text === n.span.text)) unaccounted.push({ text: n.span.text, kind: n.kind, why: n.why });
+    if (!parts.some((p) => p.text.includes(n.span.text)) && !unaccounted.some((u) => u.text === n.span.text))
+      unaccounted.push({ text: n.span.text, kind: n.kind, why: n.why });
   }
 
   return Understanding.parse({
-    parts: mergeParts(parts.sort((x, y) => x.at - y.at).map(({ at: _, ...p }) => p)).map((p, i) => ({ ...p, id: `p${i + 1}` })),
-    values: dedupe(values.map((v) => ({ name: v.name, value: v.value, source: v.source.text, stepIds: stepIdsOf(v.tools) })), (v) => `${v.name}=${JSON.stringify(v.value)}`),
-    assumptions: dedupe(interpretations.flatMap((i) => i.assumptions).filter((x) => planned(x.tools)).map((x) => ({ name: x.name, value: x.value, why: x.why, stepIds: stepIdsOf(x.tools) })), (x) => x.name),
-    changes: dedupe(interpretations.flatMap((i) => i.changes).filter((x) => planned(x.tools)).map((x) => ({ name: x.name, from: x.from, to: x.to, source: x.source, why: x.why, by: "planner" as const, stepIds: stepIdsOf(x.tools) })), (x) => x.name),
-    refused: dedupe(interpretations.flatMap((i) => i.refusals).filter((x) => planned(x.tools) || x.tools.length === 0).map((x) => ({ name: x.name, text: x.text, why: x.why })), (x) => `${x.name}:${x.text}`),
+    parts: mergeParts(parts.sort((x, y) => x.at - y.at).map(({ at: _, ...p }) => p)).map((p, i) => ({
+      ...p,
+      id: `p${i + 1}`,
+    })),
+    values: dedupe(
+      values.map((v) => ({ name: v.name, value: v.value, source: v.source.text, stepIds: stepIdsOf(v.tools) })),
+      (v) => `${v.name}=${JSON.stringify(v.value)}`,
+    ),
+    assumptions: dedupe(
+      interpretations
+        .flatMap((i) => i.assumptions)
+        .filter((x) => planned(x.tools))
+        .map((x) => ({ name: x.name, value: x.value, why: x.why, stepIds: stepIdsOf(x.tools) })),
+      (x) => x.name,
+    ),
+    changes: dedupe(
+      interpretations
+        .flatMap((i) => i.changes)
+        .filter((x) => planned(x.tools))
+        .map((x) => ({
+          name: x.name,
+          from: x.from,
+          to: x.to,
+          source: x.source,
+          why: x.why,
+          by: "planner" as const,
+          stepIds: stepIdsOf(x.tools),
+        })),
+      (x) => x.name,
+    ),
+    refused: dedupe(
+      interpretations
+        .flatMap((i) => i.refusals)
+        .filter((x) => planned(x.tools) || x.tools.length === 0)
+        .map((x) => ({ name: x.name, text: x.text, why: x.why })),
+      (x) => `${x.name}:${x.text}`,
+    ),
     unaccounted: dedupe(unaccounted, (u) => u.text),
     by: "rules",
   });
@@ -340,9 +492,23 @@ function remainder(clause: Span, cut: readonly Span[]): string {
  * The record after a person edited steps: each served part described again from its steps (a part must not say
  * "2 night(s)" once the step says 3), and each parameter edit recorded as a change made by a person.
  */
-export function afterPersonEdits(u: Understanding, steps: AccountInput["steps"], edits: readonly { stepId: string; key: string; from: unknown; to: unknown }[]): Understanding {
-  const parts = u.parts.map((p) => (p.status === "served" && p.stepIds.length > 0 ? { ...p, description: describeSteps(steps, p.stepIds) } : p));
-  const changes = edits.map((e) => ({ name: e.key, from: e.from, to: e.to, source: "", why: "changed by a person before the plan ran", by: "person" as const, stepIds: [e.stepId] }));
+export function afterPersonEdits(
+  u: Understanding,
+  steps: AccountInput["steps"],
+  edits: readonly { stepId: string; key: string; from: unknown; to: unknown }[],
+): Understanding {
+  const parts = u.parts.map((p) =>
+    p.status === "served" && p.stepIds.length > 0 ? { ...p, description: describeSteps(steps, p.stepIds) } : p,
+  );
+  const changes = edits.map((e) => ({
+    name: e.key,
+    from: e.from,
+    to: e.to,
+    source: "",
+    why: "changed by a person before the plan ran",
+    by: "person" as const,
+    stepIds: [e.stepId],
+  }));
   return { ...u, parts, changes: [...u.changes, ...changes] };
 }
 
@@ -355,7 +521,13 @@ function mergeParts(parts: Omit<RequestPart, "id">[]): Omit<RequestPart, "id">[]
   const out: Omit<RequestPart, "id">[] = [];
   for (const p of parts) {
     const prev = out.at(-1);
-    if (prev && prev.status === "served" && p.status === "served" && prev.kind === p.kind && sameSet(prev.stepIds, p.stepIds)) {
+    if (
+      prev &&
+      prev.status === "served" &&
+      p.status === "served" &&
+      prev.kind === p.kind &&
+      sameSet(prev.stepIds, p.stepIds)
+    ) {
       out[out.length - 1] = { ...prev, text: `${prev.text}, ${p.text}` };
       continue;
     }

@@ -11,19 +11,29 @@ import type { ToolRegistry } from "../tools/registry.js";
 /** PRE-PLAN-001: the request has an intent and sane limits. */
 export function assertValidRequest(request: PlanningRequest): void {
   if (request.userIntent.trim().length === 0) {
-    throw new CandorError("The request is empty: say what you want done, e.g. \"plan 3 days in Lisbon under $1500\".", ErrorCode.INVALID_REQUEST);
+    throw new CandorError(
+      'The request is empty: say what you want done, e.g. "plan 3 days in Lisbon under $1500".',
+      ErrorCode.INVALID_REQUEST,
+    );
   }
 }
 
 /** POST-PLAN-001: at least one step, unique ids, every step names a worker. */
 export function assertCompletePlan(plan: Pick<Plan, "steps">): void {
   if (plan.steps.length === 0) {
-    throw new CandorError("The plan has no steps. Rephrase the request or register a tool that can do it.", ErrorCode.NO_VALID_PLAN);
+    throw new CandorError(
+      "The plan has no steps. Rephrase the request or register a tool that can do it.",
+      ErrorCode.NO_VALID_PLAN,
+    );
   }
   const seen = new Set<string>();
   for (const step of plan.steps) {
     if (seen.has(step.id)) {
-      throw new CandorError(`Two steps share the id "${step.id}". Give every step its own id.`, ErrorCode.PLAN_INVALID, { details: { stepId: step.id } });
+      throw new CandorError(
+        `Two steps share the id "${step.id}". Give every step its own id.`,
+        ErrorCode.PLAN_INVALID,
+        { details: { stepId: step.id } },
+      );
     }
     seen.add(step.id);
   }
@@ -126,7 +136,10 @@ export function assertKnownReferences(steps: readonly TaskStep[], registry: Tool
 }
 
 /** POST-PLAN-004: within maxSteps, timeoutMs and budget; the error says which limit and by how much. */
-export function assertWithinConstraints(plan: Pick<Plan, "steps" | "estimatedDurationMs" | "estimatedCost">, request: PlanningRequest): void {
+export function assertWithinConstraints(
+  plan: Pick<Plan, "steps" | "estimatedDurationMs" | "estimatedCost">,
+  request: PlanningRequest,
+): void {
   const c = request.constraints;
   if (c.maxSteps !== undefined && plan.steps.length > c.maxSteps) {
     throw new CandorError(

@@ -13,7 +13,14 @@ import { planPrompt } from "../../prompts/plan.js";
 import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { reviewPrompt, synthesizePrompt } from "../../prompts/synthesize.js";
 import type { AnswerReview } from "../planning/coverage.js";
-import type { PlanResult, PlanningContext, Reasoner, RecoveryProposal, RecoveryQuestion, SynthesisInput } from "./types.js";
+import type {
+  PlanResult,
+  PlanningContext,
+  Reasoner,
+  RecoveryProposal,
+  RecoveryQuestion,
+  SynthesisInput,
+} from "./types.js";
 
 /** What a model is asked when it reviews an answer (strict mode: every field required). */
 const ModelAnswerReview = z.object({
@@ -94,7 +101,9 @@ export class LlmReasoner implements Reasoner {
       })),
       lessons: [
         ...ctx.lessons,
-        ...Object.entries(ctx.unreliableTools).map(([tool, n]) => `${tool} failed in ${n} recent run${n === 1 ? "" : "s"}.`),
+        ...Object.entries(ctx.unreliableTools).map(
+          ([tool, n]) => `${tool} failed in ${n} recent run${n === 1 ? "" : "s"}.`,
+        ),
       ],
     });
     const attempt = await this.askForPlan(prompt, request, ctx.registry, ctx.signal);
@@ -115,18 +124,33 @@ export class LlmReasoner implements Reasoner {
     const prompt = replanStrategyPrompt({
       failure: question.failure,
       plan: question.plan,
-      tools: [...registry.tools.values()].map((t) => ({ name: t.name, description: t.description, produces: t.produces, arguments: argumentsOf(t.schema) })),
-      workers: [...registry.workers.values()].map((w) => ({ name: w.name, tools: registry.grant(w.name).map((t) => t.name) })),
+      tools: [...registry.tools.values()].map((t) => ({
+        name: t.name,
+        description: t.description,
+        produces: t.produces,
+        arguments: argumentsOf(t.schema),
+      })),
+      workers: [...registry.workers.values()].map((w) => ({
+        name: w.name,
+        tools: registry.grant(w.name).map((t) => t.name),
+      })),
     });
     const timeout = AbortSignal.timeout(this.recoveryTimeoutMs);
     const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
     const answer = await this.askForRecovery(prompt, signal, caller, timeout);
     if ("proposal" in answer) return answer.proposal;
-    this.onFallback?.(`The model proposed no usable recovery for step ${question.failure.step.id}: ${sentence(answer.why)}`);
+    this.onFallback?.(
+      `The model proposed no usable recovery for step ${question.failure.step.id}: ${sentence(answer.why)}`,
+    );
     return null;
   }
 
-  private async askForRecovery(prompt: string, signal: AbortSignal, caller: AbortSignal | undefined, timeout: AbortSignal): Promise<{ proposal: RecoveryProposal } | { why: string }> {
+  private async askForRecovery(
+    prompt: string,
+    signal: AbortSignal,
+    caller: AbortSignal | undefined,
+    timeout: AbortSignal,
+  ): Promise<{ proposal: RecoveryProposal } | { why: string }> {
     const structured = this.model.withStructuredOutput(ModelRecoveryProposal, {
       includeRaw: true,
       name: "recovery",
@@ -145,7 +169,9 @@ export class LlmReasoner implements Reasoner {
         message = await untilAborted(this.model.invoke(prompt, { signal }), signal);
       } catch (e2) {
         const again = this.recoveryCallFailure(e2, caller, timeout);
-        return { why: `${first}; asking again without a schema failed: ${again ? again.why : briefError(e2, "recovery")}` };
+        return {
+          why: `${first}; asking again without a schema failed: ${again ? again.why : briefError(e2, "recovery")}`,
+        };
       }
       const repaired = recoveryFromText(messageText(message));
       return "why" in repaired ? { why: `${first}; asked again without a schema, but ${repaired.why}` } : repaired;
@@ -158,7 +184,11 @@ export class LlmReasoner implements Reasoner {
   }
 
   /** Rethrows cancellation; a timeout or transport failure becomes a reason; null means the answer was malformed. */
-  private recoveryCallFailure(e: unknown, caller: AbortSignal | undefined, timeout: AbortSignal): { why: string } | null {
+  private recoveryCallFailure(
+    e: unknown,
+    caller: AbortSignal | undefined,
+    timeout: AbortSignal,
+  ): { why: string } | null {
     if (caller?.aborted) throw e;
     if (timeout.aborted) return { why: `the model did not answer within ${this.recoveryTimeoutMs} ms` };
     if (isOutputError(e)) return null;
@@ -174,9 +204,13 @@ export class LlmReasoner implements Reasoner {
       if (text.length > 0) return text;
       why = "the model returned an empty answer";
     } catch (e) {
-      why = timeout.aborted ? `the model did not answer within ${this.timeoutMs} ms` : `the model call failed: ${briefError(e)}`;
+      why = timeout.aborted
+        ? `the model did not answer within ${this.timeoutMs} ms`
+        : `the model call failed: ${briefError(e)}`;
     }
-    this.onFallback?.(`The model could not write the answer (${why}); used the ${this.fallback.kind} template instead.`);
+    this.onFallback?.(
+      `The model could not write the answer (${why}); used the ${this.fallback.kind} template instead.`,
+    );
     return this.fallback.synthesize(input);
   }
 
@@ -187,19 +221,33 @@ export class LlmReasoner implements Reasoner {
   async reviewAnswer(input: SynthesisInput): Promise<AnswerReview | null> {
     if (input.plan.understanding.parts.length === 0) return null;
     const timeout = AbortSignal.timeout(this.timeoutMs);
-    const structured = this.model.withStructuredOutput(ModelAnswerReview, { name: "answer_review", ...(this.method ? { method: this.method } : {}) });
+    const structured = this.model.withStructuredOutput(ModelAnswerReview, {
+      name: "answer_review",
+      ...(this.method ? { method: this.method } : {}),
+    });
     try {
-      const parsed = ModelAnswerReview.safeParse(await untilAborted(structured.invoke(reviewPrompt(input), { signal: timeout }), timeout));
+      const parsed = ModelAnswerReview.safeParse(
+        await untilAborted(structured.invoke(reviewPrompt(input), { signal: timeout }), timeout),
+      );
       if (parsed.success) return parsed.data;
-      this.onFallback?.(`The model's review of the answer was unusable (${briefError(parsed.error, "review")}); the understanding record alone decides what was answered.`);
+      this.onFallback?.(
+        `The model's review of the answer was unusable (${briefError(parsed.error, "review")}); the understanding record alone decides what was answered.`,
+      );
     } catch (e) {
       const why = timeout.aborted ? `it did not answer within ${this.timeoutMs} ms` : briefError(e, "review");
-      this.onFallback?.(`The model could not review the answer (${why}); the understanding record alone decides what was answered.`);
+      this.onFallback?.(
+        `The model could not review the answer (${why}); the understanding record alone decides what was answered.`,
+      );
     }
     return null;
   }
 
-  private async askForPlan(prompt: string, request: PlanningRequest, registry: ToolRegistry, caller: AbortSignal | undefined): Promise<Attempt> {
+  private async askForPlan(
+    prompt: string,
+    request: PlanningRequest,
+    registry: ToolRegistry,
+    caller: AbortSignal | undefined,
+  ): Promise<Attempt> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
     const structured = this.model.withStructuredOutput(ModelPlan, {
@@ -216,7 +264,15 @@ export class LlmReasoner implements Reasoner {
       if (failed) return failed;
       // ChatOpenAI's json_schema mode parses the answer inside the OpenAI SDK and throws, so the text is lost.
       // Ask once more without a schema: the point is to see the text, which planFromText can then repair.
-      return this.askForPlainPlan(prompt, request, registry, signal, caller, timeout, `The model's structured answer could not be parsed (${briefError(e)}).`);
+      return this.askForPlainPlan(
+        prompt,
+        request,
+        registry,
+        signal,
+        caller,
+        timeout,
+        `The model's structured answer could not be parsed (${briefError(e)}).`,
+      );
     }
 
     if (out.parsed !== null && out.parsed !== undefined) {
@@ -227,7 +283,10 @@ export class LlmReasoner implements Reasoner {
     const text = structuredText(out.raw);
     return this.usable(() => {
       const result = planFromText(text, request, registry);
-      return { plan: result.plan, notes: ["The model's answer did not match the plan schema; the plan was read from its text.", ...result.notes] };
+      return {
+        plan: result.plan,
+        notes: ["The model's answer did not match the plan schema; the plan was read from its text.", ...result.notes],
+      };
     });
   }
 
@@ -249,7 +308,10 @@ export class LlmReasoner implements Reasoner {
     }
     const attempt = this.usable(() => planFromText(messageText(message), request, registry));
     if ("why" in attempt) return { why: `${first} Asked again without a schema, but: ${attempt.why}` };
-    return { plan: attempt.plan, notes: [`${first} Asked the model again without a schema and read the plan from its text.`, ...attempt.notes] };
+    return {
+      plan: attempt.plan,
+      notes: [`${first} Asked the model again without a schema and read the plan from its text.`, ...attempt.notes],
+    };
   }
 
   /** Rethrows cancellation; turns a timeout or a transport failure into a reason. Null: the answer itself was bad. */
@@ -273,7 +335,10 @@ export class LlmReasoner implements Reasoner {
   private async planWithFallback(request: PlanningRequest, ctx: PlanningContext, why: string): Promise<PlanResult> {
     try {
       const result = await this.fallback.plan(request, ctx);
-      return { plan: result.plan, notes: [`${sentence(why)} Used the ${this.fallback.kind} planner instead.`, ...result.notes] };
+      return {
+        plan: result.plan,
+        notes: [`${sentence(why)} Used the ${this.fallback.kind} planner instead.`, ...result.notes],
+      };
     } catch (e) {
       if (!CandorError.hasCode(e, ErrorCode.NO_VALID_PLAN)) throw e;
       const both = `${sentence(why)} The ${this.fallback.kind} planner found no plan either: ${sentence(e.message)}`;

@@ -33,7 +33,10 @@ export function createChatModel(opts: ChatModelOptions): BaseChatModel {
     );
   }
   if (model.trim().length === 0) {
-    throw new CandorError("The model name is empty: pass a model such as gpt-4o-mini, or omit --model to use the offline rules reasoner.", ErrorCode.CONFIGURATION);
+    throw new CandorError(
+      "The model name is empty: pass a model such as gpt-4o-mini, or omit --model to use the offline rules reasoner.",
+      ErrorCode.CONFIGURATION,
+    );
   }
   if (opts.baseUrl && !URL.canParse(opts.baseUrl)) {
     throw new CandorError(

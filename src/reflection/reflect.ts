@@ -38,11 +38,13 @@ export function finalStatus(status: RunStatus, plan: Plan | null): RunStatus {
   if (status === "rejected" || status === "failed" || status === "aborted") return status;
   const steps = plan?.steps ?? [];
   // Every step may have succeeded and the run still be partial: a part of the request no step could do.
-  if (steps.length > 0 && missingSteps(plan!).length === 0 && unansweredByUnderstanding(plan!).length === 0) return "completed";
+  if (steps.length > 0 && missingSteps(plan!).length === 0 && unansweredByUnderstanding(plan!).length === 0)
+    return "completed";
   return steps.some((s) => s.status === "done") ? "partial" : "failed";
 }
 
-const isFailure = (f: ExecutionFeedback) => f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS" && f.feedbackType !== "DEPENDENCY_FAILURE";
+const isFailure = (f: ExecutionFeedback) =>
+  f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS" && f.feedbackType !== "DEPENDENCY_FAILURE";
 
 /**
  * Rule-based reflection: what failed, what recovered it, what could not be recovered, as lessons a person can
@@ -55,7 +57,9 @@ export function reflectOnRun(facts: RunFacts): Reflection {
   for (const revision of facts.revisions) {
     const replacement = revision.newStepIds.map((id) => byId.get(id)).find(Boolean);
     const modified = revision.modifiedStepIds.map((id) => byId.get(id)).filter(Boolean);
-    const recovered = revision.strategy !== "SKIP" && (replacement?.status === "done" || (modified.length > 0 && modified.every((s) => s?.status === "done")));
+    const recovered =
+      revision.strategy !== "SKIP" &&
+      (replacement?.status === "done" || (modified.length > 0 && modified.every((s) => s?.status === "done")));
     lessons.push(
       recovered
         ? `${revision.failedTaskId} failed (${revision.failureClass}); ${revision.strategy} recovered it: ${revision.changes[0]}.`
@@ -63,17 +67,29 @@ export function reflectOnRun(facts: RunFacts): Reflection {
     );
   }
   const toolFailures = new Map<string, Set<string>>();
-  for (const f of failures) if (f.tool) toolFailures.set(f.tool, (toolFailures.get(f.tool) ?? new Set()).add(f.failureClass ?? "unknown"));
+  for (const f of failures)
+    if (f.tool) toolFailures.set(f.tool, (toolFailures.get(f.tool) ?? new Set()).add(f.failureClass ?? "unknown"));
   for (const [tool, classes] of toolFailures) {
     const own = [...classes].filter((c) => TOOL_FAULT_CLASSES.has(c));
     const situational = [...classes].filter((c) => !TOOL_FAULT_CLASSES.has(c));
-    if (own.length > 0) lessons.push(`${tool} misbehaved (${own.join(", ")}); plans that use it start with lower confidence next time, and after repeated failures an alternative is planned instead.`);
-    if (situational.length > 0) lessons.push(`${tool} reported ${situational.join(", ").replaceAll("_", " ")}: a property of this request, not of the tool.`);
+    if (own.length > 0)
+      lessons.push(
+        `${tool} misbehaved (${own.join(", ")}); plans that use it start with lower confidence next time, and after repeated failures an alternative is planned instead.`,
+      );
+    if (situational.length > 0)
+      lessons.push(
+        `${tool} reported ${situational.join(", ").replaceAll("_", " ")}: a property of this request, not of the tool.`,
+      );
   }
   // A step given up on is unrecovered; its dependents' gaps follow from it and a false condition is no gap.
-  const unrecoveredSteps = facts.plan.steps.filter((s) => s.status === "failed" || (s.status === "skipped" && s.skipCause === "failed")).map((s) => s.id);
+  const unrecoveredSteps = facts.plan.steps
+    .filter((s) => s.status === "failed" || (s.status === "skipped" && s.skipCause === "failed"))
+    .map((s) => s.id);
   if (failures.length === 0) lessons.push("Every step succeeded on its first dispatch: the plan worked as designed.");
-  if (unrecoveredSteps.length > 0) lessons.push(`Not recovered: ${unrecoveredSteps.join(", ")}. Consider another tool or relaxing the request's constraints.`);
+  if (unrecoveredSteps.length > 0)
+    lessons.push(
+      `Not recovered: ${unrecoveredSteps.join(", ")}. Consider another tool or relaxing the request's constraints.`,
+    );
 
   const durationMs = Math.max(0, Date.now() - Date.parse(facts.startedAt));
   const episode: Episode = {
@@ -82,7 +98,13 @@ export function reflectOnRun(facts: RunFacts): Reflection {
     request: facts.request,
     status: facts.status,
     plan: { steps: facts.plan.steps.map((s) => ({ id: s.id, workerType: s.workerType, tools: s.tools })) },
-    failures: failures.map((f) => ({ taskId: f.taskId, tool: f.tool, workerType: f.workerType, failureClass: f.failureClass ?? "unknown", error: f.errors[f.errors.length - 1] ?? "" })),
+    failures: failures.map((f) => ({
+      taskId: f.taskId,
+      tool: f.tool,
+      workerType: f.workerType,
+      failureClass: f.failureClass ?? "unknown",
+      error: f.errors[f.errors.length - 1] ?? "",
+    })),
     strategiesUsed: facts.revisions.map((r) => r.strategy),
     confidenceInitial: facts.initialConfidence,
     confidenceFinal: facts.plan.confidence,

@@ -39,20 +39,32 @@ export async function askReasonerForRecovery(ask: RecoveryAsk): Promise<Proposal
     timer = setTimeout(() => {
       // Settle first: a reasoner that rejects on abort must still count as late, not as a failed question.
       resolve("late");
-      controller.abort(new CandorError(`The reasoner did not propose a recovery within ${timeoutMs} ms.`, ErrorCode.TIMEOUT));
+      controller.abort(
+        new CandorError(`The reasoner did not propose a recovery within ${timeoutMs} ms.`, ErrorCode.TIMEOUT),
+      );
     }, timeoutMs);
   });
-  const asked = ask.reasoner.proposeRecovery({ failure: ask.failure, plan: ask.plan, registry: ask.registry, signal: controller.signal });
+  const asked = ask.reasoner.proposeRecovery({
+    failure: ask.failure,
+    plan: ask.plan,
+    registry: ask.registry,
+    signal: controller.signal,
+  });
   // Once the limit has passed nobody awaits `asked`; its eventual rejection must not become an unhandled one.
   asked.catch(() => undefined);
   try {
     const answer = await Promise.race([asked, late]);
-    if (answer === "late") return { ok: false, reason: `The ${ask.reasoner.kind} reasoner did not answer within ${timeoutMs / 1000} s.` };
-    if (answer === null) return { ok: false, reason: `The ${ask.reasoner.kind} reasoner has no proposal for this failure.` };
+    if (answer === "late")
+      return { ok: false, reason: `The ${ask.reasoner.kind} reasoner did not answer within ${timeoutMs / 1000} s.` };
+    if (answer === null)
+      return { ok: false, reason: `The ${ask.reasoner.kind} reasoner has no proposal for this failure.` };
     return validateProposal(answer, ask.failure, ask.plan, ask.registry, ask.revisionNumber, ask.feedback);
   } catch (e) {
     if (ask.signal?.aborted) throw e;
-    return { ok: false, reason: `Asking the ${ask.reasoner.kind} reasoner failed: ${e instanceof Error ? e.message : String(e)}.` };
+    return {
+      ok: false,
+      reason: `Asking the ${ask.reasoner.kind} reasoner failed: ${e instanceof Error ? e.message : String(e)}.`,
+    };
   } finally {
     clearTimeout(timer);
     ask.signal?.removeEventListener("abort", forward);

@@ -8,14 +8,29 @@ import { CandorError, ErrorCode } from "../errors.js";
  */
 const RULES: readonly [FailureClass, RegExp][] = [
   ["dependency_failed", /\bdependenc(y|ies)\b.*\bfail/i],
-  ["constraint_violated", /exceed(s|ed)?\s+(the\s+)?(budget|limit|maximum|cap|quota)|over\s+budget|budget\s+(exceeded|violation)|constraint\s+violat|more than the (budget|limit)/i],
-  ["resource_unavailable", /fully booked|sold out|no availability|not available|no (rooms?|seats?|flights?|tickets?|results?|vacanc(y|ies))\b|out of stock|booked up|no .* under \$?\d/i],
+  [
+    "constraint_violated",
+    /exceed(s|ed)?\s+(the\s+)?(budget|limit|maximum|cap|quota)|over\s+budget|budget\s+(exceeded|violation)|constraint\s+violat|more than the (budget|limit)/i,
+  ],
+  [
+    "resource_unavailable",
+    /fully booked|sold out|no availability|not available|no (rooms?|seats?|flights?|tickets?|results?|vacanc(y|ies))\b|out of stock|booked up|no .* under \$?\d/i,
+  ],
   ["timeout", /timed?\s*-?out|timeout|ETIMEDOUT|ESOCKETTIMEDOUT|\b504\b|gateway time|deadline exceeded|took too long/i],
-  ["agent_unavailable", /returned (garbled|empty|invalid) output|does not match its schema|service unavailable|agent unavailable|unavailable|\b50[23]\b|ECONNREFUSED|ECONNRESET|EAI_AGAIN|not responding|overloaded|rate.?limit|\b429\b|internal (server )?error|\b500\b/i],
-  ["too_complex", /too complex|too (large|big|long) to|cannot be done in one step|decompose|too many (items|sub-?tasks)/i],
+  [
+    "agent_unavailable",
+    /returned (garbled|empty|invalid) output|does not match its schema|service unavailable|agent unavailable|unavailable|\b50[23]\b|ECONNREFUSED|ECONNRESET|EAI_AGAIN|not responding|overloaded|rate.?limit|\b429\b|internal (server )?error|\b500\b/i,
+  ],
+  [
+    "too_complex",
+    /too complex|too (large|big|long) to|cannot be done in one step|decompose|too many (items|sub-?tasks)/i,
+  ],
   ["wrong_tool", /not granted|unknown tool|no tool (can|is|was)|not allowed to use|cannot use tool/i],
   ["policy_blocked", /denied|forbidden|\b403\b|policy|not permitted|blocked by|requires approval/i],
-  ["invalid_parameters", /invalid (param|arg|input|value)|validation (error|failed)|expected .* received|is required|must be|\b400\b|bad request|unknown (city|airport|location)|no flights to/i],
+  [
+    "invalid_parameters",
+    /invalid (param|arg|input|value)|validation (error|failed)|expected .* received|is required|must be|\b400\b|bad request|unknown (city|airport|location)|no flights to/i,
+  ],
 ];
 
 const BY_CODE: Partial<Record<string, FailureClass>> = {
@@ -52,5 +67,10 @@ export function isTransient(cls: FailureClass): boolean {
 }
 
 function isZodError(e: unknown): boolean {
-  return typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ZodError" && Array.isArray((e as { issues?: unknown }).issues);
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    (e as { name?: unknown }).name === "ZodError" &&
+    Array.isArray((e as { issues?: unknown }).issues)
+  );
 }

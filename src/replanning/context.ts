@@ -28,7 +28,9 @@ const isFailure = (f: ExecutionFeedback) => f.feedbackType !== "SUCCESS" && f.fe
 export function buildFailureContext(step: TaskStep, feedback: readonly ExecutionFeedback[]): FailureContext {
   const ids = new Set([...step.lineage, step.id]);
   const history = feedback.filter((f) => ids.has(f.taskId) && isFailure(f));
-  const latest = [...feedback].reverse().find((f) => f.taskId === step.id && f.dispatch === step.dispatches) ?? history[history.length - 1];
+  const latest =
+    [...feedback].reverse().find((f) => f.taskId === step.id && f.dispatch === step.dispatches) ??
+    history[history.length - 1];
   if (!latest) throw new Error(`No feedback recorded for failed step ${step.id}`);
   return {
     step,

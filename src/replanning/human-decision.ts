@@ -24,7 +24,12 @@ export type ParsedDecision = { ok: true; decision: HumanDecision } | { ok: false
  * What parseDecision needs to know about the request: the plan lets an `edit` of a plan approval become
  * adjustments, the failed step's params let an `edit` of an escalation become a retry with the changed ones.
  */
-export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & { plan?: Plan; params?: Record<string, unknown>; retryWith?: Record<string, unknown>; taskId?: string };
+export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & {
+  plan?: Plan;
+  params?: Record<string, unknown>;
+  retryWith?: Record<string, unknown>;
+  taskId?: string;
+};
 
 /**
  * Parses a resume value against what the thread is waiting for. Accepts Candor's `{decision: "approve"}`, the
@@ -36,7 +41,11 @@ export function parseDecision(raw: unknown, request: DecisionContext): ParsedDec
   const fits = `Send one of: ${request.decisions.join(", ")}.`;
   let candidate: unknown = typeof raw === "string" ? { decision: raw.trim().toLowerCase() } : raw;
   if (Array.isArray(candidate)) {
-    if (candidate.length !== 1) return { ok: false, error: `A list of ${candidate.length} responses does not answer one request: send exactly one. ${fits}` };
+    if (candidate.length !== 1)
+      return {
+        ok: false,
+        error: `A list of ${candidate.length} responses does not answer one request: send exactly one. ${fits}`,
+      };
     candidate = candidate[0];
   }
   if (isObject(candidate) && "type" in candidate && !("decision" in candidate)) {
@@ -47,34 +56,60 @@ export function parseDecision(raw: unknown, request: DecisionContext): ParsedDec
   const parsed = HumanDecision.safeParse(candidate);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, error: `The decision ${JSON.stringify(raw)} is not valid (${issue?.path.join(".") || "value"}: ${issue?.message}). ${fits}` };
+    return {
+      ok: false,
+      error: `The decision ${JSON.stringify(raw)} is not valid (${issue?.path.join(".") || "value"}: ${issue?.message}). ${fits}`,
+    };
   }
   const decision = parsed.data;
   if (!request.decisions.includes(decision.decision)) {
     return { ok: false, error: `"${decision.decision}" does not answer a ${request.kind} request. ${fits}` };
   }
   if (decision.decision === "adjust" && (decision.adjustments ?? []).length === 0) {
-    return { ok: false, error: `"adjust" needs a non-empty "adjustments" list of {taskId, field, newValue}, e.g. [{"taskId":"hotel","field":"params.nights","newValue":3}].` };
+    return {
+      ok: false,
+      error: `"adjust" needs a non-empty "adjustments" list of {taskId, field, newValue}, e.g. [{"taskId":"hotel","field":"params.nights","newValue":3}].`,
+    };
   }
   if (decision.decision !== "adjust" && decision.adjustments !== null) {
     return { ok: false, error: `"adjustments" only go with "adjust", not with "${decision.decision}". ${fits}` };
   }
   if (decision.params !== null && decision.decision !== "retry") {
-    return { ok: false, error: `"params" only go with "retry" (new parameters for the failed step), not with "${decision.decision}". ${fits}` };
+    return {
+      ok: false,
+      error: `"params" only go with "retry" (new parameters for the failed step), not with "${decision.decision}". ${fits}`,
+    };
   }
   if (decision.params !== null && Object.keys(decision.params).length === 0) {
-    return { ok: false, error: `"params" is empty: name the parameters to change (e.g. {"decision":"retry","params":{"maxPrice":300}}), or leave "params" out to retry as before.` };
+    return {
+      ok: false,
+      error: `"params" is empty: name the parameters to change (e.g. {"decision":"retry","params":{"maxPrice":300}}), or leave "params" out to retry as before.`,
+    };
   }
   // Retrying a change to the request is accepting it: the step runs with the values the recovery proposed.
-  if (request.kind === "request_change" && decision.decision === "retry" && decision.params === null && request.retryWith) {
+  if (
+    request.kind === "request_change" &&
+    decision.decision === "retry" &&
+    decision.params === null &&
+    request.retryWith
+  ) {
     return { ok: true, decision: { ...decision, params: request.retryWith } };
   }
   if (request.kind === "infeasible_constraint" && decision.decision === "retry" && decision.params === null) {
-    const example = JSON.stringify({ decision: "retry", params: request.retryWith ?? { "<limit>": "<a value that can be met>" } });
-    return { ok: false, error: `A plain retry would fail the same way: the limit cannot be met as it is. Retry with a new limit in "params" (e.g. ${example}), replan with guidance, skip or abort.` };
+    const example = JSON.stringify({
+      decision: "retry",
+      params: request.retryWith ?? { "<limit>": "<a value that can be met>" },
+    });
+    return {
+      ok: false,
+      error: `A plain retry would fail the same way: the limit cannot be met as it is. Retry with a new limit in "params" (e.g. ${example}), replan with guidance, skip or abort.`,
+    };
   }
   if (decision.decision === "replan" && decision.guidance === null) {
-    return { ok: false, error: `"replan" needs "guidance": say what to do differently (e.g. {"decision":"replan","guidance":"a budget of 4000 dollars is fine"}).` };
+    return {
+      ok: false,
+      error: `"replan" needs "guidance": say what to do differently (e.g. {"decision":"replan","guidance":"a budget of 4000 dollars is fine"}).`,
+    };
   }
   if (decision.guidance !== null && decision.decision !== "replan") {
     return { ok: false, error: `"guidance" only goes with "replan", not with "${decision.decision}". ${fits}` };
@@ -92,72 +127,134 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * comment where replanning is not offered), edit → retry with the edited `params` (issue 4 items 2 and 11).
  * Tool approval: accept → approve, ignore → deny, response → deny with the text as the reason; edit is refused.
  */
-function fromHumanResponse(raw: Record<string, unknown>, request: DecisionContext): { ok: true; decision: Record<string, unknown> } | { ok: false; error: string } {
+function fromHumanResponse(
+  raw: Record<string, unknown>,
+  request: DecisionContext,
+): { ok: true; decision: Record<string, unknown> } | { ok: false; error: string } {
   const parsed = HumanResponse.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, error: `The response ${JSON.stringify(raw)} is not a valid HumanResponse (${issue?.path.join(".") || "value"}: ${issue?.message}). Send {type: "accept" | "edit" | "response" | "ignore", args}.` };
+    return {
+      ok: false,
+      error: `The response ${JSON.stringify(raw)} is not a valid HumanResponse (${issue?.path.join(".") || "value"}: ${issue?.message}). Send {type: "accept" | "edit" | "response" | "ignore", args}.`,
+    };
   }
   const { type, args } = parsed.data;
   const text = typeof args === "string" && args.trim() ? args.trim() : null;
-  if (type === "response" && !text) return { ok: false, error: `A "response" needs its text in "args" (a non-empty string).` };
+  if (type === "response" && !text)
+    return { ok: false, error: `A "response" needs its text in "args" (a non-empty string).` };
   if (request.kind === "tool_approval") {
     if (type === "accept") return { ok: true, decision: { decision: "approve" } };
     if (type === "ignore") return { ok: true, decision: { decision: "deny", comment: "ignored" } };
     if (type === "response") return { ok: true, decision: { decision: "deny", comment: text } };
-    return { ok: false, error: `Editing a tool call's arguments is not supported: approve the call as shown, or deny it. ${`Send one of: ${request.decisions.join(", ")}.`}` };
+    return {
+      ok: false,
+      error: `Editing a tool call's arguments is not supported: approve the call as shown, or deny it. ${`Send one of: ${request.decisions.join(", ")}.`}`,
+    };
   }
   if (request.kind === "unknown_outcome") {
     // Only a person's check can answer it: accept = it did not happen (run it again), ignore = it did (skip). A
     // note is not an answer, and must never run a side-effecting call again by default.
     if (type === "accept" && request.decisions.includes("retry")) return { ok: true, decision: { decision: "retry" } };
-    if (type === "ignore") return { ok: true, decision: { decision: "skip", comment: "it took effect, or is not wanted" } };
-    return { ok: false, error: `Say what your check found: accept if ${request.taskId ?? "the step"}'s call did not take effect${request.decisions.includes("retry") ? " (it runs again)" : " (not offered any more: it has failed too often)"}, ignore if it did (the step is skipped). ${`Send one of: ${request.decisions.join(", ")}.`}` };
+    if (type === "ignore")
+      return { ok: true, decision: { decision: "skip", comment: "it took effect, or is not wanted" } };
+    return {
+      ok: false,
+      error: `Say what your check found: accept if ${request.taskId ?? "the step"}'s call did not take effect${request.decisions.includes("retry") ? " (it runs again)" : " (not offered any more: it has failed too often)"}, ignore if it did (the step is skipped). ${`Send one of: ${request.decisions.join(", ")}.`}`,
+    };
   }
   if (request.kind !== "plan_approval") {
     if (type === "accept") return { ok: true, decision: { decision: "retry" } };
     if (type === "ignore") return { ok: true, decision: { decision: "skip" } };
-    if (type === "response") return { ok: true, decision: request.decisions.includes("replan") ? { decision: "replan", guidance: text } : { decision: "retry", comment: text } };
-    const edited = isObject(args) && isObject((args as { args?: unknown }).args) ? (args as { args: Record<string, unknown> }).args.params : undefined;
-    if (!isObject(edited)) return { ok: false, error: `An "edit" of an escalation needs args.args.params: the failed step's parameters with the values you want changed.` };
+    if (type === "response")
+      return {
+        ok: true,
+        decision: request.decisions.includes("replan")
+          ? { decision: "replan", guidance: text }
+          : { decision: "retry", comment: text },
+      };
+    const edited =
+      isObject(args) && isObject((args as { args?: unknown }).args)
+        ? (args as { args: Record<string, unknown> }).args.params
+        : undefined;
+    if (!isObject(edited))
+      return {
+        ok: false,
+        error: `An "edit" of an escalation needs args.args.params: the failed step's parameters with the values you want changed.`,
+      };
     const before = request.params ?? {};
-    const changed = Object.fromEntries(Object.entries(edited).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k])));
+    const changed = Object.fromEntries(
+      Object.entries(edited).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k])),
+    );
     // An edit that changes nothing is a plain retry.
-    return { ok: true, decision: Object.keys(changed).length > 0 ? { decision: "retry", params: changed } : { decision: "retry", comment: "edited without changes" } };
+    return {
+      ok: true,
+      decision:
+        Object.keys(changed).length > 0
+          ? { decision: "retry", params: changed }
+          : { decision: "retry", comment: "edited without changes" },
+    };
   }
   if (type === "accept") return { ok: true, decision: { decision: "approve" } };
   if (type === "ignore") return { ok: true, decision: { decision: "reject", comment: "ignored" } };
-  if (type === "response") return { ok: true, decision: request.decisions.includes("replan") ? { decision: "replan", guidance: text } : { decision: "reject", comment: text } };
-  if (!isObject(args)) return { ok: false, error: `An "edit" needs "args" to be {action, args} with the edited plan (args.steps) or an adjustments list (args.adjustments).` };
+  if (type === "response")
+    return {
+      ok: true,
+      decision: request.decisions.includes("replan")
+        ? { decision: "replan", guidance: text }
+        : { decision: "reject", comment: text },
+    };
+  if (!isObject(args))
+    return {
+      ok: false,
+      error: `An "edit" needs "args" to be {action, args} with the edited plan (args.steps) or an adjustments list (args.adjustments).`,
+    };
   const edited = (args as { args: Record<string, unknown> }).args;
   if ("adjustments" in edited) return { ok: true, decision: { decision: "adjust", adjustments: edited.adjustments } };
   if (!isObject(edited.steps) || !request.plan) {
-    return { ok: false, error: `An "edit" needs args.args.steps (step id → edited fields) or args.args.adjustments ([{taskId, field, newValue}]).` };
+    return {
+      ok: false,
+      error: `An "edit" needs args.args.steps (step id → edited fields) or args.args.adjustments ([{taskId, field, newValue}]).`,
+    };
   }
   const diff = diffSteps(request.plan, edited.steps);
   if (!diff.ok) return diff;
   // An edit that changes nothing is an approval of the plan as shown.
-  if (diff.adjustments.length === 0) return { ok: true, decision: { decision: "approve", comment: "edited without changes" } };
+  if (diff.adjustments.length === 0)
+    return { ok: true, decision: { decision: "approve", comment: "edited without changes" } };
   return { ok: true, decision: { decision: "adjust", adjustments: diff.adjustments } };
 }
 
 /** The editable view of each step, as the interrupt shows it and as an `edit` response sends it back. */
 function editableSteps(plan: Plan): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(plan.steps.map((s) => [s.id, Object.fromEntries(EDITABLE_STEP_FIELDS.map((f) => [f, s[f]]))]));
+  return Object.fromEntries(
+    plan.steps.map((s) => [s.id, Object.fromEntries(EDITABLE_STEP_FIELDS.map((f) => [f, s[f]]))]),
+  );
 }
 
 /** Turns an edited copy of the editable view into adjustments: one per changed field. */
-function diffSteps(plan: Plan, edited: Record<string, unknown>): { ok: true; adjustments: PlanAdjustment[] } | { ok: false; error: string } {
+function diffSteps(
+  plan: Plan,
+  edited: Record<string, unknown>,
+): { ok: true; adjustments: PlanAdjustment[] } | { ok: false; error: string } {
   const current = editableSteps(plan);
   const missing = Object.keys(current).filter((id) => !(id in edited));
   if (missing.length > 0) {
-    return { ok: false, error: `The edited plan leaves out step(s) ${missing.join(", ")}; removing steps is not supported. Keep every step, or reject the plan.` };
+    return {
+      ok: false,
+      error: `The edited plan leaves out step(s) ${missing.join(", ")}; removing steps is not supported. Keep every step, or reject the plan.`,
+    };
   }
   const adjustments: PlanAdjustment[] = [];
   for (const [taskId, fields] of Object.entries(edited)) {
-    if (!isObject(fields)) return { ok: false, error: `Edited step "${taskId}" must be an object of fields, got ${JSON.stringify(fields)}.` };
+    if (!isObject(fields))
+      return {
+        ok: false,
+        error: `Edited step "${taskId}" must be an object of fields, got ${JSON.stringify(fields)}.`,
+      };
     for (const [field, newValue] of Object.entries(fields)) {
-      if (JSON.stringify(newValue) !== JSON.stringify(current[taskId]?.[field])) adjustments.push({ taskId, field, newValue });
+      if (JSON.stringify(newValue) !== JSON.stringify(current[taskId]?.[field]))
+        adjustments.push({ taskId, field, newValue });
     }
   }
   return { ok: true, adjustments };
@@ -171,7 +268,12 @@ export type AdjustedPlan = { ok: true; plan: Plan; changes: string[] } | { ok: f
  * dependencies change (a person should not have to renumber). Any problem is returned as an error naming the
  * adjustment and what was wrong; the plan given is never modified.
  */
-export function applyAdjustments(plan: Plan, adjustments: readonly PlanAdjustment[], request: PlanningRequest, registry: ToolRegistry): AdjustedPlan {
+export function applyAdjustments(
+  plan: Plan,
+  adjustments: readonly PlanAdjustment[],
+  request: PlanningRequest,
+  registry: ToolRegistry,
+): AdjustedPlan {
   if (adjustments.length === 0) return { ok: false, error: "There are no adjustments to apply." };
   const editable = `Editable fields: ${EDITABLE_STEP_FIELDS.join(", ")}, or params.<key>.`;
   let steps: TaskStep[] = structuredClone(plan.steps);
@@ -179,13 +281,18 @@ export function applyAdjustments(plan: Plan, adjustments: readonly PlanAdjustmen
   for (const [i, a] of adjustments.entries()) {
     const label = `Adjustment ${i + 1} (${a.taskId}.${a.field})`;
     const index = steps.findIndex((s) => s.id === a.taskId);
-    if (index < 0) return { ok: false, error: `${label}: the plan has no step "${a.taskId}". Steps: ${steps.map((s) => s.id).join(", ")}.` };
+    if (index < 0)
+      return {
+        ok: false,
+        error: `${label}: the plan has no step "${a.taskId}". Steps: ${steps.map((s) => s.id).join(", ")}.`,
+      };
     if (a.newValue === undefined) return { ok: false, error: `${label}: "newValue" is missing.` };
     const step: Record<string, unknown> = { ...steps[index]! };
     let before: unknown;
     if (a.field.startsWith("params.")) {
       const key = a.field.slice("params.".length);
-      if (!key) return { ok: false, error: `${label}: name the parameter after "params.", e.g. params.nights. ${editable}` };
+      if (!key)
+        return { ok: false, error: `${label}: name the parameter after "params.", e.g. params.nights. ${editable}` };
       const params = { ...(step.params as Record<string, unknown>) };
       before = params[key];
       params[key] = a.newValue;
@@ -199,7 +306,10 @@ export function applyAdjustments(plan: Plan, adjustments: readonly PlanAdjustmen
     const reparsed = TaskStep.safeParse(step);
     if (!reparsed.success) {
       const issue = reparsed.error.issues[0];
-      return { ok: false, error: `${label}: ${JSON.stringify(a.newValue)} is not valid (${issue?.path.join(".") || a.field}: ${issue?.message}).` };
+      return {
+        ok: false,
+        error: `${label}: ${JSON.stringify(a.newValue)} is not valid (${issue?.path.join(".") || a.field}: ${issue?.message}).`,
+      };
     }
     steps[index] = reparsed.data;
     changes.push(`${a.taskId}.${a.field}: ${JSON.stringify(before) ?? "unset"} → ${JSON.stringify(a.newValue)}`);
@@ -232,7 +342,12 @@ export function applyAdjustments(plan: Plan, adjustments: readonly PlanAdjustmen
   }
   const edits = adjustments
     .filter((a) => a.field.startsWith("params."))
-    .map((a) => ({ stepId: a.taskId, key: a.field.slice("params.".length), from: plan.steps.find((s) => s.id === a.taskId)?.params[a.field.slice("params.".length)], to: a.newValue }));
+    .map((a) => ({
+      stepId: a.taskId,
+      key: a.field.slice("params.".length),
+      from: plan.steps.find((s) => s.id === a.taskId)?.params[a.field.slice("params.".length)],
+      to: a.newValue,
+    }));
   const understanding = afterPersonEdits(candidate.data.understanding, checkedSteps, edits);
   return { ok: true, plan: { ...candidate.data, steps: checkedSteps, understanding }, changes };
 }
@@ -248,45 +363,84 @@ export function interruptPayload(request: InterruptRequest, error?: string): Int
           action_request: { action: request.tool, args: request.args },
           // The call is approved or denied as shown; edited arguments would bypass the plan's validation.
           config: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: true },
-          description: [request.question, "", `Step ${request.taskId} will call ${request.tool}(${JSON.stringify(request.args)}) (side effect: ${request.sideEffect}).`, "", "Accept runs the call, ignore denies it, respond denies it with your note as the reason."].join("\n"),
+          description: [
+            request.question,
+            "",
+            `Step ${request.taskId} will call ${request.tool}(${JSON.stringify(request.args)}) (side effect: ${request.sideEffect}).`,
+            "",
+            "Accept runs the call, ignore denies it, respond denies it with your note as the reason.",
+          ].join("\n"),
         }
       : request.kind === "plan_approval"
-      ? {
-          action_request: { action: "approve_plan", args: { planId: request.planId, confidence: request.confidence, steps: editableSteps(request.plan) } },
-          config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
-          description: [
-            request.question,
-            "",
-            "Why the confidence is low:",
-            ...request.reasons.map((r) => `- ${r}`),
-            "",
-            `Accept runs the plan, edit adjusts it (edit \`steps\`), ${request.decisions.includes("replan") ? "respond plans it again following your text, ignore rejects it" : "respond or ignore rejects it"}.`,
-          ].join("\n"),
-        }
-      : request.kind === "unknown_outcome"
-      ? {
-          action_request: { action: "check_call", args: { taskId: request.taskId, failureCount: request.failureCount, errors: request.errors, suggestedActions: request.suggestedActions } },
-          // Accept and ignore are the two answers a check can give; a free-text note would not say which.
-          config: { allow_accept: request.decisions.includes("retry"), allow_edit: false, allow_respond: false, allow_ignore: true },
-          description: [
-            request.question,
-            "",
-            ...request.errors.map((e) => `- ${e}`),
-            "",
-            request.decisions.includes("retry") ? "Accept if it did not take effect (the step runs again); ignore if it did (the step is skipped)." : "Ignore skips the step (it took effect, or is not wanted).",
-          ].join("\n"),
-        }
-      : {
-          action_request: { action: "recover_step", args: { taskId: request.taskId, kind: request.kind, failureCount: request.failureCount, errors: request.errors, suggestedActions: request.suggestedActions, params: request.params ?? {} } },
-          config: { allow_accept: true, allow_edit: Object.keys(request.params ?? {}).length > 0, allow_respond: true, allow_ignore: request.decisions.includes("skip") },
-          description: [
-            request.question,
-            "",
-            ...request.errors.map((e) => `- ${e}`),
-            "",
-            `Accept retries once more, edit retries with the parameters you change, ignore skips the step, ${request.decisions.includes("replan") ? "respond plans the unfinished work again following your text" : "respond retries with your note recorded"}.`,
-          ].join("\n"),
-        };
+        ? {
+            action_request: {
+              action: "approve_plan",
+              args: { planId: request.planId, confidence: request.confidence, steps: editableSteps(request.plan) },
+            },
+            config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
+            description: [
+              request.question,
+              "",
+              "Why the confidence is low:",
+              ...request.reasons.map((r) => `- ${r}`),
+              "",
+              `Accept runs the plan, edit adjusts it (edit \`steps\`), ${request.decisions.includes("replan") ? "respond plans it again following your text, ignore rejects it" : "respond or ignore rejects it"}.`,
+            ].join("\n"),
+          }
+        : request.kind === "unknown_outcome"
+          ? {
+              action_request: {
+                action: "check_call",
+                args: {
+                  taskId: request.taskId,
+                  failureCount: request.failureCount,
+                  errors: request.errors,
+                  suggestedActions: request.suggestedActions,
+                },
+              },
+              // Accept and ignore are the two answers a check can give; a free-text note would not say which.
+              config: {
+                allow_accept: request.decisions.includes("retry"),
+                allow_edit: false,
+                allow_respond: false,
+                allow_ignore: true,
+              },
+              description: [
+                request.question,
+                "",
+                ...request.errors.map((e) => `- ${e}`),
+                "",
+                request.decisions.includes("retry")
+                  ? "Accept if it did not take effect (the step runs again); ignore if it did (the step is skipped)."
+                  : "Ignore skips the step (it took effect, or is not wanted).",
+              ].join("\n"),
+            }
+          : {
+              action_request: {
+                action: "recover_step",
+                args: {
+                  taskId: request.taskId,
+                  kind: request.kind,
+                  failureCount: request.failureCount,
+                  errors: request.errors,
+                  suggestedActions: request.suggestedActions,
+                  params: request.params ?? {},
+                },
+              },
+              config: {
+                allow_accept: true,
+                allow_edit: Object.keys(request.params ?? {}).length > 0,
+                allow_respond: true,
+                allow_ignore: request.decisions.includes("skip"),
+              },
+              description: [
+                request.question,
+                "",
+                ...request.errors.map((e) => `- ${e}`),
+                "",
+                `Accept retries once more, edit retries with the parameters you change, ignore skips the step, ${request.decisions.includes("replan") ? "respond plans the unfinished work again following your text" : "respond retries with your note recorded"}.`,
+              ].join("\n"),
+            };
   return { ...request, ...human, candor: request, ...(error ? { error } : {}) };
 }
 
@@ -344,40 +498,80 @@ export function decisionEffect(args: {
       return { status: "replanning", guidance: { taskId: null, text }, message, severity: "INFO", reasoning: message };
     }
     if (decision.decision === "adjust") {
-      if (!args.adjusted) throw new CandorError("An adjust decision needs the adjusted plan (applyAdjustments) before its effect.", ErrorCode.INVALID_DECISION);
+      if (!args.adjusted)
+        throw new CandorError(
+          "An adjust decision needs the adjusted plan (applyAdjustments) before its effect.",
+          ErrorCode.INVALID_DECISION,
+        );
       const message = `Plan ${plan.planId} adjusted by a human (${args.adjusted.changes.length} change(s)) despite confidence ${confidence}; executing the adjusted plan.`;
-      return { status: "executing", plan: args.adjusted.plan, message, severity: "INFO", reasoning: `${message} ${args.adjusted.changes.join("; ")}` };
+      return {
+        status: "executing",
+        plan: args.adjusted.plan,
+        message,
+        severity: "INFO",
+        reasoning: `${message} ${args.adjusted.changes.join("; ")}`,
+      };
     }
     const reason = `Plan ${plan.planId} was rejected by a human${note}.`;
     return { status: "rejected", message: reason, severity: "WARNING", reasoning: reason, failureReason: reason };
   }
   if (request.kind === "tool_approval") {
     // The worker applies tool approvals itself (run or fail the step); nothing here should ever see one.
-    throw new CandorError(`A tool approval for ${request.tool} is answered inside the worker, not by human_interrupt.`, ErrorCode.INVALID_DECISION);
+    throw new CandorError(
+      `A tool approval for ${request.tool} is answered inside the worker, not by human_interrupt.`,
+      ErrorCode.INVALID_DECISION,
+    );
   }
   // One more try beyond the cap that stopped the run; the other caps still hold, and none is ever lowered.
   const settings = { ...args.settings };
   if (request.kind === "max_revisions") settings.maxRevisions = Math.max(settings.maxRevisions, args.revisionCount + 1);
-  if (request.kind === "step_failures") settings.maxStepFailures = Math.max(settings.maxStepFailures, request.failureCount + 1);
+  if (request.kind === "step_failures")
+    settings.maxStepFailures = Math.max(settings.maxStepFailures, request.failureCount + 1);
   // Just under today's confidence: the next revision (every strategy lowers it) asks again, so the abort
   // threshold is relaxed for one attempt, not switched off for the rest of the run. Only for a retry: a replan
   // makes a new plan whose confidence starts again, and the lower threshold would outlive it.
   // The escalation's confidence is the one the next revision would bring, when that is what was below the threshold.
-  if (request.kind === "low_confidence" && decision.decision === "retry") settings.abortBelow = Math.max(0, Math.round((Math.min(plan.confidence, request.confidence) - 0.01) * 100) / 100);
+  if (request.kind === "low_confidence" && decision.decision === "retry")
+    settings.abortBelow = Math.max(0, Math.round((Math.min(plan.confidence, request.confidence) - 0.01) * 100) / 100);
   switch (decision.decision) {
     case "retry": {
       if (request.kind === "unknown_outcome" && !decision.params) {
         // The person checked that the call did not take effect: the same step runs again on a new dispatch (a new
         // ledger key, so the call is really made), and its approval is asked again.
         const message = `A human checked that ${request.taskId}'s call did not take effect; it runs again${note}.`;
-        return { status: "executing", plan: resetForRerun(plan, [request.taskId]), message, severity: "INFO", reasoning: message };
+        return {
+          status: "executing",
+          plan: resetForRerun(plan, [request.taskId]),
+          message,
+          severity: "INFO",
+          reasoning: message,
+        };
       }
       if (decision.params) {
-        if (!args.retried) throw new CandorError("A retry with parameters needs its revision (retryWithHumanParams) before its effect.", ErrorCode.INVALID_DECISION);
-        const message = `A human retried ${request.taskId} with new parameters (${Object.entries(decision.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}).`;
-        return { status: "executing", settings, skip: args.retried, message, severity: "INFO", reasoning: `${message} After: ${request.reason}` };
+        if (!args.retried)
+          throw new CandorError(
+            "A retry with parameters needs its revision (retryWithHumanParams) before its effect.",
+            ErrorCode.INVALID_DECISION,
+          );
+        const message = `A human retried ${request.taskId} with new parameters (${Object.entries(decision.params)
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(", ")}).`;
+        return {
+          status: "executing",
+          settings,
+          skip: args.retried,
+          message,
+          severity: "INFO",
+          reasoning: `${message} After: ${request.reason}`,
+        };
       }
-      return { status: "replanning", settings, message: `A human allowed one more recovery attempt for ${request.taskId}.`, severity: "INFO", reasoning: `a human allowed one more attempt after: ${request.reason}` };
+      return {
+        status: "replanning",
+        settings,
+        message: `A human allowed one more recovery attempt for ${request.taskId}.`,
+        severity: "INFO",
+        reasoning: `a human allowed one more attempt after: ${request.reason}`,
+      };
     }
     case "replan": {
       const text = decision.guidance ?? "";
@@ -392,12 +586,32 @@ export function decisionEffect(args: {
     }
     case "skip": {
       const why = `A person chose to skip ${request.taskId}${note}.`;
-      const outcome = applyStrategy("SKIP", { plan, feedback: args.feedback, revisionCount: args.revisionCount, registry: args.registry, taskId: request.taskId, why, by: "person" });
-      return { status: "executing", skip: outcome, message: `A human chose to skip ${request.taskId}${note}.`, severity: "WARNING", reasoning: `a human chose to skip ${request.taskId}` };
+      const outcome = applyStrategy("SKIP", {
+        plan,
+        feedback: args.feedback,
+        revisionCount: args.revisionCount,
+        registry: args.registry,
+        taskId: request.taskId,
+        why,
+        by: "person",
+      });
+      return {
+        status: "executing",
+        skip: outcome,
+        message: `A human chose to skip ${request.taskId}${note}.`,
+        severity: "WARNING",
+        reasoning: `a human chose to skip ${request.taskId}`,
+      };
     }
     default: {
       const reason = `${request.reason} A human chose to abort${note}.`;
-      return { status: "failed", message: `Run stopped: ${reason}`, severity: "ERROR", reasoning: reason, failureReason: reason };
+      return {
+        status: "failed",
+        message: `Run stopped: ${reason}`,
+        severity: "ERROR",
+        reasoning: reason,
+        failureReason: reason,
+      };
     }
   }
 }

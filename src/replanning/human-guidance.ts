@@ -18,7 +18,8 @@ import { revise, successorOf, type StrategyOutcome } from "./strategies/types.js
 
 const show = (v: unknown) => (v === undefined ? "unset" : JSON.stringify(v));
 
-export type HumanRetry = { ok: true; outcome: Extract<StrategyOutcome, { applies: true }> } | { ok: false; error: string };
+export type HumanRetry =
+  { ok: true; outcome: Extract<StrategyOutcome, { applies: true }> } | { ok: false; error: string };
 
 /**
  * Retry the failed step with some parameters replaced by a person (`resume --retry --set maxPrice=300`). The new
@@ -35,20 +36,44 @@ export function retryWithHumanParams(args: {
   params: Record<string, unknown>;
 }): HumanRetry {
   const failed = args.plan.steps.find((s) => s.id === args.taskId && s.status === "failed");
-  if (!failed) return { ok: false, error: `Step ${args.taskId} is not waiting for recovery, so it cannot be retried with new parameters.` };
+  if (!failed)
+    return {
+      ok: false,
+      error: `Step ${args.taskId} is not waiting for recovery, so it cannot be retried with new parameters.`,
+    };
   const tool = args.registry.tool(failed.tools[0] ?? "");
-  if (!tool) return { ok: false, error: `Step ${failed.id} names no known tool, so its parameters cannot be changed; skip it or replan instead.` };
+  if (!tool)
+    return {
+      ok: false,
+      error: `Step ${failed.id} names no known tool, so its parameters cannot be changed; skip it or replan instead.`,
+    };
   const keys = Object.keys(args.params);
-  if (keys.length === 0) return { ok: false, error: "No parameters were given: name at least one (e.g. --set maxPrice=300), or retry without --set." };
+  if (keys.length === 0)
+    return {
+      ok: false,
+      error: "No parameters were given: name at least one (e.g. --set maxPrice=300), or retry without --set.",
+    };
   const params: Record<string, unknown> = { ...failed.params, ...args.params };
   // The same check as every other edit of a step (resume --adjust, fork --set): names, schema, description.
   const checked = checkEditedStep({ ...failed, params }, failed, args.registry);
   if (!checked.ok) return { ok: false, error: checked.reason };
   const unchanged = keys.filter((k) => JSON.stringify(failed.params[k]) === JSON.stringify(args.params[k]));
   if (unchanged.length === keys.length) {
-    return { ok: false, error: `${keys.join(", ")} already ${keys.length === 1 ? "has" : "have"} that value; a retry with the same call would fail the same way. Change a parameter, or retry without --set.` };
+    return {
+      ok: false,
+      error: `${keys.join(", ")} already ${keys.length === 1 ? "has" : "have"} that value; a retry with the same call would fail the same way. Change a parameter, or retry without --set.`,
+    };
   }
-  const step = successorOf(failed, freshId(args.plan, failed.id, "retry", args.feedback.map((f) => f.taskId)), { params, description: checked.value.description });
+  const step = successorOf(
+    failed,
+    freshId(
+      args.plan,
+      failed.id,
+      "retry",
+      args.feedback.map((f) => f.taskId),
+    ),
+    { params, description: checked.value.description },
+  );
   const listed = keys.map((k) => `${k} ${show(failed.params[k])} → ${show(args.params[k])}`);
   const input = {
     plan: args.plan,
@@ -76,11 +101,17 @@ export function guidedRequest(request: PlanningRequest, guidance: string): Plann
 }
 
 /** A done step's call, to recognise the same work in the guided plan. */
-const callOf = (s: Pick<TaskStep, "tools" | "params" | "workerType">) => JSON.stringify([s.workerType, s.tools, sortKeys(s.params)]);
+const callOf = (s: Pick<TaskStep, "tools" | "params" | "workerType">) =>
+  JSON.stringify([s.workerType, s.tools, sortKeys(s.params)]);
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    );
   return value;
 }
 
@@ -113,7 +144,8 @@ export function mergeGuidedPlan(current: Plan, fresh: Plan, usedIds: Iterable<st
   for (const step of [...fresh.steps].sort((a, b) => a.order - b.order)) {
     const deps = step.dependsOn.map((d) => idFor.get(d) ?? d);
     const match = done.get(callOf(step));
-    const sameInputs = match && deps.every((d) => kept.has(d)) && [...deps].sort().join() === [...match.dependsOn].sort().join();
+    const sameInputs =
+      match && deps.every((d) => kept.has(d)) && [...deps].sort().join() === [...match.dependsOn].sort().join();
     if (match && sameInputs && !kept.has(match.id)) {
       idFor.set(step.id, match.id);
       kept.add(match.id);
@@ -124,11 +156,31 @@ export function mergeGuidedPlan(current: Plan, fresh: Plan, usedIds: Iterable<st
     for (let n = 2; taken.has(id); n++) id = `${step.id}_g${n}`;
     taken.add(id);
     idFor.set(step.id, id);
-    steps.push({ ...step, id, dependsOn: deps, status: "pending", result: null, attempts: 0, dispatches: 0, failedWorkers: [], replaces: null, lineage: [], skipReason: null, skipCause: null });
+    steps.push({
+      ...step,
+      id,
+      dependsOn: deps,
+      status: "pending",
+      result: null,
+      attempts: 0,
+      dispatches: 0,
+      failedWorkers: [],
+      replaces: null,
+      lineage: [],
+      skipReason: null,
+      skipCause: null,
+    });
   }
   const ids = new Set(steps.map((s) => s.id));
   return {
-    plan: { ...current, steps: assignOrder(steps), confidence: fresh.confidence, confidenceReasons: fresh.confidenceReasons, estimatedDurationMs: fresh.estimatedDurationMs, estimatedCost: fresh.estimatedCost },
+    plan: {
+      ...current,
+      steps: assignOrder(steps),
+      confidence: fresh.confidence,
+      confidenceReasons: fresh.confidenceReasons,
+      estimatedDurationMs: fresh.estimatedDurationMs,
+      estimatedCost: fresh.estimatedCost,
+    },
     kept: [...kept],
     added: steps.filter((s) => !kept.has(s.id)).map((s) => s.id),
     dropped: current.steps.filter((s) => !ids.has(s.id)).map((s) => s.id),
@@ -160,7 +212,10 @@ export function guidedRevision(args: {
     return { ok: false, error: `The plan made with your guidance is not valid: ${e.message}` };
   }
   if (merge.added.length === 0) {
-    return { ok: false, error: `Your guidance led to no new work: every step of the new plan is already done. Say what should change (e.g. a different budget, dates or destination), or skip or abort.` };
+    return {
+      ok: false,
+      error: `Your guidance led to no new work: every step of the new plan is already done. Say what should change (e.g. a different budget, dates or destination), or skip or abort.`,
+    };
   }
   const before = current.confidence;
   const after = clampConfidence(merge.plan.confidence);
@@ -174,7 +229,9 @@ export function guidedRevision(args: {
     rationale: `A person asked to plan the unfinished work again: "${args.guidance}".`,
     changes: [
       `Plan again with the guidance "${args.guidance}": ${merge.added.length} step(s) to run (${merge.added.join(", ")})`,
-      ...(merge.kept.length > 0 ? [`Keep ${merge.kept.length} finished step(s) and their results (${merge.kept.join(", ")})`] : []),
+      ...(merge.kept.length > 0
+        ? [`Keep ${merge.kept.length} finished step(s) and their results (${merge.kept.join(", ")})`]
+        : []),
       ...(merge.dropped.length > 0 ? [`Drop ${merge.dropped.join(", ")}`] : []),
     ],
     newStepIds: merge.added,

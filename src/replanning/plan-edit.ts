@@ -19,7 +19,11 @@ export function replaceStep(plan: Plan, oldId: string, replacement: TaskStep): P
       steps.push(replacement);
       continue;
     }
-    steps.push(step.dependsOn.includes(oldId) ? { ...step, dependsOn: step.dependsOn.map((d) => (d === oldId ? replacement.id : d)) } : step);
+    steps.push(
+      step.dependsOn.includes(oldId)
+        ? { ...step, dependsOn: step.dependsOn.map((d) => (d === oldId ? replacement.id : d)) }
+        : step,
+    );
   }
   return { ...plan, steps: assignOrder(steps) };
 }
@@ -46,7 +50,9 @@ export function resetForRerun(plan: Plan, ids: readonly string[]): Plan {
   return {
     ...plan,
     steps: plan.steps.map((s) =>
-      reset.has(s.id) && s.status !== "pending" ? { ...s, status: "pending" as const, result: null, attempts: 0, skipReason: null, skipCause: null } : s,
+      reset.has(s.id) && s.status !== "pending"
+        ? { ...s, status: "pending" as const, result: null, attempts: 0, skipReason: null, skipCause: null }
+        : s,
     ),
   };
 }
@@ -75,39 +81,65 @@ type EditableStep = Pick<TaskStep, "id" | "description" | "workerType" | "tools"
  * person wrote the description too, the tool's `describeStep` writes it again, so what the user reads is what
  * runs. A step whose tool and parameters were not touched is not re-checked: it passed when it was planned.
  */
-export function checkEditedStep<S extends EditableStep>(step: S, before: EditableStep, registry: ToolRegistry): Result<S> {
+export function checkEditedStep<S extends EditableStep>(
+  step: S,
+  before: EditableStep,
+  registry: ToolRegistry,
+): Result<S> {
   const toolChanged = JSON.stringify(step.tools) !== JSON.stringify(before.tools);
   // The grant is checked when the person changed who runs the step or with what; a planned step already passed it.
   if (toolChanged || step.workerType !== before.workerType) {
     if (!registry.worker(step.workerType)) {
-      return { ok: false, reason: `worker type "${step.workerType}" is not registered; known worker types: ${[...registry.workers.keys()].join(", ")}.` };
+      return {
+        ok: false,
+        reason: `worker type "${step.workerType}" is not registered; known worker types: ${[...registry.workers.keys()].join(", ")}.`,
+      };
     }
     for (const name of step.tools) {
-      if (!registry.tool(name)) return { ok: false, reason: `tool "${name}" is not registered; known tools: ${[...registry.tools.keys()].join(", ")}.` };
+      if (!registry.tool(name))
+        return {
+          ok: false,
+          reason: `tool "${name}" is not registered; known tools: ${[...registry.tools.keys()].join(", ")}.`,
+        };
       if (!registry.isGranted(step.workerType, name)) {
         const granted = registry.grant(step.workerType).map((t) => t.name);
-        return { ok: false, reason: `worker "${step.workerType}" may not use tool "${name}"; it may use ${granted.join(", ") || "no tool"}.` };
+        return {
+          ok: false,
+          reason: `worker "${step.workerType}" may not use tool "${name}"; it may use ${granted.join(", ") || "no tool"}.`,
+        };
       }
     }
   }
   const tool = registry.tool(step.tools[0] ?? "");
-  const changed = Object.keys(step.params).filter((k) => JSON.stringify(step.params[k]) !== JSON.stringify(before.params[k]));
+  const changed = Object.keys(step.params).filter(
+    (k) => JSON.stringify(step.params[k]) !== JSON.stringify(before.params[k]),
+  );
   const paramsChanged = changed.length > 0 || Object.keys(before.params).some((k) => !(k in step.params));
   if (!paramsChanged && !toolChanged) return { ok: true, value: step };
-  if (!tool) return paramsChanged ? { ok: false, reason: `step ${step.id} names no tool, so it takes no parameters; give it a tool first.` } : { ok: true, value: step };
+  if (!tool)
+    return paramsChanged
+      ? { ok: false, reason: `step ${step.id} names no tool, so it takes no parameters; give it a tool first.` }
+      : { ok: true, value: step };
   const known = tool.schema instanceof z.ZodObject ? Object.keys(tool.schema.shape) : null;
   const unknown = known ? changed.filter((k) => !known.includes(k)) : [];
   if (known && unknown.length > 0) {
-    return { ok: false, reason: `${tool.name} has no parameter ${unknown.map((k) => `"${k}"`).join(", ")}; its parameters are ${known.join(", ")}.` };
+    return {
+      ok: false,
+      reason: `${tool.name} has no parameter ${unknown.map((k) => `"${k}"`).join(", ")}; its parameters are ${known.join(", ")}.`,
+    };
   }
   const checked = tool.schema.safeParse(step.params);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const field = issue?.path.join(".") || "(arguments)";
-    return { ok: false, reason: `${tool.name} would refuse these parameters (${field}: ${issue?.message}). Its parameters now: ${JSON.stringify(before.params)}.` };
+    return {
+      ok: false,
+      reason: `${tool.name} would refuse these parameters (${field}: ${issue?.message}). Its parameters now: ${JSON.stringify(before.params)}.`,
+    };
   }
   const describedByPerson = step.description !== before.description;
-  if (!describedByPerson && tool.describeStep) return { ok: true, value: { ...step, description: tool.describeStep(step.params) } };
+  if (!describedByPerson && tool.describeStep)
+    return { ok: true, value: { ...step, description: tool.describeStep(step.params) } };
   return { ok: true, value: step };
 }
 
@@ -117,16 +149,26 @@ export function checkEditedStep<S extends EditableStep>(step: S, before: Editabl
  * would never be used, and the report would show parameters that did not produce its result. Reasons name the
  * step by its path and id.
  */
-export function checkEditedPlan(before: Plan, after: Plan, request: PlanningRequest, registry: ToolRegistry): Result<Plan> {
+export function checkEditedPlan(
+  before: Plan,
+  after: Plan,
+  request: PlanningRequest,
+  registry: ToolRegistry,
+): Result<Plan> {
   const steps: TaskStep[] = [];
   for (const [i, step] of after.steps.entries()) {
     const where = `plan.steps.${i} (${step.id})`;
     const old = before.steps.find((s) => s.id === step.id);
     // A step the plan did not have is checked as wholly new: its worker's grant and all of its parameters.
     const original = old ?? { ...step, workerType: "", tools: [], params: {}, description: "" };
-    const touched = JSON.stringify([step.workerType, step.tools, step.params]) !== JSON.stringify([original.workerType, original.tools, original.params]);
+    const touched =
+      JSON.stringify([step.workerType, step.tools, step.params]) !==
+      JSON.stringify([original.workerType, original.tools, original.params]);
     if (touched && old && old.status !== "pending") {
-      return { ok: false, reason: `${where}: has already run (status ${old.status}) at this checkpoint, so a new worker, tool or parameters would never be used; fork from a checkpoint before it ran (see: history)` };
+      return {
+        ok: false,
+        reason: `${where}: has already run (status ${old.status}) at this checkpoint, so a new worker, tool or parameters would never be used; fork from a checkpoint before it ran (see: history)`,
+      };
     }
     const checked = checkEditedStep(step, original, registry);
     if (!checked.ok) return { ok: false, reason: `${where}: ${checked.reason}` };

@@ -45,7 +45,10 @@ export const ModelRecoveryProposal = z.object({
 export type ModelRecoveryProposal = z.infer<typeof ModelRecoveryProposal>;
 
 /** Seed 003's name for DECOMPOSE, and lower-case spellings, as a model that ignored the schema may write them. */
-const STRATEGY_ALIASES: Record<string, StrategyType> = { DECOMPOSE_TASK: "DECOMPOSE", RETRY_WITH_PARAMETERS: "RETRY_WITH_PARAMS" };
+const STRATEGY_ALIASES: Record<string, StrategyType> = {
+  DECOMPOSE_TASK: "DECOMPOSE",
+  RETRY_WITH_PARAMETERS: "RETRY_WITH_PARAMS",
+};
 
 /**
  * A model's answer (already parsed JSON) → RecoveryProposal, or a sentence saying why it is unusable. Tolerates
@@ -56,12 +59,16 @@ export function toRecoveryProposal(raw: unknown): { proposal: RecoveryProposal }
   const loose = loosen(raw);
   const parsed = ModelRecoveryProposal.safeParse(loose);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
+    const issues = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
     return { why: `the answer does not match the recovery schema: ${issues.join("; ")}` };
   }
   const m = parsed.data.modifications;
-  const confidence = parsed.data.confidence > 1 && parsed.data.confidence <= 100 ? parsed.data.confidence / 100 : parsed.data.confidence;
-  if (!(confidence >= 0 && confidence <= 1)) return { why: `the answer's confidence ${parsed.data.confidence} is outside 0..1` };
+  const confidence =
+    parsed.data.confidence > 1 && parsed.data.confidence <= 100 ? parsed.data.confidence / 100 : parsed.data.confidence;
+  if (!(confidence >= 0 && confidence <= 1))
+    return { why: `the answer's confidence ${parsed.data.confidence} is outside 0..1` };
   const params = paramsFromJson(m.paramsJson, "paramsJson");
   if ("why" in params) return params;
   const substeps: NonNullable<RecoveryProposal["modifications"]["substeps"]> = [];
@@ -73,7 +80,12 @@ export function toRecoveryProposal(raw: unknown): { proposal: RecoveryProposal }
   return {
     proposal: {
       strategy: parsed.data.strategy,
-      modifications: { params: params.value, tool: m.tool, workerType: m.workerType, substeps: m.substeps === null ? null : substeps },
+      modifications: {
+        params: params.value,
+        tool: m.tool,
+        workerType: m.workerType,
+        substeps: m.substeps === null ? null : substeps,
+      },
       confidence,
       rationale: parsed.data.rationale,
     },
@@ -103,7 +115,10 @@ function loosen(raw: unknown): unknown {
   return out;
 }
 
-function paramsFromJson(json: string | null, where: string): { value: Record<string, unknown> | null } | { why: string } {
+function paramsFromJson(
+  json: string | null,
+  where: string,
+): { value: Record<string, unknown> | null } | { why: string } {
   const read = readParamsJson(json);
   return read.ok ? { value: read.value } : { why: `${where} ${read.problem}: ${(json ?? "").slice(0, 80)}` };
 }
@@ -113,7 +128,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** A proposal that fits, as the revision it makes; or why it was refused (the caller then skips or escalates). */
-export type ProposalVerdict = { ok: true; outcome: Extract<StrategyOutcome, { applies: true }> } | { ok: false; reason: string };
+export type ProposalVerdict =
+  { ok: true; outcome: Extract<StrategyOutcome, { applies: true }> } | { ok: false; reason: string };
 
 /**
  * Seed 003's validation of a model's recovery, then the revision it implies. Refuses an unknown strategy, a
@@ -130,13 +146,18 @@ export function validateProposal(
   feedback: readonly ExecutionFeedback[],
 ): ProposalVerdict {
   const known = StrategyType.safeParse(proposal.strategy);
-  if (!known.success) return refuse(`"${String(proposal.strategy)}" is not a strategy Candor knows (${StrategyType.options.join(", ")})`);
+  if (!known.success)
+    return refuse(`"${String(proposal.strategy)}" is not a strategy Candor knows (${StrategyType.options.join(", ")})`);
   const strategy = known.data;
   if (!Number.isFinite(proposal.confidence) || proposal.confidence < MIN_PROPOSAL_CONFIDENCE) {
-    return refuse(`its confidence ${proposal.confidence} is below ${MIN_PROPOSAL_CONFIDENCE}, the minimum to act on a model's suggestion`);
+    return refuse(
+      `its confidence ${proposal.confidence} is below ${MIN_PROPOSAL_CONFIDENCE}, the minimum to act on a model's suggestion`,
+    );
   }
   if (RULES_ONLY.includes(strategy)) {
-    return refuse(`${strategy} is not accepted from a model: Candor chooses it only from its own rules, which have the facts it needs`);
+    return refuse(
+      `${strategy} is not accepted from a model: Candor chooses it only from its own rules, which have the facts it needs`,
+    );
   }
   const input: StrategyInput = { plan, failure, registry, feedback, revisionNumber };
   const built = BUILDERS[strategy as ModelStrategy](input, proposal);
@@ -166,12 +187,17 @@ function retryWithParams(input: StrategyInput, proposal: RecoveryProposal): Buil
   const failed = failure.step;
   const name = failure.tool ?? failed.tools[0];
   const tool = name === undefined ? undefined : input.registry.tool(name);
-  if (!tool) return { reason: `RETRY_WITH_PARAMS needs the failed step's tool, but ${name ?? "the step has none"}${name ? " is not registered" : ""}` };
+  if (!tool)
+    return {
+      reason: `RETRY_WITH_PARAMS needs the failed step's tool, but ${name ?? "the step has none"}${name ? " is not registered" : ""}`,
+    };
   const params = proposal.modifications.params;
-  if (params === null) return { reason: `RETRY_WITH_PARAMS needs new parameters for ${tool.name}, and none were given` };
+  if (params === null)
+    return { reason: `RETRY_WITH_PARAMS needs new parameters for ${tool.name}, and none were given` };
   const invalid = schemaProblem(tool, params);
   if (invalid) return { reason: invalid };
-  if (sameParams(params, failure.params)) return { reason: `RETRY_WITH_PARAMS proposes the parameters that already failed (${JSON.stringify(params)})` };
+  if (sameParams(params, failure.params))
+    return { reason: `RETRY_WITH_PARAMS proposes the parameters that already failed (${JSON.stringify(params)})` };
   const step = successor(input, "params", { tools: [tool.name], params });
   return applied(
     revise(input, "RETRY_WITH_PARAMS", replaceStep(input.plan, failed.id, step), {
@@ -194,16 +220,25 @@ function swapTool(input: StrategyInput, proposal: RecoveryProposal): Built {
   if (tried.includes(tool.name)) return { reason: `SWAP_TOOL names ${tool.name}, which already failed this step` };
   const outputs = neededOutputs(failed, registry);
   const missing = outputs.filter((o) => !tool.produces.includes(o));
-  if (missing.length > 0) return { reason: `SWAP_TOOL names ${tool.name}, which does not produce ${missing.join(", ")}` };
+  if (missing.length > 0)
+    return { reason: `SWAP_TOOL names ${tool.name}, which does not produce ${missing.join(", ")}` };
   const worker = workerFor(input, tool, proposal.modifications.workerType);
   if (!worker) return { reason: `SWAP_TOOL names ${tool.name}, which no worker type may use` };
   const params = paramsFor(tool, proposal.modifications.params, failure.params, "SWAP_TOOL");
   if ("reason" in params) return params;
-  const step = successor(input, "swap", { workerType: worker, tools: [tool.name], params: params.value, estimates: tool.estimates, description: tool.describeStep?.(params.value) ?? failed.description });
+  const step = successor(input, "swap", {
+    workerType: worker,
+    tools: [tool.name],
+    params: params.value,
+    estimates: tool.estimates,
+    description: tool.describeStep?.(params.value) ?? failed.description,
+  });
   return applied(
     revise(input, "SWAP_TOOL", replaceStep(input.plan, failed.id, step), {
       rationale: suggested(proposal),
-      changes: [`Swap ${tried[tried.length - 1] ?? "the failed tool"} for ${tool.name} on task ${failed.id} (worker ${worker}) as ${step.id}`],
+      changes: [
+        `Swap ${tried[tried.length - 1] ?? "the failed tool"} for ${tool.name} on task ${failed.id} (worker ${worker}) as ${step.id}`,
+      ],
       newStepIds: [step.id],
       removedStepIds: [failed.id],
     }),
@@ -215,9 +250,17 @@ function retryDifferentAgent(input: StrategyInput, proposal: RecoveryProposal): 
   const failed = failure.step;
   const name = proposal.modifications.workerType;
   if (name === null) return { reason: "RETRY_DIFFERENT_AGENT needs a worker type, and none was given" };
-  if (!registry.worker(name)) return { reason: `RETRY_DIFFERENT_AGENT names worker type "${name}", which is not registered` };
-  const failedWorkers = [...new Set([...failed.failedWorkers, failed.workerType, ...failure.history.map((f) => f.workerType).filter((w): w is string => w !== null)])];
-  if (failedWorkers.includes(name)) return { reason: `RETRY_DIFFERENT_AGENT names ${name}, which already failed this step` };
+  if (!registry.worker(name))
+    return { reason: `RETRY_DIFFERENT_AGENT names worker type "${name}", which is not registered` };
+  const failedWorkers = [
+    ...new Set([
+      ...failed.failedWorkers,
+      failed.workerType,
+      ...failure.history.map((f) => f.workerType).filter((w): w is string => w !== null),
+    ]),
+  ];
+  if (failedWorkers.includes(name))
+    return { reason: `RETRY_DIFFERENT_AGENT names ${name}, which already failed this step` };
   const outputs = neededOutputs(failed, registry);
   const received = registry.tool(failed.tools[0] ?? "")?.consumes ?? [];
   const producers = registry.grant(name).filter((t) => canStandIn(t, outputs, received));
@@ -228,7 +271,10 @@ function retryDifferentAgent(input: StrategyInput, proposal: RecoveryProposal): 
     (asked !== null ? producers.find((t) => t.name === asked) : undefined) ??
     producers.find((t) => !tried.includes(t.name)) ??
     producers[0];
-  if (!tool) return { reason: `RETRY_DIFFERENT_AGENT names ${name}, whose tools do not produce ${outputs.join(", ") || "this step's output"}` };
+  if (!tool)
+    return {
+      reason: `RETRY_DIFFERENT_AGENT names ${name}, whose tools do not produce ${outputs.join(", ") || "this step's output"}`,
+    };
   const params = paramsFor(tool, proposal.modifications.params, failure.params, "RETRY_DIFFERENT_AGENT");
   if ("reason" in params) return params;
   const step = successor(input, "retry", {
@@ -254,7 +300,10 @@ function decompose(input: StrategyInput, proposal: RecoveryProposal): Built {
   const { failure, registry, plan } = input;
   const failed = failure.step;
   const subs = proposal.modifications.substeps;
-  if (subs === null || subs.length < 2 || subs.length > 4) return { reason: `DECOMPOSE needs 2 to 4 substeps, and ${subs === null ? "none were" : `${subs.length} ${subs.length === 1 ? "was" : "were"}`} given` };
+  if (subs === null || subs.length < 2 || subs.length > 4)
+    return {
+      reason: `DECOMPOSE needs 2 to 4 substeps, and ${subs === null ? "none were" : `${subs.length} ${subs.length === 1 ? "was" : "were"}`} given`,
+    };
   const parts: TaskStep[] = [];
   for (const [i, sub] of subs.entries()) {
     const n = i + 1;
@@ -268,16 +317,25 @@ function decompose(input: StrategyInput, proposal: RecoveryProposal): Built {
     // A recovery may split a step, never add an action no one asked for: a step that only read cannot become a
     // booking, however the model words it.
     if (tool.sideEffect !== "none" && !failed.tools.some((t) => registry.tool(t)?.sideEffect === tool.sideEffect)) {
-      return { reason: `DECOMPOSE substep ${n} uses ${tool.name}, which has a ${tool.sideEffect} side effect the failed step ${failed.id} does not have` };
+      return {
+        reason: `DECOMPOSE substep ${n} uses ${tool.name}, which has a ${tool.sideEffect} side effect the failed step ${failed.id} does not have`,
+      };
     }
     // Each part must get what it cannot run without: from the failed step's own inputs or an earlier part.
-    const available = new Set([...plan.steps.filter((s) => failed.dependsOn.includes(s.id)).flatMap((s) => s.expectedOutputs), ...parts.flatMap((p) => p.expectedOutputs)]);
+    const available = new Set([
+      ...plan.steps.filter((s) => failed.dependsOn.includes(s.id)).flatMap((s) => s.expectedOutputs),
+      ...parts.flatMap((p) => p.expectedOutputs),
+    ]);
     const lacking = requiredInputs(tool).filter((c) => !available.has(c));
-    if (lacking.length > 0) return { reason: `DECOMPOSE substep ${n} uses ${tool.name}, which needs ${lacking.join(", ")} that neither the failed step's inputs nor an earlier substep provide` };
+    if (lacking.length > 0)
+      return {
+        reason: `DECOMPOSE substep ${n} uses ${tool.name}, which needs ${lacking.join(", ")} that neither the failed step's inputs nor an earlier substep provide`,
+      };
     const last = n === subs.length;
     if (last) {
       const missing = neededOutputs(failed, registry).filter((o) => !tool.produces.includes(o));
-      if (missing.length > 0) return { reason: `DECOMPOSE's last substep uses ${tool.name}, which does not produce ${missing.join(", ")}` };
+      if (missing.length > 0)
+        return { reason: `DECOMPOSE's last substep uses ${tool.name}, which does not produce ${missing.join(", ")}` };
     }
     const previous = parts[parts.length - 1];
     parts.push({
@@ -297,23 +355,44 @@ function decompose(input: StrategyInput, proposal: RecoveryProposal): Built {
   const steps: TaskStep[] = [];
   for (const s of plan.steps) {
     if (s.id === failed.id) steps.push(...parts);
-    else steps.push(s.dependsOn.includes(failed.id) ? { ...s, dependsOn: s.dependsOn.map((d) => (d === failed.id ? lastId : d)) } : s);
+    else
+      steps.push(
+        s.dependsOn.includes(failed.id)
+          ? { ...s, dependsOn: s.dependsOn.map((d) => (d === failed.id ? lastId : d)) }
+          : s,
+      );
   }
   const ids = parts.map((p) => p.id);
   return applied(
-    revise(input, "DECOMPOSE", { ...plan, steps: assignOrder(steps) }, {
-      rationale: suggested(proposal),
-      changes: [`Split task ${failed.id} into ${ids.join(" → ")}; ${lastId} produces ${failed.expectedOutputs.join(", ") || "its result"}`],
-      newStepIds: ids,
-      removedStepIds: [failed.id],
-    }),
+    revise(
+      input,
+      "DECOMPOSE",
+      { ...plan, steps: assignOrder(steps) },
+      {
+        rationale: suggested(proposal),
+        changes: [
+          `Split task ${failed.id} into ${ids.join(" → ")}; ${lastId} produces ${failed.expectedOutputs.join(", ") || "its result"}`,
+        ],
+        newStepIds: ids,
+        removedStepIds: [failed.id],
+      },
+    ),
   );
 }
 
 /** A fresh step in the failed step's place, with its lineage and a clean slate. */
 function successor(input: StrategyInput, suffix: string, changes: Partial<TaskStep>): TaskStep {
   const failed = input.failure.step;
-  return successorOf(failed, freshId(input.plan, failed.id, suffix, input.feedback.map((f) => f.taskId)), changes);
+  return successorOf(
+    failed,
+    freshId(
+      input.plan,
+      failed.id,
+      suffix,
+      input.feedback.map((f) => f.taskId),
+    ),
+    changes,
+  );
 }
 
 /** What the replacement must produce: the step's expected outputs, else what its tool produces. */
@@ -336,19 +415,28 @@ function workerFor(input: StrategyInput, tool: ToolSpec, asked: string | null): 
 }
 
 /** The proposal's params when given (they must fit the tool); otherwise the failed ones, if the tool accepts them. */
-function paramsFor(tool: ToolSpec, given: Record<string, unknown> | null, previous: Record<string, unknown>, strategy: string): { value: Record<string, unknown> } | { reason: string } {
+function paramsFor(
+  tool: ToolSpec,
+  given: Record<string, unknown> | null,
+  previous: Record<string, unknown>,
+  strategy: string,
+): { value: Record<string, unknown> } | { reason: string } {
   if (given !== null) {
     const invalid = schemaProblem(tool, given);
     return invalid ? { reason: `${strategy}: ${invalid}` } : { value: given };
   }
   const invalid = schemaProblem(tool, previous);
-  return invalid ? { reason: `${strategy} gave no parameters, and the failed step's do not fit ${tool.name}: ${invalid}` } : { value: previous };
+  return invalid
+    ? { reason: `${strategy} gave no parameters, and the failed step's do not fit ${tool.name}: ${invalid}` }
+    : { value: previous };
 }
 
 function schemaProblem(tool: ToolSpec, params: Record<string, unknown>, prefix = ""): string | null {
   const result = tool.schema.safeParse(params);
   if (result.success) return null;
-  const issues = result.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
+  const issues = result.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
   return `${prefix}parameters ${JSON.stringify(params)} are not valid for ${tool.name} (${issues.join("; ")})`;
 }
 

@@ -10,7 +10,13 @@ export interface WorkerCandidate {
   reasons: string[];
 }
 
-const words = (text: string) => new Set(text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2));
+const words = (text: string) =>
+  new Set(
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w.length > 2),
+  );
 
 /**
  * Ranks the worker types able to do a step (seed 000's SemanticRouter, by metadata rather than embeddings): a
@@ -18,8 +24,14 @@ const words = (text: string) => new Set(text.toLowerCase().split(/[^a-z0-9]+/).f
  * fallback workers, matching keywords and a tool other than the one that failed rank higher. Tools in
  * `excludeTools` (those that already failed the step) are never offered.
  */
-export function rankWorkers(registry: ToolRegistry, step: TaskStep, exclude: readonly string[] = [], excludeTools: readonly string[] = []): WorkerCandidate[] {
-  const needed = step.expectedOutputs.length > 0 ? step.expectedOutputs : (registry.tool(step.tools[0] ?? "")?.produces ?? []);
+export function rankWorkers(
+  registry: ToolRegistry,
+  step: TaskStep,
+  exclude: readonly string[] = [],
+  excludeTools: readonly string[] = [],
+): WorkerCandidate[] {
+  const needed =
+    step.expectedOutputs.length > 0 ? step.expectedOutputs : (registry.tool(step.tools[0] ?? "")?.produces ?? []);
   const failedTool = step.tools[0];
   const failing = registry.tool(failedTool ?? "");
   const received = failing ? inputsOf(failing) : [];
@@ -28,7 +40,9 @@ export function rankWorkers(registry: ToolRegistry, step: TaskStep, exclude: rea
   for (const worker of registry.workers.values()) {
     if (exclude.includes(worker.name)) continue;
     // A tool that already failed this step's lineage is not a different agent, whoever runs it.
-    const tools = registry.grant(worker.name).filter((t) => canStandIn(t, needed, received) && !excludeTools.includes(t.name));
+    const tools = registry
+      .grant(worker.name)
+      .filter((t) => canStandIn(t, needed, received) && !excludeTools.includes(t.name));
     if (tools.length === 0) continue;
     // Prefer a different tool: the one that failed is the likeliest to fail again.
     tools.sort((a, b) => Number(a.name === failedTool) - Number(b.name === failedTool));

@@ -9,7 +9,13 @@ import { buildFailureContext, type FailureContext } from "./context.js";
 import { callNeedingApproval } from "../tools/run-step.js";
 import type { ProposalVerdict } from "./proposal.js";
 import { infeasibility } from "./strategies/adjust-parameters.js";
-import { skipWithReason, STRATEGIES, type SkippedBy, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
+import {
+  skipWithReason,
+  STRATEGIES,
+  type SkippedBy,
+  type StrategyInput,
+  type StrategyOutcome,
+} from "./strategies/index.js";
 
 /**
  * Strategies to try for each failure class, best first (seed 000 scenario 3, seed 003). SKIP always ends the
@@ -84,13 +90,23 @@ function canonical(value: unknown): string {
  * one that already failed would only fail again. Compared with the run's FAILURE feedback; DEPENDENCY_FAILURE
  * records never ran, and a CONSTRAINT_VIOLATION depends on upstream results the revision changes.
  */
-export function repeatsFailedCall(outcome: Extract<StrategyOutcome, { applies: true }>, feedback: readonly ExecutionFeedback[]): string | null {
+export function repeatsFailedCall(
+  outcome: Extract<StrategyOutcome, { applies: true }>,
+  feedback: readonly ExecutionFeedback[],
+): string | null {
   for (const id of outcome.revision.newStepIds) {
     const step = outcome.plan.steps.find((s) => s.id === id);
     if (!step) continue;
     const key = canonical(step.params);
-    const same = feedback.find((f) => f.feedbackType === "FAILURE" && f.workerType === step.workerType && f.tool === (step.tools[0] ?? null) && canonical(f.params) === key);
-    if (same) return `${step.id} would repeat the call that failed as ${same.taskId} (${step.workerType}, ${step.tools[0] ?? "no tool"}, same parameters)`;
+    const same = feedback.find(
+      (f) =>
+        f.feedbackType === "FAILURE" &&
+        f.workerType === step.workerType &&
+        f.tool === (step.tools[0] ?? null) &&
+        canonical(f.params) === key,
+    );
+    if (same)
+      return `${step.id} would repeat the call that failed as ${same.taskId} (${step.workerType}, ${step.tools[0] ?? "no tool"}, same parameters)`;
   }
   return null;
 }
@@ -103,7 +119,10 @@ export function repeatsFailedCall(outcome: Extract<StrategyOutcome, { applies: t
  * dependencies, by id or expected output, must provide every input its tool requires (an optional one it may
  * lack: it runs without it and says so).
  */
-export function lacksInputs(outcome: Extract<StrategyOutcome, { applies: true }>, registry: ToolRegistry): string | null {
+export function lacksInputs(
+  outcome: Extract<StrategyOutcome, { applies: true }>,
+  registry: ToolRegistry,
+): string | null {
   for (const id of outcome.revision.newStepIds) {
     const step = outcome.plan.steps.find((s) => s.id === id);
     const tool = step ? registry.tool(step.tools[0] ?? "") : undefined;
@@ -111,7 +130,8 @@ export function lacksInputs(outcome: Extract<StrategyOutcome, { applies: true }>
     const deps = outcome.plan.steps.filter((s) => step.dependsOn.includes(s.id));
     const available = new Set([...deps.map((s) => s.id), ...deps.flatMap((s) => s.expectedOutputs)]);
     const missing = requiredInputs(tool).filter((c) => !available.has(c));
-    if (missing.length > 0) return `${step.id} would call ${tool.name} without the ${missing.join(", ")} it needs, which none of its dependencies produce`;
+    if (missing.length > 0)
+      return `${step.id} would call ${tool.name} without the ${missing.join(", ")} it needs, which none of its dependencies produce`;
   }
   return null;
 }
@@ -137,7 +157,11 @@ function mentions(text: string, value: string): boolean {
  * the request (the understanding record has it as a value of that step, or its words contain it) and that a new
  * step sets differently. Corrections of defaults and caps Candor set itself (a price cap, a search radius) are not.
  */
-function requestedValueChanges(plan: Plan, step: TaskStep, outcome: Extract<StrategyOutcome, { applies: true }>): { key: string; from: unknown; to: unknown; source: string }[] {
+function requestedValueChanges(
+  plan: Plan,
+  step: TaskStep,
+  outcome: Extract<StrategyOutcome, { applies: true }>,
+): { key: string; from: unknown; to: unknown; source: string }[] {
   const ids = new Set([step.id, ...step.lineage]);
   // Values read for this step, and values the planner refused (they reach the step as written, to be asked about).
   const values = [
@@ -150,7 +174,9 @@ function requestedValueChanges(plan: Plan, step: TaskStep, outcome: Extract<Stra
     return found ? found.source : null;
   };
   const out: { key: string; from: unknown; to: unknown; source: string }[] = [];
-  const next = outcome.revision.newStepIds.map((id) => outcome.plan.steps.find((s) => s.id === id)).filter((s): s is TaskStep => s !== undefined);
+  const next = outcome.revision.newStepIds
+    .map((id) => outcome.plan.steps.find((s) => s.id === id))
+    .filter((s): s is TaskStep => s !== undefined);
   if (next.length === 0) return out;
   for (const [key, from] of Object.entries(step.params)) {
     const source = asked(from);
@@ -170,17 +196,36 @@ function requestedValueChanges(plan: Plan, step: TaskStep, outcome: Extract<Stra
  * change to the request (a retry accepts it), and one that would take confidence below the abort threshold
  * escalates the moment it is proposed, not at the next failure.
  */
-function guardChoice(args: SelectArgs, step: TaskStep, failure: FailureContext, outcome: Extract<StrategyOutcome, { applies: true }>): Escalation | null {
+function guardChoice(
+  args: SelectArgs,
+  step: TaskStep,
+  failure: FailureContext,
+  outcome: Extract<StrategyOutcome, { applies: true }>,
+): Escalation | null {
   const { plan, settings, revisionCount } = args;
   const changes = requestedValueChanges(plan, step, outcome);
   if (changes.length > 0) {
-    const listed = changes.map((c) => `${c.key} ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)} (you asked for "${c.source}")`).join("; ");
+    const listed = changes
+      .map((c) => `${c.key} ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)} (you asked for "${c.source}")`)
+      .join("; ");
     const retryWith = Object.fromEntries(changes.map((c) => [c.key, c.to]));
     const reason = `${outcome.revision.strategy} would change what you asked for: ${listed}.`;
-    return escalate("request_change", plan, failure, revisionCount, reason, [`Accept the change: retry ${step.id} with ${changes.map((c) => `${c.key}=${JSON.stringify(c.to)}`).join(", ")}`, "Replan with what you want instead", `Skip ${step.id}: the answer is then missing its result`], {
-      question: `${reason} Accept it (retry ${step.id} with the new values), replan the unfinished work with your guidance, skip ${step.id}, or abort the run?`,
-      retryWith,
-    });
+    return escalate(
+      "request_change",
+      plan,
+      failure,
+      revisionCount,
+      reason,
+      [
+        `Accept the change: retry ${step.id} with ${changes.map((c) => `${c.key}=${JSON.stringify(c.to)}`).join(", ")}`,
+        "Replan with what you want instead",
+        `Skip ${step.id}: the answer is then missing its result`,
+      ],
+      {
+        question: `${reason} Accept it (retry ${step.id} with the new values), replan the unfinished work with your guidance, skip ${step.id}, or abort the run?`,
+        retryWith,
+      },
+    );
   }
   const after = outcome.revision.confidenceAfter;
   // A plan a person approved below the threshold is not stopped by its first recovery: they chose to run it.
@@ -313,7 +358,10 @@ function infeasibleConstraint(plan: Plan, failure: FailureContext, revisionCount
     ],
     {
       decisions,
-      question: `${reason} ${choices.slice(0, -1).join(", ").replace(/^./, (c) => c.toUpperCase())}, or ${choices[choices.length - 1]}?`,
+      question: `${reason} ${choices
+        .slice(0, -1)
+        .join(", ")
+        .replace(/^./, (c) => c.toUpperCase())}, or ${choices[choices.length - 1]}?`,
       ...(param ? { retryWith: { [param]: Math.ceil(hopeless.least) } } : {}),
     },
   );
@@ -325,7 +373,13 @@ function infeasibleConstraint(plan: Plan, failure: FailureContext, revisionCount
  * person checks, then retries (it did not happen: the step runs again, asking its approval again), skips (it did,
  * or it is not wanted) or aborts. No revision is spent.
  */
-function unknownOutcome(plan: Plan, failure: FailureContext, revisionCount: number, settings: RunSettings, registry: ToolRegistry): Escalation {
+function unknownOutcome(
+  plan: Plan,
+  failure: FailureContext,
+  revisionCount: number,
+  settings: RunSettings,
+  registry: ToolRegistry,
+): Escalation {
   const id = failure.step.id;
   const tool = failure.tool ?? "its tool";
   const times = failure.failureCount === 1 ? "" : ` (it has failed ${failure.failureCount} times)`;
@@ -342,12 +396,16 @@ function unknownOutcome(plan: Plan, failure: FailureContext, revisionCount: numb
     reason,
     [
       `Check with the provider whether ${tool} took effect (see the call in the step's details)`,
-      ...(spent ? [`It has failed ${failure.failureCount} times: skip ${id} if it did not happen either, and try again later`] : [`If it did not: retry ${id} (${again})`]),
+      ...(spent
+        ? [`It has failed ${failure.failureCount} times: skip ${id} if it did not happen either, and try again later`]
+        : [`If it did not: retry ${id} (${again})`]),
       `If it did, or you no longer want it: skip ${id}`,
     ],
     {
       decisions: spent ? ["skip", "abort"] : ["retry", "skip", "abort"],
-      question: spent ? `${reason} Check, then skip ${id} or abort the run?` : `${reason} Check, then retry ${id} if it did not happen (${again}), skip it if it did, or abort the run?`,
+      question: spent
+        ? `${reason} Check, then skip ${id} or abort the run?`
+        : `${reason} Check, then retry ${id} if it did not happen (${again}), skip it if it did, or abort the run?`,
     },
   );
 }
@@ -364,7 +422,11 @@ export function selectStrategy(args: SelectArgs): Selection | null {
   const step = nextFailedStep(plan);
   if (!step) return null;
   const failure = buildFailureContext(step, feedback);
-  const errors = failure.history.map((f) => f.errors[f.errors.length - 1]).filter(Boolean).slice(-3).join("; ");
+  const errors = failure.history
+    .map((f) => f.errors[f.errors.length - 1])
+    .filter(Boolean)
+    .slice(-3)
+    .join("; ");
 
   // Before the caps: that only a person can decide (a call that may have taken effect, a limit no revision can
   // meet) is the more useful thing to tell, whatever the count.
@@ -378,7 +440,10 @@ export function selectStrategy(args: SelectArgs): Selection | null {
       failure,
       revisionCount,
       `Plan ${plan.planId} exceeded ${settings.maxRevisions} revisions; latest errors: ${errors}.`,
-      ["Manual intervention: fix the cause (service, parameters) and retry", "Change approach: skip this step or rephrase the request"],
+      [
+        "Manual intervention: fix the cause (service, parameters) and retry",
+        "Change approach: skip this step or rephrase the request",
+      ],
     );
   }
   if (failure.failureCount >= settings.maxStepFailures) {
@@ -388,7 +453,10 @@ export function selectStrategy(args: SelectArgs): Selection | null {
       failure,
       revisionCount,
       `${step.id} has failed ${failure.failureCount} times (${errors}).`,
-      ["Manual intervention: check the service behind " + (failure.tool ?? "the tool"), "Change approach: skip the step or give it new parameters"],
+      [
+        "Manual intervention: check the service behind " + (failure.tool ?? "the tool"),
+        "Change approach: skip the step or give it new parameters",
+      ],
     );
   }
   if (revisionCount > 0 && plan.confidence < settings.abortBelow) {
@@ -407,18 +475,33 @@ export function selectStrategy(args: SelectArgs): Selection | null {
   if (failure.failureClass === "unknown" && args.advice) {
     const advice = args.advice;
     const refused = advice.ok
-      ? (budgetSpent(advice.outcome.revision.strategy, step, revisions) ?? repeatsFailedCall(advice.outcome, feedback) ?? lacksInputs(advice.outcome, registry))
+      ? (budgetSpent(advice.outcome.revision.strategy, step, revisions) ??
+        repeatsFailedCall(advice.outcome, feedback) ??
+        lacksInputs(advice.outcome, registry))
       : advice.reason;
     if (advice.ok && refused === null) {
       const guard = guardChoice(args, step, failure, advice.outcome);
       if (guard) return guard;
       const strategy = advice.outcome.revision.strategy;
-      return { ...base, strategy, source: "model", outcome: advice.outcome, reasoning: `No rule recognises ${step.id}'s failure ("${failure.error}"); the reasoner proposed ${strategy}, and its proposal passed validation. ${advice.outcome.revision.rationale}` };
+      return {
+        ...base,
+        strategy,
+        source: "model",
+        outcome: advice.outcome,
+        reasoning: `No rule recognises ${step.id}'s failure ("${failure.error}"); the reasoner proposed ${strategy}, and its proposal passed validation. ${advice.outcome.revision.rationale}`,
+      };
     }
     prefix = `No rule recognises ${step.id}'s failure and the reasoner's proposal was not used (${advice.ok ? `${advice.outcome.revision.strategy}: ${refused}` : refused}); falling back to the rules. `;
   }
 
-  const input: StrategyInput = { plan, failure, registry, feedback, revisionNumber: revisionCount + 1, ...(args.request ? { request: args.request } : {}) };
+  const input: StrategyInput = {
+    plan,
+    failure,
+    registry,
+    feedback,
+    revisionNumber: revisionCount + 1,
+    ...(args.request ? { request: args.request } : {}),
+  };
   const passed: string[] = [];
   for (const strategy of STRATEGY_PREFERENCES[failure.failureClass]) {
     const spent = budgetSpent(strategy, step, revisions);
@@ -427,19 +510,31 @@ export function selectStrategy(args: SelectArgs): Selection | null {
       continue;
     }
     const outcome = STRATEGIES[strategy](input);
-    const refused = outcome.applies ? (repeatsFailedCall(outcome, feedback) ?? lacksInputs(outcome, registry)) : outcome.reason;
+    const refused = outcome.applies
+      ? (repeatsFailedCall(outcome, feedback) ?? lacksInputs(outcome, registry))
+      : outcome.reason;
     if (refused === null && outcome.applies && strategy !== "SKIP") {
       const guard = guardChoice(args, step, failure, outcome);
       if (guard) return guard;
     }
     if (refused === null) {
       const why = `${prefix}${step.id} failed with ${failure.failureClass} ("${failure.error}"), which ${strategy} addresses.`;
-      return { ...base, strategy, source: "rules", reasoning: passed.length > 0 ? `${why} Passed over: ${passed.join("; ")}.` : why };
+      return {
+        ...base,
+        strategy,
+        source: "rules",
+        reasoning: passed.length > 0 ? `${why} Passed over: ${passed.join("; ")}.` : why,
+      };
     }
     passed.push(`${strategy} (${refused})`);
   }
   // SKIP always applies, so this is unreachable unless the preferences lose it.
-  return { ...base, strategy: "SKIP", source: "rules", reasoning: `${prefix}No strategy applied: ${passed.join("; ")}` };
+  return {
+    ...base,
+    strategy: "SKIP",
+    source: "rules",
+    reasoning: `${prefix}No strategy applied: ${passed.join("; ")}`,
+  };
 }
 
 /**
@@ -448,11 +543,27 @@ export function selectStrategy(args: SelectArgs): Selection | null {
  */
 export function applyStrategy(
   strategy: StrategyType,
-  args: { plan: Plan; feedback: readonly ExecutionFeedback[]; revisionCount: number; registry: ToolRegistry; taskId: string; request?: PlanningRequest; why?: string; by?: SkippedBy },
+  args: {
+    plan: Plan;
+    feedback: readonly ExecutionFeedback[];
+    revisionCount: number;
+    registry: ToolRegistry;
+    taskId: string;
+    request?: PlanningRequest;
+    why?: string;
+    by?: SkippedBy;
+  },
 ) {
   const step = args.plan.steps.find((s) => s.id === args.taskId && s.status === "failed");
   if (!step) throw new Error(`Step ${args.taskId} is not waiting for recovery`);
-  const input: StrategyInput = { plan: args.plan, failure: buildFailureContext(step, args.feedback), registry: args.registry, feedback: args.feedback, revisionNumber: args.revisionCount + 1, ...(args.request ? { request: args.request } : {}) };
+  const input: StrategyInput = {
+    plan: args.plan,
+    failure: buildFailureContext(step, args.feedback),
+    registry: args.registry,
+    feedback: args.feedback,
+    revisionNumber: args.revisionCount + 1,
+    ...(args.request ? { request: args.request } : {}),
+  };
   // A SKIP chosen after other strategies were passed over says why they were, not a generic "nothing fits".
   if (strategy === "SKIP" && args.why) {
     const skipped = skipWithReason(input, args.why, args.by);
@@ -460,7 +571,12 @@ export function applyStrategy(
   }
   const outcome = STRATEGIES[strategy](input);
   // The loop guard again: selection checked it, but the plan may have changed since (another failed step).
-  if (outcome.applies && repeatsFailedCall(outcome, args.feedback) === null && lacksInputs(outcome, args.registry) === null) return outcome;
+  if (
+    outcome.applies &&
+    repeatsFailedCall(outcome, args.feedback) === null &&
+    lacksInputs(outcome, args.registry) === null
+  )
+    return outcome;
   const fallback = STRATEGIES.SKIP(input);
   if (!fallback.applies) throw new Error("SKIP must always apply");
   return fallback;

@@ -43,7 +43,8 @@ const Row = z.object({
   at: z.string(),
 });
 
-export type EffectVerdict = { kind: "done"; record: EffectRecord } | { kind: "unknown"; record: EffectRecord } | { kind: "call" };
+export type EffectVerdict =
+  { kind: "done"; record: EffectRecord } | { kind: "unknown"; record: EffectRecord } | { kind: "call" };
 
 /**
  * The effect ledger (issue 4 item 4): every call of a tool with a side effect is written down before it is made
@@ -74,11 +75,17 @@ export class EffectLedger {
           PRIMARY KEY (thread_id, step_id, dispatch, attempt)
         )`);
     } catch (e) {
-      throw new CandorError(`Cannot create the effect ledger table ${TABLE}: the database is not writable or not SQLite. Check --db.`, ErrorCode.STORAGE, { cause: e });
+      throw new CandorError(
+        `Cannot create the effect ledger table ${TABLE}: the database is not writable or not SQLite. Check --db.`,
+        ErrorCode.STORAGE,
+        { cause: e },
+      );
     }
     this.stmts = {
       get: db.prepare(`SELECT * FROM ${TABLE} WHERE thread_id = ? AND step_id = ? AND dispatch = ? AND attempt = ?`),
-      forDispatch: db.prepare(`SELECT * FROM ${TABLE} WHERE thread_id = ? AND step_id = ? AND dispatch = ? ORDER BY attempt`),
+      forDispatch: db.prepare(
+        `SELECT * FROM ${TABLE} WHERE thread_id = ? AND step_id = ? AND dispatch = ? ORDER BY attempt`,
+      ),
       upsert: db.prepare(`
         INSERT INTO ${TABLE} (thread_id, step_id, dispatch, attempt, tool, args_hash, status, result, at)
         VALUES (@threadId, @stepId, @dispatch, @attempt, @tool, @argsHash, @status, @result, @at)
@@ -143,7 +150,9 @@ export function argsHash(args: unknown): string {
 function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";

@@ -98,7 +98,10 @@ function faulty(tool: ToolSpec, faults: readonly FaultSpec[]): ToolSpec {
   return {
     ...tool,
     // Marks the copy, so a run using it is known to be simulated (its outcome is kept apart from real runs').
-    injectedFaults: [...(tool.injectedFaults ?? []), ...faults.map((f) => `${f.kind}${f.times === null ? "" : `*${f.times}`}`)],
+    injectedFaults: [
+      ...(tool.injectedFaults ?? []),
+      ...faults.map((f) => `${f.kind}${f.times === null ? "" : `*${f.times}`}`),
+    ],
     run: async (args: unknown, ctx: ToolContext) => {
       const kind = next();
       if (kind === null) return tool.run(args, ctx);
@@ -114,18 +117,26 @@ async function inject(kind: FaultKind, tool: ToolSpec, args: unknown, ctx: ToolC
     case "error":
       throw new Error(`${tool.name} failed: simulated internal error (HTTP 500)`);
     case "unavailable":
-      throw new CandorError(`${tool.name}: the requested option is fully booked / unavailable`, ErrorCode.RESOURCE_UNAVAILABLE, {
-        details: { tool: tool.name, injected: true },
-      });
+      throw new CandorError(
+        `${tool.name}: the requested option is fully booked / unavailable`,
+        ErrorCode.RESOURCE_UNAVAILABLE,
+        {
+          details: { tool: tool.name, injected: true },
+        },
+      );
     case "slow":
       await sleep(tool.estimates.durationMs * SLOW_FACTOR, ctx.signal);
       return tool.run(args, ctx);
     case "garbage":
       return garbage(tool.name);
     case "complex":
-      throw new CandorError(`${tool.name}: the request is too complex to handle in one step (simulated); split it into smaller steps`, ErrorCode.TOOL_FAILED, {
-        details: { tool: tool.name, injected: true, failureClass: "too_complex" },
-      });
+      throw new CandorError(
+        `${tool.name}: the request is too complex to handle in one step (simulated); split it into smaller steps`,
+        ErrorCode.TOOL_FAILED,
+        {
+          details: { tool: tool.name, injected: true, failureClass: "too_complex" },
+        },
+      );
   }
 }
 

@@ -1,6 +1,14 @@
 import { CandorError, ErrorCode } from "../errors.js";
 import type { TaskStep } from "../domain/plan.js";
-import { inputsOf, requiredInputs, type Interpretation, type RequestFacts, type ToolSpec, type Toolkit, type WorkerType } from "./types.js";
+import {
+  inputsOf,
+  requiredInputs,
+  type Interpretation,
+  type RequestFacts,
+  type ToolSpec,
+  type Toolkit,
+  type WorkerType,
+} from "./types.js";
 
 /** A toolkit's reader of requests, with the tools it speaks for. */
 export interface Interpreter {
@@ -60,35 +68,53 @@ export class ToolRegistry {
     const workers = new Map<string, WorkerType>();
     const interpreters: Interpreter[] = [];
     for (const kit of toolkits) {
-      if (kit.interpret) interpreters.push({ toolkit: kit.name, tools: kit.tools.map((t) => t.name), interpret: kit.interpret });
+      if (kit.interpret)
+        interpreters.push({ toolkit: kit.name, tools: kit.tools.map((t) => t.name), interpret: kit.interpret });
       for (const tool of kit.tools) {
         if (!SNAKE.test(tool.name)) {
-          throw new CandorError(`Tool name "${tool.name}" (toolkit ${kit.name}) must be snake_case, as models see it.`, ErrorCode.CONFIGURATION);
+          throw new CandorError(
+            `Tool name "${tool.name}" (toolkit ${kit.name}) must be snake_case, as models see it.`,
+            ErrorCode.CONFIGURATION,
+          );
         }
         if (tools.has(tool.name)) {
-          throw new CandorError(`Tool "${tool.name}" is registered twice (toolkit ${kit.name}); tool names must be unique.`, ErrorCode.CONFIGURATION);
+          throw new CandorError(
+            `Tool "${tool.name}" is registered twice (toolkit ${kit.name}); tool names must be unique.`,
+            ErrorCode.CONFIGURATION,
+          );
         }
         tools.set(tool.name, tool);
       }
       for (const worker of kit.workers) {
         if (workers.has(worker.name)) {
-          throw new CandorError(`Worker type "${worker.name}" is registered twice (toolkit ${kit.name}); rename one of them.`, ErrorCode.CONFIGURATION);
+          throw new CandorError(
+            `Worker type "${worker.name}" is registered twice (toolkit ${kit.name}); rename one of them.`,
+            ErrorCode.CONFIGURATION,
+          );
         }
         workers.set(worker.name, worker);
       }
     }
-    if (tools.size === 0) throw new CandorError("No tools registered: give buildAgentGraph at least one toolkit.", ErrorCode.CONFIGURATION);
+    if (tools.size === 0)
+      throw new CandorError("No tools registered: give buildAgentGraph at least one toolkit.", ErrorCode.CONFIGURATION);
     assertOptionalInputs([...tools.values()]);
     const categories = new Set([...tools.values()].map((t) => t.category));
     for (const worker of workers.values()) {
       for (const name of worker.tools ?? []) {
         if (!tools.has(name)) {
-          throw new CandorError(`Worker type "${worker.name}" is granted tool "${name}", which does not exist. Registered tools: ${[...tools.keys()].join(", ")}.`, ErrorCode.CONFIGURATION);
+          throw new CandorError(
+            `Worker type "${worker.name}" is granted tool "${name}", which does not exist. Registered tools: ${[...tools.keys()].join(", ")}.`,
+            ErrorCode.CONFIGURATION,
+          );
         }
       }
-      const reachable = worker.categories.some((c) => c === ALL_CATEGORIES || categories.has(c)) || (worker.tools?.length ?? 0) > 0;
+      const reachable =
+        worker.categories.some((c) => c === ALL_CATEGORIES || categories.has(c)) || (worker.tools?.length ?? 0) > 0;
       if (!reachable) {
-        throw new CandorError(`Worker type "${worker.name}" grants no existing tool (categories: ${worker.categories.join(", ") || "none"}).`, ErrorCode.CONFIGURATION);
+        throw new CandorError(
+          `Worker type "${worker.name}" grants no existing tool (categories: ${worker.categories.join(", ") || "none"}).`,
+          ErrorCode.CONFIGURATION,
+        );
       }
     }
     return new ToolRegistry(tools, workers, interpreters);
@@ -112,7 +138,9 @@ export class ToolRegistry {
     const worker = this.workers.get(workerType);
     if (!worker) return [];
     const all = worker.categories.includes(ALL_CATEGORIES);
-    return [...this.tools.values()].filter((t) => all || worker.categories.includes(t.category) || (worker.tools ?? []).includes(t.name));
+    return [...this.tools.values()].filter(
+      (t) => all || worker.categories.includes(t.category) || (worker.tools ?? []).includes(t.name),
+    );
   }
 
   isGranted(workerType: string, toolName: string): boolean {
@@ -128,7 +156,11 @@ export class ToolRegistry {
   /** The best worker type for a tool: a specialist granting it, before a fallback worker. */
   workerForTool(toolName: string): WorkerType | undefined {
     const candidates = [...this.workers.values()].filter((w) => this.isGranted(w.name, toolName));
-    candidates.sort((a, b) => Number(a.fallback ?? false) - Number(b.fallback ?? false) || (a.tools?.includes(toolName) ? -1 : 0) - (b.tools?.includes(toolName) ? -1 : 0));
+    candidates.sort(
+      (a, b) =>
+        Number(a.fallback ?? false) - Number(b.fallback ?? false) ||
+        (a.tools?.includes(toolName) ? -1 : 0) - (b.tools?.includes(toolName) ? -1 : 0),
+    );
     return candidates[0];
   }
 
@@ -141,7 +173,8 @@ export class ToolRegistry {
     const tools = step.tools.map((name) => this.tools.get(name)).filter((t): t is ToolSpec => t !== undefined);
     // A step that acts on the world (a booking) never acts on part of what was planned: what it would do without a
     // skipped input is not what anyone approved, so for it every input is required.
-    if (tools.some((t) => t.sideEffect !== "none")) return { required: [...new Set(tools.flatMap(inputsOf))], optional: [] };
+    if (tools.some((t) => t.sideEffect !== "none"))
+      return { required: [...new Set(tools.flatMap(inputsOf))], optional: [] };
     const required = [...new Set(tools.flatMap(requiredInputs))];
     const optional = [...new Set(tools.flatMap((t) => t.optionalConsumes ?? []))].filter((c) => !required.includes(c));
     return { required, optional };

@@ -42,7 +42,14 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   const now = input.now ?? Date.now;
   const started = now();
   const base = { taskId: step.id, dispatch, workerType: step.workerType, params: step.params };
-  const fail = (message: string, failureClass: FailureClass, attempts: AttemptRecord[], tool: string | null, outputs: Record<string, unknown> = {}, error?: unknown): ExecutionFeedback => ({
+  const fail = (
+    message: string,
+    failureClass: FailureClass,
+    attempts: AttemptRecord[],
+    tool: string | null,
+    outputs: Record<string, unknown> = {},
+    error?: unknown,
+  ): ExecutionFeedback => ({
     ...base,
     ...errorFacts(error),
     feedbackType: feedbackTypeFor(failureClass),
@@ -59,7 +66,12 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
 
   const requested = step.tools[0];
   if (requested === undefined) {
-    return fail(`Step "${step.id}" names no tool, and the ${step.workerType} worker cannot act without one. Give the step a tool, or plan with a model.`, "wrong_tool", [], null);
+    return fail(
+      `Step "${step.id}" names no tool, and the ${step.workerType} worker cannot act without one. Give the step a tool, or plan with a model.`,
+      "wrong_tool",
+      [],
+      null,
+    );
   }
   const refused = step.tools.filter((t) => !registry.isGranted(step.workerType, t));
   if (refused.length > 0) {
@@ -135,13 +147,24 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   for (let attempt = 1; ; attempt++) {
     // A cancelled run must not call the tool again (the abort may have landed during the backoff wait).
     if (input.signal?.aborted) {
-      return fail(`${tool.name} was not called: the run was cancelled (${errorMessage(input.signal.reason)})`, lastClass, attempts, tool.name);
+      return fail(
+        `${tool.name} was not called: the run was cancelled (${errorMessage(input.signal.reason)})`,
+        lastClass,
+        attempts,
+        tool.name,
+      );
     }
     const attemptStart = now();
     const key: EffectKey = { ...dispatchKey, attempt };
     ledger?.recordStarted(key, tool.name, parsed.data);
     try {
-      const result = await callWithTimeout(tool, parsed.data, { inputs: input.inputs, ...missingOf(step), stepId: step.id, attempt }, step.timeoutMs, input.signal);
+      const result = await callWithTimeout(
+        tool,
+        parsed.data,
+        { inputs: input.inputs, ...missingOf(step), stepId: step.id, attempt },
+        step.timeoutMs,
+        input.signal,
+      );
       checkOutput(tool, result);
       ledger?.recordDone(key, tool.name, parsed.data, result);
       attempts.push({ attempt, error: null, durationMs: now() - attemptStart });
@@ -199,7 +222,9 @@ async function callWithTimeout(
   outer?: AbortSignal,
 ): Promise<unknown> {
   const controller = new AbortController();
-  const timeoutError = new CandorError(`${tool.name} timed out after ${timeoutMs} ms`, ErrorCode.TIMEOUT, { details: { timeoutMs } });
+  const timeoutError = new CandorError(`${tool.name} timed out after ${timeoutMs} ms`, ErrorCode.TIMEOUT, {
+    details: { timeoutMs },
+  });
   let timer: NodeJS.Timeout | undefined;
   // AbortSignal.any follows the run's signal without an event listener on it: every parallel step shares that
   // signal, and a listener per step trips Node's MaxListeners warning on wide fan-outs.
@@ -228,7 +253,9 @@ function checkOutput(tool: ToolSpec, result: unknown): void {
   if (tool.outputSchema) {
     const check = tool.outputSchema.safeParse(result);
     if (!check.success) {
-      throw new Error(`${tool.name} returned garbled output that does not match its schema (${check.error.issues[0]?.message ?? "invalid"})`);
+      throw new Error(
+        `${tool.name} returned garbled output that does not match its schema (${check.error.issues[0]?.message ?? "invalid"})`,
+      );
     }
   }
 }
@@ -260,12 +287,20 @@ export function callNeedingApproval(step: TaskStep, registry: ToolRegistry): Pen
   if (!tool || (tool.sideEffect !== "irreversible" && !tool.needsApproval)) return null;
   const parsed = tool.schema.safeParse(step.params);
   if (!parsed.success) return null;
-  const args = parsed.data !== null && typeof parsed.data === "object" && !Array.isArray(parsed.data) ? (parsed.data as Record<string, unknown>) : { value: parsed.data };
+  const args =
+    parsed.data !== null && typeof parsed.data === "object" && !Array.isArray(parsed.data)
+      ? (parsed.data as Record<string, unknown>)
+      : { value: parsed.data };
   return { tool, args };
 }
 
 /** The outcome of a call a person denied: a policy_blocked failure, the tool never called. */
-export function deniedFeedback(step: TaskStep, dispatch: number, call: { tool: string; args: Record<string, unknown> }, comment: string | null): ExecutionFeedback {
+export function deniedFeedback(
+  step: TaskStep,
+  dispatch: number,
+  call: { tool: string; args: Record<string, unknown> },
+  comment: string | null,
+): ExecutionFeedback {
   const reason = comment ? ` (${comment})` : "";
   return {
     taskId: step.id,

@@ -205,6 +205,12 @@ export function inputsOf(tool: Pick<ToolSpec, "consumes" | "optionalConsumes">):
  * input (plan_days needs attractions) is a part of a decomposition, not a stand-in; one that merely could use an
  * extra input (an optional one) can stand in and runs without it.
  */
-export function canStandIn(candidate: Pick<ToolSpec, "produces" | "consumes" | "optionalConsumes">, needed: readonly string[], received: readonly string[]): boolean {
-  return needed.every((o) => candidate.produces.includes(o)) && requiredInputs(candidate).every((c) => received.includes(c));
+export function canStandIn(
+  candidate: Pick<ToolSpec, "produces" | "consumes" | "optionalConsumes">,
+  needed: readonly string[],
+  received: readonly string[],
+): boolean {
+  return (
+    needed.every((o) => candidate.produces.includes(o)) && requiredInputs(candidate).every((c) => received.includes(c))
+  );
 }

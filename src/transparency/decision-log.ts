@@ -6,7 +6,20 @@ import { ensureDirectory } from "../memory/paths.js";
 
 /** One planning decision (seed 000 scenario 19): what was decided, why, and what it did to confidence. */
 export interface Decision {
-  operation: "plan" | "approval" | "route" | "dispatch" | "step_result" | "classify" | "strategy" | "revision" | "escalation" | "human_decision" | "synthesize" | "reflect" | "report";
+  operation:
+    | "plan"
+    | "approval"
+    | "route"
+    | "dispatch"
+    | "step_result"
+    | "classify"
+    | "strategy"
+    | "revision"
+    | "escalation"
+    | "human_decision"
+    | "synthesize"
+    | "reflect"
+    | "report";
   planId: string | null;
   taskId?: string | null;
   threadId?: string | null;
@@ -46,7 +59,10 @@ export function fileDecisionLog(file: string, level: string = "info"): DecisionL
       { cause: e, details: { logFile: file } },
     );
   }
-  const logger = pino({ level, base: { app: "candor" }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: "msg" }, destination);
+  const logger = pino(
+    { level, base: { app: "candor" }, timestamp: pino.stdTimeFunctions.isoTime, messageKey: "msg" },
+    destination,
+  );
   return {
     logger,
     record(d) {

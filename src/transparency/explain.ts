@@ -20,7 +20,12 @@ const WHAT_WE_DO: Record<RevisionStrategy, string> = {
  * Seed 000 scenario 18: a revision in plain language — what failed, why, what happens now, the expected impact,
  * and confidence from → to, with where the details are. No stack traces, no exception names.
  */
-export function explainRevision(revision: PlanRevision, failedStep: Pick<TaskStep, "id" | "description" | "estimates">, error: string, logFile: string | null): Notification {
+export function explainRevision(
+  revision: PlanRevision,
+  failedStep: Pick<TaskStep, "id" | "description" | "estimates">,
+  error: string,
+  logFile: string | null,
+): Notification {
   const impact = estimatedDelay(revision.strategy, failedStep);
   const details = detailsPointer(failedStep.id, logFile);
   const lines = [
@@ -62,7 +67,11 @@ export function escalationNotification(request: FailureEscalationRequest, logFil
     kind: "escalation",
     taskId: request.taskId,
     title: `Needs a human: ${request.reason}`,
-    message: [`Errors so far: ${request.errors.join(" | ")}`, `Suggested: ${request.suggestedActions.join("; ")}`, `Decisions: ${request.decisions.join(", ")}`].join("\n"),
+    message: [
+      `Errors so far: ${request.errors.join(" | ")}`,
+      `Suggested: ${request.suggestedActions.join("; ")}`,
+      `Decisions: ${request.decisions.join(", ")}`,
+    ].join("\n"),
     errorSummary: request.errors[request.errors.length - 1] ?? null,
     recoveryStrategy: "Paused for human guidance",
     estimatedDelay: "until a human decides",
@@ -78,7 +87,11 @@ export function approvalNotification(request: HumanApprovalRequest): Notificatio
       (request.openQuestions?.length ?? 0) > 0
         ? `Plan ${request.planId} needs approval: ${request.openQuestions?.length ?? 0} thing(s) in the request will not be done as asked`
         : `Plan ${request.planId} needs approval: confidence ${request.confidence.toFixed(2)} is below ${request.threshold.toFixed(2)}`,
-    message: [`Reasons: ${request.reasons.join("; ")}`, `Recommended: ${request.recommendedAction}`, `Decisions: ${request.decisions.join(", ")}`].join("\n"),
+    message: [
+      `Reasons: ${request.reasons.join("; ")}`,
+      `Recommended: ${request.recommendedAction}`,
+      `Decisions: ${request.decisions.join(", ")}`,
+    ].join("\n"),
     recoveryStrategy: "Paused until a human approves or rejects the plan",
     estimatedDelay: "until a human decides",
   });

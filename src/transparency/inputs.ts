@@ -10,7 +10,10 @@ export function describeInputs(inputs: Record<string, unknown>, consumes: readon
   for (const key of consumes) {
     if (!(key in inputs)) continue;
     const value = inputs[key];
-    const summary = value && typeof value === "object" && typeof (value as { summary?: unknown }).summary === "string" ? (value as { summary: string }).summary : JSON.stringify(value);
+    const summary =
+      value && typeof value === "object" && typeof (value as { summary?: unknown }).summary === "string"
+        ? (value as { summary: string }).summary
+        : JSON.stringify(value);
     out[key] = summary.length > MAX_INPUT_CHARS ? `${summary.slice(0, MAX_INPUT_CHARS - 1)}…` : summary;
   }
   return out;

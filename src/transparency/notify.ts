@@ -34,12 +34,16 @@ export function describeFailureClass(cls: FailureClass): string {
 }
 
 /** Expected extra time per strategy, in words (seed 000 scenario 2's estimated_delay). */
-export function estimatedDelay(strategy: RevisionStrategy | null, step: Pick<TaskStep, "estimates"> | undefined): string {
+export function estimatedDelay(
+  strategy: RevisionStrategy | null,
+  step: Pick<TaskStep, "estimates"> | undefined,
+): string {
   if (!strategy) return "to be decided";
   const ms = step?.estimates.durationMs ?? 1000;
   const seconds = (factor: number) => Math.max(1, Math.round((ms * factor) / 1000));
   // Short steps round both ends to the same second: say "about 1 s", not "about 1-1 s".
-  const about = (lo: number, hi: number) => (seconds(lo) === seconds(hi) ? `about ${seconds(lo)} s` : `about ${seconds(lo)}-${seconds(hi)} s`);
+  const about = (lo: number, hi: number) =>
+    seconds(lo) === seconds(hi) ? `about ${seconds(lo)} s` : `about ${seconds(lo)}-${seconds(hi)} s`;
   switch (strategy) {
     case "SKIP":
       return "none (the step is dropped)";
@@ -71,7 +75,11 @@ export function failureNotification(step: TaskStep, feedback: ExecutionFeedback,
   });
 }
 
-export function retryNotification(step: TaskStep, info: { attempt: number; error: string; nextInMs: number }, logFile: string | null): Notification {
+export function retryNotification(
+  step: TaskStep,
+  info: { attempt: number; error: string; nextInMs: number },
+  logFile: string | null,
+): Notification {
   return notification({
     severity: "WARNING",
     kind: "step_failed",
@@ -96,7 +104,11 @@ export interface RecordedCall {
  * A step that succeeded. When the effect ledger answered (a resume or replay reached a call already made), the
  * title says so: the result shown is the recorded one and the tool did nothing this time.
  */
-export function successNotification(step: TaskStep, feedback: ExecutionFeedback, recorded: RecordedCall | null = null): Notification {
+export function successNotification(
+  step: TaskStep,
+  feedback: ExecutionFeedback,
+  recorded: RecordedCall | null = null,
+): Notification {
   const title = recorded
     ? `${step.description} (${step.id}) answered from the effect ledger: ${recorded.tool} was not called again (its result was recorded at ${recorded.at}, attempt ${recorded.attempt})`
     : `${step.description} (${step.id}) done in ${Math.round(feedback.durationMs)} ms`;
@@ -105,7 +117,9 @@ export function successNotification(step: TaskStep, feedback: ExecutionFeedback,
 
 /** The plan, announced: `notes` (fallbacks, assumptions, changes, open questions) make it a warning, `info` does not. */
 export function planNotification(plan: Plan, notes: readonly string[], info: readonly string[] = []): Notification {
-  const steps = plan.steps.map((s) => `${s.order}. ${s.id} [${s.workerType}${s.dependsOn.length ? ` after ${s.dependsOn.join(", ")}` : ""}]`).join("; ");
+  const steps = plan.steps
+    .map((s) => `${s.order}. ${s.id} [${s.workerType}${s.dependsOn.length ? ` after ${s.dependsOn.join(", ")}` : ""}]`)
+    .join("; ");
   return notification({
     severity: notes.length > 0 ? "WARNING" : "INFO",
     kind: "plan",

@@ -31,7 +31,10 @@ const OUTCOME: Record<RunStatus, string> = {
 };
 
 function outcomeText(facts: ReportFacts, failedSteps: number): string {
-  const undone = facts.plan && facts.status === "partial" && missingSteps(facts.plan).length === 0 ? unansweredByUnderstanding(facts.plan) : [];
+  const undone =
+    facts.plan && facts.status === "partial" && missingSteps(facts.plan).length === 0
+      ? unansweredByUnderstanding(facts.plan)
+      : [];
   if (undone.length > 0) {
     const what = undone.map((m) => `"${m.text}" (${m.why})`).join("; ");
     return `Partly completed: every step succeeded, but part of the request was not done: ${what}.${facts.failureReason ? ` ${facts.failureReason}` : ""}`;
@@ -48,11 +51,25 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
   const byTask = new Map<string, ExecutionFeedback[]>();
   for (const f of facts.feedback) byTask.set(f.taskId, [...(byTask.get(f.taskId) ?? []), f]);
   // Every step that ever ran is listed, including those a revision replaced: hiding them would hide failures.
-  const replacedIds = [...new Set(facts.revisions.flatMap((r) => r.removedStepIds))].filter((id) => !steps.some((s) => s.id === id));
+  const replacedIds = [...new Set(facts.revisions.flatMap((r) => r.removedStepIds))].filter(
+    (id) => !steps.some((s) => s.id === id),
+  );
   const tasks = [
     ...replacedIds.map((id) => {
       const fb = byTask.get(id) ?? [];
-      return { id, description: `(replaced) ${id}`, workerType: fb[0]?.workerType ?? "", status: "replaced", attempts: fb.reduce((n, f) => n + f.attempt, 0), durationMs: fb.reduce((n, f) => n + f.durationMs, 0), cost: fb.reduce((n, f) => n + f.cost, 0), lastFeedback: fb[fb.length - 1]?.feedbackType ?? null, errors: fb.flatMap((f) => f.errors), replaces: null, skipReason: null };
+      return {
+        id,
+        description: `(replaced) ${id}`,
+        workerType: fb[0]?.workerType ?? "",
+        status: "replaced",
+        attempts: fb.reduce((n, f) => n + f.attempt, 0),
+        durationMs: fb.reduce((n, f) => n + f.durationMs, 0),
+        cost: fb.reduce((n, f) => n + f.cost, 0),
+        lastFeedback: fb[fb.length - 1]?.feedbackType ?? null,
+        errors: fb.flatMap((f) => f.errors),
+        replaces: null,
+        skipReason: null,
+      };
     }),
     ...steps.map((s) => {
       const fb = byTask.get(s.id) ?? [];
@@ -80,7 +97,14 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
   const ended = Date.now();
   // DEPENDENCY_FAILURE steps never ran: they are counted as skipped, not failed (as reflection does).
   const failedIds = new Set(
-    facts.feedback.filter((f) => f.feedbackType !== "SUCCESS" && f.feedbackType !== "PARTIAL_SUCCESS" && f.feedbackType !== "DEPENDENCY_FAILURE").map((f) => f.taskId),
+    facts.feedback
+      .filter(
+        (f) =>
+          f.feedbackType !== "SUCCESS" &&
+          f.feedbackType !== "PARTIAL_SUCCESS" &&
+          f.feedbackType !== "DEPENDENCY_FAILURE",
+      )
+      .map((f) => f.taskId),
   );
   return {
     planId: facts.plan?.planId ?? "(no plan)",
@@ -123,16 +147,28 @@ export function renderReport(report: ExecutionReport): string {
   out.push(`Report for plan ${report.planId}`);
   out.push(`  Request: ${report.request}`);
   out.push(`  Outcome: ${s.outcome}`);
-  out.push(`  Status: ${s.status} · ${s.stepsSucceeded} done, ${s.stepsFailed} failed, ${s.stepsSkipped} skipped · ${s.revisionCount} revision(s) · ${(s.totalDurationMs / 1000).toFixed(2)} s · cost ${s.totalCost}`);
+  out.push(
+    `  Status: ${s.status} · ${s.stepsSucceeded} done, ${s.stepsFailed} failed, ${s.stepsSkipped} skipped · ${s.revisionCount} revision(s) · ${(s.totalDurationMs / 1000).toFixed(2)} s · cost ${s.totalCost}`,
+  );
   out.push("", "Tasks:");
   for (const t of report.tasks) {
-    const extra = [t.replaces ? `replaces ${t.replaces}` : "", t.skipReason ?? "", t.errors.length ? `errors: ${t.errors.join(" | ")}` : ""].filter(Boolean).join("; ");
-    out.push(`  - ${t.id} [${t.workerType}] ${t.status}, ${t.attempts} attempt(s), ${Math.round(t.durationMs)} ms${extra ? ` — ${extra}` : ""}`);
+    const extra = [
+      t.replaces ? `replaces ${t.replaces}` : "",
+      t.skipReason ?? "",
+      t.errors.length ? `errors: ${t.errors.join(" | ")}` : "",
+    ]
+      .filter(Boolean)
+      .join("; ");
+    out.push(
+      `  - ${t.id} [${t.workerType}] ${t.status}, ${t.attempts} attempt(s), ${Math.round(t.durationMs)} ms${extra ? ` — ${extra}` : ""}`,
+    );
   }
   if (report.revisions.length > 0) {
     out.push("", "Revisions:");
     for (const r of report.revisions) {
-      out.push(`  - ${r.revisionId} ${r.strategy} for ${r.failedTaskId} (${r.failureClass}), confidence ${r.confidenceFrom.toFixed(2)} → ${r.confidenceTo.toFixed(2)}`);
+      out.push(
+        `  - ${r.revisionId} ${r.strategy} for ${r.failedTaskId} (${r.failureClass}), confidence ${r.confidenceFrom.toFixed(2)} → ${r.confidenceTo.toFixed(2)}`,
+      );
       out.push(`      why: ${r.reason}`);
       for (const c of r.changes) out.push(`      · ${c}`);
     }

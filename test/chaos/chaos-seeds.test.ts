@@ -34,21 +34,28 @@ function isExpected(v: Violation): Expected | undefined {
 }
 
 describe("chaos seeds", () => {
-  it(`seed ${SEED}, runs ${INDICES[0]}-${INDICES[INDICES.length - 1]}: no violation but the expected ones`, { timeout: 600_000 }, async () => {
-    const { results } = await runChaos({ seed: SEED, indices: INDICES, concurrency: 2 });
-    expect(results).toHaveLength(INDICES.length);
-    const unexpected: string[] = [];
-    const seen = new Set<Expected>();
-    for (const r of results) {
-      for (const v of r.violations) {
-        const e = isExpected(v);
-        if (e) seen.add(e);
-        else unexpected.push(`${v.invariant}${v.phase ? ` (${v.phase} twin)` : ""}: ${describeViolation(v)}\n    run ${r.index} (${r.mode}): ${r.request}\n    ${r.trace.join("\n    ")}\n    reproduce: ${r.reproduce}`);
+  it(
+    `seed ${SEED}, runs ${INDICES[0]}-${INDICES[INDICES.length - 1]}: no violation but the expected ones`,
+    { timeout: 600_000 },
+    async () => {
+      const { results } = await runChaos({ seed: SEED, indices: INDICES, concurrency: 2 });
+      expect(results).toHaveLength(INDICES.length);
+      const unexpected: string[] = [];
+      const seen = new Set<Expected>();
+      for (const r of results) {
+        for (const v of r.violations) {
+          const e = isExpected(v);
+          if (e) seen.add(e);
+          else
+            unexpected.push(
+              `${v.invariant}${v.phase ? ` (${v.phase} twin)` : ""}: ${describeViolation(v)}\n    run ${r.index} (${r.mode}): ${r.request}\n    ${r.trace.join("\n    ")}\n    reproduce: ${r.reproduce}`,
+            );
+        }
       }
-    }
-    for (const e of seen) console.warn(`expected violation seen (${e.defect})`);
-    // Several modes ran: the suite did not quietly degrade to one kind of run.
-    expect(new Set(results.map((r) => r.mode)).size).toBeGreaterThanOrEqual(2);
-    expect(unexpected, unexpected.join("\n\n")).toEqual([]);
-  });
+      for (const e of seen) console.warn(`expected violation seen (${e.defect})`);
+      // Several modes ran: the suite did not quietly degrade to one kind of run.
+      expect(new Set(results.map((r) => r.mode)).size).toBeGreaterThanOrEqual(2);
+      expect(unexpected, unexpected.join("\n\n")).toEqual([]);
+    },
+  );
 });

@@ -53,8 +53,12 @@ interface Case {
 
 const USAGE = [2];
 const adjust = (taskId: string, field: string, newValue: unknown) => JSON.stringify([{ taskId, field, newValue }]);
-const run = (...flags: string[]) => (p: Places) => ["run", "Plan a 2-day trip from Paris to Rome", "--db", p.DB, "--no-input", ...flags];
-const resumeWait = (...flags: string[]) => (p: Places) => ["resume", p.WAIT, "--db", p.DB, ...flags];
+const run =
+  (...flags: string[]) =>
+  (p: Places) => ["run", "Plan a 2-day trip from Paris to Rome", "--db", p.DB, "--no-input", ...flags];
+const resumeWait =
+  (...flags: string[]) =>
+  (p: Places) => ["resume", p.WAIT, "--db", p.DB, ...flags];
 
 const CASES: Case[] = [
   // Commands and help
@@ -70,8 +74,16 @@ const CASES: Case[] = [
   { name: "run with no request", argv: (p) => ["run", "--db", p.DB], exit: USAGE },
   { name: "run with an empty request", argv: (p) => ["run", "", "--db", p.DB], exit: USAGE },
   { name: "run with a blank request", argv: (p) => ["run", "   \t ", "--db", p.DB], exit: USAGE },
-  { name: "run with a 100k-character request", argv: (p) => ["run", `plan ${"very ".repeat(20_000)}long trip to Rome`, "--db", p.DB, "--no-input"], exit: [0, 2, 3, 4] },
-  { name: "run with control characters", argv: (p) => ["run", "plan\u0000 a\u001b[31m trip\u0007 to Rome", "--db", p.DB, "--no-input"], exit: [0, 2, 3, 4] },
+  {
+    name: "run with a 100k-character request",
+    argv: (p) => ["run", `plan ${"very ".repeat(20_000)}long trip to Rome`, "--db", p.DB, "--no-input"],
+    exit: [0, 2, 3, 4],
+  },
+  {
+    name: "run with control characters",
+    argv: (p) => ["run", "plan\u0000 a\u001b[31m trip\u0007 to Rome", "--db", p.DB, "--no-input"],
+    exit: [0, 2, 3, 4],
+  },
   { name: "run with only emoji", argv: (p) => ["run", "✈️🏨", "--db", p.DB, "--no-input"], exit: [0, 2, 3, 4] },
   // run: numbers
   { name: "run --max-revisions -1", argv: run("--max-revisions", "-1"), exit: USAGE },
@@ -79,7 +91,11 @@ const CASES: Case[] = [
   { name: "run --max-revisions 1.5", argv: run("--max-revisions", "1.5"), exit: USAGE },
   { name: "run --max-revisions 1e9", argv: run("--max-revisions", "1e9"), exit: USAGE },
   { name: 'run --max-revisions ""', argv: run("--max-revisions", ""), exit: USAGE },
-  { name: "run --max-revisions with no value", argv: (p) => ["run", "x", "--db", p.DB, "--max-revisions"], exit: USAGE },
+  {
+    name: "run --max-revisions with no value",
+    argv: (p) => ["run", "x", "--db", p.DB, "--max-revisions"],
+    exit: USAGE,
+  },
   { name: 'run --approval-threshold ""', argv: run("--approval-threshold", ""), exit: USAGE },
   { name: "run --approval-threshold 2", argv: run("--approval-threshold", "2"), exit: USAGE },
   { name: "run --approval-threshold -0.1", argv: run("--approval-threshold", "-0.1"), exit: USAGE },
@@ -91,7 +107,11 @@ const CASES: Case[] = [
   { name: "run --abort-below 0x1", argv: run("--abort-below", "0x1"), exit: [0, 2, 3, 4] },
   // run: faults
   { name: "run --fault ,,,", argv: run("--fault", ",,,"), exit: USAGE },
-  { name: "run --fault with a count past 2^53", argv: run("--fault", "search_flights=timeout*99999999999999999999"), exit: USAGE },
+  {
+    name: "run --fault with a count past 2^53",
+    argv: run("--fault", "search_flights=timeout*99999999999999999999"),
+    exit: USAGE,
+  },
   { name: "run --fault on an unknown tool", argv: run("--fault", "nosuchtool=timeout"), exit: USAGE },
   { name: "run --fault of an unknown kind", argv: run("--fault", "search_flights=explode"), exit: USAGE },
   { name: "run --fault without a kind", argv: run("--fault", "search_flights"), exit: USAGE },
@@ -118,25 +138,67 @@ const CASES: Case[] = [
   { name: "run --user with a space", argv: run("--user", "bad user"), exit: USAGE },
   { name: 'run --user ""', argv: run("--user", ""), exit: USAGE },
   { name: "run --replan (a resume flag)", argv: run("--replan", "x"), exit: USAGE },
-  { name: "resume --replan with no value swallows the next flag", argv: (p) => ["resume", p.WAIT, "--db", p.DB, "--replan", "--json"], exit: USAGE, stillWaiting: "WAIT" },
+  {
+    name: "resume --replan with no value swallows the next flag",
+    argv: (p) => ["resume", p.WAIT, "--db", p.DB, "--replan", "--json"],
+    exit: USAGE,
+    stillWaiting: "WAIT",
+  },
   // run: databases
   { name: 'run --db ""', argv: () => ["run", "x", "--db", ""], exit: USAGE },
   { name: "run --db /", argv: () => ["run", "x", "--db", "/", "--no-input"], exit: USAGE },
   { name: "run --db an existing directory", argv: (p) => ["run", "x", "--db", p.DIR, "--no-input"], exit: USAGE },
   { name: "run --db /dev/null", argv: () => ["run", "x", "--db", "/dev/null", "--no-input"], exit: USAGE },
-  { name: "run --db a text file", argv: (p) => ["run", "x", "--db", path.join(p.DIR, "notes.txt"), "--no-input"], exit: USAGE, prepare: (p) => writeFileSync(path.join(p.DIR, "notes.txt"), "not a database\n") },
-  { name: "run --db a corrupt SQLite file", argv: (p) => ["run", "x", "--db", path.join(p.DIR, "corrupt.db"), "--no-input"], exit: USAGE, prepare: (p) => writeFileSync(path.join(p.DIR, "corrupt.db"), Buffer.concat([Buffer.from("SQLite format 3\u0000"), Buffer.alloc(4096, 0xab)])) },
-  { name: "run --db through a file", argv: (p) => ["run", "x", "--db", path.join(p.DIR, "notes.txt", "sub", "x.db"), "--no-input"], exit: USAGE, prepare: (p) => writeFileSync(path.join(p.DIR, "notes.txt"), "a file\n") },
-  { name: "run --db under /proc/self", argv: () => ["run", "x", "--db", "/proc/self/nonexist/x.db", "--no-input"], exit: USAGE, spawn: true },
-  { name: "run --db under /proc/<name>", argv: () => ["run", "x", "--db", "/proc/foo/x.db", "--no-input"], exit: USAGE, spawn: true },
+  {
+    name: "run --db a text file",
+    argv: (p) => ["run", "x", "--db", path.join(p.DIR, "notes.txt"), "--no-input"],
+    exit: USAGE,
+    prepare: (p) => writeFileSync(path.join(p.DIR, "notes.txt"), "not a database\n"),
+  },
+  {
+    name: "run --db a corrupt SQLite file",
+    argv: (p) => ["run", "x", "--db", path.join(p.DIR, "corrupt.db"), "--no-input"],
+    exit: USAGE,
+    prepare: (p) =>
+      writeFileSync(
+        path.join(p.DIR, "corrupt.db"),
+        Buffer.concat([Buffer.from("SQLite format 3\u0000"), Buffer.alloc(4096, 0xab)]),
+      ),
+  },
+  {
+    name: "run --db through a file",
+    argv: (p) => ["run", "x", "--db", path.join(p.DIR, "notes.txt", "sub", "x.db"), "--no-input"],
+    exit: USAGE,
+    prepare: (p) => writeFileSync(path.join(p.DIR, "notes.txt"), "a file\n"),
+  },
+  {
+    name: "run --db under /proc/self",
+    argv: () => ["run", "x", "--db", "/proc/self/nonexist/x.db", "--no-input"],
+    exit: USAGE,
+    spawn: true,
+  },
+  {
+    name: "run --db under /proc/<name>",
+    argv: () => ["run", "x", "--db", "/proc/foo/x.db", "--no-input"],
+    exit: USAGE,
+    spawn: true,
+  },
   { name: "run --json with a bad flag", argv: run("--json", "--max-revisions", "x"), exit: USAGE },
   // resume: what to resume
   { name: "resume with no thread", argv: (p) => ["resume", "--db", p.DB], exit: USAGE },
   { name: "resume an unknown thread", argv: (p) => ["resume", "nosuch", "--db", p.DB, "--approve"], exit: USAGE },
-  { name: "resume in a database that does not exist", argv: (p) => ["resume", "nosuch", "--db", path.join(p.DIR, "missing.db")], exit: USAGE },
+  {
+    name: "resume in a database that does not exist",
+    argv: (p) => ["resume", "nosuch", "--db", path.join(p.DIR, "missing.db")],
+    exit: USAGE,
+  },
   { name: "resume a malformed thread id", argv: (p) => ["resume", "bad id", "--db", p.DB], exit: USAGE },
   { name: "resume a thread id with a slash", argv: (p) => ["resume", "../x", "--db", p.DB], exit: USAGE },
-  { name: "resume a finished thread with a decision", argv: (p) => ["resume", p.DONE, "--db", p.DB, "--approve"], exit: USAGE },
+  {
+    name: "resume a finished thread with a decision",
+    argv: (p) => ["resume", p.DONE, "--db", p.DB, "--approve"],
+    exit: USAGE,
+  },
   { name: "resume a finished thread with no decision", argv: (p) => ["resume", p.DONE, "--db", p.DB], exit: [0] },
   { name: "resume waiting thread with no decision", argv: resumeWait(), exit: [3], stillWaiting: "WAIT" },
   // resume: decisions that do not fit
@@ -145,50 +207,190 @@ const CASES: Case[] = [
   { name: "resume --retry at a plan approval", argv: resumeWait("--retry"), exit: USAGE, stillWaiting: "WAIT" },
   { name: "resume --abort at a plan approval", argv: resumeWait("--abort"), exit: USAGE, stillWaiting: "WAIT" },
   { name: "resume two decisions", argv: resumeWait("--approve", "--reject"), exit: USAGE, stillWaiting: "WAIT" },
-  { name: "resume three decisions", argv: resumeWait("--approve", "--reject", "--skip"), exit: USAGE, stillWaiting: "WAIT" },
+  {
+    name: "resume three decisions",
+    argv: resumeWait("--approve", "--reject", "--skip"),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+  },
   { name: "resume --comment alone", argv: resumeWait("--comment", "why"), exit: USAGE, stillWaiting: "WAIT" },
-  { name: "resume --set without --retry", argv: resumeWait("--approve", "--set", "a=1"), exit: USAGE, stillWaiting: "WAIT" },
-  { name: "resume --retry --set not key=value", argv: resumeWait("--retry", "--set", "noequals"), exit: USAGE, stillWaiting: "WAIT" },
+  {
+    name: "resume --set without --retry",
+    argv: resumeWait("--approve", "--set", "a=1"),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --retry --set not key=value",
+    argv: resumeWait("--retry", "--set", "noequals"),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+  },
   { name: 'resume --replan ""', argv: resumeWait("--replan", ""), exit: USAGE, stillWaiting: "WAIT" },
   { name: "resume --replan of spaces", argv: resumeWait("--replan", "   "), exit: USAGE, stillWaiting: "WAIT" },
   { name: "resume --bogus", argv: resumeWait("--bogus"), exit: USAGE, stillWaiting: "WAIT" },
-  { name: "resume --reject at a tool approval", argv: (p) => ["resume", p.TOOL, "--db", p.DB, "--reject"], exit: USAGE, stillWaiting: "TOOL" },
-  { name: "resume --adjust at a tool approval", argv: (p) => ["resume", p.TOOL, "--db", p.DB, "--adjust", adjust("flight", "params.travellers", 2)], exit: USAGE, stillWaiting: "TOOL" },
-  { name: "resume --approve at an escalation", argv: (p) => ["resume", p.ESC, "--db", p.DB, "--approve"], exit: USAGE, stillWaiting: "ESC" },
-  { name: "resume --deny at an escalation", argv: (p) => ["resume", p.ESC, "--db", p.DB, "--deny"], exit: USAGE, stillWaiting: "ESC" },
+  {
+    name: "resume --reject at a tool approval",
+    argv: (p) => ["resume", p.TOOL, "--db", p.DB, "--reject"],
+    exit: USAGE,
+    stillWaiting: "TOOL",
+  },
+  {
+    name: "resume --adjust at a tool approval",
+    argv: (p) => ["resume", p.TOOL, "--db", p.DB, "--adjust", adjust("flight", "params.travellers", 2)],
+    exit: USAGE,
+    stillWaiting: "TOOL",
+  },
+  {
+    name: "resume --approve at an escalation",
+    argv: (p) => ["resume", p.ESC, "--db", p.DB, "--approve"],
+    exit: USAGE,
+    stillWaiting: "ESC",
+  },
+  {
+    name: "resume --deny at an escalation",
+    argv: (p) => ["resume", p.ESC, "--db", p.DB, "--deny"],
+    exit: USAGE,
+    stillWaiting: "ESC",
+  },
   // resume: --adjust JSON
   { name: "resume --adjust not JSON", argv: resumeWait("--adjust", "{not json"), exit: USAGE, stillWaiting: "WAIT" },
   { name: "resume --adjust []", argv: resumeWait("--adjust", "[]"), exit: USAGE, stillWaiting: "WAIT" },
   { name: "resume --adjust null", argv: resumeWait("--adjust", "null"), exit: USAGE, stillWaiting: "WAIT" },
   { name: "resume --adjust a number", argv: resumeWait("--adjust", "42"), exit: USAGE, stillWaiting: "WAIT" },
-  { name: "resume --adjust without newValue", argv: resumeWait("--adjust", '[{"taskId":"hotel","field":"params.nights"}]'), exit: [2, 3], stillWaiting: "WAIT" },
-  { name: "resume --adjust with a numeric taskId", argv: resumeWait("--adjust", '[{"taskId":1,"field":"params.nights","newValue":3}]'), exit: USAGE, stillWaiting: "WAIT" },
-  { name: "resume --adjust @ a missing file", argv: resumeWait("--adjust", "@/nonexistent/adjust.json"), exit: USAGE, stillWaiting: "WAIT" },
-  { name: "resume --adjust @ a directory", argv: (p) => resumeWait("--adjust", `@${p.DIR}`)(p), exit: USAGE, stillWaiting: "WAIT" },
-  { name: "resume --adjust @ a file of prose", argv: (p) => resumeWait("--adjust", `@${path.join(p.DIR, "prose.txt")}`)(p), exit: USAGE, stillWaiting: "WAIT", prepare: (p) => writeFileSync(path.join(p.DIR, "prose.txt"), "make it cheaper please") },
+  {
+    name: "resume --adjust without newValue",
+    argv: resumeWait("--adjust", '[{"taskId":"hotel","field":"params.nights"}]'),
+    exit: [2, 3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust with a numeric taskId",
+    argv: resumeWait("--adjust", '[{"taskId":1,"field":"params.nights","newValue":3}]'),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust @ a missing file",
+    argv: resumeWait("--adjust", "@/nonexistent/adjust.json"),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust @ a directory",
+    argv: (p) => resumeWait("--adjust", `@${p.DIR}`)(p),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust @ a file of prose",
+    argv: (p) => resumeWait("--adjust", `@${path.join(p.DIR, "prose.txt")}`)(p),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+    prepare: (p) => writeFileSync(path.join(p.DIR, "prose.txt"), "make it cheaper please"),
+  },
   // resume: --adjust edits the graph must refuse
-  { name: "resume --adjust an unknown step", argv: resumeWait("--adjust", adjust("nosuch", "params.nights", 3)), exit: [3], stillWaiting: "WAIT" },
-  { name: "resume --adjust a field nobody may change", argv: resumeWait("--adjust", adjust("hotel", "status", "done")), exit: [3], stillWaiting: "WAIT" },
-  { name: "resume --adjust __proto__", argv: resumeWait("--adjust", adjust("hotel", "__proto__", { polluted: true })), exit: [3], stillWaiting: "WAIT" },
-  { name: "resume --adjust a dependency cycle", argv: resumeWait("--adjust", adjust("flight", "dependsOn", ["flight"])), exit: [3], stillWaiting: "WAIT" },
-  { name: "resume --adjust a dependency on a missing step", argv: resumeWait("--adjust", adjust("flight", "dependsOn", ["nowhere"])), exit: [3], stillWaiting: "WAIT" },
-  { name: "resume --adjust nights -5", argv: resumeWait("--adjust", adjust("hotel", "params.nights", -5)), exit: [3], stillWaiting: "WAIT" },
-  { name: 'resume --adjust nights "three"', argv: resumeWait("--adjust", adjust("hotel", "params.nights", "three")), exit: [3], stillWaiting: "WAIT" },
-  { name: "resume --adjust travellers 1e9", argv: resumeWait("--adjust", adjust("flight", "params.travellers", 1e9)), exit: [3], stillWaiting: "WAIT" },
-  { name: "resume --adjust an ungranted tool", argv: resumeWait("--adjust", adjust("flight", "tools", ["book_trip"])), exit: [3], stillWaiting: "WAIT" },
-  { name: "resume --adjust an unknown worker", argv: resumeWait("--adjust", adjust("flight", "workerType", "root")), exit: [3], stillWaiting: "WAIT" },
-  { name: "resume --adjust a negative timeout", argv: resumeWait("--adjust", adjust("flight", "timeoutMs", -1)), exit: [3], stillWaiting: "WAIT" },
+  {
+    name: "resume --adjust an unknown step",
+    argv: resumeWait("--adjust", adjust("nosuch", "params.nights", 3)),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust a field nobody may change",
+    argv: resumeWait("--adjust", adjust("hotel", "status", "done")),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust __proto__",
+    argv: resumeWait("--adjust", adjust("hotel", "__proto__", { polluted: true })),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust a dependency cycle",
+    argv: resumeWait("--adjust", adjust("flight", "dependsOn", ["flight"])),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust a dependency on a missing step",
+    argv: resumeWait("--adjust", adjust("flight", "dependsOn", ["nowhere"])),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust nights -5",
+    argv: resumeWait("--adjust", adjust("hotel", "params.nights", -5)),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: 'resume --adjust nights "three"',
+    argv: resumeWait("--adjust", adjust("hotel", "params.nights", "three")),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust travellers 1e9",
+    argv: resumeWait("--adjust", adjust("flight", "params.travellers", 1e9)),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust an ungranted tool",
+    argv: resumeWait("--adjust", adjust("flight", "tools", ["book_trip"])),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust an unknown worker",
+    argv: resumeWait("--adjust", adjust("flight", "workerType", "root")),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
+  {
+    name: "resume --adjust a negative timeout",
+    argv: resumeWait("--adjust", adjust("flight", "timeoutMs", -1)),
+    exit: [3],
+    stillWaiting: "WAIT",
+  },
   // resume: --retry --set the graph must refuse
-  { name: "resume --retry --set an unknown parameter", argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry", "--set", "nosuch=1"], exit: [3], stillWaiting: "ESC" },
-  { name: "resume --retry --set a negative budget", argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry", "--set", "budget=-5"], exit: [3], stillWaiting: "ESC" },
-  { name: "resume --retry --set budget to text", argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry", "--set", "budget=lots"], exit: [3], stillWaiting: "ESC" },
+  {
+    name: "resume --retry --set an unknown parameter",
+    argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry", "--set", "nosuch=1"],
+    exit: [3],
+    stillWaiting: "ESC",
+  },
+  {
+    name: "resume --retry --set a negative budget",
+    argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry", "--set", "budget=-5"],
+    exit: [3],
+    stillWaiting: "ESC",
+  },
+  {
+    name: "resume --retry --set budget to text",
+    argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry", "--set", "budget=lots"],
+    exit: [3],
+    stillWaiting: "ESC",
+  },
   // Refused up front as bad usage (exit 2) with the command that can work: --retry --set budget=<the floors' sum>.
-  { name: "resume plain --retry of an infeasible limit", argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry"], exit: USAGE, stillWaiting: "ESC" },
+  {
+    name: "resume plain --retry of an infeasible limit",
+    argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry"],
+    exit: USAGE,
+    stillWaiting: "ESC",
+  },
   // threads, history, report
   { name: "threads --limit 0", argv: (p) => ["threads", "--db", p.DB, "--limit", "0"], exit: USAGE },
   { name: "threads --limit abc", argv: (p) => ["threads", "--db", p.DB, "--limit", "abc"], exit: USAGE },
   { name: "threads --limit -1", argv: (p) => ["threads", "--db", p.DB, "--limit", "-1"], exit: USAGE },
-  { name: "threads in a database that does not exist", argv: (p) => ["threads", "--db", path.join(p.DIR, "missing.db")], exit: [0] },
+  {
+    name: "threads in a database that does not exist",
+    argv: (p) => ["threads", "--db", path.join(p.DIR, "missing.db")],
+    exit: [0],
+  },
   { name: "threads --bogus", argv: (p) => ["threads", "--db", p.DB, "--bogus"], exit: USAGE },
   { name: "history of an unknown thread", argv: (p) => ["history", "nosuch", "--db", p.DB], exit: USAGE },
   { name: "history with no thread", argv: (p) => ["history", "--db", p.DB], exit: USAGE },
@@ -202,7 +404,11 @@ const CASES: Case[] = [
   { name: "logs --thread unknown", argv: (p) => ["logs", "--thread", "nosuch", "--db", p.DB], exit: USAGE },
   { name: "logs --operation bogus", argv: (p) => ["logs", "--operation", "bogus", "--db", p.DB], exit: USAGE },
   { name: "logs --thread with no value", argv: (p) => ["logs", "--db", p.DB, "--thread"], exit: USAGE },
-  { name: "logs with no database", argv: (p) => ["logs", "--db", path.join(p.DIR, "nowhere", "missing.db")], exit: [0] },
+  {
+    name: "logs with no database",
+    argv: (p) => ["logs", "--db", path.join(p.DIR, "nowhere", "missing.db")],
+    exit: [0],
+  },
   {
     name: "logs with decisions.log a directory",
     argv: (p) => ["logs", "--db", path.join(p.DIR, "logdir", "candor.db")],
@@ -210,25 +416,92 @@ const CASES: Case[] = [
     // Each database has its own log beside it (issue 8 item 5): <db>.decisions.log.
     prepare: (p) => mkdirSync(path.join(p.DIR, "logdir", "candor.db.decisions.log"), { recursive: true }),
   },
-  { name: "logs with a corrupt decisions.log", argv: (p) => ["logs", "--db", path.join(p.DIR, "junk", "candor.db")], exit: [0], prepare: (p) => (mkdirSync(path.join(p.DIR, "junk")), writeFileSync(path.join(p.DIR, "junk", "candor.db.decisions.log"), '{"operation":\n\u0000\u0001garbage\n[1,2]\n{"operation":5}\n')) },
+  {
+    name: "logs with a corrupt decisions.log",
+    argv: (p) => ["logs", "--db", path.join(p.DIR, "junk", "candor.db")],
+    exit: [0],
+    prepare: (p) => (
+      mkdirSync(path.join(p.DIR, "junk")),
+      writeFileSync(
+        path.join(p.DIR, "junk", "candor.db.decisions.log"),
+        '{"operation":\n\u0000\u0001garbage\n[1,2]\n{"operation":5}\n',
+      )
+    ),
+  },
   // replay and fork
   { name: "replay without --from", argv: (p) => ["replay", p.DONE, "--db", p.DB], exit: USAGE },
-  { name: "replay an unknown checkpoint", argv: (p) => ["replay", p.DONE, "--db", p.DB, "--from", "nosuch"], exit: USAGE },
-  { name: "replay with --set", argv: (p) => ["replay", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "a=1"], exit: USAGE },
+  {
+    name: "replay an unknown checkpoint",
+    argv: (p) => ["replay", p.DONE, "--db", p.DB, "--from", "nosuch"],
+    exit: USAGE,
+  },
+  {
+    name: "replay with --set",
+    argv: (p) => ["replay", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "a=1"],
+    exit: USAGE,
+  },
   { name: "replay an unknown thread", argv: (p) => ["replay", "nosuch", "--db", p.DB, "--from", "x"], exit: USAGE },
   { name: "fork without --set", argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP], exit: USAGE },
-  { name: "fork --set not key=value", argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "noequals"], exit: USAGE },
-  { name: "fork --set with an empty path part", argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "settings..x=1"], exit: USAGE },
-  { name: "fork --set a path that does not exist", argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "nosuch.path=1"], exit: USAGE },
-  { name: "fork --set __proto__.polluted", argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "__proto__.polluted=1"], exit: USAGE },
-  { name: "fork --set a wrong type", argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "settings.maxRevisions=lots"], exit: USAGE },
-  { name: "fork --set a negative night count", argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "plan.steps.1.params.nights=-3"], exit: USAGE },
-  { name: "fork --as-node an unknown node", argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--as-node", "nosuch", "--set", "settings.maxRevisions=1"], exit: USAGE },
-  { name: "fork an unknown checkpoint", argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", "nosuch", "--set", "settings.maxRevisions=1"], exit: USAGE },
+  {
+    name: "fork --set not key=value",
+    argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "noequals"],
+    exit: USAGE,
+  },
+  {
+    name: "fork --set with an empty path part",
+    argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "settings..x=1"],
+    exit: USAGE,
+  },
+  {
+    name: "fork --set a path that does not exist",
+    argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "nosuch.path=1"],
+    exit: USAGE,
+  },
+  {
+    name: "fork --set __proto__.polluted",
+    argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "__proto__.polluted=1"],
+    exit: USAGE,
+  },
+  {
+    name: "fork --set a wrong type",
+    argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "settings.maxRevisions=lots"],
+    exit: USAGE,
+  },
+  {
+    name: "fork --set a negative night count",
+    argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", "plan.steps.1.params.nights=-3"],
+    exit: USAGE,
+  },
+  {
+    name: "fork --as-node an unknown node",
+    argv: (p) => [
+      "fork",
+      p.DONE,
+      "--db",
+      p.DB,
+      "--from",
+      p.CP,
+      "--as-node",
+      "nosuch",
+      "--set",
+      "settings.maxRevisions=1",
+    ],
+    exit: USAGE,
+  },
+  {
+    name: "fork an unknown checkpoint",
+    argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", "nosuch", "--set", "settings.maxRevisions=1"],
+    exit: USAGE,
+  },
   // The real entry point, in a process of its own
   { name: "process: unknown flag", argv: () => ["run", "x", "--bogus"], exit: USAGE, spawn: true },
   { name: "process: --version", argv: () => ["--version"], exit: [0], spawn: true },
-  { name: "process: resume an unknown thread", argv: (p) => ["resume", "nosuch", "--db", p.DB], exit: USAGE, spawn: true },
+  {
+    name: "process: resume an unknown thread",
+    argv: (p) => ["resume", "nosuch", "--db", p.DB],
+    exit: USAGE,
+    spawn: true,
+  },
 ];
 
 /** A Node stack frame: never shown for bad input. */
@@ -259,7 +532,16 @@ async function inProcess(argv: string[], env: Record<string, string> | undefined
     }, IN_PROCESS_LIMIT_MS);
   });
   const code = await Promise.race([
-    runCli(argv, { out: (t) => void (stdout += `${t}\n`), err: (t) => void (stderr += `${t}\n`), invokedAs: "candor", signal: abort.signal }, () => readEnv(env ?? {})),
+    runCli(
+      argv,
+      {
+        out: (t) => void (stdout += `${t}\n`),
+        err: (t) => void (stderr += `${t}\n`),
+        invokedAs: "candor",
+        signal: abort.signal,
+      },
+      () => readEnv(env ?? {}),
+    ),
     limit,
   ]);
   clearTimeout(timer);
@@ -268,7 +550,8 @@ async function inProcess(argv: string[], env: Record<string, string> | undefined
 
 function inChild(argv: string[], cwd: string): Promise<Outcome> {
   const env = { ...process.env };
-  for (const key of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CANDOR_DB", "CANDOR_MODEL", "CANDOR_LOG_LEVEL"]) delete env[key];
+  for (const key of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CANDOR_DB", "CANDOR_MODEL", "CANDOR_LOG_LEVEL"])
+    delete env[key];
   const child = spawn(process.execPath, [CLI_ENTRY, ...argv], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -294,12 +577,16 @@ function problems(c: Case, o: Outcome, waitingBefore: string | null, waitingAfte
   const both = `${o.stdout}\n${o.stderr}`;
   if (o.timedOut) return [`did not end within ${c.spawn ? CHILD_LIMIT_MS : IN_PROCESS_LIMIT_MS} ms`];
   if (STACK.test(both)) out.push("printed a stack trace");
-  if (/Internal error/.test(both) || o.code === 1) out.push(`internal error (exit ${o.code}): ${o.stderr.trim().split("\n")[0]}`);
+  if (/Internal error/.test(both) || o.code === 1)
+    out.push(`internal error (exit ${o.code}): ${o.stderr.trim().split("\n")[0]}`);
   if (o.code === null || ![0, 2, 3, 4].includes(o.code)) out.push(`exit ${o.code} is not a documented exit code`);
-  else if (!c.exit.includes(o.code)) out.push(`exit ${o.code}, expected ${c.exit.join(" or ")}: ${o.stderr.trim().split("\n").slice(-1)[0] ?? ""}`);
+  else if (!c.exit.includes(o.code))
+    out.push(`exit ${o.code}, expected ${c.exit.join(" or ")}: ${o.stderr.trim().split("\n").slice(-1)[0] ?? ""}`);
   if (o.code === 2 && o.stderr.trim() === "") out.push("exit 2 with nothing on stderr");
-  if (o.code === 2 && DUMP.test(o.stderr)) out.push(`a raw dump instead of a sentence: ${o.stderr.trim().slice(0, 160)}`);
-  if (c.stillWaiting && waitingBefore !== waitingAfter) out.push(`the thread waited for ${waitingBefore} and now ${waitingAfter ?? "waits for nothing"}`);
+  if (o.code === 2 && DUMP.test(o.stderr))
+    out.push(`a raw dump instead of a sentence: ${o.stderr.trim().slice(0, 160)}`);
+  if (c.stillWaiting && waitingBefore !== waitingAfter)
+    out.push(`the thread waited for ${waitingBefore} and now ${waitingAfter ?? "waits for nothing"}`);
   return out;
 }
 
@@ -324,10 +611,12 @@ describe("the CLI bad-input corpus", () => {
     for (const [thread, args, want] of setup) {
       const [request, ...flags] = args;
       const o = await inProcess(["run", request!, "--thread", thread, "--db", db, "--no-input", ...flags], undefined);
-      if (o.code !== want) throw new Error(`setting up thread ${thread}: exit ${o.code}, expected ${want}\n${o.stderr}`);
+      if (o.code !== want)
+        throw new Error(`setting up thread ${thread}: exit ${o.code}, expected ${want}\n${o.stderr}`);
     }
     const history = await inProcess(["history", base.DONE, "--db", db, "--json"], undefined);
-    const checkpoints = (JSON.parse(history.stdout) as { checkpoints: { checkpointId: string; next: string[] }[] }).checkpoints;
+    const checkpoints = (JSON.parse(history.stdout) as { checkpoints: { checkpointId: string; next: string[] }[] })
+      .checkpoints;
     CP = checkpoints.find((c) => c.next.includes("execute"))?.checkpointId ?? checkpoints[0]!.checkpointId;
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -335,7 +624,11 @@ describe("the CLI bad-input corpus", () => {
   it("has at least 100 cases, each named once", () => {
     expect(CASES.length).toBeGreaterThanOrEqual(100);
     expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
-    for (const name of Object.keys(KNOWN)) expect(CASES.map((c) => c.name), `KNOWN names a case that does not exist: ${name}`).toContain(name);
+    for (const name of Object.keys(KNOWN))
+      expect(
+        CASES.map((c) => c.name),
+        `KNOWN names a case that does not exist: ${name}`,
+      ).toContain(name);
   });
 
   it.each(CASES.map((c, i) => [c.name, c, i] as const))("%s", async (_name, c, i) => {
@@ -346,11 +639,11 @@ describe("the CLI bad-input corpus", () => {
     const p: Places = { ...base, DB: path.join(dir, "candor.db"), DIR: dir, CP };
     c.prepare?.(p);
     const watched = c.stillWaiting ? p[c.stillWaiting] : null;
-    const before = watched ? (await inspectThread(p.DB, watched)).waitingFor?.kind ?? null : null;
+    const before = watched ? ((await inspectThread(p.DB, watched)).waitingFor?.kind ?? null) : null;
     if (watched) expect(before, `thread ${watched} should wait before the case runs`).not.toBeNull();
     const argv = c.argv(p);
     const o = c.spawn ? await inChild(argv, dir) : await inProcess(argv, c.env);
-    const after = watched && existsSync(p.DB) ? (await inspectThread(p.DB, watched)).waitingFor?.kind ?? null : null;
+    const after = watched && existsSync(p.DB) ? ((await inspectThread(p.DB, watched)).waitingFor?.kind ?? null) : null;
     const found = problems(c, o, before, after);
     const known = KNOWN[c.name];
     if (known) {
@@ -359,6 +652,9 @@ describe("the CLI bad-input corpus", () => {
       else console.info(`"${c.name}" now passes: remove it from KNOWN (${known}).`);
       return;
     }
-    expect(found, `candor ${argv.map((a) => (a.length > 60 ? `${a.slice(0, 60)}…` : a)).join(" ")}\n--- stdout ---\n${o.stdout.slice(0, 1500)}\n--- stderr ---\n${o.stderr.slice(0, 1500)}`).toEqual([]);
+    expect(
+      found,
+      `candor ${argv.map((a) => (a.length > 60 ? `${a.slice(0, 60)}…` : a)).join(" ")}\n--- stdout ---\n${o.stdout.slice(0, 1500)}\n--- stderr ---\n${o.stderr.slice(0, 1500)}`,
+    ).toEqual([]);
   });
 });

@@ -34,7 +34,9 @@ import { FakeOpenAIServer, type ScriptedResponse } from "../fakes/fake-openai-se
 import { INJECTION, modelCorpus, VALID_PLAN, VALID_RECOVERY, VALID_SYNTHESIS, type ModelCase } from "./model-corpus.js";
 
 const corpus = modelCorpus();
-const REQUEST = PlanningRequest.parse({ userIntent: "Plan a 3-day trip from Madrid to Paris for 2 people under $2000" });
+const REQUEST = PlanningRequest.parse({
+  userIntent: "Plan a 3-day trip from Madrid to Paris for 2 people under $2000",
+});
 const registry = ToolRegistry.create([travelToolkit({ latencyMs: 1 }), workspaceToolkit(), generalToolkit()]);
 
 /** A reasoner on the real ChatOpenAI, talking to a fake server that answers `answer` to every request it gets. */
@@ -44,7 +46,14 @@ async function reasonerFor(answer: ScriptedResponse, method?: StructuredOutputMe
   const server = await fake.start();
   const notes: string[] = [];
   const model = createChatModel({ apiKey: "test-key", baseUrl: server.baseUrl, model: "gpt-4o-mini", maxRetries: 0 });
-  const reasoner = new LlmReasoner({ model, fallback: new RulesReasoner(), onFallback: (n) => notes.push(n), timeoutMs: 10_000, recoveryTimeoutMs: 10_000, ...(method ? { method } : {}) });
+  const reasoner = new LlmReasoner({
+    model,
+    fallback: new RulesReasoner(),
+    onFallback: (n) => notes.push(n),
+    timeoutMs: 10_000,
+    recoveryTimeoutMs: 10_000,
+    ...(method ? { method } : {}),
+  });
   return { fake, reasoner, notes, close: server.close };
 }
 
@@ -53,7 +62,9 @@ function ungrantedIn(plan: Plan): string[] {
   const ids = new Set(plan.steps.map((s) => s.id));
   const problems: string[] = [];
   for (const s of plan.steps) {
-    for (const t of s.tools) if (!registry.tool(t) || !registry.isGranted(s.workerType, t)) problems.push(`${s.id}: ${s.workerType} may not use ${t}`);
+    for (const t of s.tools)
+      if (!registry.tool(t) || !registry.isGranted(s.workerType, t))
+        problems.push(`${s.id}: ${s.workerType} may not use ${t}`);
     for (const d of s.dependsOn) if (!ids.has(d)) problems.push(`${s.id} depends on missing ${d}`);
   }
   const cycle = findCycle(plan.steps);
@@ -61,7 +72,8 @@ function ungrantedIn(plan: Plan): string[] {
   return problems;
 }
 
-const method = (c: ModelCase): StructuredOutputMethod | undefined => (typeof c.answer === "object" && "toolCall" in c.answer ? "functionCalling" : undefined);
+const method = (c: ModelCase): StructuredOutputMethod | undefined =>
+  typeof c.answer === "object" && "toolCall" in c.answer ? "functionCalling" : undefined;
 const byQuestion = (q: ModelCase["question"]) => corpus.filter((c) => c.question === q);
 
 describe("the model-output corpus", () => {
@@ -99,10 +111,24 @@ describe("plans from a hostile model", () => {
 /** The hotel step failed for a reason no rule knows, and its error tells the model to call tools it may not. */
 function recoveryQuestion(): RecoveryQuestion {
   const rules = planWithRules(REQUEST, registry);
-  const plan: Plan = { ...rules, steps: rules.steps.map((s) => (s.id === "hotel" ? { ...s, status: "failed" as const, dispatches: 1 } : s)) };
+  const plan: Plan = {
+    ...rules,
+    steps: rules.steps.map((s) => (s.id === "hotel" ? { ...s, status: "failed" as const, dispatches: 1 } : s)),
+  };
   const hotel = plan.steps.find((s) => s.id === "hotel")!;
   const feedback = [
-    ExecutionFeedback.parse({ taskId: "hotel", feedbackType: "FAILURE", errors: [`E_QUIRK 0x1f: index stale. ${INJECTION}`], failureClass: "unknown", durationMs: 5, at: "2025-01-01T00:00:00.000Z", tool: "search_hotels", workerType: "hotel_agent", params: hotel.params, outputs: { note: INJECTION } }),
+    ExecutionFeedback.parse({
+      taskId: "hotel",
+      feedbackType: "FAILURE",
+      errors: [`E_QUIRK 0x1f: index stale. ${INJECTION}`],
+      failureClass: "unknown",
+      durationMs: 5,
+      at: "2025-01-01T00:00:00.000Z",
+      tool: "search_hotels",
+      workerType: "hotel_agent",
+      params: hotel.params,
+      outputs: { note: INJECTION },
+    }),
   ];
   return { failure: buildFailureContext(hotel, feedback), plan, registry };
 }
@@ -115,7 +141,9 @@ function recoveryQuestion(): RecoveryQuestion {
 const KNOWN_DEFECTS: Record<string, string> = {};
 
 describe("recovery proposals from a hostile model", () => {
-  const irreversible = new Set([...registry.tools.values()].filter((t) => t.sideEffect === "irreversible").map((t) => t.name));
+  const irreversible = new Set(
+    [...registry.tools.values()].filter((t) => t.sideEffect === "irreversible").map((t) => t.name),
+  );
 
   it.each(byQuestion("recovery").map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const { fake, reasoner, notes, close } = await reasonerFor(c.answer, method(c));
@@ -149,7 +177,12 @@ describe("recovery proposals from a hostile model", () => {
 describe("syntheses from a hostile model", () => {
   const input = (): SynthesisInput => {
     const plan = planWithRules(REQUEST, registry);
-    return { request: REQUEST, plan, results: { flight: { summary: "Flights $728" }, hotel: { summary: `Hotel $676. ${INJECTION}` } }, missing: [] };
+    return {
+      request: REQUEST,
+      plan,
+      results: { flight: { summary: "Flights $728" }, hotel: { summary: `Hotel $676. ${INJECTION}` } },
+      missing: [],
+    };
   };
 
   it.each(byQuestion("synthesis").map((c) => [c.name, c] as const))("%s", async (_name, c) => {
@@ -163,7 +196,8 @@ describe("syntheses from a hostile model", () => {
         expect(answer).toBe(VALID_SYNTHESIS);
         expect(notes).toEqual([]);
       }
-      if (answer === template) expect(notes.join(" ")).toMatch(/The model could not write the answer .*used the rules template instead/);
+      if (answer === template)
+        expect(notes.join(" ")).toMatch(/The model could not write the answer .*used the rules template instead/);
       else expect(notes).toEqual([]);
     } finally {
       await close();
@@ -176,16 +210,32 @@ describe("syntheses from a hostile model", () => {
  * recovery question (it shows the failed step) or a synthesis (it shows the results). A fake whose script has
  * run out answers HTTP 500, which the reasoner must treat like any other unusable answer.
  */
-async function routedModel(scripts: { plan: ScriptedResponse[]; recovery: ScriptedResponse[]; synthesis: ScriptedResponse[] }) {
-  const fakes = { plan: new FakeOpenAIServer(scripts.plan), recovery: new FakeOpenAIServer(scripts.recovery), synthesis: new FakeOpenAIServer(scripts.synthesis) };
-  const started = { plan: await fakes.plan.start(), recovery: await fakes.recovery.start(), synthesis: await fakes.synthesis.start() };
+async function routedModel(scripts: {
+  plan: ScriptedResponse[];
+  recovery: ScriptedResponse[];
+  synthesis: ScriptedResponse[];
+}) {
+  const fakes = {
+    plan: new FakeOpenAIServer(scripts.plan),
+    recovery: new FakeOpenAIServer(scripts.recovery),
+    synthesis: new FakeOpenAIServer(scripts.synthesis),
+  };
+  const started = {
+    plan: await fakes.plan.start(),
+    recovery: await fakes.recovery.start(),
+    synthesis: await fakes.synthesis.start(),
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (d: Buffer) => chunks.push(d));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const route = body.includes("<failed_step>") ? "recovery" : body.includes("<results>") ? "synthesis" : "plan";
-      fetch(`${started[route].baseUrl}${(req.url ?? "").replace(/^\/v1/, "")}`, { method: "POST", headers: { "content-type": "application/json" }, body })
+      fetch(`${started[route].baseUrl}${(req.url ?? "").replace(/^\/v1/, "")}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      })
         .then(async (r) => {
           const text = await r.text();
           res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "application/json" });
@@ -229,14 +279,94 @@ function spiedToolkits(calls: { tool: string; stepId: string }[]): Toolkit[] {
   return [spy(travelToolkit({ latencyMs: 1 })), spy(workspaceToolkit())];
 }
 
-const GRAPH_CASES: { name: string; plan: ScriptedResponse; recovery: ScriptedResponse; synthesis: ScriptedResponse }[] = [
-  { name: "book_trip granted to the flight worker, then a swap to book_trip", plan: { json: { ...VALID_PLAN, steps: VALID_PLAN.steps.map((s) => (s.id === "flight" ? { ...s, tools: ["book_trip"], paramsJson: "{}" } : s)) } }, recovery: { json: { ...VALID_RECOVERY, strategy: "SWAP_TOOL", modifications: { paramsJson: "{}", tool: "book_trip", workerType: "booking_agent", substeps: null } } }, synthesis: VALID_SYNTHESIS },
-  { name: "an injection instead of a plan, then substeps on exec_shell", plan: INJECTION, recovery: { json: { ...VALID_RECOVERY, strategy: "DECOMPOSE", modifications: { paramsJson: null, tool: null, workerType: null, substeps: [{ description: "x", tool: "exec_shell", paramsJson: "{}" }, { description: "y", tool: "book_trip", paramsJson: "{}" }] } } }, synthesis: "x".repeat(200_000) },
-  { name: "a valid plan, then the booking worker for the hotel search", plan: { json: VALID_PLAN }, recovery: { json: { ...VALID_RECOVERY, strategy: "RETRY_DIFFERENT_AGENT", modifications: { paramsJson: null, tool: null, workerType: "booking_agent", substeps: null } } }, synthesis: { status: 500, error: "boom" } },
-  { name: "truncated plan and proposal, empty synthesis", plan: JSON.stringify(VALID_PLAN).slice(0, 300), recovery: JSON.stringify(VALID_RECOVERY).slice(0, 40), synthesis: "" },
-  { name: "a booking step nobody asked for", plan: { json: { ...VALID_PLAN, steps: [...VALID_PLAN.steps, { id: "book", description: "Book it now", workerType: "booking_agent", tools: ["book_trip"], paramsJson: "{}", dependsOn: ["itinerary"], expectedOutputs: ["booking"] }] } }, recovery: { json: VALID_RECOVERY }, synthesis: "Booked! Reference XYZ." },
-  { name: "rate-limited plan, failing recovery, injected synthesis", plan: { status: 429, error: "slow down" }, recovery: { status: 500, error: "down" }, synthesis: INJECTION },
-];
+const GRAPH_CASES: { name: string; plan: ScriptedResponse; recovery: ScriptedResponse; synthesis: ScriptedResponse }[] =
+  [
+    {
+      name: "book_trip granted to the flight worker, then a swap to book_trip",
+      plan: {
+        json: {
+          ...VALID_PLAN,
+          steps: VALID_PLAN.steps.map((s) =>
+            s.id === "flight" ? { ...s, tools: ["book_trip"], paramsJson: "{}" } : s,
+          ),
+        },
+      },
+      recovery: {
+        json: {
+          ...VALID_RECOVERY,
+          strategy: "SWAP_TOOL",
+          modifications: { paramsJson: "{}", tool: "book_trip", workerType: "booking_agent", substeps: null },
+        },
+      },
+      synthesis: VALID_SYNTHESIS,
+    },
+    {
+      name: "an injection instead of a plan, then substeps on exec_shell",
+      plan: INJECTION,
+      recovery: {
+        json: {
+          ...VALID_RECOVERY,
+          strategy: "DECOMPOSE",
+          modifications: {
+            paramsJson: null,
+            tool: null,
+            workerType: null,
+            substeps: [
+              { description: "x", tool: "exec_shell", paramsJson: "{}" },
+              { description: "y", tool: "book_trip", paramsJson: "{}" },
+            ],
+          },
+        },
+      },
+      synthesis: "x".repeat(200_000),
+    },
+    {
+      name: "a valid plan, then the booking worker for the hotel search",
+      plan: { json: VALID_PLAN },
+      recovery: {
+        json: {
+          ...VALID_RECOVERY,
+          strategy: "RETRY_DIFFERENT_AGENT",
+          modifications: { paramsJson: null, tool: null, workerType: "booking_agent", substeps: null },
+        },
+      },
+      synthesis: { status: 500, error: "boom" },
+    },
+    {
+      name: "truncated plan and proposal, empty synthesis",
+      plan: JSON.stringify(VALID_PLAN).slice(0, 300),
+      recovery: JSON.stringify(VALID_RECOVERY).slice(0, 40),
+      synthesis: "",
+    },
+    {
+      name: "a booking step nobody asked for",
+      plan: {
+        json: {
+          ...VALID_PLAN,
+          steps: [
+            ...VALID_PLAN.steps,
+            {
+              id: "book",
+              description: "Book it now",
+              workerType: "booking_agent",
+              tools: ["book_trip"],
+              paramsJson: "{}",
+              dependsOn: ["itinerary"],
+              expectedOutputs: ["booking"],
+            },
+          ],
+        },
+      },
+      recovery: { json: VALID_RECOVERY },
+      synthesis: "Booked! Reference XYZ.",
+    },
+    {
+      name: "rate-limited plan, failing recovery, injected synthesis",
+      plan: { status: 429, error: "slow down" },
+      recovery: { status: 500, error: "down" },
+      synthesis: INJECTION,
+    },
+  ];
 
 describe("the whole graph with a hostile model", () => {
   let dir: string;
@@ -246,13 +376,28 @@ describe("the whole graph with a hostile model", () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each(GRAPH_CASES.map((c, i) => [c.name, c, i] as const))("%s", async (_name, c, i) => {
-    const routed = await routedModel({ plan: [c.plan, c.plan], recovery: [c.recovery, c.recovery, c.recovery, c.recovery], synthesis: [c.synthesis, c.synthesis] });
+    const routed = await routedModel({
+      plan: [c.plan, c.plan],
+      recovery: [c.recovery, c.recovery, c.recovery, c.recovery],
+      synthesis: [c.synthesis, c.synthesis],
+    });
     const persistence = openPersistence(path.join(dir, `g${i}.db`));
     const calls: { tool: string; stepId: string }[] = [];
     const notes: string[] = [];
     try {
-      const model = createChatModel({ apiKey: "test-key", baseUrl: routed.baseUrl, model: "gpt-4o-mini", maxRetries: 0 });
-      const reasoner = new LlmReasoner({ model, fallback: new RulesReasoner(), onFallback: (n) => notes.push(n), timeoutMs: 10_000, recoveryTimeoutMs: 4_000 });
+      const model = createChatModel({
+        apiKey: "test-key",
+        baseUrl: routed.baseUrl,
+        model: "gpt-4o-mini",
+        maxRetries: 0,
+      });
+      const reasoner = new LlmReasoner({
+        model,
+        fallback: new RulesReasoner(),
+        onFallback: (n) => notes.push(n),
+        timeoutMs: 10_000,
+        recoveryTimeoutMs: 4_000,
+      });
       const toolkits = spiedToolkits(calls);
       const app = compileAgent({ toolkits, reasoner }, persistence);
       const config = { configurable: { thread_id: `fuzz-${i}` } };
@@ -272,17 +417,21 @@ describe("the whole graph with a hostile model", () => {
       expect(calls.map((x) => x.tool)).not.toContain("book_trip");
 
       // Every fallback said: a plan not the model's has a note saying so; an unused proposal has its reason.
-      if (state.plan!.createdBy !== "llm" && routed.fakes.plan.requests.length > 0) expect(state.planNotes.join(" ")).toMatch(/model/i);
+      if (state.plan!.createdBy !== "llm" && routed.fakes.plan.requests.length > 0)
+        expect(state.planNotes.join(" ")).toMatch(/model/i);
       if (routed.fakes.recovery.requests.length > 0) {
         const told = [...notes, ...state.notifications.map((n) => `${n.title} ${n.message}`)].join(" ");
-        const adopted = state.notifications.some((n) => n.kind === "strategy" && /proposed by the reasoner/.test(n.title));
+        const adopted = state.notifications.some(
+          (n) => n.kind === "strategy" && /proposed by the reasoner/.test(n.title),
+        );
         if (!adopted) expect(told).toMatch(/model|reasoner/i);
       }
       // An answer that is not the model's text (with the record's "Missing from this answer" list appended, when a
       // part went unserved) is the template: said.
       const modelText = typeof c.synthesis === "string" ? c.synthesis.trim() : null;
       const fromModel = modelText !== null && modelText.length > 0 && (state.answer ?? "").startsWith(modelText);
-      if (routed.fakes.synthesis.requests.length > 0 && !fromModel) expect(notes.join(" ")).toMatch(/The model could not write the answer/);
+      if (routed.fakes.synthesis.requests.length > 0 && !fromModel)
+        expect(notes.join(" ")).toMatch(/The model could not write the answer/);
     } finally {
       persistence.close();
       await routed.close();

@@ -18,7 +18,9 @@ describe("chaos findings", () => {
 
   it("E: resume of a finished thread with --json prints the outcome as one JSON object on stdout", async () => {
     const db = freshDb();
-    expect((await runCli(["run", "Plan a 2-day trip from Paris to Rome for 1 person", "--thread", "done", "--db", db])).code).toBe(0);
+    expect(
+      (await runCli(["run", "Plan a 2-day trip from Paris to Rome for 1 person", "--thread", "done", "--db", db])).code,
+    ).toBe(0);
     const again = await runCli(["resume", "done", "--json", "--db", db]);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ threadId: "done", status: "completed" });

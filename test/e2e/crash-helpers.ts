@@ -63,7 +63,8 @@ export class CliChild {
     for (;;) {
       if (ready()) return;
       if (!this.running) throw new Error(`The CLI exited before ${what}.\n${this.output()}`);
-      if (Date.now() > deadline) throw new Error(`Gave up after ${timeoutMs} ms waiting for ${what}.\n${this.output()}`);
+      if (Date.now() > deadline)
+        throw new Error(`Gave up after ${timeoutMs} ms waiting for ${what}.\n${this.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -73,7 +74,8 @@ export class CliChild {
     if (!this.running) throw new Error(`The CLI exited before it could be killed.\n${this.output()}`);
     this.child.kill("SIGKILL");
     const { signal } = await this.exited;
-    if (signal !== "SIGKILL") throw new Error(`The CLI ended with ${signal ?? "an exit code"} instead of SIGKILL.\n${this.output()}`);
+    if (signal !== "SIGKILL")
+      throw new Error(`The CLI ended with ${signal ?? "an exit code"} instead of SIGKILL.\n${this.output()}`);
   }
 
   /** For cleanup after a failed test: a child left running (perhaps spinning in a hold) is killed. */
@@ -100,7 +102,11 @@ export interface CliResult {
 export async function cli(args: readonly string[]): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
-  const code = await runProgram(args, { out: (t) => void (stdout += `${t}\n`), err: (t) => void (stderr += `${t}\n`), invokedAs: "candor" }, () => ({}));
+  const code = await runProgram(
+    args,
+    { out: (t) => void (stdout += `${t}\n`), err: (t) => void (stderr += `${t}\n`), invokedAs: "candor" },
+    () => ({}),
+  );
   const output = `$ candor ${args.join(" ")} (exit ${code})\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
   let json: Record<string, unknown> | null = null;
   if (args.includes("--json") && stdout.trim()) {
@@ -164,10 +170,14 @@ export function installFreeze(db: string, freeze: Freeze): void {
     }
     // 10^12 rows: the statement never finishes on its own, so the write it guards never commits.
     const spin = `SELECT count(*) FROM ${SPIN} a, ${SPIN} b, ${SPIN} c, ${SPIN} d;`;
-    freeze.hold.forEach((h, i) => conn.exec(`CREATE TRIGGER crash_hold_${i} BEFORE ${h.event} ON ${h.table} WHEN ${h.when} BEGIN ${spin} END`));
+    freeze.hold.forEach((h, i) =>
+      conn.exec(`CREATE TRIGGER crash_hold_${i} BEFORE ${h.event} ON ${h.table} WHEN ${h.when} BEGIN ${spin} END`),
+    );
     if (freeze.mark) {
       const m = freeze.mark;
-      conn.exec(`CREATE TRIGGER crash_mark_0 AFTER ${m.event} ON ${m.table} WHEN ${m.when} BEGIN INSERT INTO ${MARK} VALUES (strftime('%Y-%m-%dT%H:%M:%f', 'now')); END`);
+      conn.exec(
+        `CREATE TRIGGER crash_mark_0 AFTER ${m.event} ON ${m.table} WHEN ${m.when} BEGIN INSERT INTO ${MARK} VALUES (strftime('%Y-%m-%dT%H:%M:%f', 'now')); END`,
+      );
     }
   });
 }
@@ -175,7 +185,9 @@ export function installFreeze(db: string, freeze: Freeze): void {
 /** Removes every trigger and table installFreeze made (after the frozen child is dead). */
 export function removeFreeze(db: string): void {
   withDb(db, (conn) => {
-    const triggers = conn.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'crash_%'`).all() as { name: string }[];
+    const triggers = conn
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'crash_%'`)
+      .all() as { name: string }[];
     for (const t of triggers) conn.exec(`DROP TRIGGER ${t.name}`);
     conn.exec(`DROP TABLE IF EXISTS ${MARK}; DROP TABLE IF EXISTS ${SPIN}`);
   });
@@ -204,7 +216,15 @@ export interface ThreadFacts {
   /** Step ids whose worker result is committed in the main graph, with the feedback type. */
   results: Record<string, string>;
   /** Rows of the effect ledger for this thread. */
-  effects: { stepId: string; dispatch: number; attempt: number; tool: string; status: string; at: string; result: string | null }[];
+  effects: {
+    stepId: string;
+    dispatch: number;
+    attempt: number;
+    tool: string;
+    status: string;
+    at: string;
+    result: string | null;
+  }[];
   /** The pid in the thread's lease row, whether or not that process is alive; null when there is no row. */
   leasePid: number | null;
 }
@@ -212,16 +232,25 @@ export interface ThreadFacts {
 /** What the database says about a thread: the ground truth a resume starts from. */
 export function threadFacts(db: string, threadId: string): ThreadFacts {
   return withDb(db, (conn) => {
-    const workers = conn.prepare(`SELECT count(DISTINCT checkpoint_ns) AS n FROM checkpoints WHERE thread_id = ? AND checkpoint_ns LIKE 'worker:%'`).get(threadId) as { n: number };
+    const workers = conn
+      .prepare(
+        `SELECT count(DISTINCT checkpoint_ns) AS n FROM checkpoints WHERE thread_id = ? AND checkpoint_ns LIKE 'worker:%'`,
+      )
+      .get(threadId) as { n: number };
     const feedback = conn
-      .prepare(`SELECT ${writeValue("$[0].taskId", "writes")} AS taskId, ${writeValue("$[0].feedbackType", "writes")} AS type FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel = 'feedback' ORDER BY rowid`)
+      .prepare(
+        `SELECT ${writeValue("$[0].taskId", "writes")} AS taskId, ${writeValue("$[0].feedbackType", "writes")} AS type FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel = 'feedback' ORDER BY rowid`,
+      )
       .all(threadId) as { taskId: string | null; type: string | null }[];
     const results: Record<string, string> = {};
     for (const f of feedback) if (f.taskId && f.type) results[f.taskId] = f.type;
     const effects = conn
-      .prepare(`SELECT step_id AS stepId, dispatch, attempt, tool, status, at, result FROM candor_effects WHERE thread_id = ? ORDER BY step_id, dispatch, attempt`)
+      .prepare(
+        `SELECT step_id AS stepId, dispatch, attempt, tool, status, at, result FROM candor_effects WHERE thread_id = ? ORDER BY step_id, dispatch, attempt`,
+      )
       .all(threadId) as ThreadFacts["effects"];
-    const lease = conn.prepare(`SELECT pid FROM candor_leases WHERE thread_id = ?`).get(threadId) as { pid: number } | undefined;
+    const lease = conn.prepare(`SELECT pid FROM candor_leases WHERE thread_id = ?`).get(threadId) as
+      { pid: number } | undefined;
     return { workersStarted: workers.n, results, effects, leasePid: lease?.pid ?? null };
   });
 }
@@ -232,13 +261,26 @@ export function stepResults(db: string, threadId: string, stepId: string): { dec
   return log
     .split("\n")
     .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as { operation: string; threadId?: string; taskId?: string; decision: string; reasoning: string })
+    .map(
+      (l) =>
+        JSON.parse(l) as { operation: string; threadId?: string; taskId?: string; decision: string; reasoning: string },
+    )
     .filter((l) => l.operation === "step_result" && l.threadId === threadId && l.taskId === stepId)
     .map(({ decision, reasoning }) => ({ decision, reasoning }));
 }
 
 /** Keys whose values differ between two runs of the same thread by nature: clocks, durations, where it ran, plan ids. */
-const VOLATILE = new Set(["at", "createdAt", "generatedAt", "startedAt", "durationMs", "totalDurationMs", "threadId", "db", "planId"]);
+const VOLATILE = new Set([
+  "at",
+  "createdAt",
+  "generatedAt",
+  "startedAt",
+  "durationMs",
+  "totalDurationMs",
+  "threadId",
+  "db",
+  "planId",
+]);
 
 /**
  * A copy with every volatile value replaced by a placeholder, so two runs' outputs compare with toEqual. A
@@ -248,7 +290,10 @@ export function normalise(value: unknown, parentKey = ""): unknown {
   if (Array.isArray(value)) return value.map((v) => normalise(v, parentKey));
   if (value !== null && typeof value === "object") {
     return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, VOLATILE.has(k) && parentKey !== "estimates" && v !== null ? `<${k}>` : normalise(v, k)]),
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+        k,
+        VOLATILE.has(k) && parentKey !== "estimates" && v !== null ? `<${k}>` : normalise(v, k),
+      ]),
     );
   }
   return value;

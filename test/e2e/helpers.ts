@@ -19,13 +19,18 @@ export interface CliResult {
  */
 export function childEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   const base = { ...process.env };
-  for (const key of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CANDOR_DB", "CANDOR_MODEL", "CANDOR_LOG_LEVEL"]) delete base[key];
+  for (const key of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CANDOR_DB", "CANDOR_MODEL", "CANDOR_LOG_LEVEL"])
+    delete base[key];
   return { ...base, ...env };
 }
 
 /** Starts `node --import tsx src/cli/main.ts ...args` in a new process. */
 export function spawnCli(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: ROOT, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 /** Runs the CLI to completion and collects its output. */

@@ -8,8 +8,19 @@ import { FakeOpenAIServer, type ScriptedResponse } from "../fakes/fake-openai-se
 import { childEnv, ROOT, STACK_LINE, tempDir } from "./helpers.js";
 
 /** A recovery as a strict-mode model sends it (every field present, params as a JSON string). */
-function proposal(strategy: string, confidence: number, modifications: Record<string, unknown> = {}): { json: unknown } {
-  return { json: { strategy, rationale: `${strategy} should get this step done.`, confidence, modifications: { paramsJson: null, tool: null, workerType: null, substeps: null, ...modifications } } };
+function proposal(
+  strategy: string,
+  confidence: number,
+  modifications: Record<string, unknown> = {},
+): { json: unknown } {
+  return {
+    json: {
+      strategy,
+      rationale: `${strategy} should get this step done.`,
+      confidence,
+      modifications: { paramsJson: null, tool: null, workerType: null, substeps: null, ...modifications },
+    },
+  };
 }
 
 /** Prose where JSON was asked for: sent three times, because the client retries once and Candor asks once more without a schema. */
@@ -65,14 +76,21 @@ describe("npm run prompt-check (bench/prompt-quality.ts)", () => {
     const outPath = path.join(tmp.dir, "nested", "PROMPT-QUALITY.md");
     const { io, lines } = capture();
 
-    const result = await main(["--model", "fake-gpt-4"], { ...io, env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseUrl }, outPath });
+    const result = await main(["--model", "fake-gpt-4"], {
+      ...io,
+      env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseUrl },
+      outPath,
+    });
 
     expect(lines.err).not.toMatch(STACK_LINE);
     expect(result.exitCode).toBe(0);
     fake.assertConsumed();
     expect(fake.requests).toHaveLength(SCRIPT.length);
     // The production request: strict structured output named "recovery", carrying the replan prompt.
-    expect(fake.requests[0]!.body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "recovery", strict: true } });
+    expect(fake.requests[0]!.body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "recovery", strict: true },
+    });
     expect(fake.requests[0]!.body.model).toBe("fake-gpt-4");
     expect(fake.promptOf(1)).toContain("<failed_step>\nid: flight");
     // The third try at the prose answer goes without a schema.
@@ -81,13 +99,28 @@ describe("npm run prompt-check (bench/prompt-quality.ts)", () => {
     const report = result.report!;
     const byClass = Object.fromEntries(report.rows.map((r) => [r.cls, r])) as Record<string, PromptCheckRow>;
     expect(report.rows.map((r) => r.cls)).toEqual(SCENARIOS.map((s) => s.cls));
-    expect(report.rows.map((r) => r.outcome)).toEqual(["late", "valid", "unusable", "refused", "valid", "valid", "refused", "refused", "valid"]);
+    expect(report.rows.map((r) => r.outcome)).toEqual([
+      "late",
+      "valid",
+      "unusable",
+      "refused",
+      "valid",
+      "valid",
+      "refused",
+      "refused",
+      "valid",
+    ]);
 
     expect(byClass.timeout).toMatchObject({ inTime: false, strategy: null, agrees: null, confidence: null });
     expect(byClass.timeout!.reason).toContain("did not answer within 5 s");
     expect(byClass.timeout!.latencyMs).toBeGreaterThanOrEqual(4_900);
     expect(byClass.timeout!.latencyMs).toBeLessThan(6_000);
-    expect(byClass.agent_unavailable).toMatchObject({ strategy: "SWAP_TOOL", agrees: true, confidence: 0.8, reason: null });
+    expect(byClass.agent_unavailable).toMatchObject({
+      strategy: "SWAP_TOOL",
+      agrees: true,
+      confidence: 0.8,
+      reason: null,
+    });
     expect(byClass.resource_unavailable).toMatchObject({ inTime: true, strategy: null });
     expect(byClass.resource_unavailable!.reason).toContain("its answer has no usable JSON");
     expect(byClass.constraint_violated).toMatchObject({ strategy: "SKIP", agrees: true, confidence: 0.4 });
@@ -97,9 +130,25 @@ describe("npm run prompt-check (bench/prompt-quality.ts)", () => {
     expect(byClass.too_complex!.reason).toContain("summarize_rows without the rows it needs");
     expect(byClass.dependency_failed).toMatchObject({ strategy: "FIX_DEPENDENCIES", agrees: true });
     expect(byClass.dependency_failed!.reason).toContain("FIX_DEPENDENCIES is not accepted from a model");
-    expect(byClass.policy_blocked).toMatchObject({ outcome: "valid", strategy: "RETRY_DIFFERENT_AGENT", agrees: false, rulesWouldUse: ["SKIP"] });
+    expect(byClass.policy_blocked).toMatchObject({
+      outcome: "valid",
+      strategy: "RETRY_DIFFERENT_AGENT",
+      agrees: false,
+      rulesWouldUse: ["SKIP"],
+    });
 
-    expect(report.totals).toMatchObject({ asked: 9, inTime: 8, valid: 4, refused: 3, unusable: 1, late: 1, unreachable: 0, proposed: 7, agreeing: 6, agreeingBySkip: 1 });
+    expect(report.totals).toMatchObject({
+      asked: 9,
+      inTime: 8,
+      valid: 4,
+      refused: 3,
+      unusable: 1,
+      late: 1,
+      unreachable: 0,
+      proposed: 7,
+      agreeing: 6,
+      agreeingBySkip: 1,
+    });
     expect(report.totals.validRate).toBeCloseTo(4 / 9);
     expect(report.totals.agreementRate).toBeCloseTo(6 / 7);
     expect(report.totals.medianLatencyMs).toBeLessThan(5_000);
@@ -113,7 +162,9 @@ describe("npm run prompt-check (bench/prompt-quality.ts)", () => {
     expect(md).toContain("| timeout | flight | no (late) | – | – |");
     expect(md).toContain("Valid: 4 of 9 (44%); refused: 3; not a usable proposal: 1");
     expect(md).toContain("Agreement with the rules' strategies: 6 of 7 proposals (86%)");
-    expect(md).toContain("constraint_violated (budget_status, refused): The model's proposal was refused: its confidence 0.4");
+    expect(md).toContain(
+      "constraint_violated (budget_status, refused): The model's proposal was refused: its confidence 0.4",
+    );
     expect(lines.out).toContain("Valid: 4 of 9 (44%); refused: 3; not a usable proposal: 1");
     expect(lines.out).toMatch(/^class\s+step\s+in time\s+verdict\s+strategy/m);
   });
@@ -127,7 +178,11 @@ describe("npm run prompt-check (bench/prompt-quality.ts)", () => {
     const outPath = path.join(tmp.dir, "PROMPT-QUALITY.md");
     const { io, lines } = capture();
 
-    const result = await main([], { ...io, env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseUrl }, outPath });
+    const result = await main([], {
+      ...io,
+      env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseUrl },
+      outPath,
+    });
 
     expect(result).toEqual({ exitCode: 1, report: null, outPath: null });
     expect(lines.err).toContain("The model could not be reached, so nothing was measured");
@@ -157,7 +212,11 @@ describe("npm run prompt-check (bench/prompt-quality.ts)", () => {
 
   it("as a process without a key (even with one in a .env), prints the paragraph and exits 2, no stack trace", async () => {
     // An empty OPENAI_API_KEY wins over a .env in the repository, so this can never reach a paid model.
-    const child = spawn(process.execPath, ["--import", "tsx", "bench/prompt-quality.ts"], { cwd: ROOT, env: childEnv({ OPENAI_API_KEY: "" }), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "bench/prompt-quality.ts"], {
+      cwd: ROOT,
+      env: childEnv({ OPENAI_API_KEY: "" }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -172,4 +231,3 @@ describe("npm run prompt-check (bench/prompt-quality.ts)", () => {
     expect(stderr).not.toMatch(STACK_LINE);
   });
 });
-

@@ -86,7 +86,8 @@ export class FakeOpenAIServer {
   /** Throws when answers are left over or unexpected requests arrived: a test should consume exactly its script. */
   assertConsumed(): void {
     if (this.unexpected.length > 0) throw new Error(`fake server: ${this.unexpected.join("; ")}`);
-    if (this.script.length > 0) throw new Error(`fake server: ${this.script.length} scripted response(s) were never requested`);
+    if (this.script.length > 0)
+      throw new Error(`fake server: ${this.script.length} scripted response(s) were never requested`);
   }
 
   /** Resolves once request `n` (1-based) has arrived, e.g. to cancel a call only after it reached the server. */
@@ -99,7 +100,9 @@ export class FakeOpenAIServer {
   promptOf(n: number): string {
     const req = this.requests[n - 1];
     if (!req) throw new Error(`fake server: no request #${n} (received ${this.requests.length})`);
-    return (req.body.messages ?? []).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
+    return (req.body.messages ?? [])
+      .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+      .join("\n");
   }
 
   /** Listens on 127.0.0.1 on a free port. */
@@ -183,7 +186,12 @@ interface AssistantMessage {
   toolCall?: { id: string; name: string; arguments: string };
 }
 
-function toAssistantMessage(s: { content: string } | { json: unknown } | { toolCall: { name: string; arguments: string | Record<string, unknown> } }): AssistantMessage {
+function toAssistantMessage(
+  s:
+    | { content: string }
+    | { json: unknown }
+    | { toolCall: { name: string; arguments: string | Record<string, unknown> } },
+): AssistantMessage {
   if ("content" in s) return { content: s.content };
   if ("json" in s) return { content: JSON.stringify(s.json) };
   const args = typeof s.toolCall.arguments === "string" ? s.toolCall.arguments : JSON.stringify(s.toolCall.arguments);
@@ -204,7 +212,15 @@ function completion(n: number, body: ChatCompletionBody, m: AssistantMessage): u
           content: m.content,
           refusal: null,
           ...(m.toolCall
-            ? { tool_calls: [{ id: m.toolCall.id, type: "function", function: { name: m.toolCall.name, arguments: m.toolCall.arguments } }] }
+            ? {
+                tool_calls: [
+                  {
+                    id: m.toolCall.id,
+                    type: "function",
+                    function: { name: m.toolCall.name, arguments: m.toolCall.arguments },
+                  },
+                ],
+              }
             : {}),
         },
         finish_reason: m.toolCall ? "tool_calls" : "stop",
@@ -218,20 +234,34 @@ function completion(n: number, body: ChatCompletionBody, m: AssistantMessage): u
 /** Server-sent events the way OpenAI streams: a role delta, the text (or tool arguments) in pieces, a finish. */
 function sendStream(res: ServerResponse, n: number, body: ChatCompletionBody, m: AssistantMessage): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  const base = { id: `chatcmpl-fake-${n}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model ?? "fake-model" };
+  const base = {
+    id: `chatcmpl-fake-${n}`,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model: body.model ?? "fake-model",
+  };
   const send = (delta: unknown, finish: string | null = null): void => {
-    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`,
+    );
   };
   send({ role: "assistant", content: m.toolCall ? null : "" });
   if (m.toolCall) {
-    send({ tool_calls: [{ index: 0, id: m.toolCall.id, type: "function", function: { name: m.toolCall.name, arguments: "" } }] });
-    for (const piece of pieces(m.toolCall.arguments)) send({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
+    send({
+      tool_calls: [
+        { index: 0, id: m.toolCall.id, type: "function", function: { name: m.toolCall.name, arguments: "" } },
+      ],
+    });
+    for (const piece of pieces(m.toolCall.arguments))
+      send({ tool_calls: [{ index: 0, function: { arguments: piece } }] });
   } else {
     for (const piece of pieces(m.content ?? "")) send({ content: piece });
   }
   send({}, m.toolCall ? "tool_calls" : "stop");
   if (body.stream_options?.include_usage) {
-    res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } })}\n\n`,
+    );
   }
   res.end("data: [DONE]\n\n");
 }
@@ -251,7 +281,9 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 }
 
 function sendError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null } });
+  sendJson(res, status, {
+    error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null },
+  });
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -282,7 +314,8 @@ function delay(ms: number, req: IncomingMessage): Promise<boolean> {
 export function strictSchemaProblem(body: ChatCompletionBody): string | null {
   const schemas: { where: string; schema: unknown }[] = [];
   const rf = body.response_format;
-  if (rf?.type === "json_schema" && rf.json_schema?.strict) schemas.push({ where: "response_format", schema: rf.json_schema.schema });
+  if (rf?.type === "json_schema" && rf.json_schema?.strict)
+    schemas.push({ where: "response_format", schema: rf.json_schema.schema });
   for (const tool of body.tools ?? []) {
     if (tool.function.strict) schemas.push({ where: `tool ${tool.function.name}`, schema: tool.function.parameters });
   }
@@ -303,7 +336,8 @@ function walkStrict(node: unknown, path: string): string | null {
     const props = Object.keys((s.properties as Record<string, unknown> | undefined) ?? {});
     const required = new Set((s.required as string[] | undefined) ?? []);
     const missing = props.filter((p) => !required.has(p));
-    if (missing.length > 0) return `${path}: properties ${missing.join(", ")} are not in "required" (use .nullable(), not .optional())`;
+    if (missing.length > 0)
+      return `${path}: properties ${missing.join(", ")} are not in "required" (use .nullable(), not .optional())`;
     if (s.additionalProperties !== false) return `${path}: "additionalProperties" must be false`;
   }
   for (const [key, value] of Object.entries(s)) {
@@ -324,7 +358,9 @@ function walkStrict(node: unknown, path: string): string | null {
  * Scripted servers for one test file: `serve(script)` starts one; after each test every server is closed, and each
  * must have answered exactly its script (a leftover or surprise request fails the test).
  */
-export function scriptedServersPerTest(): { serve: (script: ScriptedResponse[]) => Promise<{ fake: FakeOpenAIServer; baseUrl: string }> } {
+export function scriptedServersPerTest(): {
+  serve: (script: ScriptedResponse[]) => Promise<{ fake: FakeOpenAIServer; baseUrl: string }>;
+} {
   const servers: { fake: FakeOpenAIServer; close: () => Promise<void> }[] = [];
   afterEach(async () => {
     const all = servers.splice(0);

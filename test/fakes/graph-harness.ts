@@ -73,7 +73,11 @@ class ShortTimeoutReasoner implements Reasoner {
 
   async plan(request: PlanningRequest, ctx: PlanningContext): Promise<PlanResult> {
     const { plan, notes } = await this.inner.plan(request, ctx);
-    const steps = plan.steps.map((s) => (this.tools.has(s.tools[0] ?? "") ? { ...s, timeoutMs: this.timeoutMs, retry: { maxAttempts: s.retry.maxAttempts, backoffMs: [10] } } : s));
+    const steps = plan.steps.map((s) =>
+      this.tools.has(s.tools[0] ?? "")
+        ? { ...s, timeoutMs: this.timeoutMs, retry: { maxAttempts: s.retry.maxAttempts, backoffMs: [10] } }
+        : s,
+    );
     return { plan: Plan.parse({ ...plan, steps }), notes };
   }
 
@@ -111,7 +115,9 @@ export function startAgent(options: AgentOptions) {
   const deps: AgentDeps = {
     toolkits,
     decisionLog,
-    ...(options.stepTimeoutMs === undefined ? {} : { reasoner: new ShortTimeoutReasoner(hanging, options.stepTimeoutMs) }),
+    ...(options.stepTimeoutMs === undefined
+      ? {}
+      : { reasoner: new ShortTimeoutReasoner(hanging, options.stepTimeoutMs) }),
   };
   const graph = compileAgent(deps, persistence);
   return { graph, persistence, calls, decisionLog, close: () => persistence.close() };
@@ -145,7 +151,11 @@ export function agentsOnTempDb(defaults: Omit<AgentOptions, "dbPath"> = {}) {
  * given: REFLECT stores every run's episode under the user, and the planner learns from those (it plans around
  * tools that failed for that user), so runs sharing a user in one file would change each other's plans.
  */
-export function tripInput(userIntent: string, settings: RunSettingsInput = {}, userId = `user_${randomUUID().slice(0, 8)}`) {
+export function tripInput(
+  userIntent: string,
+  settings: RunSettingsInput = {},
+  userId = `user_${randomUUID().slice(0, 8)}`,
+) {
   const request: PlanningRequestInput = { userIntent, userContext: { userId, preferences: {} } };
   return { request, settings };
 }
@@ -162,7 +172,8 @@ export const EASY_TRIP = "Plan a 3-day trip from Madrid to Paris for 2 people";
 
 /** The interrupt payloads of an invoke result; throws when the run did not stop at an interrupt. */
 export function interruptValues(out: unknown): Record<string, unknown>[] {
-  if (!isInterrupted<Record<string, unknown>>(out)) throw new Error(`expected the run to stop at an interrupt, got ${JSON.stringify(out).slice(0, 200)}`);
+  if (!isInterrupted<Record<string, unknown>>(out))
+    throw new Error(`expected the run to stop at an interrupt, got ${JSON.stringify(out).slice(0, 200)}`);
   return out.__interrupt__.map((i) => i.value as Record<string, unknown>);
 }
 
@@ -180,12 +191,18 @@ export function valuesOf(snapshot: StateSnapshot): AgentStateValue {
 
 /** The checkpoint written right after UNDERSTAND (the only one whose writer was understand). */
 export function afterUnderstand(history: readonly StateSnapshot[]): StateSnapshot {
-  const found = history.filter((s) => s.metadata?.source === "loop" && s.metadata?.step === 1 && s.next.length === 1 && s.next[0] === Node.EXECUTE);
+  const found = history.filter(
+    (s) => s.metadata?.source === "loop" && s.metadata?.step === 1 && s.next.length === 1 && s.next[0] === Node.EXECUTE,
+  );
   if (found.length !== 1) throw new Error(`expected one checkpoint after understand, found ${found.length}`);
   return found[0]!;
 }
 
-export function notificationsOf(state: { notifications: Notification[] }, kind: Notification["kind"], taskId?: string): Notification[] {
+export function notificationsOf(
+  state: { notifications: Notification[] },
+  kind: Notification["kind"],
+  taskId?: string,
+): Notification[] {
   return state.notifications.filter((n) => n.kind === kind && (taskId === undefined || n.taskId === taskId));
 }
 

@@ -3,7 +3,13 @@ import { ExecutionFeedback, type ExecutionFeedbackInput } from "../../src/domain
 import { Plan, TaskStep, type PlanInput, type TaskStepInput } from "../../src/domain/plan.js";
 import { PlanningRequest, type PlanningRequestInput } from "../../src/domain/request.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
-import { applyFeedback, dependencyInputs, markDispatched, readySteps, settleBlockedSteps } from "../../src/planning/schedule.js";
+import {
+  applyFeedback,
+  dependencyInputs,
+  markDispatched,
+  readySteps,
+  settleBlockedSteps,
+} from "../../src/planning/schedule.js";
 import { buildFailureContext, type FailureContext } from "../../src/replanning/context.js";
 import { retryDifferentAgent, skip } from "../../src/replanning/strategies/index.js";
 import type { StrategyInput, StrategyOutcome } from "../../src/replanning/strategies/types.js";
@@ -38,8 +44,17 @@ export function step(input: Partial<TaskStepInput> & { id: string }): TaskStep {
   return TaskStep.parse({ description: `step ${input.id}`, workerType: "worker", ...input });
 }
 
-export function plan(steps: readonly (Partial<TaskStepInput> & { id: string })[], overrides: Partial<PlanInput> = {}): Plan {
-  return Plan.parse({ planId: "plan-test", objective: "test objective", confidence: 0.85, ...overrides, steps: steps.map(step) });
+export function plan(
+  steps: readonly (Partial<TaskStepInput> & { id: string })[],
+  overrides: Partial<PlanInput> = {},
+): Plan {
+  return Plan.parse({
+    planId: "plan-test",
+    objective: "test objective",
+    confidence: 0.85,
+    ...overrides,
+    steps: steps.map(step),
+  });
 }
 
 export function feedback(input: Partial<ExecutionFeedbackInput> & { taskId: string }): ExecutionFeedback {
@@ -59,7 +74,9 @@ export interface CountingTool {
 
 export function countingTool(
   name: string,
-  options: Partial<Omit<ToolSpec, "name" | "run">> & { run?: (args: unknown, ctx: ToolContext, call: number) => Promise<unknown> } = {},
+  options: Partial<Omit<ToolSpec, "name" | "run">> & {
+    run?: (args: unknown, ctx: ToolContext, call: number) => Promise<unknown>;
+  } = {},
 ): CountingTool {
   const calls: CountingTool["calls"] = [];
   const { run, ...rest } = options;
@@ -104,22 +121,40 @@ export function travelPlan(text: string = DEMO_REQUEST, registry: ToolRegistry =
 
 /** Sets step fields by id (e.g. statuses), leaving the others untouched. */
 export function withSteps(p: Plan, changes: Record<string, Partial<TaskStep>>): Plan {
-  for (const id of Object.keys(changes)) if (!p.steps.some((s) => s.id === id)) throw new Error(`plan has no step ${id}`);
+  for (const id of Object.keys(changes))
+    if (!p.steps.some((s) => s.id === id)) throw new Error(`plan has no step ${id}`);
   return { ...p, steps: p.steps.map((s) => (changes[s.id] ? { ...s, ...changes[s.id] } : s)) };
 }
 
 /** Marks a step as failed on its first dispatch and returns the plan with the matching feedback record. */
-export function failStep(p: Plan, id: string, error: string, extra: Partial<ExecutionFeedbackInput> = {}): { plan: Plan; feedback: ExecutionFeedback } {
+export function failStep(
+  p: Plan,
+  id: string,
+  error: string,
+  extra: Partial<ExecutionFeedbackInput> = {},
+): { plan: Plan; feedback: ExecutionFeedback } {
   const s = p.steps.find((x) => x.id === id);
   if (!s) throw new Error(`plan has no step ${id}`);
   const dispatch = Math.max(1, s.dispatches);
   return {
     plan: withSteps(p, { [id]: { status: "failed", dispatches: dispatch, attempts: 1 } }),
-    feedback: failure(id, error, { dispatch, tool: s.tools[0] ?? null, workerType: s.workerType, params: s.params, ...extra }),
+    feedback: failure(id, error, {
+      dispatch,
+      tool: s.tools[0] ?? null,
+      workerType: s.workerType,
+      params: s.params,
+      ...extra,
+    }),
   };
 }
 
-export function strategyInput(p: Plan, failedId: string, all: readonly ExecutionFeedback[], registry: ToolRegistry, revisionNumber = 1): StrategyInput {
+export function strategyInput(
+  p: Plan,
+  failedId: string,
+  all: readonly ExecutionFeedback[],
+  registry: ToolRegistry,
+  revisionNumber = 1,
+): StrategyInput {
   const s = p.steps.find((x) => x.id === failedId);
   if (!s) throw new Error(`plan has no step ${failedId}`);
   const ctx: FailureContext = buildFailureContext(s, all);
@@ -130,7 +165,11 @@ export function strategyInput(p: Plan, failedId: string, all: readonly Execution
  * Runs a plan's ready steps wave by wave with the real runStep and the real scheduling functions, until nothing is
  * ready: a tiny executor without the graph, so strategy tests can check that a revised plan really works.
  */
-export async function runWaves(p: Plan, registry: ToolRegistry, history: ExecutionFeedback[] = []): Promise<{ plan: Plan; feedback: ExecutionFeedback[] }> {
+export async function runWaves(
+  p: Plan,
+  registry: ToolRegistry,
+  history: ExecutionFeedback[] = [],
+): Promise<{ plan: Plan; feedback: ExecutionFeedback[] }> {
   let current = p;
   const all = [...history];
   const inputsOf = (s: TaskStep) => registry.inputsOf(s);
@@ -140,11 +179,27 @@ export async function runWaves(p: Plan, registry: ToolRegistry, history: Executi
     // As execute does: a step skipped because a dependency failed is recorded as DEPENDENCY_FAILURE feedback.
     for (const { step: s, reason, dependencyFailure } of settled.skipped) {
       if (!dependencyFailure) continue;
-      all.push(feedback({ taskId: s.id, feedbackType: "DEPENDENCY_FAILURE", errors: [reason], failureClass: "dependency_failed", durationMs: 0, attempt: 0, dispatch: s.dispatches, workerType: s.workerType, tool: s.tools[0] ?? null }));
+      all.push(
+        feedback({
+          taskId: s.id,
+          feedbackType: "DEPENDENCY_FAILURE",
+          errors: [reason],
+          failureClass: "dependency_failed",
+          durationMs: 0,
+          attempt: 0,
+          dispatch: s.dispatches,
+          workerType: s.workerType,
+          tool: s.tools[0] ?? null,
+        }),
+      );
     }
     const ready = readySteps(current, inputsOf);
     if (ready.length === 0) return { plan: current, feedback: all };
-    current = markDispatched(current, ready.map((s) => s.id), inputsOf);
+    current = markDispatched(
+      current,
+      ready.map((s) => s.id),
+      inputsOf,
+    );
     const running = current.steps.filter((s) => ready.some((r) => r.id === s.id));
     const results = await Promise.all(
       running.map((s) => runStep({ step: s, inputs: dependencyInputs(current, s), registry, dispatch: s.dispatches })),
@@ -171,7 +226,9 @@ export interface RunRecord {
  */
 export async function flightTimeoutRun(recover: boolean): Promise<RunRecord> {
   const faulty = travelRegistry(["search_flights=timeout"]);
-  const start = withSteps(travelPlan(NO_BUDGET_REQUEST, faulty), { flight: { timeoutMs: 30, retry: { maxAttempts: 1, backoffMs: [0] } } });
+  const start = withSteps(travelPlan(NO_BUDGET_REQUEST, faulty), {
+    flight: { timeoutMs: 30, retry: { maxAttempts: 1, backoffMs: [0] } },
+  });
   const first = await runWaves(start, faulty);
   const strategy = recover ? retryDifferentAgent : skip;
   const outcome = strategy(strategyInput(first.plan, "flight", first.feedback, faulty));
@@ -183,7 +240,11 @@ export async function flightTimeoutRun(recover: boolean): Promise<RunRecord> {
     revisions: [outcome.revision],
     confidenceHistory: [
       { at: "2025-01-01T00:00:00.000Z", value: start.confidence, reason: "initial plan (rules)" },
-      { at: "2025-01-01T00:00:01.000Z", value: outcome.revision.confidenceAfter, reason: `rev_1 ${outcome.revision.strategy} for flight` },
+      {
+        at: "2025-01-01T00:00:01.000Z",
+        value: outcome.revision.confidenceAfter,
+        reason: `rev_1 ${outcome.revision.strategy} for flight`,
+      },
     ],
   };
 }
@@ -196,7 +257,8 @@ export function applied(outcome: StrategyOutcome) {
 
 /** The reason a strategy gave for not applying; fails the test when it applied. */
 export function refused(outcome: StrategyOutcome): string {
-  if (outcome.applies) throw new Error(`expected the strategy not to apply, but it made ${outcome.revision.changes.join("; ")}`);
+  if (outcome.applies)
+    throw new Error(`expected the strategy not to apply, but it made ${outcome.revision.changes.join("; ")}`);
   return outcome.reason;
 }
 

@@ -7,7 +7,9 @@ import type { Toolkit, ToolSpec } from "../../src/tools/types.js";
  * category so every specialist worker grants exactly one tool and `general` grants them all.
  */
 
-function tool(spec: Pick<ToolSpec, "name" | "description" | "category" | "keywords" | "consumes" | "produces" | "estimates">): ToolSpec {
+function tool(
+  spec: Pick<ToolSpec, "name" | "description" | "category" | "keywords" | "consumes" | "produces" | "estimates">,
+): ToolSpec {
   return {
     ...spec,
     sideEffect: "none",

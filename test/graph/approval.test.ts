@@ -2,7 +2,14 @@ import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { Node } from "../../nodes/names.js";
 import { HumanApprovalRequest } from "../../src/domain/approval.js";
-import { EASY_TRIP, interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import {
+  EASY_TRIP,
+  interruptValues,
+  notificationsOf,
+  agentsOnTempDb,
+  threadConfig,
+  tripInput,
+} from "../fakes/graph-harness.js";
 
 const { agent } = agentsOnTempDb();
 /** The rules plan's confidence is 0.85, so this threshold always asks. */
@@ -16,7 +23,13 @@ describe("plan approval (a plan below the confidence threshold waits for a human
     const [payload, ...more] = interruptValues(out);
     expect(more).toEqual([]);
     const request = HumanApprovalRequest.parse(payload);
-    expect(request).toMatchObject({ kind: "plan_approval", confidence: 0.85, threshold: 0.99, recommendedAction: "REVIEW_AND_ADJUST", decisions: ["approve", "reject", "adjust", "replan"] });
+    expect(request).toMatchObject({
+      kind: "plan_approval",
+      confidence: 0.85,
+      threshold: 0.99,
+      recommendedAction: "REVIEW_AND_ADJUST",
+      decisions: ["approve", "reject", "adjust", "replan"],
+    });
     expect(request.reasons.length).toBeGreaterThan(0);
     expect(request.plan.steps.map((s) => s.id)).toEqual(out.plan!.steps.map((s) => s.id));
     expect(request.planId).toBe(out.plan!.planId);
@@ -72,7 +85,9 @@ describe("plan approval (a plan below the confidence threshold waits for a human
     // from `next`, so after a refused answer `next` is [] although the thread is still waiting: never infer
     // "finished" from `next` alone.
     const waiting = await a.graph.getState(config);
-    expect(waiting.tasks.map((t) => [t.name, t.interrupts.map((i) => i.value)])).toEqual([[Node.HUMAN_INTERRUPT, [refused]]]);
+    expect(waiting.tasks.map((t) => [t.name, t.interrupts.map((i) => i.value)])).toEqual([
+      [Node.HUMAN_INTERRUPT, [refused]],
+    ]);
     expect(waiting.next).toEqual([]);
     expect(waiting.values.status).toBe("awaiting_approval");
     expect(waiting.values.pendingInterrupt).toMatchObject({ kind: "plan_approval" });

@@ -18,7 +18,10 @@ function buildError(toolkits: Toolkit[]): CandorError {
 
 describe("buildAgentGraph validates its toolkits before anything runs", () => {
   it("rejects a tool name registered twice, naming it, without calling any tool", () => {
-    const { toolkits, calls } = countingToolkits([travelToolkit({ latencyMs: 0 }), { name: "extra", tools: [travelToolkit().tools[0]!], workers: [] }]);
+    const { toolkits, calls } = countingToolkits([
+      travelToolkit({ latencyMs: 0 }),
+      { name: "extra", tools: [travelToolkit().tools[0]!], workers: [] },
+    ]);
     const error = buildError(toolkits);
     expect(error.code).toBe(ErrorCode.CONFIGURATION);
     expect(error.message).toMatch(/Tool "search_flights" is registered twice/);
@@ -27,7 +30,15 @@ describe("buildAgentGraph validates its toolkits before anything runs", () => {
 
   it("rejects a worker granted a tool that does not exist", () => {
     const kit = travelToolkit({ latencyMs: 0 });
-    const error = buildError([{ ...kit, workers: [...kit.workers, { name: "train_agent", description: "Books trains.", categories: [], tools: ["search_trains"] }] }]);
+    const error = buildError([
+      {
+        ...kit,
+        workers: [
+          ...kit.workers,
+          { name: "train_agent", description: "Books trains.", categories: [], tools: ["search_trains"] },
+        ],
+      },
+    ]);
     expect(error.code).toBe(ErrorCode.CONFIGURATION);
     expect(error.message).toMatch(/"train_agent" is granted tool "search_trains", which does not exist/);
   });
@@ -51,6 +62,17 @@ describe("buildAgentGraph validates its toolkits before anything runs", () => {
   it("returns an uncompiled graph for a valid toolkit (callers compile it)", () => {
     const graph = buildAgentGraph({ toolkits: [travelToolkit({ latencyMs: 0 })] });
     expect(typeof graph.compile).toBe("function");
-    expect(Object.keys(graph.nodes)).toEqual(expect.arrayContaining(["understand", "execute", "worker", "synthesize", "select_strategy", "human_interrupt", "reflect", "finalize"]));
+    expect(Object.keys(graph.nodes)).toEqual(
+      expect.arrayContaining([
+        "understand",
+        "execute",
+        "worker",
+        "synthesize",
+        "select_strategy",
+        "human_interrupt",
+        "reflect",
+        "finalize",
+      ]),
+    );
   });
 });

@@ -52,7 +52,8 @@ describe("confidence calibration across runs (SQLite checkpointer and store)", (
     const out = await graph.invoke(input("over_user"), { configurable: { thread_id: "over" } });
 
     expect(out.status).toBe("completed");
-    const reason = "calibrated from 0.85 to 0.75: over-confident in 100% of 12 past runs scored above 0.8 (12 outcomes)";
+    const reason =
+      "calibrated from 0.85 to 0.75: over-confident in 100% of 12 past runs scored above 0.8 (12 outcomes)";
     expect(out.plan!.confidenceReasons).toContain(reason);
     // The planner's own score first, then the calibrated one, then REFLECT's +0.05 for a completed run.
     expect(out.confidenceHistory.map((p) => [p.value, p.reason])).toEqual([
@@ -60,7 +61,10 @@ describe("confidence calibration across runs (SQLite checkpointer and store)", (
       [0.75, reason],
       [0.8, "outcome: every needed step succeeded"],
     ]);
-    expect(decisionLog.entries.find((e) => e.operation === "plan" && e.planId === out.plan!.planId)).toMatchObject({ confidenceBefore: RAW, confidenceAfter: 0.75 });
+    expect(decisionLog.entries.find((e) => e.operation === "plan" && e.planId === out.plan!.planId)).toMatchObject({
+      confidenceBefore: RAW,
+      confidenceAfter: 0.75,
+    });
 
     const recorded = await calibrator.outcomes();
     expect(recorded).toHaveLength(13);
@@ -72,7 +76,10 @@ describe("confidence calibration across runs (SQLite checkpointer and store)", (
   it("leaves a first-time user's plan as the planner scored it, and still records the outcome", async () => {
     const out = await graph.invoke(input("new_user"), { configurable: { thread_id: "new" } });
     expect(out.status).toBe("completed");
-    expect(out.confidenceHistory.map((p) => p.reason)).toEqual(["initial plan (rules)", "outcome: every needed step succeeded"]);
+    expect(out.confidenceHistory.map((p) => p.reason)).toEqual([
+      "initial plan (rules)",
+      "outcome: every needed step succeeded",
+    ]);
     expect(out.plan!.confidenceReasons.some((r) => r.startsWith("calibrated"))).toBe(false);
     const recorded = await new ConfidenceCalibrator(persistence.store, "new_user").outcomes();
     expect(recorded).toEqual([expect.objectContaining({ planId: out.plan!.planId, confidence: RAW, success: true })]);

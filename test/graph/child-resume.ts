@@ -17,7 +17,7 @@ try {
   const config = threadConfig(threadId);
   if (mode === "start") {
     const out = await agent.graph.invoke(tripInput(EASY_TRIP, { approvalThreshold: 0.99 }, RESTART_USER), config);
-    const kind = isInterrupted<{ kind: string }>(out) ? out.__interrupt__[0]?.value?.kind ?? null : null;
+    const kind = isInterrupted<{ kind: string }>(out) ? (out.__interrupt__[0]?.value?.kind ?? null) : null;
     console.log(JSON.stringify({ pid: process.pid, interrupted: kind, toolCalls: agent.calls.total() }));
   } else {
     const before = await agent.graph.getState(config);

@@ -1,12 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { EASY_TRIP, notificationsOf, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import {
+  EASY_TRIP,
+  notificationsOf,
+  agentsOnTempDb,
+  threadConfig,
+  tripInput,
+  type Agent,
+} from "../fakes/graph-harness.js";
 
 // Issue 3 / seed 000 scenario 5: DECOMPOSE never happened in a travel run; a too-long trip or the `complex` fault
 // must now recover through it, end to end, on a real SQLite checkpointer.
 
 const pool = agentsOnTempDb();
 const agent = (faults: readonly string[] = []): Agent => pool.agent({ faults });
-const strategies = (out: { revisions: { strategy: string; failedTaskId: string }[] }) => out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`);
+const strategies = (out: { revisions: { strategy: string; failedTaskId: string }[] }) =>
+  out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`);
 
 const TEN_DAYS = "Plan a 10-day trip from Madrid to Rome for 2 people";
 
@@ -18,23 +26,49 @@ describe("a 10-day trip: search_activities refuses it as too complex, DECOMPOSE 
   it("completes with exactly one revision, DECOMPOSE of the activities step", () => {
     expect(out.status).toBe("completed");
     expect(strategies(out)).toEqual(["DECOMPOSE:activities"]);
-    expect(out.revisions[0]).toMatchObject({ failureClass: "too_complex", newStepIds: ["activities_part1", "activities_part2"], removedStepIds: ["activities"], confidenceDelta: -0.05 });
+    expect(out.revisions[0]).toMatchObject({
+      failureClass: "too_complex",
+      newStepIds: ["activities_part1", "activities_part2"],
+      removedStepIds: ["activities"],
+      confidenceDelta: -0.05,
+    });
     expect(out.revisionCount).toBe(1);
   });
 
   it("the substeps ran in order on activities_agent, and nothing else ran twice", () => {
     expect(step("activities")).toBeUndefined();
-    expect(step("activities_part1")).toMatchObject({ tools: ["find_attractions"], status: "done", workerType: "activities_agent" });
-    expect(step("activities_part2")).toMatchObject({ tools: ["plan_days"], status: "done", dependsOn: ["activities_part1"], expectedOutputs: ["activities"] });
-    expect(a.calls.all()).toEqual({ search_flights: 1, search_hotels: 1, search_activities: 1, find_attractions: 1, plan_days: 1, check_budget: 1, build_itinerary: 1 });
-    const order = out.feedback.filter((f) => f.taskId.startsWith("activities")).map((f) => `${f.taskId}:${f.feedbackType}`);
+    expect(step("activities_part1")).toMatchObject({
+      tools: ["find_attractions"],
+      status: "done",
+      workerType: "activities_agent",
+    });
+    expect(step("activities_part2")).toMatchObject({
+      tools: ["plan_days"],
+      status: "done",
+      dependsOn: ["activities_part1"],
+      expectedOutputs: ["activities"],
+    });
+    expect(a.calls.all()).toEqual({
+      search_flights: 1,
+      search_hotels: 1,
+      search_activities: 1,
+      find_attractions: 1,
+      plan_days: 1,
+      check_budget: 1,
+      build_itinerary: 1,
+    });
+    const order = out.feedback
+      .filter((f) => f.taskId.startsWith("activities"))
+      .map((f) => `${f.taskId}:${f.feedbackType}`);
     expect(order).toEqual(["activities:FAILURE", "activities_part1:SUCCESS", "activities_part2:SUCCESS"]);
   });
 
   it("the budget check and the itinerary were built from the decomposed steps' output", () => {
     const planned = step("activities_part2")!.result as { activities: { day: number; name: string }[]; cost: number };
     expect(step("budget_status")!.dependsOn).toContain("activities_part2");
-    expect((step("budget_status")!.result as { breakdown: { activities: number } }).breakdown.activities).toBe(planned.cost);
+    expect((step("budget_status")!.result as { breakdown: { activities: number } }).breakdown.activities).toBe(
+      planned.cost,
+    );
     const itinerary = step("itinerary")!.result as { itinerary: string; days: string[] };
     expect(itinerary.days).toHaveLength(10);
     planned.activities.forEach((act, i) => expect(itinerary.days[i]).toContain(act.name));
@@ -56,11 +90,19 @@ describe("the `complex` fault on a trip one call could plan", () => {
     const out = await faulty.graph.invoke(tripInput(EASY_TRIP), threadConfig("complex-fault"));
     expect(out.status).toBe("completed");
     expect(strategies(out)).toEqual(["DECOMPOSE:activities"]);
-    expect(out.feedback.find((f) => f.taskId === "activities")).toMatchObject({ failureClass: "too_complex", outputs: { injected: true } });
-    expect([faulty.calls.count("search_activities"), faulty.calls.count("find_attractions"), faulty.calls.count("plan_days")]).toEqual([1, 1, 1]);
+    expect(out.feedback.find((f) => f.taskId === "activities")).toMatchObject({
+      failureClass: "too_complex",
+      outputs: { injected: true },
+    });
+    expect([
+      faulty.calls.count("search_activities"),
+      faulty.calls.count("find_attractions"),
+      faulty.calls.count("plan_days"),
+    ]).toEqual([1, 1, 1]);
 
     const healthy = await agent().graph.invoke(tripInput(EASY_TRIP), threadConfig("complex-healthy"));
-    const itinerary = (o: typeof out) => (o.plan!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string }).itinerary;
+    const itinerary = (o: typeof out) =>
+      (o.plan!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string }).itinerary;
     expect(itinerary(out)).toBe(itinerary(healthy));
   });
 });

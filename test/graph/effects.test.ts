@@ -16,7 +16,10 @@ afterAll(() => tmp.cleanup());
 /** Starts child-effects.ts and SIGKILLs it the moment it reports that book_trip is being called. */
 function killDuringBooking(threadId: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "test/graph/child-effects.ts", tmp.dbPath, threadId], { cwd: ROOT, env: { ...process.env, OPENAI_API_KEY: "" } });
+    const child = spawn(process.execPath, ["--import", "tsx", "test/graph/child-effects.ts", tmp.dbPath, threadId], {
+      cwd: ROOT,
+      env: { ...process.env, OPENAI_API_KEY: "" },
+    });
     let out = "";
     let err = "";
     const timer = setTimeout(() => {
@@ -47,7 +50,10 @@ describe("a crash in the middle of an irreversible call (issue 4 item 4)", () =>
       const { toolkits, calls } = countingToolkits([travelToolkit({ latencyMs: 5 })]);
       const graph = compileAgent({ toolkits, ledger }, persistence);
       const config = threadConfig(threadId);
-      const started = (persistence.store.db.prepare("SELECT step_id, status FROM candor_effects").all()) as { step_id: string; status: string }[];
+      const started = persistence.store.db.prepare("SELECT step_id, status FROM candor_effects").all() as {
+        step_id: string;
+        status: string;
+      }[];
       expect(started.map((r) => r.status)).toEqual(["started"]);
 
       // The approval was checkpointed before the call, so resuming continues with act; the call's outcome is
@@ -57,9 +63,18 @@ describe("a crash in the middle of an irreversible call (issue 4 item 4)", () =>
       const waiting = (await graph.getState(config)).values as AgentStateValue;
       expect(calls.count("book_trip")).toBe(0);
       const failed = waiting.feedback.find((f) => f.tool === "book_trip")!;
-      expect(failed).toMatchObject({ feedbackType: "FAILURE", failureClass: "policy_blocked", errorType: "OUTCOME_UNKNOWN", taskId: started[0]!.step_id });
+      expect(failed).toMatchObject({
+        feedbackType: "FAILURE",
+        failureClass: "policy_blocked",
+        errorType: "OUTCOME_UNKNOWN",
+        taskId: started[0]!.step_id,
+      });
       expect(failed.errors[0]).toMatch(/book_trip may already have run.*a human must check/);
-      expect(asked).toMatchObject({ kind: "unknown_outcome", taskId: started[0]!.step_id, decisions: ["retry", "skip", "abort"] });
+      expect(asked).toMatchObject({
+        kind: "unknown_outcome",
+        taskId: started[0]!.step_id,
+        decisions: ["retry", "skip", "abort"],
+      });
       expect(waiting.revisions).toEqual([]);
       // The searches finished before the crash and are not repeated either (their writes were checkpointed).
       expect(calls.count("search_flights")).toBe(0);

@@ -2,13 +2,21 @@ import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { Node } from "../../nodes/names.js";
 import { FailureEscalationRequest } from "../../src/domain/approval.js";
-import { interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput, valuesOf } from "../fakes/graph-harness.js";
+import {
+  interruptValues,
+  notificationsOf,
+  agentsOnTempDb,
+  threadConfig,
+  tripInput,
+  valuesOf,
+} from "../fakes/graph-harness.js";
 
 // Issue 3 / seed 000 scenario 6: a budget far below anything the catalog offers burnt every revision on price caps
 // no search could meet (flight under $33, hotel under $36) before a human heard that the budget was the problem.
 
 const { agent } = agentsOnTempDb();
-const TRIP = (budget: number, extra = "") => `Plan a 3-day trip from Madrid to Paris for 2 people under $${budget}${extra}`;
+const TRIP = (budget: number, extra = "") =>
+  `Plan a 3-day trip from Madrid to Paris for 2 people under $${budget}${extra}`;
 const FIGURES = "Even the cheapest options cost $874 (flight $482, hotel $392, activities $0), over the $500 limit";
 
 describe("a budget even the cheapest options exceed", () => {
@@ -43,10 +51,20 @@ describe("a budget even the cheapest options exceed", () => {
     const a = agent();
     const config = threadConfig("infeasible-skip");
     interruptValues(await a.graph.invoke(tripInput(TRIP(500, " and book it")), config));
-    const done = await a.graph.invoke(new Command({ resume: { decision: "skip", comment: "show me the searches anyway" } }), config);
+    const done = await a.graph.invoke(
+      new Command({ resume: { decision: "skip", comment: "show me the searches anyway" } }),
+      config,
+    );
     expect(done.status).toBe("partial");
     const status = Object.fromEntries(done.plan!.steps.map((s) => [s.id, s.status]));
-    expect(status).toMatchObject({ flight: "done", hotel: "done", activities: "done", budget_status: "skipped", itinerary: "skipped", booking: "skipped" });
+    expect(status).toMatchObject({
+      flight: "done",
+      hotel: "done",
+      activities: "done",
+      budget_status: "skipped",
+      itinerary: "skipped",
+      booking: "skipped",
+    });
     expect([a.calls.count("build_itinerary"), a.calls.count("book_trip")]).toEqual([0, 0]);
     expect(done.revisions.map((r) => r.strategy)).toEqual(["SKIP"]);
     expect(done.report!.missing.join(" ")).toMatch(/budget_status.*itinerary.*booking/);
@@ -69,7 +87,10 @@ describe("a budget the cheapest options fit", () => {
     const out = await a.graph.invoke(tripInput(TRIP(900)), threadConfig("feasible"));
     expect(out.status).toBe("completed");
     // The hotel cap is below anything in the centre but above the floor a widened search reaches.
-    expect(out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`)).toEqual(["ADJUST_PARAMETERS:budget_status", "FIND_WORKAROUND:hotel"]);
+    expect(out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`)).toEqual([
+      "ADJUST_PARAMETERS:budget_status",
+      "FIND_WORKAROUND:hotel",
+    ]);
     const steps = new Map(out.plan!.steps.map((s) => [s.id, s]));
     expect(steps.get("flight")!.params.maxCost).toBeGreaterThanOrEqual(482);
     expect(steps.get("hotel_alt")!.params.maxCost).toBeGreaterThanOrEqual(392);

@@ -31,7 +31,11 @@ describe("fork helpers on a SQLite checkpointer (issue 8 defect 7)", () => {
   it("a refusal by the graph's state schema is in plain words (field: what is wrong), and nothing is written", async () => {
     const count = (await listCheckpoints(agent.graph, THREAD)).length;
     const refused = forkCheckpoint(agent.graph, THREAD, history[1]!.id, { settings: { maxRevisions: -1 } });
-    await expect(refused).rejects.toMatchObject({ code: "INVALID_REQUEST", message: "The graph refused the state update, nothing was changed: settings.maxRevisions: Too small: expected number to be >=0." });
+    await expect(refused).rejects.toMatchObject({
+      code: "INVALID_REQUEST",
+      message:
+        "The graph refused the state update, nothing was changed: settings.maxRevisions: Too small: expected number to be >=0.",
+    });
     expect((await listCheckpoints(agent.graph, THREAD)).length).toBe(count);
   });
 });

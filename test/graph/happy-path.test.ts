@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Node } from "../../nodes/names.js";
 import { recentEpisodes } from "../../src/memory/episodes.js";
-import { EASY_TRIP, historyOf, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import {
+  EASY_TRIP,
+  historyOf,
+  startAgent,
+  tempDir,
+  threadConfig,
+  tripInput,
+  type Agent,
+} from "../fakes/graph-harness.js";
 
 describe("a fault-free trip on a SQLite checkpointer", () => {
   const tmp = tempDir();
@@ -35,15 +43,30 @@ describe("a fault-free trip on a SQLite checkpointer", () => {
       expect(mine.map((f) => f.feedbackType)).toEqual(["SUCCESS"]);
       expect(mine[0]!.workerType).toBe(step.workerType);
     }
-    expect(agent.calls.all()).toEqual({ search_flights: 1, search_hotels: 1, search_activities: 1, check_budget: 1, build_itinerary: 1 });
+    expect(agent.calls.all()).toEqual({
+      search_flights: 1,
+      search_hotels: 1,
+      search_activities: 1,
+      check_budget: 1,
+      build_itinerary: 1,
+    });
   });
 
   it("writes a post-execution report with summary, tasks, confidence evolution and lessons", () => {
     const report = out.report!;
     expect(report.planId).toBe(out.plan!.planId);
-    expect(report.summary).toMatchObject({ status: "completed", stepsSucceeded: 5, stepsFailed: 0, stepsSkipped: 0, revisionCount: 0, failureReason: null });
+    expect(report.summary).toMatchObject({
+      status: "completed",
+      stepsSucceeded: 5,
+      stepsFailed: 0,
+      stepsSkipped: 0,
+      revisionCount: 0,
+      failureReason: null,
+    });
     expect(report.summary.totalDurationMs).toBeGreaterThan(0);
-    expect(report.tasks.map((t) => [t.id, t.status, t.lastFeedback])).toEqual(out.plan!.steps.map((s) => [s.id, "done", "SUCCESS"]));
+    expect(report.tasks.map((t) => [t.id, t.status, t.lastFeedback])).toEqual(
+      out.plan!.steps.map((s) => [s.id, "done", "SUCCESS"]),
+    );
     expect(report.confidenceEvolution[0]).toMatchObject({ value: 0.85 });
     expect(report.confidenceEvolution[0]!.reason).toMatch(/initial plan/);
     expect(report.lessonsLearned.length).toBeGreaterThan(0);
@@ -54,7 +77,14 @@ describe("a fault-free trip on a SQLite checkpointer", () => {
   it("stores the episode under [userId, 'episodes'] in the SQLite store", async () => {
     const episodes = await recentEpisodes(agent.persistence.store, "ana");
     expect(episodes).toHaveLength(1);
-    expect(episodes[0]).toMatchObject({ threadId: "happy", planId: out.plan!.planId, status: "completed", request: EASY_TRIP, failures: [], strategiesUsed: [] });
+    expect(episodes[0]).toMatchObject({
+      threadId: "happy",
+      planId: out.plan!.planId,
+      status: "completed",
+      request: EASY_TRIP,
+      failures: [],
+      strategiesUsed: [],
+    });
     expect(await recentEpisodes(agent.persistence.store, "someone_else")).toEqual([]);
   });
 
@@ -66,7 +96,9 @@ describe("a fault-free trip on a SQLite checkpointer", () => {
     const wave = fanOut[0]!;
     expect(wave.next).toEqual([Node.WORKER, Node.WORKER, Node.WORKER]);
     expect(wave.tasks.map((t) => t.name)).toEqual([Node.WORKER, Node.WORKER, Node.WORKER]);
-    const sent = wave.tasks.map((t) => (t.result as { feedback: { taskId: string }[] }).feedback.map((f) => f.taskId)).flat();
+    const sent = wave.tasks
+      .map((t) => (t.result as { feedback: { taskId: string }[] }).feedback.map((f) => f.taskId))
+      .flat();
     expect(sent.sort()).toEqual(["activities", "flight", "hotel"]);
     const running = (wave.values as typeof out).plan!.steps.filter((s) => s.status === "running").map((s) => s.id);
     expect(running.sort()).toEqual(["activities", "flight", "hotel"]);

@@ -10,7 +10,15 @@ import { openPersistence } from "../../src/memory/persistence.js";
 import { Node } from "../../nodes/names.js";
 import { ConfidenceCalibrator } from "../../src/confidence/calibrator.js";
 import type { AgentStateValue } from "../../nodes/state.js";
-import { EASY_TRIP, TEST_LATENCY_MS, interruptValues, agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import {
+  EASY_TRIP,
+  TEST_LATENCY_MS,
+  interruptValues,
+  agentsOnTempDb,
+  threadConfig,
+  tripInput,
+  type Agent,
+} from "../fakes/graph-harness.js";
 
 /*
  * Issue 4 item 2: an escalation answered with `retry` and new parameters, or with `replan` and guidance. The
@@ -21,7 +29,12 @@ const { agent, dbPath } = agentsOnTempDb({ faults: ["search_hotels=unavailable*1
 async function escalated(a: Agent, thread: string) {
   const out = await a.graph.invoke(tripInput(EASY_TRIP, { maxRevisions: 0 }), threadConfig(thread));
   const [payload] = interruptValues(out);
-  expect(payload).toMatchObject({ kind: "max_revisions", taskId: "hotel", decisions: ["skip", "retry", "replan", "abort"], params: { city: "Paris", radiusKm: 0 } });
+  expect(payload).toMatchObject({
+    kind: "max_revisions",
+    taskId: "hotel",
+    decisions: ["skip", "retry", "replan", "abort"],
+    params: { city: "Paris", radiusKm: 0 },
+  });
   return payload!;
 }
 
@@ -33,17 +46,25 @@ describe("retry with new parameters", () => {
     const done = await a.graph.invoke(new Command({ resume: { decision: "retry", params: { radiusKm: 20 } } }), config);
     expect(done.status).toBe("completed");
     expect(done.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`)).toEqual(["RETRY_WITH_PARAMS:hotel"]);
-    expect(done.plan!.steps.find((s) => s.id === "hotel_retry")).toMatchObject({ status: "done", params: { radiusKm: 20 } });
+    expect(done.plan!.steps.find((s) => s.id === "hotel_retry")).toMatchObject({
+      status: "done",
+      params: { radiusKm: 20 },
+    });
     expect(done.approval).toMatchObject({ kind: "max_revisions", decision: "retry", params: { radiusKm: 20 } });
     expect(a.calls.all()).toMatchObject({ search_flights: 1, search_activities: 1, search_hotels: 2 });
-    expect(done.notifications.some((n) => n.title.includes("A human retried hotel with new parameters (radiusKm=20)"))).toBe(true);
+    expect(
+      done.notifications.some((n) => n.title.includes("A human retried hotel with new parameters (radiusKm=20)")),
+    ).toBe(true);
   });
 
   it("keeps the thread waiting, with the reason, when the tool would refuse the parameters", async () => {
     const a = agent();
     const config = threadConfig("retry-bad");
     await escalated(a, "retry-bad");
-    const again = await a.graph.invoke(new Command({ resume: { decision: "retry", params: { radiusKm: 500 } } }), config);
+    const again = await a.graph.invoke(
+      new Command({ resume: { decision: "retry", params: { radiusKm: 500 } } }),
+      config,
+    );
     const [payload] = interruptValues(again);
     expect(payload!.error).toMatch(/search_hotels would refuse these parameters \(radiusKm: /);
     expect(a.calls.count("search_hotels")).toBe(1);
@@ -58,9 +79,18 @@ describe("replan with guidance on a plan not yet approved", () => {
     const a = agent({ faults: [] });
     const config = threadConfig("plan-replan");
     const user = "plan_replan_user";
-    const [payload] = interruptValues(await a.graph.invoke(tripInput("Plan a 4-day trip to Atlantis from Paris", {}, user), config));
-    expect(payload).toMatchObject({ kind: "plan_approval", confidence: 0, decisions: ["approve", "reject", "adjust", "replan"] });
-    const done = await a.graph.invoke(new Command({ resume: { decision: "replan", guidance: "Go to Rome instead" } }), config);
+    const [payload] = interruptValues(
+      await a.graph.invoke(tripInput("Plan a 4-day trip to Atlantis from Paris", {}, user), config),
+    );
+    expect(payload).toMatchObject({
+      kind: "plan_approval",
+      confidence: 0,
+      decisions: ["approve", "reject", "adjust", "replan"],
+    });
+    const done = await a.graph.invoke(
+      new Command({ resume: { decision: "replan", guidance: "Go to Rome instead" } }),
+      config,
+    );
     expect(done.status).toBe("completed");
     expect(done.request.userIntent).toBe("Go to Rome instead. Plan a 4-day trip to Atlantis from Paris");
     expect(done.plan!.steps.find((s) => s.id === "hotel")!.params.city).toBe("Rome");
@@ -77,7 +107,10 @@ describe("replan with guidance", () => {
     await escalated(a, "replan");
     const waiting = (await a.graph.getState(config)).values as AgentStateValue;
     const before = waiting.plan!.steps.find((s) => s.id === "flight")!.result;
-    const done = await a.graph.invoke(new Command({ resume: { type: "response", args: "Keep it under 5000 dollars" } }), config);
+    const done = await a.graph.invoke(
+      new Command({ resume: { type: "response", args: "Keep it under 5000 dollars" } }),
+      config,
+    );
     expect(done.status).toBe("completed");
     const revision = done.revisions.at(-1)!;
     expect(revision).toMatchObject({ strategy: "REPLAN_WITH_GUIDANCE", failedTaskId: "hotel" });
@@ -103,21 +136,35 @@ describe("replan with guidance", () => {
     const persistence = openPersistence(dbPath);
     // The hotel is always booked out, and the reasoner plans once (the first plan) but not again.
     const booked = travelToolkit({ latencyMs: TEST_LATENCY_MS });
-    const toolkit = { ...booked, tools: booked.tools.map((t) => (t.name === "search_hotels" ? { ...t, run: () => Promise.reject(new Error("search_hotels: fully booked")) } : t)) };
+    const toolkit = {
+      ...booked,
+      tools: booked.tools.map((t) =>
+        t.name === "search_hotels" ? { ...t, run: () => Promise.reject(new Error("search_hotels: fully booked")) } : t,
+      ),
+    };
     const g2 = compileAgent({ toolkits: [toolkit], reasoner: new FailsToReplan() }, persistence);
     try {
       const cfg = threadConfig("replan-fails");
       interruptValues(await g2.invoke(tripInput(EASY_TRIP, { maxRevisions: 0 }), cfg));
-      const again = await g2.invoke(new Command({ resume: { decision: "replan", guidance: "any hotel will do" } }), cfg);
+      const again = await g2.invoke(
+        new Command({ resume: { decision: "replan", guidance: "any hotel will do" } }),
+        cfg,
+      );
       const [payload] = interruptValues(again);
       expect(payload).toMatchObject({ kind: "max_revisions", taskId: "hotel" });
       expect(payload!.reason).toMatch(/^Replanning with "any hotel will do" did not work: no tool matches the request/);
       const state = await g2.getState(cfg);
       expect(state.next).toEqual([Node.HUMAN_INTERRUPT]);
-      expect((state.values as AgentStateValue).notifications.at(-1)!.title).toMatch(/^Replanning with your guidance did not work: no tool matches the request/);
+      expect((state.values as AgentStateValue).notifications.at(-1)!.title).toMatch(
+        /^Replanning with your guidance did not work: no tool matches the request/,
+      );
       // A second failed replan replaces the first one's sentence instead of stacking it.
-      const twice = interruptValues(await g2.invoke(new Command({ resume: { decision: "replan", guidance: "a hostel is fine" } }), cfg));
-      expect(twice[0]!.reason).toMatch(/^Replanning with "a hostel is fine" did not work: no tool matches the request Before that: /);
+      const twice = interruptValues(
+        await g2.invoke(new Command({ resume: { decision: "replan", guidance: "a hostel is fine" } }), cfg),
+      );
+      expect(twice[0]!.reason).toMatch(
+        /^Replanning with "a hostel is fine" did not work: no tool matches the request Before that: /,
+      );
       expect(twice[0]!.reason).not.toContain("any hotel will do");
       const aborted = await g2.invoke(new Command({ resume: "abort" }), cfg);
       expect(aborted.status).toBe("failed");

@@ -6,7 +6,14 @@ import { Node } from "../../nodes/names.js";
 import { HumanInterrupt, InterruptRequest } from "../../src/domain/approval.js";
 import { openPersistence, type Persistence } from "../../src/memory/persistence.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
-import { EASY_TRIP, interruptValues, notificationsOf, tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import {
+  EASY_TRIP,
+  interruptValues,
+  notificationsOf,
+  tempDir,
+  threadConfig,
+  tripInput,
+} from "../fakes/graph-harness.js";
 
 const tmp = tempDir();
 const opened: Persistence[] = [];
@@ -40,7 +47,10 @@ describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, ag
     expect(human.config).toEqual({ allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true });
     expect(human.description).toMatch(/Approve it to run, adjust it, replan it with your guidance, or reject it\?/);
     expect(human.description).toMatch(/respond plans it again following your text, ignore rejects it/);
-    expect(InterruptRequest.parse(payload.candor)).toMatchObject({ kind: "plan_approval", decisions: ["approve", "reject", "adjust", "replan"] });
+    expect(InterruptRequest.parse(payload.candor)).toMatchObject({
+      kind: "plan_approval",
+      decisions: ["approve", "reject", "adjust", "replan"],
+    });
     // The state keeps Candor's own request (the CLI reads it); only the interrupt payload gains the convention.
     expect((await graph.getState(config)).values.pendingInterrupt).toEqual(payload.candor);
 
@@ -56,33 +66,65 @@ describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, ag
     const steps = structuredClone(shown.args.steps) as Record<string, { params: Record<string, unknown> }>;
     steps.hotel!.params = { ...steps.hotel!.params, nights: 3 };
 
-    const done = await graph.invoke(new Command({ resume: { type: "edit", args: { action: shown.action, args: { ...shown.args, steps } } } }), config);
+    const done = await graph.invoke(
+      new Command({ resume: { type: "edit", args: { action: shown.action, args: { ...shown.args, steps } } } }),
+      config,
+    );
     expect(done.status).toBe("completed");
     const hotel = done.plan!.steps.find((s) => s.id === "hotel")!;
     expect(hotel.params.nights).toBe(3);
     expect(hotel.result).toMatchObject({ nights: 3 });
     expect(done.plan!.createdBy).toBe("human");
-    expect(done.approval).toMatchObject({ decision: "adjust", adjustments: [{ taskId: "hotel", field: "params", newValue: steps.hotel!.params }] });
+    expect(done.approval).toMatchObject({
+      decision: "adjust",
+      adjustments: [{ taskId: "hotel", field: "params", newValue: steps.hotel!.params }],
+    });
     expect(notificationsOf(done, "approval").at(-1)!.title).toMatch(/adjusted by a human \(1 change\(s\)\)/);
     expect(done.confidenceHistory.map((c) => c.reason)).toContain("plan adjusted by a human (1 change(s))");
-    expect(decisionLog.entries.find((d) => d.operation === "human_decision")).toMatchObject({ decision: "adjust", reasoning: expect.stringContaining("hotel.params: ") });
+    expect(decisionLog.entries.find((d) => d.operation === "human_decision")).toMatchObject({
+      decision: "adjust",
+      reasoning: expect.stringContaining("hotel.params: "),
+    });
   });
 
   it("Candor's own adjust decision with params.<key> runs the adjusted plan", async () => {
     const { graph, config } = await waitingThread("hr-adjust");
-    const done = await graph.invoke(new Command({ resume: { decision: "adjust", adjustments: [{ taskId: "hotel", field: "params.nights", newValue: 4 }], by: "ops" } }), config);
+    const done = await graph.invoke(
+      new Command({
+        resume: {
+          decision: "adjust",
+          adjustments: [{ taskId: "hotel", field: "params.nights", newValue: 4 }],
+          by: "ops",
+        },
+      }),
+      config,
+    );
     expect(done.status).toBe("completed");
     expect(done.plan!.steps.find((s) => s.id === "hotel")!.result).toMatchObject({ nights: 4 });
-    expect(done.approval).toMatchObject({ decision: "adjust", by: "ops", adjustments: [{ taskId: "hotel", field: "params.nights", newValue: 4 }] });
+    expect(done.approval).toMatchObject({
+      decision: "adjust",
+      by: "ops",
+      adjustments: [{ taskId: "hotel", field: "params.nights", newValue: 4 }],
+    });
   });
 
   it("a bad adjustment (unknown step, then a dependency cycle) keeps the thread waiting with an error naming it", async () => {
     const { graph, config } = await waitingThread("hr-bad");
-    const [unknown] = interruptValues(await graph.invoke(new Command({ resume: { decision: "adjust", adjustments: [{ taskId: "spa", field: "description", newValue: "relax" }] } }), config));
+    const [unknown] = interruptValues(
+      await graph.invoke(
+        new Command({
+          resume: { decision: "adjust", adjustments: [{ taskId: "spa", field: "description", newValue: "relax" }] },
+        }),
+        config,
+      ),
+    );
     expect(unknown!.error).toMatch(/the plan has no step "spa"/);
     expect(HumanInterrupt.safeParse(unknown).success).toBe(true);
 
-    const cycle = { decision: "adjust", adjustments: [{ taskId: "flight", field: "dependsOn", newValue: ["itinerary"] }] };
+    const cycle = {
+      decision: "adjust",
+      adjustments: [{ taskId: "flight", field: "dependsOn", newValue: ["itinerary"] }],
+    };
     const [cyclic] = interruptValues(await graph.invoke(new Command({ resume: cycle }), config));
     expect(cyclic!.error).toMatch(/The adjusted plan is not valid: Plan has a dependency cycle/);
 
@@ -106,7 +148,15 @@ describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, ag
     expect(again.request.userIntent).toBe(`We are 4 people. ${EASY_TRIP}`);
     expect(again.plan!.steps.find((s) => s.id === "flight")!.params.travellers).toBe(4);
     expect(again.feedback).toEqual([]);
-    expect(payload).toMatchObject({ kind: "plan_approval", planId: again.plan!.planId, plan: { steps: expect.arrayContaining([expect.objectContaining({ params: expect.objectContaining({ travellers: 4 }) })]) } });
+    expect(payload).toMatchObject({
+      kind: "plan_approval",
+      planId: again.plan!.planId,
+      plan: {
+        steps: expect.arrayContaining([
+          expect.objectContaining({ params: expect.objectContaining({ travellers: 4 }) }),
+        ]),
+      },
+    });
     expect(again.approval).toMatchObject({ decision: "replan", guidance: "We are 4 people" });
     const done = await graph.invoke(new Command({ resume: { type: "accept", args: null } }), config);
     expect(done.status).toBe("completed");

@@ -10,7 +10,10 @@ it("replays and forks a finished run", async () => {
   const persistence = openPersistence(path.join(dir, "candor.db"));
   try {
     const app = compileAgent({ toolkits: [travelToolkit()] }, persistence);
-    const request = { userIntent: "Plan a 3-day trip from Madrid to Paris for 2 people", userContext: { userId: "test" } };
+    const request = {
+      userIntent: "Plan a 3-day trip from Madrid to Paris for 2 people",
+      userContext: { userId: "test" },
+    };
     await app.invoke({ request }, { configurable: { thread_id: "t1" } });
 
     const checkpoints = await listCheckpoints(app, "t1"); // newest first

@@ -2,10 +2,19 @@ import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { DEMO_FAULTS, DEMO_REQUEST, travelToolkit } from "../../examples/travel/index.js";
 import { Node } from "../../nodes/names.js";
-import { EASY_TRIP, TEST_LATENCY_MS, interruptValues, notificationsOf, agentsOnTempDb, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import {
+  EASY_TRIP,
+  TEST_LATENCY_MS,
+  interruptValues,
+  notificationsOf,
+  agentsOnTempDb,
+  threadConfig,
+  tripInput,
+} from "../fakes/graph-harness.js";
 
 const { agent } = agentsOnTempDb();
-const strategies = (out: { revisions: { strategy: string; failedTaskId: string }[] }) => out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`);
+const strategies = (out: { revisions: { strategy: string; failedTaskId: string }[] }) =>
+  out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`);
 
 describe("each kind of failure in the demo, recovered on its own", () => {
   it("a timed-out flight search is retried on backup_flight_agent, never on flight_agent again", async () => {
@@ -15,7 +24,12 @@ describe("each kind of failure in the demo, recovered on its own", () => {
     expect(strategies(out)).toEqual(["RETRY_DIFFERENT_AGENT:flight"]);
     expect(out.revisionCount).toBe(1);
     const retry = out.plan!.steps.find((s) => s.id === "flight_retry")!;
-    expect(retry).toMatchObject({ workerType: "backup_flight_agent", tools: ["search_flights_backup"], replaces: "flight", status: "done" });
+    expect(retry).toMatchObject({
+      workerType: "backup_flight_agent",
+      tools: ["search_flights_backup"],
+      replaces: "flight",
+      status: "done",
+    });
     expect(retry.failedWorkers).toContain("flight_agent");
     expect(out.plan!.steps.some((s) => s.id === "flight")).toBe(false);
     // flight_agent's only dispatch is the one that timed out (two attempts of the step's own retry policy).
@@ -28,7 +42,9 @@ describe("each kind of failure in the demo, recovered on its own", () => {
     expect((out.plan!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string }).itinerary).toContain(
       (retry.result as { flightNumber: string }).flightNumber,
     );
-    expect([a.calls.count("search_hotels"), a.calls.count("search_activities"), a.calls.count("check_budget")]).toEqual([1, 1, 1]);
+    expect([a.calls.count("search_hotels"), a.calls.count("search_activities"), a.calls.count("check_budget")]).toEqual(
+      [1, 1, 1],
+    );
   });
 
   it("a fully booked hotel gets a widened search (FIND_WORKAROUND)", async () => {
@@ -40,7 +56,13 @@ describe("each kind of failure in the demo, recovered on its own", () => {
     const alt = out.plan!.steps.find((s) => s.id === "hotel_alt")!;
     expect(alt).toMatchObject({ workerType: "hotel_agent", replaces: "hotel", status: "done" });
     expect(alt.params.radiusKm).toBe(15);
-    expect(a.calls.all()).toEqual({ search_flights: 1, search_hotels: 2, search_activities: 1, check_budget: 1, build_itinerary: 1 });
+    expect(a.calls.all()).toEqual({
+      search_flights: 1,
+      search_hotels: 2,
+      search_activities: 1,
+      check_budget: 1,
+      build_itinerary: 1,
+    });
   });
 
   it("a budget violation caps the biggest costs and re-runs only them and the check (ADJUST_PARAMETERS)", async () => {
@@ -57,7 +79,13 @@ describe("each kind of failure in the demo, recovered on its own", () => {
     const status = byId.get("budget_status")!.result as { withinBudget: boolean; total: number };
     expect(status.withinBudget).toBe(true);
     expect(status.total).toBeLessThanOrEqual(2000);
-    expect(a.calls.all()).toEqual({ search_flights: 2, search_hotels: 2, search_activities: 1, check_budget: 2, build_itinerary: 1 });
+    expect(a.calls.all()).toEqual({
+      search_flights: 2,
+      search_hotels: 2,
+      search_activities: 1,
+      check_budget: 2,
+      build_itinerary: 1,
+    });
   });
 });
 
@@ -67,7 +95,11 @@ describe("the full demo (DEMO_FAULTS, default step time limits)", () => {
     const out = await a.graph.invoke(tripInput(DEMO_REQUEST), threadConfig("demo"));
     expect(out.status).toBe("completed");
     expect(out.revisionCount).toBe(3);
-    expect(strategies(out)).toEqual(["RETRY_DIFFERENT_AGENT:flight", "FIND_WORKAROUND:hotel", "ADJUST_PARAMETERS:budget_status"]);
+    expect(strategies(out)).toEqual([
+      "RETRY_DIFFERENT_AGENT:flight",
+      "FIND_WORKAROUND:hotel",
+      "ADJUST_PARAMETERS:budget_status",
+    ]);
     expect(out.report!.summary).toMatchObject({ status: "completed", revisionCount: 3, stepsSucceeded: 5 });
 
     // Partial replanning: activities never failed and never re-ran; the primary flight search was not tried again.
@@ -75,7 +107,14 @@ describe("the full demo (DEMO_FAULTS, default step time limits)", () => {
     expect(out.feedback.filter((f) => f.taskId === "activities").map((f) => f.feedbackType)).toEqual(["SUCCESS"]);
     expect(a.calls.count("search_flights")).toBe(2);
     expect(out.feedback.filter((f) => f.workerType === "flight_agent").map((f) => f.taskId)).toEqual(["flight"]);
-    expect(a.calls.all()).toEqual({ search_flights: 2, search_flights_backup: 2, search_hotels: 3, search_activities: 1, check_budget: 2, build_itinerary: 1 });
+    expect(a.calls.all()).toEqual({
+      search_flights: 2,
+      search_flights_backup: 2,
+      search_hotels: 3,
+      search_activities: 1,
+      check_budget: 2,
+      build_itinerary: 1,
+    });
 
     // The flight failure is announced as an ERROR with where recovery stands and where the details are …
     const failed = notificationsOf(out, "step_failed", "flight").filter((n) => n.severity === "ERROR");
@@ -92,7 +131,9 @@ describe("the full demo (DEMO_FAULTS, default step time limits)", () => {
     const rev = out.revisions[0]!;
     expect(rev.confidenceAfter).toBeLessThan(rev.confidenceBefore);
     const explanation = strategy.find((n) => n.message.includes("Plan confidence reduced from"))!;
-    expect(explanation.message).toContain(`from ${rev.confidenceBefore.toFixed(2)} to ${rev.confidenceAfter.toFixed(2)}`);
+    expect(explanation.message).toContain(
+      `from ${rev.confidenceBefore.toFixed(2)} to ${rev.confidenceAfter.toFixed(2)}`,
+    );
     expect(explanation.recoveryStrategy).toMatch(/backup_flight_agent/);
     expect(out.report!.revisions.map((r) => [r.strategy, r.confidenceFrom, r.confidenceTo])).toEqual(
       out.revisions.map((r) => [r.strategy, r.confidenceBefore, r.confidenceAfter]),
@@ -101,12 +142,25 @@ describe("the full demo (DEMO_FAULTS, default step time limits)", () => {
     // Every decision is in the decision log with its reasoning and what it did to confidence.
     const log = a.decisionLog.entries;
     expect(log.every((d) => d.planId === out.plan!.planId && d.threadId === "demo")).toBe(true);
-    expect(log.filter((d) => d.operation === "strategy").map((d) => `${d.decision}:${d.taskId}`)).toEqual(strategies(out));
+    expect(log.filter((d) => d.operation === "strategy").map((d) => `${d.decision}:${d.taskId}`)).toEqual(
+      strategies(out),
+    );
     const revisions = log.filter((d) => d.operation === "revision");
-    expect(revisions.map((d) => [d.confidenceBefore, d.confidenceAfter])).toEqual(out.revisions.map((r) => [r.confidenceBefore, r.confidenceAfter]));
+    expect(revisions.map((d) => [d.confidenceBefore, d.confidenceAfter])).toEqual(
+      out.revisions.map((r) => [r.confidenceBefore, r.confidenceAfter]),
+    );
     expect(revisions.every((d) => d.reasoning.length > 0)).toBe(true);
-    expect(log.filter((d) => d.operation === "step_result" && d.decision !== "SUCCESS").map((d) => d.taskId).sort()).toEqual(["budget_status", "flight", "hotel"]);
-    expect(log.map((d) => d.operation).filter((o) => o === "plan" || o === "reflect" || o === "report")).toEqual(["plan", "reflect", "report"]);
+    expect(
+      log
+        .filter((d) => d.operation === "step_result" && d.decision !== "SUCCESS")
+        .map((d) => d.taskId)
+        .sort(),
+    ).toEqual(["budget_status", "flight", "hotel"]);
+    expect(log.map((d) => d.operation).filter((o) => o === "plan" || o === "reflect" || o === "report")).toEqual([
+      "plan",
+      "reflect",
+      "report",
+    ]);
   });
 });
 
@@ -118,7 +172,12 @@ describe("a step whose dependency could not be recovered", () => {
     const blocked = {
       ...kit,
       tools: kit.tools.map((t) =>
-        t.name === "check_budget" ? { ...t, run: () => Promise.reject(new Error("check_budget: access denied by the provider's policy (HTTP 403)")) } : t,
+        t.name === "check_budget"
+          ? {
+              ...t,
+              run: () => Promise.reject(new Error("check_budget: access denied by the provider's policy (HTTP 403)")),
+            }
+          : t,
       ),
     };
     const a = agent({ toolkits: [blocked] });
@@ -128,7 +187,13 @@ describe("a step whose dependency could not be recovered", () => {
     // Not transient, so the step's own retry policy did not call it twice.
     expect(a.calls.count("check_budget")).toBe(1);
     const status = Object.fromEntries(out.plan!.steps.map((s) => [s.id, s.status]));
-    expect(status).toEqual({ flight: "done", hotel: "done", activities: "done", budget_status: "skipped", itinerary: "skipped" });
+    expect(status).toEqual({
+      flight: "done",
+      hotel: "done",
+      activities: "done",
+      budget_status: "skipped",
+      itinerary: "skipped",
+    });
     const fb = out.feedback.filter((f) => f.taskId === "itinerary");
     expect(fb).toHaveLength(1);
     expect(fb[0]).toMatchObject({ feedbackType: "DEPENDENCY_FAILURE", failureClass: "dependency_failed", attempt: 0 });
@@ -137,7 +202,12 @@ describe("a step whose dependency could not be recovered", () => {
     expect(a.calls.count("build_itinerary")).toBe(0);
     expect(out.status).toBe("partial");
     // A step skipped for its dependency never ran: skipped, not also failed.
-    expect(out.report!.summary).toMatchObject({ status: "partial", stepsSkipped: 2, stepsSucceeded: 3, stepsFailed: 1 });
+    expect(out.report!.summary).toMatchObject({
+      status: "partial",
+      stepsSkipped: 2,
+      stepsSucceeded: 3,
+      stepsFailed: 1,
+    });
     expect(out.report!.missing.map((m) => /\((\w+)\):/.exec(m)?.[1])).toEqual(["budget_status", "itinerary"]);
     expect(out.failureReason).toMatch(/budget_status/);
     expect(out.answer).toContain("Missing from this answer");
@@ -149,15 +219,29 @@ describe("a step whose dependency could not be recovered", () => {
     const blocked = {
       ...kit,
       tools: kit.tools.map((t) =>
-        t.name === "search_flights" ? { ...t, run: () => Promise.reject(new Error("search_flights: access denied by the provider's policy (HTTP 403)")) } : t,
+        t.name === "search_flights"
+          ? {
+              ...t,
+              run: () => Promise.reject(new Error("search_flights: access denied by the provider's policy (HTTP 403)")),
+            }
+          : t,
       ),
     };
     const a = agent({ toolkits: [blocked] });
     const out = await a.graph.invoke(tripInput(EASY_TRIP), threadConfig("skip-flight"));
     expect(strategies(out)).toEqual(["SKIP:flight"]);
     const status = Object.fromEntries(out.plan!.steps.map((s) => [s.id, s.status]));
-    expect(status).toEqual({ flight: "skipped", hotel: "done", activities: "done", budget_status: "done", itinerary: "done" });
-    const itinerary = out.plan!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string; without?: Record<string, string> };
+    expect(status).toEqual({
+      flight: "skipped",
+      hotel: "done",
+      activities: "done",
+      budget_status: "done",
+      itinerary: "done",
+    });
+    const itinerary = out.plan!.steps.find((s) => s.id === "itinerary")!.result as {
+      itinerary: string;
+      without?: Record<string, string>;
+    };
     expect(Object.keys(itinerary.without ?? {})).toEqual(["flight"]);
     expect(itinerary.itinerary).toContain("No flights were planned");
     expect(out.status).toBe("partial");
@@ -173,10 +257,18 @@ describe("the revision cap", () => {
     const out = await a.graph.invoke(tripInput(EASY_TRIP, { maxRevisions: 1 }), config);
     const [payload, ...more] = interruptValues(out);
     expect(more).toEqual([]);
-    expect(payload).toMatchObject({ kind: "max_revisions", taskId: "flight_retry", revisionCount: 1, decisions: ["skip", "retry", "replan", "abort"] });
+    expect(payload).toMatchObject({
+      kind: "max_revisions",
+      taskId: "flight_retry",
+      revisionCount: 1,
+      decisions: ["skip", "retry", "replan", "abort"],
+    });
     const planId = out.plan!.planId;
     expect(payload!.planId).toBe(planId);
-    expect(payload!.errors).toEqual(["search_flights timed out after 150 ms", "search_flights_backup timed out after 150 ms"]);
+    expect(payload!.errors).toEqual([
+      "search_flights timed out after 150 ms",
+      "search_flights_backup timed out after 150 ms",
+    ]);
 
     // The same request is what the checkpoint holds for the pending task.
     const waiting = await a.graph.getState(config);
@@ -213,7 +305,10 @@ describe("the revision cap", () => {
     const a = agent({ faults, stepTimeoutMs: 150 });
     const config = threadConfig("cap-skip");
     interruptValues(await a.graph.invoke(tripInput(EASY_TRIP, { maxRevisions: 1 }), config));
-    const done = await a.graph.invoke(new Command({ resume: { decision: "skip", comment: "go without flights" } }), config);
+    const done = await a.graph.invoke(
+      new Command({ resume: { decision: "skip", comment: "go without flights" } }),
+      config,
+    );
     expect(done.revisions.at(-1)!.strategy).toBe("SKIP");
     expect(done.status).toBe("partial");
     // Flights are an optional input of the budget check and the itinerary: they run without them and say so.

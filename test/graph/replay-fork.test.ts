@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
-import { EASY_TRIP, afterUnderstand, historyOf, startAgent, tempDir, threadConfig, tripInput, valuesOf, type Agent } from "../fakes/graph-harness.js";
+import {
+  EASY_TRIP,
+  afterUnderstand,
+  historyOf,
+  startAgent,
+  tempDir,
+  threadConfig,
+  tripInput,
+  valuesOf,
+  type Agent,
+} from "../fakes/graph-harness.js";
 
 const THREAD = "replay";
 const tmp = tempDir();
@@ -13,7 +23,8 @@ let understood: StateSnapshot;
 
 const idOf = (s: { config: StateSnapshot["config"] }) => s.config.configurable!.checkpoint_id as string;
 const at = (checkpointId: string) => ({ configurable: { thread_id: THREAD, checkpoint_id: checkpointId } });
-const resultOf = (s: AgentStateValue, id: string) => s.plan!.steps.find((x) => x.id === id)!.result as Record<string, unknown>;
+const resultOf = (s: AgentStateValue, id: string) =>
+  s.plan!.steps.find((x) => x.id === id)!.result as Record<string, unknown>;
 
 beforeAll(async () => {
   agent = startAgent({ dbPath: tmp.dbPath });
@@ -55,7 +66,11 @@ describe("time travel on a SQLite checkpointer", () => {
     const toRome = {
       ...plan,
       steps: plan.steps.map((s) =>
-        s.id === "flight" ? { ...s, params: { ...s.params, destination: "Rome" } } : s.id === "hotel" || s.id === "activities" ? { ...s, params: { ...s.params, city: "Rome" } } : s,
+        s.id === "flight"
+          ? { ...s, params: { ...s.params, destination: "Rome" } }
+          : s.id === "hotel" || s.id === "activities"
+            ? { ...s, params: { ...s.params, city: "Rome" } }
+            : s,
       ),
     };
     const forkConfig = await agent.graph.updateState(understood.config, { plan: toRome }, Node.UNDERSTAND);

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
-import { checkpointConfig, forkFrom, listCheckpoints, replayFrom, updateFromAssignments, type CheckpointInfo } from "../../src/replay.js";
+import {
+  checkpointConfig,
+  forkFrom,
+  listCheckpoints,
+  replayFrom,
+  updateFromAssignments,
+  type CheckpointInfo,
+} from "../../src/replay.js";
 import { EASY_TRIP, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
 
 const THREAD = "helpers";
@@ -14,7 +21,12 @@ beforeAll(async () => {
   agent = startAgent({ dbPath: tmp.dbPath });
   await agent.graph.invoke(tripInput(EASY_TRIP), threadConfig(THREAD));
   original = await listCheckpoints(agent.graph, THREAD);
-  understood = original.find((c) => c.next.includes(Node.EXECUTE) && c.status === "executing" && original.find((p) => p.id === c.parent)?.next.includes(Node.UNDERSTAND))!;
+  understood = original.find(
+    (c) =>
+      c.next.includes(Node.EXECUTE) &&
+      c.status === "executing" &&
+      original.find((p) => p.id === c.parent)?.next.includes(Node.UNDERSTAND),
+  )!;
 });
 afterAll(() => {
   agent.close();
@@ -58,7 +70,9 @@ describe("replay helpers", () => {
 
   it("an update the state schema refuses is INVALID_REQUEST with the graph's reason, and nothing is written", async () => {
     const count = (await listCheckpoints(agent.graph, THREAD)).length;
-    await expect(forkFrom(agent.graph, THREAD, understood.id, { settings: { maxRevisions: "lots" } }, Node.UNDERSTAND)).rejects.toMatchObject({
+    await expect(
+      forkFrom(agent.graph, THREAD, understood.id, { settings: { maxRevisions: "lots" } }, Node.UNDERSTAND),
+    ).rejects.toMatchObject({
       code: "INVALID_REQUEST",
       message: expect.stringContaining("maxRevisions"),
     });
@@ -66,12 +80,21 @@ describe("replay helpers", () => {
   });
 
   it("an unknown checkpoint id is UNKNOWN_THREAD, naming how to list the real ones", async () => {
-    await expect(replayFrom(agent.graph, THREAD, "no-such-checkpoint")).rejects.toMatchObject({ code: "UNKNOWN_THREAD", message: expect.stringContaining("history helpers") });
+    await expect(replayFrom(agent.graph, THREAD, "no-such-checkpoint")).rejects.toMatchObject({
+      code: "UNKNOWN_THREAD",
+      message: expect.stringContaining("history helpers"),
+    });
   });
 
   it("updateFromAssignments parses JSON values, keeps other text as strings, and refuses a missing '='", () => {
-    expect(updateFromAssignments({ a: { b: 1, c: 2 } }, ["a.b=[1,2]", "x=true", "y=hello world"])).toEqual({ a: { b: [1, 2], c: 2 }, x: true, y: "hello world" });
-    expect(updateFromAssignments({ list: [{ v: 1 }, { v: 2 }] }, ["list.1.v=9"])).toEqual({ list: [{ v: 1 }, { v: 9 }] });
+    expect(updateFromAssignments({ a: { b: 1, c: 2 } }, ["a.b=[1,2]", "x=true", "y=hello world"])).toEqual({
+      a: { b: [1, 2], c: 2 },
+      x: true,
+      y: "hello world",
+    });
+    expect(updateFromAssignments({ list: [{ v: 1 }, { v: 2 }] }, ["list.1.v=9"])).toEqual({
+      list: [{ v: 1 }, { v: 9 }],
+    });
     expect(() => updateFromAssignments({}, ["novalue"])).toThrow(/not key=value/);
     expect(() => updateFromAssignments({}, ["a..b=1"])).toThrow(/not key=value/);
   });

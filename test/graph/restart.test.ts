@@ -12,11 +12,15 @@ afterAll(() => tmp.cleanup());
 
 /** Runs child-resume.ts in its own Node process and returns its JSON line (it has exited by then). */
 async function child(mode: "start" | "resume", threadId: string): Promise<Record<string, unknown>> {
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "test/graph/child-resume.ts", tmp.dbPath, threadId, mode], {
-    cwd: ROOT,
-    timeout: 30_000,
-    env: { ...process.env, OPENAI_API_KEY: "" },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", "test/graph/child-resume.ts", tmp.dbPath, threadId, mode],
+    {
+      cwd: ROOT,
+      timeout: 30_000,
+      env: { ...process.env, OPENAI_API_KEY: "" },
+    },
+  );
   const lines = stdout.trim().split("\n");
   return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
 }
@@ -33,7 +37,10 @@ describe("an approval interrupt survives a restart", () => {
       const waiting = await peek.graph.getState(threadConfig(threadId));
       expect(waiting.next).toEqual([Node.HUMAN_INTERRUPT]);
       expect(waiting.values.status).toBe("awaiting_approval");
-      expect(waiting.tasks[0]!.interrupts[0]!.value).toMatchObject({ kind: "plan_approval", recommendedAction: "REVIEW_AND_ADJUST" });
+      expect(waiting.tasks[0]!.interrupts[0]!.value).toMatchObject({
+        kind: "plan_approval",
+        recommendedAction: "REVIEW_AND_ADJUST",
+      });
     } finally {
       peek.close();
     }
@@ -42,7 +49,13 @@ describe("an approval interrupt survives a restart", () => {
     expect(b.pid).not.toBe(a.pid);
     expect(b).toMatchObject({ waitingFor: ["plan_approval"], status: "completed" });
     // Every tool ran in process B, once.
-    expect(b.toolCalls).toEqual({ search_flights: 1, search_hotels: 1, search_activities: 1, check_budget: 1, build_itinerary: 1 });
+    expect(b.toolCalls).toEqual({
+      search_flights: 1,
+      search_hotels: 1,
+      search_activities: 1,
+      check_budget: 1,
+      build_itinerary: 1,
+    });
 
     const reader = startAgent({ dbPath: tmp.dbPath });
     try {

@@ -16,7 +16,15 @@ import { agentState, planOf } from "../fakes/graph-harness.js";
 /** a → b, and c on its own, with the given statuses. */
 function plan(a: StepStatus = "pending", b: StepStatus = "pending", c: StepStatus = "pending") {
   return planOf([
-    { id: "a", description: "A", workerType: "w", tools: ["t"], expectedOutputs: ["x"], status: a, result: a === "done" ? { v: 1 } : null },
+    {
+      id: "a",
+      description: "A",
+      workerType: "w",
+      tools: ["t"],
+      expectedOutputs: ["x"],
+      status: a,
+      result: a === "done" ? { v: 1 } : null,
+    },
     { id: "b", description: "B", workerType: "w", tools: ["t"], dependsOn: ["a"], order: 1, status: b },
     { id: "c", description: "C", workerType: "w", tools: ["t"], status: c },
   ]);
@@ -56,7 +64,9 @@ describe("routeAfterUnderstand", () => {
     expect(routeAfterUnderstand(agentState({ plan: plan(), status: "failed" }))).toBe(Node.FINALIZE);
   });
   it("asks a human when the plan needs approval", () => {
-    expect(routeAfterUnderstand(agentState({ plan: plan(), pendingInterrupt: approval, status: "awaiting_approval" }))).toBe(Node.HUMAN_INTERRUPT);
+    expect(
+      routeAfterUnderstand(agentState({ plan: plan(), pendingInterrupt: approval, status: "awaiting_approval" })),
+    ).toBe(Node.HUMAN_INTERRUPT);
   });
   it("executes a plan that needs no approval", () => {
     expect(routeAfterUnderstand(agentState({ plan: plan(), status: "executing" }))).toBe(Node.EXECUTE);
@@ -93,11 +103,19 @@ describe("routeAfterSynthesize", () => {
 });
 
 describe("routeAfterSelectStrategy", () => {
-  const pending = (strategy: StrategyType): PendingStrategy => ({ strategy, taskId: "a", failureClass: "timeout", reasoning: "r", proposed: null });
+  const pending = (strategy: StrategyType): PendingStrategy => ({
+    strategy,
+    taskId: "a",
+    failureClass: "timeout",
+    reasoning: "r",
+    proposed: null,
+  });
   it("escalates to a human when a cap produced an interrupt request", () => {
     expect(routeAfterSelectStrategy(agentState({ pendingInterrupt: escalation }))).toBe(Node.HUMAN_INTERRUPT);
     // The cap wins even over a stale strategy.
-    expect(routeAfterSelectStrategy(agentState({ pendingInterrupt: escalation, pendingStrategy: pending("SKIP") }))).toBe(Node.HUMAN_INTERRUPT);
+    expect(
+      routeAfterSelectStrategy(agentState({ pendingInterrupt: escalation, pendingStrategy: pending("SKIP") })),
+    ).toBe(Node.HUMAN_INTERRUPT);
   });
   it("goes back to synthesize when nothing is left to recover", () => {
     expect(routeAfterSelectStrategy(agentState({ plan: plan("done", "done", "done") }))).toBe(Node.SYNTHESIZE);
@@ -110,11 +128,16 @@ describe("routeAfterSelectStrategy", () => {
 });
 
 describe("routeAfterHumanInterrupt", () => {
-  it.each(["rejected", "failed", "aborted"] as const)("reflects (then finalizes) a run that a human ended as %s", (status) => {
-    expect(routeAfterHumanInterrupt(agentState({ status, plan: plan() }))).toBe(Node.REFLECT);
-  });
+  it.each(["rejected", "failed", "aborted"] as const)(
+    "reflects (then finalizes) a run that a human ended as %s",
+    (status) => {
+      expect(routeAfterHumanInterrupt(agentState({ status, plan: plan() }))).toBe(Node.REFLECT);
+    },
+  );
   it("asks again while a request is still pending", () => {
-    expect(routeAfterHumanInterrupt(agentState({ status: "awaiting_approval", pendingInterrupt: approval }))).toBe(Node.HUMAN_INTERRUPT);
+    expect(routeAfterHumanInterrupt(agentState({ status: "awaiting_approval", pendingInterrupt: approval }))).toBe(
+      Node.HUMAN_INTERRUPT,
+    );
   });
   it("goes back to select_strategy after a 'retry'", () => {
     expect(routeAfterHumanInterrupt(agentState({ status: "replanning" }))).toBe(Node.SELECT_STRATEGY);

@@ -11,14 +11,17 @@ const { agent } = agentsOnTempDb();
 const USER = "practice_user";
 const practice = () => agent({ faults: ["search_flights=timeout"], stepTimeoutMs: 150 });
 const real = () => agent();
-const flightTool = (out: { plan: { steps: { id: string; tools: string[] }[] } | null }) => out.plan!.steps.find((s) => s.id.startsWith("flight"))!.tools[0];
+const flightTool = (out: { plan: { steps: { id: string; tools: string[] }[] } | null }) =>
+  out.plan!.steps.find((s) => s.id.startsWith("flight"))!.tools[0];
 
 describe("simulated runs (faults injected)", () => {
   it("are stored marked simulated, teach later practice runs, and are left out of a real run's memory", async () => {
     for (const n of [1, 2]) {
       const out = await practice().graph.invoke(tripInput(EASY_TRIP, {}, USER), threadConfig(`practice-${n}`));
       expect(out.status).toBe("completed");
-      expect(out.reflection!.lessons.at(-1)).toMatch(/^Faults were injected into this run \(search_flights=timeout\): it does not calibrate confidence/);
+      expect(out.reflection!.lessons.at(-1)).toMatch(
+        /^Faults were injected into this run \(search_flights=timeout\): it does not calibrate confidence/,
+      );
     }
     const a = real();
     const episodes = await recentEpisodes(a.persistence.store, USER);
@@ -34,7 +37,9 @@ describe("simulated runs (faults injected)", () => {
     const live = await a.graph.invoke(tripInput(EASY_TRIP, {}, USER), threadConfig("real"));
     expect(live.status).toBe("completed");
     expect(flightTool(live)).toBe("search_flights");
-    expect(live.planNotes).toContain("Memory: 3 recent run(s) with injected faults left out; practice runs do not teach real ones.");
+    expect(live.planNotes).toContain(
+      "Memory: 3 recent run(s) with injected faults left out; practice runs do not teach real ones.",
+    );
     expect(live.reflection!.lessons.join(" ")).not.toMatch(/Faults were injected/);
     expect((await recentEpisodes(a.persistence.store, USER))[0]!.simulated).toBeUndefined();
   });

@@ -9,7 +9,11 @@ const events: { namespace: string[]; event: CandorEvent }[] = [];
 
 beforeAll(async () => {
   agent = startAgent({ dbPath: tmp.dbPath, faults: DEMO_FAULTS, stepTimeoutMs: 150 });
-  const stream = await agent.graph.stream(tripInput(DEMO_REQUEST), { ...threadConfig("stream"), streamMode: "custom", subgraphs: true });
+  const stream = await agent.graph.stream(tripInput(DEMO_REQUEST), {
+    ...threadConfig("stream"),
+    streamMode: "custom",
+    subgraphs: true,
+  });
   for await (const chunk of stream) {
     const [namespace, data] = chunk as [string[], unknown];
     // The documented event schema: anything else on the custom channel is a bug.
@@ -21,13 +25,22 @@ afterAll(() => {
   tmp.cleanup();
 });
 
-const notifications = () => events.flatMap((e, i) => (e.event.type === "notification" ? [{ i, namespace: e.namespace, n: e.event.notification }] : []));
+const notifications = () =>
+  events.flatMap((e, i) =>
+    e.event.type === "notification" ? [{ i, namespace: e.namespace, n: e.event.notification }] : [],
+  );
 const progress = () => events.flatMap((e, i) => (e.event.type === "progress" ? [{ i, p: e.event.progress }] : []));
 
 describe("custom stream events (streamMode 'custom', subgraphs: true)", () => {
   it("announces each failure from inside the worker before any strategy event for it", () => {
-    for (const [taskId, severity] of [["flight", "ERROR"], ["hotel", "ERROR"], ["budget_status", "WARNING"]] as const) {
-      const failure = notifications().find(({ n }) => n.kind === "step_failed" && n.taskId === taskId && n.severity === severity);
+    for (const [taskId, severity] of [
+      ["flight", "ERROR"],
+      ["hotel", "ERROR"],
+      ["budget_status", "WARNING"],
+    ] as const) {
+      const failure = notifications().find(
+        ({ n }) => n.kind === "step_failed" && n.taskId === taskId && n.severity === severity,
+      );
       expect(failure, `failure of ${taskId}`).toBeDefined();
       expect(failure!.namespace[0]).toMatch(/^worker:/);
       const strategies = notifications().filter(({ n }) => n.kind === "strategy" && n.taskId === taskId);
@@ -51,13 +64,25 @@ describe("custom stream events (streamMode 'custom', subgraphs: true)", () => {
     expect(ps.length).toBeGreaterThan(5);
     expect(ps.at(-1)!.p).toMatchObject({ percent: 100, done: 5, total: 5, taskId: "itinerary", status: "SUCCESS" });
     expect(ps.filter(({ p }) => p.percent === 100)).toHaveLength(1);
-    const lastStrategy = Math.max(...notifications().filter(({ n }) => n.kind === "strategy").map(({ i }) => i));
+    const lastStrategy = Math.max(
+      ...notifications()
+        .filter(({ n }) => n.kind === "strategy")
+        .map(({ i }) => i),
+    );
     expect(ps.at(-1)!.i).toBeGreaterThan(lastStrategy);
   });
 
   it("streams exactly the notifications that end up in state", async () => {
     const state = await agent.graph.getState(threadConfig("stream"));
     expect(valuesOf(state).status).toBe("completed");
-    expect(notifications().map(({ n }) => n.id).sort()).toEqual(valuesOf(state).notifications.map((n) => n.id).sort());
+    expect(
+      notifications()
+        .map(({ n }) => n.id)
+        .sort(),
+    ).toEqual(
+      valuesOf(state)
+        .notifications.map((n) => n.id)
+        .sort(),
+    );
   });
 });

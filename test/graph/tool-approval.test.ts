@@ -44,11 +44,26 @@ describe("approval before an irreversible call (issue 4 item 3)", () => {
     const a = agent();
     const { config, payload, request } = await runToApproval(a, "ask");
     const state = await a.graph.getState(config);
-    const plan = (state.values as { plan: { planId: string; steps: { id: string; tools: string[]; params: Record<string, unknown> }[] } }).plan;
+    const plan = (
+      state.values as {
+        plan: { planId: string; steps: { id: string; tools: string[]; params: Record<string, unknown> }[] };
+      }
+    ).plan;
     const book = plan.steps.find((s) => s.tools[0] === "book_trip")!;
-    expect(request).toMatchObject({ kind: "tool_approval", planId: plan.planId, taskId: book.id, tool: "book_trip", args: book.params, sideEffect: "irreversible", decisions: ["approve", "deny"] });
+    expect(request).toMatchObject({
+      kind: "tool_approval",
+      planId: plan.planId,
+      taskId: book.id,
+      tool: "book_trip",
+      args: book.params,
+      sideEffect: "irreversible",
+      decisions: ["approve", "deny"],
+    });
     // The HumanInterrupt convention: the exact call as the action request, editing not offered.
-    expect(payload).toMatchObject({ action_request: { action: "book_trip", args: book.params }, config: { allow_accept: true, allow_edit: false, allow_ignore: true } });
+    expect(payload).toMatchObject({
+      action_request: { action: "book_trip", args: book.params },
+      config: { allow_accept: true, allow_edit: false, allow_ignore: true },
+    });
     // book_trip takes no arguments: what it books is the itinerary it consumes, so the request shows that too.
     expect(request.inputs).toEqual({ itinerary: expect.stringMatching(/itinerary .* total \$/) });
     expect(request.question).toContain(`on itinerary: ${request.inputs!.itinerary}`);
@@ -95,7 +110,12 @@ describe("approval before an irreversible call (issue 4 item 3)", () => {
     const done = await a.graph.invoke(new Command({ resume: { decision: "deny", comment: "not this week" } }), config);
     expect(a.calls.count("book_trip")).toBe(0);
     const failed = done.feedback.find((f) => f.taskId === request.taskId)!;
-    expect(failed).toMatchObject({ feedbackType: "FAILURE", failureClass: "policy_blocked", tool: "book_trip", attempt: 0 });
+    expect(failed).toMatchObject({
+      feedbackType: "FAILURE",
+      failureClass: "policy_blocked",
+      tool: "book_trip",
+      attempt: 0,
+    });
     expect(failed.errors[0]).toMatch(/^A human denied book_trip\(\{.*\}\) \(not this week\)/);
     expect(done.revisions.map((r) => r.strategy)).toEqual(["SKIP"]);
     expect(done.approval).toMatchObject({ kind: "tool_approval", decision: "deny", comment: "not this week" });
@@ -113,7 +133,9 @@ describe("approval before an irreversible call (issue 4 item 3)", () => {
 
     const history = [];
     for await (const s of a.graph.getStateHistory(config)) history.push(s);
-    const afterUnderstand = history.find((s) => s.next.length === 1 && s.next[0] === "execute" && s.metadata?.step === 1)!;
+    const afterUnderstand = history.find(
+      (s) => s.next.length === 1 && s.next[0] === "execute" && s.metadata?.step === 1,
+    )!;
     const searchesBefore = a.calls.count("search_flights");
     const replayed = await a.graph.invoke(null, afterUnderstand.config);
     // The replay ran the plan again (read-only tools are called again) but did not ask or book a second time.
@@ -121,6 +143,10 @@ describe("approval before an irreversible call (issue 4 item 3)", () => {
     expect(a.calls.count("search_flights")).toBe(searchesBefore + 1);
     expect(a.calls.count("book_trip")).toBe(1);
     expect(replayed.feedback.find((f) => f.tool === "book_trip")!.outputs.result).toEqual(booked);
-    expect(a.decisionLog.entries.some((d) => d.operation === "step_result" && /not called again: the effect ledger/.test(d.reasoning))).toBe(true);
+    expect(
+      a.decisionLog.entries.some(
+        (d) => d.operation === "step_result" && /not called again: the effect ledger/.test(d.reasoning),
+      ),
+    ).toBe(true);
   });
 });

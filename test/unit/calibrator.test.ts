@@ -34,40 +34,101 @@ function repeat(n: number, confidence: number, success: boolean): [number, boole
 }
 
 function metrics(overrides: Partial<CalibrationMetrics>): CalibrationMetrics {
-  return { correlation: null, correlationNote: null, overConfidenceRate: 0, underConfidenceRate: 0, highConfidenceCount: 0, lowConfidenceCount: 0, sampleSize: 20, ...overrides };
+  return {
+    correlation: null,
+    correlationNote: null,
+    overConfidenceRate: 0,
+    underConfidenceRate: 0,
+    highConfidenceCount: 0,
+    lowConfidenceCount: 0,
+    sampleSize: 20,
+    ...overrides,
+  };
 }
 
 describe("calculateCalibration", () => {
   it("computes Pearson's r between confidence and success (0/1) as worked by hand", () => {
     // x = 0.9 0.8 0.6 0.5 0.3 (mean 0.62), y = 1 1 0 1 0 (mean 0.6):
     // Σdxdy = 0.34, Σdx² = 0.228, Σdy² = 1.2, r = 0.34 / √0.2736 = 0.650011…
-    const m = calculateCalibration(outcomes([[0.9, true], [0.8, true], [0.6, false], [0.5, true], [0.3, false]]));
+    const m = calculateCalibration(
+      outcomes([
+        [0.9, true],
+        [0.8, true],
+        [0.6, false],
+        [0.5, true],
+        [0.3, false],
+      ]),
+    );
     expect(m.correlation).toBeCloseTo(0.650011, 5);
     expect(m.correlationNote).toBeNull();
     expect(m.sampleSize).toBe(5);
   });
 
   it("gives r = 1 and r = −1 for perfectly ordered outcomes, never a hair past ±1", () => {
-    expect(calculateCalibration(outcomes([[0.9, true], [0.1, false], [0.9, true], [0.1, false]])).correlation).toBe(1);
-    expect(calculateCalibration(outcomes([[0.9, false], [0.1, true]])).correlation).toBe(-1);
+    expect(
+      calculateCalibration(
+        outcomes([
+          [0.9, true],
+          [0.1, false],
+          [0.9, true],
+          [0.1, false],
+        ]),
+      ).correlation,
+    ).toBe(1);
+    expect(
+      calculateCalibration(
+        outcomes([
+          [0.9, false],
+          [0.1, true],
+        ]),
+      ).correlation,
+    ).toBe(-1);
   });
 
   it("returns a null correlation with the reason when either series is constant (Pearson's denominator is zero)", () => {
-    const sameConfidence = calculateCalibration(outcomes([[0.7, true], [0.7, false], [0.7, true]]));
+    const sameConfidence = calculateCalibration(
+      outcomes([
+        [0.7, true],
+        [0.7, false],
+        [0.7, true],
+      ]),
+    );
     expect(sameConfidence.correlation).toBeNull();
     expect(sameConfidence.correlationNote).toMatch(/every plan had the same confidence \(0\.7\)/);
-    const allSucceeded = calculateCalibration(outcomes([[0.9, true], [0.4, true], [0.6, true]]));
+    const allSucceeded = calculateCalibration(
+      outcomes([
+        [0.9, true],
+        [0.4, true],
+        [0.6, true],
+      ]),
+    );
     expect(allSucceeded.correlation).toBeNull();
     expect(allSucceeded.correlationNote).toMatch(/every run succeeded/);
     const one = calculateCalibration(outcomes([[0.9, true]]));
     expect(one.correlation).toBeNull();
     expect(one.correlationNote).toMatch(/at least 2 outcomes, has 1/);
-    expect(calculateCalibration([])).toMatchObject({ correlation: null, overConfidenceRate: 0, underConfidenceRate: 0, sampleSize: 0 });
+    expect(calculateCalibration([])).toMatchObject({
+      correlation: null,
+      overConfidenceRate: 0,
+      underConfidenceRate: 0,
+      sampleSize: 0,
+    });
   });
 
   it("over-confidence is failures among scores > 0.8; under-confidence is successes among scores < 0.5; 0.8 and 0.5 count as neither", () => {
     const m = calculateCalibration(
-      outcomes([[0.9, false], [0.85, true], [0.95, true], [0.81, false], [0.8, false], [0.5, true], [0.4, true], [0.2, false], [0.3, false], [0.45, false]]),
+      outcomes([
+        [0.9, false],
+        [0.85, true],
+        [0.95, true],
+        [0.81, false],
+        [0.8, false],
+        [0.5, true],
+        [0.4, true],
+        [0.2, false],
+        [0.3, false],
+        [0.45, false],
+      ]),
     );
     expect(m.highConfidenceCount).toBe(4);
     expect(m.overConfidenceRate).toBe(0.5);
@@ -121,11 +182,20 @@ describe("adjustConfidence", () => {
 
 describe("calibrate and applyCalibration", () => {
   it("says by how much, why, and over how many runs when the score changed", () => {
-    const c = calibrate(0.85, outcomes([...repeat(10, 0.9, true), ...repeat(2, 0.95, false), ...repeat(3, 0.4, false)]));
+    const c = calibrate(
+      0.85,
+      outcomes([...repeat(10, 0.9, true), ...repeat(2, 0.95, false), ...repeat(3, 0.4, false)]),
+    );
     expect(c.confidence).toBe(0.83);
-    expect(c.reason).toBe("calibrated from 0.85 to 0.83: over-confident in 17% of 12 past runs scored above 0.8 (15 outcomes)");
+    expect(c.reason).toBe(
+      "calibrated from 0.85 to 0.83: over-confident in 17% of 12 past runs scored above 0.8 (15 outcomes)",
+    );
     const plan = { planId: "p", confidence: 0.85, confidenceReasons: ["tools matched"] };
-    expect(applyCalibration(plan, c)).toEqual({ planId: "p", confidence: 0.83, confidenceReasons: ["tools matched", c.reason] });
+    expect(applyCalibration(plan, c)).toEqual({
+      planId: "p",
+      confidence: 0.83,
+      confidenceReasons: ["tools matched", c.reason],
+    });
   });
 
   it("gives no reason and leaves the plan as it was when nothing changed", () => {
@@ -138,7 +208,9 @@ describe("calibrate and applyCalibration", () => {
 
   it("words an upward calibration as under-confidence", () => {
     const c = calibrate(0.4, outcomes([...repeat(5, 0.3, true), ...repeat(5, 0.3, false)]));
-    expect(c.reason).toBe("calibrated from 0.40 to 0.45: under-confident in 50% of 10 past runs scored below 0.5 (10 outcomes)");
+    expect(c.reason).toBe(
+      "calibrated from 0.40 to 0.45: under-confident in 50% of 10 past runs scored below 0.5 (10 outcomes)",
+    );
   });
 });
 
@@ -199,7 +271,12 @@ describe("ConfidenceCalibrator on a SqliteStore file", () => {
     // 12 real successes at 0.9, then 20 newer practice failures at 0.9: without the filter they would fill the window.
     const real = outcomes(repeat(12, 0.9, true));
     for (const o of real) await calibrator.record(o);
-    const practice = outcomes(repeat(20, 0.9, false)).map((o, i) => ({ ...o, planId: `practice-${i}`, at: new Date(Date.parse(real.at(-1)!.at) + (i + 1) * 1000).toISOString(), simulated: true }));
+    const practice = outcomes(repeat(20, 0.9, false)).map((o, i) => ({
+      ...o,
+      planId: `practice-${i}`,
+      at: new Date(Date.parse(real.at(-1)!.at) + (i + 1) * 1000).toISOString(),
+      simulated: true,
+    }));
     for (const o of practice) await calibrator.record(o);
     expect((await calibrator.outcomes(50)).filter((o) => o.simulated)).toHaveLength(20);
     const c = await calibrator.calibrate(0.9);
@@ -221,15 +298,23 @@ describe("ConfidenceCalibrator on a SqliteStore file", () => {
     const store = open();
     const calibrator = new ConfidenceCalibrator(store, "ana");
     const [good] = outcomes([[0.9, true]]);
-    await expect(calibrator.record({ ...good!, confidence: 1.5 })).rejects.toSatisfy((e) => CandorError.hasCode(e, ErrorCode.INVALID_REQUEST) && /"confidence" is invalid/.test((e as Error).message));
-    await expect(calibrator.record({ ...good!, at: "yesterday" })).rejects.toSatisfy((e) => CandorError.hasCode(e, ErrorCode.INVALID_REQUEST) && /"at" is not a date/.test((e as Error).message));
+    await expect(calibrator.record({ ...good!, confidence: 1.5 })).rejects.toSatisfy(
+      (e) => CandorError.hasCode(e, ErrorCode.INVALID_REQUEST) && /"confidence" is invalid/.test((e as Error).message),
+    );
+    await expect(calibrator.record({ ...good!, at: "yesterday" })).rejects.toSatisfy(
+      (e) => CandorError.hasCode(e, ErrorCode.INVALID_REQUEST) && /"at" is not a date/.test((e as Error).message),
+    );
     expect(() => new ConfidenceCalibrator(store, "ana@example.com")).toThrow(/cannot name a memory namespace/);
     expect(await calibrator.outcomes()).toEqual([]);
   });
 
   it("reads the same order from InMemoryStore, whose search returns oldest first", async () => {
     const calibrator = new ConfidenceCalibrator(new InMemoryStore(), "ana");
-    const written = outcomes([[0.9, true], [0.2, false], [0.6, true]]);
+    const written = outcomes([
+      [0.9, true],
+      [0.2, false],
+      [0.6, true],
+    ]);
     for (const o of written) await calibrator.record(o);
     expect(await calibrator.outcomes()).toEqual([...written].reverse());
   });

@@ -81,16 +81,22 @@ describe("classifyFailure by the thrown value", () => {
     [ErrorCode.RESOURCE_UNAVAILABLE, "resource_unavailable"],
     [ErrorCode.TOOL_NOT_GRANTED, "wrong_tool"],
   ])("a CandorError with code %s is %s regardless of its wording", (code, cls) => {
-    expect(classifyFailure("no useful words here", new CandorError("no useful words here", code as ErrorCode))).toBe(cls);
+    expect(classifyFailure("no useful words here", new CandorError("no useful words here", code as ErrorCode))).toBe(
+      cls,
+    );
   });
 
   it("a TOOL_FAILED error that declares its failure class in details is classified by it", () => {
-    const e = new CandorError("Invalid destination: no flights to Narnia", ErrorCode.TOOL_FAILED, { details: { failureClass: "invalid_parameters" } });
+    const e = new CandorError("Invalid destination: no flights to Narnia", ErrorCode.TOOL_FAILED, {
+      details: { failureClass: "invalid_parameters" },
+    });
     expect(classifyFailure(e.message, e)).toBe("invalid_parameters");
   });
 
   it("an undeclared or bogus failure class in details falls back to the wording", () => {
-    const bogus = new CandorError("connect ETIMEDOUT", ErrorCode.TOOL_FAILED, { details: { failureClass: "gremlins" } });
+    const bogus = new CandorError("connect ETIMEDOUT", ErrorCode.TOOL_FAILED, {
+      details: { failureClass: "gremlins" },
+    });
     expect(classifyFailure(bogus.message, bogus)).toBe("timeout");
   });
 
@@ -116,7 +122,18 @@ describe("classifyFailure by the thrown value", () => {
 
 describe("feedbackTypeFor and isTransient", () => {
   it("reports only constraint and dependency failures with their own feedback types", () => {
-    const all: FailureClass[] = ["timeout", "agent_unavailable", "too_complex", "constraint_violated", "dependency_failed", "resource_unavailable", "invalid_parameters", "wrong_tool", "policy_blocked", "unknown"];
+    const all: FailureClass[] = [
+      "timeout",
+      "agent_unavailable",
+      "too_complex",
+      "constraint_violated",
+      "dependency_failed",
+      "resource_unavailable",
+      "invalid_parameters",
+      "wrong_tool",
+      "policy_blocked",
+      "unknown",
+    ];
     expect(Object.fromEntries(all.map((c) => [c, feedbackTypeFor(c)]))).toEqual({
       timeout: "FAILURE",
       agent_unavailable: "FAILURE",
@@ -133,7 +150,15 @@ describe("feedbackTypeFor and isTransient", () => {
 
   it("retries only what might go away by itself", () => {
     expect(["timeout", "agent_unavailable", "unknown"].every((c) => isTransient(c as FailureClass))).toBe(true);
-    for (const c of ["resource_unavailable", "constraint_violated", "invalid_parameters", "wrong_tool", "policy_blocked", "too_complex", "dependency_failed"] as const) {
+    for (const c of [
+      "resource_unavailable",
+      "constraint_violated",
+      "invalid_parameters",
+      "wrong_tool",
+      "policy_blocked",
+      "too_complex",
+      "dependency_failed",
+    ] as const) {
       expect(isTransient(c), c).toBe(false);
     }
   });

@@ -14,7 +14,11 @@ const plan = (userIntent: string) => planWithRules(PlanningRequest.parse({ userI
 /** The plan as if every step had run: done, or the given ones skipped after failing. */
 const ran = (p: Plan, skipped: string[] = []): Plan => ({
   ...p,
-  steps: p.steps.map((s) => (skipped.includes(s.id) ? { ...s, status: "skipped" as const, skipCause: "failed" as const, skipReason: "gave up" } : { ...s, status: "done" as const, result: { summary: `${s.id} ok` } })),
+  steps: p.steps.map((s) =>
+    skipped.includes(s.id)
+      ? { ...s, status: "skipped" as const, skipCause: "failed" as const, skipReason: "gave up" }
+      : { ...s, status: "done" as const, result: { summary: `${s.id} ok` } },
+  ),
 });
 
 describe("a run is completed only when every requested part was served by a step that succeeded", () => {
@@ -30,7 +34,9 @@ describe("a run is completed only when every requested part was served by a step
   });
 
   it("a fully understood plan whose steps all succeeded is completed; excluded parts count as honoured", () => {
-    expect(finalStatus("reflecting", ran(plan("Plan a 3-day trip from Madrid to Paris for 2 people under $2000")))).toBe("completed");
+    expect(
+      finalStatus("reflecting", ran(plan("Plan a 3-day trip from Madrid to Paris for 2 people under $2000"))),
+    ).toBe("completed");
     const noHotel = ran(plan("3 days in Paris from Madrid for 2, no hotel"));
     expect(coverageOf(noHotel).parts.map((p) => p.answered)).toEqual([true, true]);
     expect(finalStatus("reflecting", noHotel)).toBe("completed");
@@ -44,7 +50,18 @@ describe("a run is completed only when every requested part was served by a step
   });
 
   it("a plan from an old checkpoint (no record) is judged by its steps alone", () => {
-    const old = { ...ran(plan("Plan a 3-day trip from Madrid to Paris")), understanding: { parts: [], values: [], assumptions: [], changes: [], refused: [], unaccounted: [], by: "none" as const } };
+    const old = {
+      ...ran(plan("Plan a 3-day trip from Madrid to Paris")),
+      understanding: {
+        parts: [],
+        values: [],
+        assumptions: [],
+        changes: [],
+        refused: [],
+        unaccounted: [],
+        by: "none" as const,
+      },
+    };
     expect(finalStatus("reflecting", old)).toBe("completed");
   });
 });
@@ -55,33 +72,72 @@ describe("a model's review of the answer is weighed against the record", () => {
   const missing = p.understanding.parts.find((x) => x.status === "unsupported")!;
 
   it("a model that claims a part no step served is overruled", () => {
-    const verdict = judgeReview(p, { parts: [{ partId: missing.id, answered: true, why: null }, { partId: served.id, answered: true, why: null }] });
-    expect(verdict.overruled).toEqual([{ partId: missing.id, text: missing.text, why: expect.stringMatching(/^the model said it is answered, but no tool can translate/) }]);
+    const verdict = judgeReview(p, {
+      parts: [
+        { partId: missing.id, answered: true, why: null },
+        { partId: served.id, answered: true, why: null },
+      ],
+    });
+    expect(verdict.overruled).toEqual([
+      {
+        partId: missing.id,
+        text: missing.text,
+        why: expect.stringMatching(/^the model said it is answered, but no tool can translate/),
+      },
+    ]);
     expect(verdict.incomplete).toEqual([]);
   });
 
   it("a served part the model finds unanswered sends its last step back as incomplete", () => {
     const verdict = judgeReview(p, { parts: [{ partId: served.id, answered: false, why: "no price is given" }] });
-    expect(verdict.incomplete).toEqual([{ partId: served.id, text: served.text, stepId: "flight", why: "no price is given" }]);
+    expect(verdict.incomplete).toEqual([
+      { partId: served.id, text: served.text, stepId: "flight", why: "no price is given" },
+    ]);
   });
 
   it("an answer that leaves out a missing item gets it listed", () => {
-    const answer = withMissingListed("Here are your flights. The menu was translated.", [{ id: "p2", description: '"translate the menu"', reason: "no tool can translate" }]);
-    expect(answer).toBe('Here are your flights. The menu was translated.\nMissing from this answer:\n- "translate the menu" (p2): no tool can translate');
-    expect(withMissingListed(answer, [{ id: "p2", description: '"translate the menu"', reason: "no tool can translate" }])).toBe(answer);
+    const answer = withMissingListed("Here are your flights. The menu was translated.", [
+      { id: "p2", description: '"translate the menu"', reason: "no tool can translate" },
+    ]);
+    expect(answer).toBe(
+      'Here are your flights. The menu was translated.\nMissing from this answer:\n- "translate the menu" (p2): no tool can translate',
+    );
+    expect(
+      withMissingListed(answer, [{ id: "p2", description: '"translate the menu"', reason: "no tool can translate" }]),
+    ).toBe(answer);
   });
 });
 
 describe("summarize_text (the workspace's offline summary)", () => {
   it("gives the headings with the lead sentence under each, skipping code, lists and tables", () => {
-    const text = ["# Title", "", "First sentence here. Second one.", "", "## Usage", "", "```bash", "npm start", "```", "", "- a list item", "", "Run it like this. Then more.", "", "Setext heading", "--------------", "Lead of setext."].join("\n");
+    const text = [
+      "# Title",
+      "",
+      "First sentence here. Second one.",
+      "",
+      "## Usage",
+      "",
+      "```bash",
+      "npm start",
+      "```",
+      "",
+      "- a list item",
+      "",
+      "Run it like this. Then more.",
+      "",
+      "Setext heading",
+      "--------------",
+      "Lead of setext.",
+    ].join("\n");
     const out = summarizeText("doc.md", text);
     expect(out.sections).toEqual([
       { heading: "Title", lead: "First sentence here." },
       { heading: "Usage", lead: "Run it like this." },
       { heading: "Setext heading", lead: "Lead of setext." },
     ]);
-    expect(out.summary).toBe("Summary of doc.md (3 section(s)):\nTitle — First sentence here.\nUsage — Run it like this.\nSetext heading — Lead of setext.");
+    expect(out.summary).toBe(
+      "Summary of doc.md (3 section(s)):\nTitle — First sentence here.\nUsage — Run it like this.\nSetext heading — Lead of setext.",
+    );
   });
 
   it("a text without headings gives its first sentences", () => {

@@ -34,22 +34,29 @@ function storageError(fn: () => unknown): CandorError {
 const LINUX = process.platform === "linux" && existsSync("/proc/self/stat");
 
 describe("a --db path no database can live at fails at once (issue 8 item 2: recursive mkdir spun forever under /proc)", () => {
-  it.skipIf(!LINUX).each(["/proc/self/nonexist/x.db", "/proc/foo/x.db", "/proc/x.db", "/sys/candor-test/x.db"])("%s: STORAGE naming the kernel filesystem, nothing created", (dbPath) => {
-    const e = storageError(() => openPersistence(dbPath));
-    expect(e.message).toContain(dbPath);
-    expect(e.message).toMatch(/is on (proc|sysfs), a kernel filesystem that cannot hold files/);
-    expect(e.message).toContain("--db");
-    expect(existsSync(path.dirname(dbPath))).toBe(dbPath === "/proc/x.db");
-  });
+  it.skipIf(!LINUX).each(["/proc/self/nonexist/x.db", "/proc/foo/x.db", "/proc/x.db", "/sys/candor-test/x.db"])(
+    "%s: STORAGE naming the kernel filesystem, nothing created",
+    (dbPath) => {
+      const e = storageError(() => openPersistence(dbPath));
+      expect(e.message).toContain(dbPath);
+      expect(e.message).toMatch(/is on (proc|sysfs), a kernel filesystem that cannot hold files/);
+      expect(e.message).toContain("--db");
+      expect(existsSync(path.dirname(dbPath))).toBe(dbPath === "/proc/x.db");
+    },
+  );
 
   it.skipIf(!LINUX)("a named pipe is refused instead of waiting forever for a reader", () => {
     const fifo = path.join(dir, "pipe.db");
     execFileSync("mkfifo", [fifo]);
-    expect(storageError(() => openPersistence(fifo)).message).toContain(`"${fifo}" is a named pipe, not a regular file`);
+    expect(storageError(() => openPersistence(fifo)).message).toContain(
+      `"${fifo}" is a named pipe, not a regular file`,
+    );
   });
 
   it("a character device is refused", () => {
-    expect(storageError(() => openPersistence("/dev/null")).message).toContain(`"/dev/null" is a character device, not a regular file`);
+    expect(storageError(() => openPersistence("/dev/null")).message).toContain(
+      `"/dev/null" is a character device, not a regular file`,
+    );
   });
 
   it("missing directories are made one level at a time below the nearest existing one", () => {
@@ -58,7 +65,9 @@ describe("a --db path no database can live at fails at once (issue 8 item 2: rec
     expect(existsSync(deep)).toBe(true);
     ensureDirectory(deep);
     writeFileSync(path.join(dir, "file"), "x");
-    expect(() => ensureDirectory(path.join(dir, "file", "sub", "deeper"))).toThrow(`"${path.join(dir, "file")}" is a file, not a directory`);
+    expect(() => ensureDirectory(path.join(dir, "file", "sub", "deeper"))).toThrow(
+      `"${path.join(dir, "file")}" is a file, not a directory`,
+    );
   });
 });
 
@@ -96,7 +105,7 @@ describe("the decision log (issue 8 items 5 and 9)", () => {
   });
 });
 
-describe("a revision's confidence change (issue 8 item 9: \"reduced from 0.85 to 0.85\")", () => {
+describe('a revision\'s confidence change (issue 8 item 9: "reduced from 0.85 to 0.85")', () => {
   it("says it stays when the shown values are equal, and says raised when it went up", () => {
     expect(confidenceChange(0.85, 0.85)).toBe("Plan confidence stays at 0.85.");
     expect(confidenceChange(0.851, 0.849)).toBe("Plan confidence stays at 0.85.");

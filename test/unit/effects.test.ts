@@ -19,7 +19,15 @@ function ledger(): EffectLedger {
 }
 
 function stepFor(tool: string, extra: Partial<TaskStepInput> = {}): TaskStep {
-  return TaskStep.parse({ id: "s1", description: "a step", workerType: "worker", tools: [tool], params: { n: 1 }, retry: { maxAttempts: 1, backoffMs: [0] }, ...extra });
+  return TaskStep.parse({
+    id: "s1",
+    description: "a step",
+    workerType: "worker",
+    tools: [tool],
+    params: { n: 1 },
+    retry: { maxAttempts: 1, backoffMs: [0] },
+    ...extra,
+  });
 }
 
 describe("EffectLedger", () => {
@@ -28,7 +36,12 @@ describe("EffectLedger", () => {
     expect(l.lookup({ ...KEY, attempt: 1 })).toBeNull();
     expect(l.verdict(KEY)).toEqual({ kind: "call" });
     l.recordStarted({ ...KEY, attempt: 1 }, "pay", { n: 1 });
-    expect(l.lookup({ ...KEY, attempt: 1 })).toMatchObject({ status: "started", tool: "pay", argsHash: argsHash({ n: 1 }), result: null });
+    expect(l.lookup({ ...KEY, attempt: 1 })).toMatchObject({
+      status: "started",
+      tool: "pay",
+      argsHash: argsHash({ n: 1 }),
+      result: null,
+    });
     l.recordDone({ ...KEY, attempt: 1 }, "pay", { n: 1 }, { ref: "R1" });
     expect(l.lookup({ ...KEY, attempt: 1 })).toMatchObject({ status: "done", result: { ref: "R1" } });
     expect(l.verdict(KEY)).toMatchObject({ kind: "done", record: { attempt: 1, result: { ref: "R1" } } });
@@ -68,9 +81,21 @@ describe("runStep with the effect ledger (at most once)", () => {
     expect(first.feedbackType).toBe("SUCCESS");
     expect(pay.calls).toHaveLength(1);
     const told: unknown[] = [];
-    const again = await runStep({ step: stepFor("pay"), inputs: {}, registry, dispatch: 1, ledger: l, threadId: "t1", onRecordedResult: (i) => told.push(i) });
+    const again = await runStep({
+      step: stepFor("pay"),
+      inputs: {},
+      registry,
+      dispatch: 1,
+      ledger: l,
+      threadId: "t1",
+      onRecordedResult: (i) => told.push(i),
+    });
     expect(pay.calls).toHaveLength(1);
-    expect(again).toMatchObject({ feedbackType: "SUCCESS", outputs: { result: { ok: true, from: "pay" } }, attempt: 1 });
+    expect(again).toMatchObject({
+      feedbackType: "SUCCESS",
+      outputs: { result: { ok: true, from: "pay" } },
+      attempt: 1,
+    });
     expect(told).toEqual([expect.objectContaining({ tool: "pay", attempt: 1 })]);
     // The next dispatch of the step (a revision sent it again) is a new call.
     await runStep({ step: stepFor("pay"), inputs: {}, registry, dispatch: 2, ledger: l, threadId: "t1" });
@@ -81,17 +106,38 @@ describe("runStep with the effect ledger (at most once)", () => {
     const l = ledger();
     const pay = countingTool("pay", { sideEffect: "irreversible" });
     l.recordStarted({ ...KEY, attempt: 1 }, "pay", { n: 1 });
-    const feedback = await runStep({ step: stepFor("pay"), inputs: {}, registry: registryOf([pay.spec], [worker]), dispatch: 1, ledger: l, threadId: "t1" });
+    const feedback = await runStep({
+      step: stepFor("pay"),
+      inputs: {},
+      registry: registryOf([pay.spec], [worker]),
+      dispatch: 1,
+      ledger: l,
+      threadId: "t1",
+    });
     expect(pay.calls).toHaveLength(0);
-    expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "policy_blocked", tool: "pay", attempt: 0 });
-    expect(feedback.errors[0]).toMatch(/pay may already have run: .*never recorded.*not called again: a human must check/);
+    expect(feedback).toMatchObject({
+      feedbackType: "FAILURE",
+      failureClass: "policy_blocked",
+      tool: "pay",
+      attempt: 0,
+    });
+    expect(feedback.errors[0]).toMatch(
+      /pay may already have run: .*never recorded.*not called again: a human must check/,
+    );
   });
 
   it("a done call with other arguments (a fork changed them) is neither reused nor repeated", async () => {
     const l = ledger();
     const pay = countingTool("pay", { sideEffect: "irreversible" });
     l.recordDone({ ...KEY, attempt: 1 }, "pay", { n: 2 }, { ref: "R1" });
-    const feedback = await runStep({ step: stepFor("pay"), inputs: {}, registry: registryOf([pay.spec], [worker]), dispatch: 1, ledger: l, threadId: "t1" });
+    const feedback = await runStep({
+      step: stepFor("pay"),
+      inputs: {},
+      registry: registryOf([pay.spec], [worker]),
+      dispatch: 1,
+      ledger: l,
+      threadId: "t1",
+    });
     expect(pay.calls).toHaveLength(0);
     expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "policy_blocked" });
     expect(feedback.errors[0]).toMatch(/already ran .* with different arguments/);
@@ -101,13 +147,25 @@ describe("runStep with the effect ledger (at most once)", () => {
     const l = ledger();
     const hold = countingTool("hold_seat", {
       sideEffect: "reversible",
-      run: (_args, _ctx, call) => (call === 1 ? Promise.reject(new Error("service unavailable")) : Promise.resolve({ seat: "12A" })),
+      run: (_args, _ctx, call) =>
+        call === 1 ? Promise.reject(new Error("service unavailable")) : Promise.resolve({ seat: "12A" }),
     });
     const step = stepFor("hold_seat", { retry: { maxAttempts: 2, backoffMs: [0] } });
-    const feedback = await runStep({ step, inputs: {}, registry: registryOf([hold.spec], [worker]), dispatch: 1, ledger: l, threadId: "t1" });
+    const feedback = await runStep({
+      step,
+      inputs: {},
+      registry: registryOf([hold.spec], [worker]),
+      dispatch: 1,
+      ledger: l,
+      threadId: "t1",
+    });
     expect(feedback).toMatchObject({ feedbackType: "SUCCESS", attempt: 2 });
     expect(l.lookup({ ...KEY, attempt: 1 })).toMatchObject({ status: "failed", result: "service unavailable" });
-    expect(l.lookup({ ...KEY, attempt: 2 })).toMatchObject({ status: "done", tool: "hold_seat", result: { seat: "12A" } });
+    expect(l.lookup({ ...KEY, attempt: 2 })).toMatchObject({
+      status: "done",
+      tool: "hold_seat",
+      result: { seat: "12A" },
+    });
   });
 
   it("a tool without side effects bypasses the ledger", async () => {
@@ -123,7 +181,14 @@ describe("runStep with the effect ledger (at most once)", () => {
   it("without a thread id there is nothing to key calls by, so the ledger is not used", async () => {
     const l = ledger();
     const pay = countingTool("pay", { sideEffect: "irreversible" });
-    await runStep({ step: stepFor("pay"), inputs: {}, registry: registryOf([pay.spec], [worker]), dispatch: 1, ledger: l, threadId: null });
+    await runStep({
+      step: stepFor("pay"),
+      inputs: {},
+      registry: registryOf([pay.spec], [worker]),
+      dispatch: 1,
+      ledger: l,
+      threadId: null,
+    });
     expect(db.prepare("SELECT count(*) AS n FROM candor_effects").get()).toEqual({ n: 0 });
   });
 });
@@ -142,13 +207,23 @@ describe("which calls need a person's approval", () => {
 
   it("a call that would be refused anyway (not granted) asks nobody", () => {
     const reader = countingTool("read_file", { category: "reading" });
-    const grants = registryOf([pay.spec, reader.spec], [worker, { name: "reader", description: "", categories: ["reading"] }]);
+    const grants = registryOf(
+      [pay.spec, reader.spec],
+      [worker, { name: "reader", description: "", categories: ["reading"] }],
+    );
     expect(callNeedingApproval(stepFor("pay", { workerType: "reader" }), grants)).toBeNull();
   });
 
   it("a denied call is a policy_blocked failure naming the exact call", () => {
     const f = deniedFeedback(stepFor("pay"), 3, { tool: "pay", args: { n: 1 } }, "too expensive");
-    expect(f).toMatchObject({ taskId: "s1", dispatch: 3, feedbackType: "FAILURE", failureClass: "policy_blocked", attempt: 0, tool: "pay" });
+    expect(f).toMatchObject({
+      taskId: "s1",
+      dispatch: 3,
+      feedbackType: "FAILURE",
+      failureClass: "policy_blocked",
+      attempt: 0,
+      tool: "pay",
+    });
     expect(f.errors).toEqual([`A human denied pay({"n":1}) (too expensive); the tool was not called.`]);
   });
 });
@@ -167,17 +242,32 @@ describe("answers to a tool approval", () => {
 
   it("approve and deny are accepted, as Candor decisions or bare strings", () => {
     expect(parseDecision("deny", request)).toMatchObject({ ok: true, decision: { decision: "deny" } });
-    expect(parseDecision({ decision: "approve", by: "ops" }, request)).toMatchObject({ ok: true, decision: { decision: "approve", by: "ops" } });
+    expect(parseDecision({ decision: "approve", by: "ops" }, request)).toMatchObject({
+      ok: true,
+      decision: { decision: "approve", by: "ops" },
+    });
   });
 
   it("a decision of another request kind is refused with the ones that fit", () => {
-    expect(parseDecision({ decision: "skip" }, request)).toEqual({ ok: false, error: `"skip" does not answer a tool_approval request. Send one of: approve, deny.` });
+    expect(parseDecision({ decision: "skip" }, request)).toEqual({
+      ok: false,
+      error: `"skip" does not answer a tool_approval request. Send one of: approve, deny.`,
+    });
   });
 
   it("HumanResponse: accept approves, ignore and response deny (the text is the reason), edit is refused", () => {
-    expect(parseDecision({ type: "accept", args: null }, request)).toMatchObject({ ok: true, decision: { decision: "approve" } });
-    expect(parseDecision([{ type: "ignore", args: null }], request)).toMatchObject({ ok: true, decision: { decision: "deny" } });
-    expect(parseDecision({ type: "response", args: "wrong dates" }, request)).toMatchObject({ ok: true, decision: { decision: "deny", comment: "wrong dates" } });
+    expect(parseDecision({ type: "accept", args: null }, request)).toMatchObject({
+      ok: true,
+      decision: { decision: "approve" },
+    });
+    expect(parseDecision([{ type: "ignore", args: null }], request)).toMatchObject({
+      ok: true,
+      decision: { decision: "deny" },
+    });
+    expect(parseDecision({ type: "response", args: "wrong dates" }, request)).toMatchObject({
+      ok: true,
+      decision: { decision: "deny", comment: "wrong dates" },
+    });
     const edit = parseDecision({ type: "edit", args: { action: "book_trip", args: { ref: "Y" } } }, request);
     expect(edit.ok).toBe(false);
   });

@@ -90,7 +90,11 @@ describe("saveEpisode / recentEpisodes", () => {
   it("skips items that do not match the Episode schema, and items in deeper namespaces", async () => {
     await saveEpisode(store, "u1", episode({ planId: "good", at: "2025-03-01T00:00:00Z" }));
     await store.put(["u1", "episodes"], "2025-03-05T00:00:00.000Z_broken", { planId: "broken", status: "exploded" });
-    await store.put(["u1", "episodes", "archive"], "2025-03-06T00:00:00.000Z_x", episode({ planId: "archived", at: "2025-03-06T00:00:00Z" }));
+    await store.put(
+      ["u1", "episodes", "archive"],
+      "2025-03-06T00:00:00.000Z_x",
+      episode({ planId: "archived", at: "2025-03-06T00:00:00Z" }),
+    );
     expect((await recentEpisodes(store, "u1")).map((e) => e.planId)).toEqual(["good"]);
   });
 
@@ -104,7 +108,9 @@ describe("saveEpisode / recentEpisodes", () => {
     const e = await recentEpisodes(store, "ana@example.com").catch((err: unknown) => err);
     expect(CandorError.hasCode(e, ErrorCode.INVALID_REQUEST)).toBe(true);
     expect((e as Error).message).toContain('User id "ana@example.com"');
-    const empty = await saveEpisode(store, "", episode({ planId: "p", at: "2025-03-01T00:00:00Z" })).catch((err: unknown) => err);
+    const empty = await saveEpisode(store, "", episode({ planId: "p", at: "2025-03-01T00:00:00Z" })).catch(
+      (err: unknown) => err,
+    );
     expect(CandorError.hasCode(empty, ErrorCode.INVALID_REQUEST)).toBe(true);
   });
 });
@@ -135,10 +141,20 @@ describe("summarizeLessons", () => {
       planId: "r2",
       at: "2025-03-02T00:00:00Z",
       status: "failed",
-      failures: [failure("search_flights", "agent_unavailable"), failure("book_hotel", "resource_unavailable"), failure(null, "too_complex")],
+      failures: [
+        failure("search_flights", "agent_unavailable"),
+        failure("book_hotel", "resource_unavailable"),
+        failure(null, "too_complex"),
+      ],
       strategiesUsed: ["SWAP_TOOL", "DECOMPOSE"],
     }),
-    episode({ planId: "r3", at: "2025-03-03T00:00:00Z", status: "partial", failures: [failure("search_flights", "timeout")], strategiesUsed: ["SKIP"] }),
+    episode({
+      planId: "r3",
+      at: "2025-03-03T00:00:00Z",
+      status: "partial",
+      failures: [failure("search_flights", "timeout")],
+      strategiesUsed: ["SKIP"],
+    }),
     episode({ planId: "r4", at: "2025-03-04T00:00:00Z" }),
   ];
 
@@ -173,6 +189,8 @@ describe("summarizeLessons", () => {
       episode({ planId: "b", at: "2025-03-02T00:00:00Z", failures: [failure("search_flights", "timeout")] }),
       episode({ planId: "c", at: "2025-03-03T00:00:00Z" }),
     ];
-    expect(summarizeLessons(three).lessons).toEqual(["search_flights failed in 2 of the last 3 runs (timeout); consider its backup"]);
+    expect(summarizeLessons(three).lessons).toEqual([
+      "search_flights failed in 2 of the last 3 runs (timeout); consider its backup",
+    ]);
   });
 });

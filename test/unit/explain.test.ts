@@ -5,8 +5,24 @@ import type { FailureEscalationRequest, HumanApprovalRequest } from "../../src/d
 import { retryDifferentAgent, skip, adjustParameters } from "../../src/replanning/strategies/index.js";
 import { runStep } from "../../src/tools/run-step.js";
 import { approvalNotification, escalationNotification, explainRevision } from "../../src/transparency/explain.js";
-import { detailsPointer, estimatedDelay, failureNotification, planNotification, retryNotification, successNotification } from "../../src/transparency/notify.js";
-import { countingTool, failStep, feedback, registryOf, strategyInput, travelPlan, travelRegistry, withSteps } from "../fakes/toolkit-fixtures.js";
+import {
+  detailsPointer,
+  estimatedDelay,
+  failureNotification,
+  planNotification,
+  retryNotification,
+  successNotification,
+} from "../../src/transparency/notify.js";
+import {
+  countingTool,
+  failStep,
+  feedback,
+  registryOf,
+  strategyInput,
+  travelPlan,
+  travelRegistry,
+  withSteps,
+} from "../fakes/toolkit-fixtures.js";
 
 const registry = travelRegistry();
 
@@ -37,7 +53,9 @@ describe("explainRevision (seed 000 scenario 18)", () => {
   it("points to the details for developers, in the text and as a field", () => {
     expect(n.message.split("\n").at(-1)).toBe("Details: candor logs --step flight");
     expect(n.details).toBe("candor logs --step flight");
-    expect(flightTimeoutExplanation("Agent timeout after 10s", ".candor/decisions.log").details).toBe("candor logs --step flight (log file: .candor/decisions.log)");
+    expect(flightTimeoutExplanation("Agent timeout after 10s", ".candor/decisions.log").details).toBe(
+      "candor logs --step flight (log file: .candor/decisions.log)",
+    );
   });
 
   it("is plain language: no exception names, no stack traces", () => {
@@ -48,9 +66,16 @@ describe("explainRevision (seed 000 scenario 18)", () => {
 
   it("is a valid INFO notification of kind strategy, with the error and strategy summarised", () => {
     expect(() => Notification.parse(n)).not.toThrow();
-    expect(n).toMatchObject({ severity: "INFO", kind: "strategy", taskId: "flight", errorSummary: "Agent timeout after 10s" });
+    expect(n).toMatchObject({
+      severity: "INFO",
+      kind: "strategy",
+      taskId: "flight",
+      errorSummary: "Agent timeout after 10s",
+    });
     expect(n.title).toBe("Recovery for flight: Retrying with a different agent (RETRY_DIFFERENT_AGENT)");
-    expect(n.recoveryStrategy).toMatch(/^Retrying with a different agent: Retry task flight with agent backup_flight_agent/);
+    expect(n.recoveryStrategy).toMatch(
+      /^Retrying with a different agent: Retry task flight with agent backup_flight_agent/,
+    );
   });
 
   it("explains a worker's own timeout wording as a timeout", () => {
@@ -64,8 +89,19 @@ describe("explainRevision (seed 000 scenario 18)", () => {
         throw new TypeError("Cannot read properties of undefined (reading 'price')");
       },
     });
-    const step = TaskStep.parse({ id: "s", description: "Quote", workerType: "w", tools: ["crash"], retry: { maxAttempts: 1, backoffMs: [0] } });
-    const fb = await runStep({ step, inputs: {}, registry: registryOf([thrower.spec], [{ name: "w", description: "", categories: ["general"] }]), dispatch: 1 });
+    const step = TaskStep.parse({
+      id: "s",
+      description: "Quote",
+      workerType: "w",
+      tools: ["crash"],
+      retry: { maxAttempts: 1, backoffMs: [0] },
+    });
+    const fb = await runStep({
+      step,
+      inputs: {},
+      registry: registryOf([thrower.spec], [{ name: "w", description: "", categories: ["general"] }]),
+      dispatch: 1,
+    });
     expect(fb.errors).toEqual(["Cannot read properties of undefined (reading 'price')"]);
     expect(fb.errors.join("\n")).not.toMatch(/\n\s+at /);
   });
@@ -74,14 +110,25 @@ describe("explainRevision (seed 000 scenario 18)", () => {
     const { plan, feedback: fb } = failStep(travelPlan(), "activities", "Something odd", { failureClass: "unknown" });
     const outcome = skip(strategyInput(plan, "activities", [fb], registry));
     if (!outcome.applies) throw new Error(outcome.reason);
-    const s = explainRevision(outcome.revision, plan.steps.find((x) => x.id === "activities")!, "Something odd", null);
+    const s = explainRevision(
+      outcome.revision,
+      plan.steps.find((x) => x.id === "activities")!,
+      "Something odd",
+      null,
+    );
     expect(s.severity).toBe("WARNING");
-    expect(s.message).toContain("Expected impact: additional delay none (the step is dropped); the answer will be incomplete.");
+    expect(s.message).toContain(
+      "Expected impact: additional delay none (the step is dropped); the answer will be incomplete.",
+    );
     expect(s.message).toContain("Plan confidence reduced from 0.85 to 0.80.");
   });
 
   it("an adjustment says which parameters changed and that affected steps run again", () => {
-    const done = withSteps(travelPlan(), { flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "done" } });
+    const done = withSteps(travelPlan(), {
+      flight: { status: "done" },
+      hotel: { status: "done" },
+      activities: { status: "done" },
+    });
     const { plan, feedback: fb } = failStep(done, "budget_status", "Total cost $2150 exceeds budget $2000", {
       feedbackType: "CONSTRAINT_VIOLATION",
       failureClass: "constraint_violated",
@@ -89,7 +136,12 @@ describe("explainRevision (seed 000 scenario 18)", () => {
     });
     const outcome = adjustParameters(strategyInput(plan, "budget_status", [fb], registry));
     if (!outcome.applies) throw new Error(outcome.reason);
-    const a = explainRevision(outcome.revision, plan.steps.find((x) => x.id === "budget_status")!, "Total cost $2150 exceeds budget $2000", null);
+    const a = explainRevision(
+      outcome.revision,
+      plan.steps.find((x) => x.id === "budget_status")!,
+      "Total cost $2150 exceeds budget $2000",
+      null,
+    );
     expect(a.message).toContain("What we're doing: Adjusting parameters and re-running the affected steps.");
     expect(a.message).toMatch(/Adjust parameters of (flight|hotel): maxCost unset → \$\d+/);
     expect(a.message).toContain("the result broke a constraint of the request");
@@ -118,7 +170,13 @@ describe("notifications announced by the worker and execute", () => {
   const flight = travelPlan().steps[0]!;
 
   it("a failure is announced with what failed, why, that a strategy is being chosen, and where the details are", () => {
-    const fb = feedback({ taskId: "flight", feedbackType: "FAILURE", errors: ["first", "search_flights timed out after 1200 ms"], failureClass: "timeout", attempt: 2 });
+    const fb = feedback({
+      taskId: "flight",
+      feedbackType: "FAILURE",
+      errors: ["first", "search_flights timed out after 1200 ms"],
+      failureClass: "timeout",
+      attempt: 2,
+    });
     const n = failureNotification(flight, fb, null);
     expect(n).toMatchObject({
       severity: "ERROR",
@@ -128,12 +186,19 @@ describe("notifications announced by the worker and execute", () => {
       errorSummary: "Find flights Madrid → Paris for 2: search_flights timed out after 1200 ms",
       details: "candor logs --step flight",
     });
-    expect(n.message).toBe("It failed after 2 attempt(s) because it did not answer in time. Choosing a recovery strategy next.");
+    expect(n.message).toBe(
+      "It failed after 2 attempt(s) because it did not answer in time. Choosing a recovery strategy next.",
+    );
     expect(n.recoveryStrategy).toMatch(/^Analyzing/);
   });
 
   it("a constraint violation is a warning, not an error", () => {
-    const fb = feedback({ taskId: "budget_status", feedbackType: "CONSTRAINT_VIOLATION", errors: ["over budget"], failureClass: "constraint_violated" });
+    const fb = feedback({
+      taskId: "budget_status",
+      feedbackType: "CONSTRAINT_VIOLATION",
+      errors: ["over budget"],
+      failureClass: "constraint_violated",
+    });
     expect(failureNotification(travelPlan().steps[3]!, fb, null).severity).toBe("WARNING");
   });
 
@@ -145,7 +210,9 @@ describe("notifications announced by the worker and execute", () => {
   });
 
   it("success and plan notifications summarise in one line", () => {
-    expect(successNotification(flight, feedback({ taskId: "flight", durationMs: 151.6 })).title).toBe("Find flights Madrid → Paris for 2 (flight) done in 152 ms");
+    expect(successNotification(flight, feedback({ taskId: "flight", durationMs: 151.6 })).title).toBe(
+      "Find flights Madrid → Paris for 2 (flight) done in 152 ms",
+    );
     const p = planNotification(travelPlan(), []);
     expect(p.title).toMatch(/^Plan plan-[0-9a-f]{12}: 5 step\(s\), confidence 0.85$/);
     expect(p.message).toContain("4. budget_status [budget_agent after flight, hotel, activities]");
@@ -174,9 +241,17 @@ describe("notifications that need a human", () => {
       question: "?",
     };
     const n = escalationNotification(request, null);
-    expect(n).toMatchObject({ severity: "ERROR", kind: "escalation", taskId: "flight_retry", errorSummary: "still failing", details: "candor logs --step flight_retry" });
+    expect(n).toMatchObject({
+      severity: "ERROR",
+      kind: "escalation",
+      taskId: "flight_retry",
+      errorSummary: "still failing",
+      details: "candor logs --step flight_retry",
+    });
     expect(n.title).toBe(`Needs a human: ${request.reason}`);
-    expect(n.message).toBe("Errors so far: timeout | still failing\nSuggested: Relax constraints or change goal\nDecisions: skip, retry, abort");
+    expect(n.message).toBe(
+      "Errors so far: timeout | still failing\nSuggested: Relax constraints or change goal\nDecisions: skip, retry, abort",
+    );
   });
 
   it("a plan approval says the confidence, the threshold and why", () => {

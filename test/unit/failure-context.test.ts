@@ -9,10 +9,27 @@ import { countingTool, plan, registryOf, step } from "../fakes/toolkit-fixtures.
 
 /** Seed 003 item 3: the failure context carries the error type and the traceback, for the model only. */
 describe("failure context: error type and trace", () => {
-  const boom = countingTool("fetch", { run: async () => { throw new TypeError("cannot read properties of undefined (reading 'rows')"); } });
-  const booked = countingTool("book", { run: async () => { throw new CandorError("Hotel Lux is fully booked", ErrorCode.RESOURCE_UNAVAILABLE); } });
+  const boom = countingTool("fetch", {
+    run: async () => {
+      throw new TypeError("cannot read properties of undefined (reading 'rows')");
+    },
+  });
+  const booked = countingTool("book", {
+    run: async () => {
+      throw new CandorError("Hotel Lux is fully booked", ErrorCode.RESOURCE_UNAVAILABLE);
+    },
+  });
   const registry = registryOf([boom.spec, booked.spec], [{ name: "w", description: "w", categories: ["general"] }]);
-  const one = (tool: string) => step({ id: "s1", description: "Fetch rows", workerType: "w", tools: [tool], retry: { maxAttempts: 1, backoffMs: [0] }, dispatches: 1, status: "failed" });
+  const one = (tool: string) =>
+    step({
+      id: "s1",
+      description: "Fetch rows",
+      workerType: "w",
+      tools: [tool],
+      retry: { maxAttempts: 1, backoffMs: [0] },
+      dispatches: 1,
+      status: "failed",
+    });
 
   it("records the thrown error's name and the first lines of its stack", async () => {
     const fb = await runStep({ step: one("fetch"), inputs: {}, registry, dispatch: 1 });

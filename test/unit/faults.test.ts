@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { classifyFailure } from "../../src/replanning/classify.js";
-import { FAULT_KINDS, SLOW_FACTOR, parseFaultSpec, parseFaultSpecs, withFaults, type FaultSpec } from "../../src/tools/faults.js";
+import {
+  FAULT_KINDS,
+  SLOW_FACTOR,
+  parseFaultSpec,
+  parseFaultSpecs,
+  withFaults,
+  type FaultSpec,
+} from "../../src/tools/faults.js";
 import { sleep } from "../../src/tools/sleep.js";
 import type { ToolContext, ToolSpec, Toolkit } from "../../src/tools/types.js";
 
@@ -40,7 +47,13 @@ function tool(kits: Toolkit[], name: string): ToolSpec {
 
 async function settledWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
   const pending = Symbol("pending");
-  const winner = await Promise.race([p.then(() => true, () => true), new Promise((r) => setTimeout(() => r(pending), ms))]);
+  const winner = await Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    new Promise((r) => setTimeout(() => r(pending), ms)),
+  ]);
   return winner !== pending;
 }
 
@@ -63,7 +76,11 @@ describe("parseFaultSpec", () => {
   });
 
   it("parses tool=kind*N as a fault on the first N calls", () => {
-    expect(parseFaultSpec("search_hotels=unavailable*1")).toEqual({ tool: "search_hotels", kind: "unavailable", times: 1 });
+    expect(parseFaultSpec("search_hotels=unavailable*1")).toEqual({
+      tool: "search_hotels",
+      kind: "unavailable",
+      times: 1,
+    });
     expect(parseFaultSpec("  echo = Slow * 3 ")).toEqual({ tool: "echo", kind: "slow", times: 3 });
   });
 
@@ -71,17 +88,25 @@ describe("parseFaultSpec", () => {
     for (const kind of FAULT_KINDS) expect(parseFaultSpec(`echo=${kind}`).kind).toBe(kind);
   });
 
-  it.each(["", "search_flights", "search_flights=", "=timeout", "search_flights=explode", "echo=timeout*0", "echo=timeout*x", "echo=timeout*1*2", "echo:timeout", "9tool=error"])(
-    "rejects %j with INVALID_REQUEST naming the expected form and the kinds",
-    (spec) => {
-      const e = caught(() => parseFaultSpec(spec));
-      expect(CandorError.hasCode(e, ErrorCode.INVALID_REQUEST)).toBe(true);
-      const message = (e as Error).message;
-      expect(message).toContain("tool=kind[*N]");
-      for (const kind of FAULT_KINDS) expect(message).toContain(kind);
-      expect(message).not.toContain("\n");
-    },
-  );
+  it.each([
+    "",
+    "search_flights",
+    "search_flights=",
+    "=timeout",
+    "search_flights=explode",
+    "echo=timeout*0",
+    "echo=timeout*x",
+    "echo=timeout*1*2",
+    "echo:timeout",
+    "9tool=error",
+  ])("rejects %j with INVALID_REQUEST naming the expected form and the kinds", (spec) => {
+    const e = caught(() => parseFaultSpec(spec));
+    expect(CandorError.hasCode(e, ErrorCode.INVALID_REQUEST)).toBe(true);
+    const message = (e as Error).message;
+    expect(message).toContain("tool=kind[*N]");
+    for (const kind of FAULT_KINDS) expect(message).toContain(kind);
+    expect(message).not.toContain("\n");
+  });
 
   it("parses several specs, including comma-separated flag values", () => {
     expect(parseFaultSpecs(["a=error*1, b=garbage", "c=slow"]).map((f) => `${f.tool}:${f.kind}:${f.times}`)).toEqual([
@@ -133,7 +158,9 @@ describe("withFaults", () => {
     const echo = tool(withFaults([kit], [parseFaultSpec("echo=complex*1")]), "echo");
     const e = await echo.run({ x: 1 }, ctx()).catch((err: unknown) => err);
     expect(CandorError.hasCode(e, ErrorCode.TOOL_FAILED)).toBe(true);
-    expect((e as Error).message).toBe("echo: the request is too complex to handle in one step (simulated); split it into smaller steps");
+    expect((e as Error).message).toBe(
+      "echo: the request is too complex to handle in one step (simulated); split it into smaller steps",
+    );
     expect((e as CandorError).details).toEqual({ tool: "echo", injected: true, failureClass: "too_complex" });
     expect(classifyFailure((e as Error).message, e)).toBe("too_complex");
     // The wording alone classifies the same, for a caller that only kept the message.

@@ -10,7 +10,14 @@ const registry = travelRegistry();
 const plan = travelPlan(TRIP, registry);
 const fields = stateFieldsOf(AgentState);
 /** A checkpoint's values right after planning. */
-const base = { request: request(TRIP), settings: RunSettings.parse({}), plan, feedback: [], revisionCount: 0, status: "executing" };
+const base = {
+  request: request(TRIP),
+  settings: RunSettings.parse({}),
+  plan,
+  feedback: [],
+  revisionCount: 0,
+  status: "executing",
+};
 const update = (...sets: string[]) => updateFromAssignments(base, sets, fields);
 const refusal = (...sets: string[]) => {
   try {
@@ -25,13 +32,37 @@ describe("fork --set checks paths and values against the state's shape (issue 8 
   // Regression: a path that does not exist was written into the fork and ignored by every node, so the fork ran
   // unchanged while saying it had applied the edit; `__proto__` segments were walked like any other key.
   it.each([
-    ["a field the state does not have", ["nosuch.path=1"], /^--set refused, nothing was changed: nosuch: the state has no such field; its fields are request, settings, plan/],
-    ["a field inside one that does not exist", ["request.foo=1"], /request.foo: no such field; the fields here are userIntent, userContext, constraints\.$/],
-    ["a path below a number", ["settings.maxRevisions.x=1"], /settings.maxRevisions.x: no such field: the value above it is a number/],
-    ["a step index past the end of the plan", ["plan.steps.9.params.x=1"], /plan.steps.9: the list has 5 item\(s\) at this checkpoint \(0-4\)/],
+    [
+      "a field the state does not have",
+      ["nosuch.path=1"],
+      /^--set refused, nothing was changed: nosuch: the state has no such field; its fields are request, settings, plan/,
+    ],
+    [
+      "a field inside one that does not exist",
+      ["request.foo=1"],
+      /request.foo: no such field; the fields here are userIntent, userContext, constraints\.$/,
+    ],
+    [
+      "a path below a number",
+      ["settings.maxRevisions.x=1"],
+      /settings.maxRevisions.x: no such field: the value above it is a number/,
+    ],
+    [
+      "a step index past the end of the plan",
+      ["plan.steps.9.params.x=1"],
+      /plan.steps.9: the list has 5 item\(s\) at this checkpoint \(0-4\)/,
+    ],
     ["a list indexed by name", ["plan.steps.hotel.params.nights=3"], /plan.steps.hotel: a list is indexed by number/],
-    ["a list the run appends to", ["feedback=[]"], /feedback: the run only appends to this list \(its history\), so a fork cannot replace it/],
-    ["a value its schema refuses", ["settings.maxRevisions=-1"], /settings.maxRevisions: Too small: expected number to be >=0\.$/],
+    [
+      "a list the run appends to",
+      ["feedback=[]"],
+      /feedback: the run only appends to this list \(its history\), so a fork cannot replace it/,
+    ],
+    [
+      "a value its schema refuses",
+      ["settings.maxRevisions=-1"],
+      /settings.maxRevisions: Too small: expected number to be >=0\.$/,
+    ],
     ["a plan that would not parse", ["plan.steps.0.timeoutMs=soon"], /plan.steps.0.timeoutMs: /],
   ])("refuses %s in plain words, never zod's JSON", (_what, sets, error) => {
     const message = refusal(...sets);
@@ -39,7 +70,12 @@ describe("fork --set checks paths and values against the state's shape (issue 8 
     expect(message).not.toMatch(/\[\{"|"code":/);
   });
 
-  it.each([["__proto__.polluted=1"], ["constructor.prototype.polluted=1"], ["settings.prototype=1"], ["plan.steps.0.__proto__.x=1"]])(
+  it.each([
+    ["__proto__.polluted=1"],
+    ["constructor.prototype.polluted=1"],
+    ["settings.prototype=1"],
+    ["plan.steps.0.__proto__.x=1"],
+  ])(
     "always refuses a segment that reaches a prototype (%s), with or without a schema, before anything is opened",
     (set) => {
       expect(() => parseAssignments([set])).toThrow(/reaches an object's prototype, never a field/);
@@ -60,7 +96,9 @@ describe("fork --set checks paths and values against the state's shape (issue 8 
   });
 
   it("refuses to reach into a field that is empty at this checkpoint, saying how to set it", () => {
-    expect(updateFromAssignmentsMessage({ ...base, plan: null }, "plan.steps.0.params.nights=3")).toMatch(/plan: is empty \(null\) at this checkpoint, so plan.steps.0.params.nights cannot be set/);
+    expect(updateFromAssignmentsMessage({ ...base, plan: null }, "plan.steps.0.params.nights=3")).toMatch(
+      /plan: is empty \(null\) at this checkpoint, so plan.steps.0.params.nights cannot be set/,
+    );
   });
 });
 
@@ -75,14 +113,29 @@ function updateFromAssignmentsMessage(values: Record<string, unknown>, set: stri
 
 describe("fork --set on a plan step is checked against the step's tool (issue 8 defect 7)", () => {
   // Regression: `plan.steps.N.params.nights=-3` was accepted and failed at run time.
-  const edited = (sets: string[], at = plan) => updateFromAssignments({ ...base, plan: at }, sets, fields).plan as typeof plan;
+  const edited = (sets: string[], at = plan) =>
+    updateFromAssignments({ ...base, plan: at }, sets, fields).plan as typeof plan;
   const check = (sets: string[], at = plan) => checkEditedPlan(at, edited(sets, at), request(TRIP), registry);
 
   it("refuses a value the tool would refuse, naming the step", () => {
-    expect(check(["plan.steps.1.params.nights=-3"])).toMatchObject({ ok: false, reason: expect.stringMatching(/^plan.steps.1 \(hotel\): search_hotels would refuse these parameters \(nights: Too small/) });
-    expect(check(["plan.steps.1.params.nightz=3"])).toMatchObject({ ok: false, reason: expect.stringMatching(/search_hotels has no parameter "nightz"/) });
-    expect(check(["plan.steps.1.tools=[\"search_flights\"]"])).toMatchObject({ ok: false, reason: expect.stringMatching(/worker "hotel_agent" may not use tool "search_flights"/) });
-    expect(check(["plan.steps.0.dependsOn=[\"itinerary\"]"])).toMatchObject({ ok: false, reason: expect.stringMatching(/^plan: Plan has a dependency cycle/) });
+    expect(check(["plan.steps.1.params.nights=-3"])).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(
+        /^plan.steps.1 \(hotel\): search_hotels would refuse these parameters \(nights: Too small/,
+      ),
+    });
+    expect(check(["plan.steps.1.params.nightz=3"])).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/search_hotels has no parameter "nightz"/),
+    });
+    expect(check(['plan.steps.1.tools=["search_flights"]'])).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/worker "hotel_agent" may not use tool "search_flights"/),
+    });
+    expect(check(['plan.steps.0.dependsOn=["itinerary"]'])).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^plan: Plan has a dependency cycle/),
+    });
   });
 
   it("accepts a valid edit and writes the step's description again from its params", () => {
@@ -93,7 +146,12 @@ describe("fork --set on a plan step is checked against the step's tool (issue 8 
 
   it("says when an edit cannot change what already ran: a finished step's params", () => {
     const ran = withSteps(plan, { hotel: { status: "done", result: { total: 1 } } });
-    expect(check(["plan.steps.1.params.nights=3"], ran)).toMatchObject({ ok: false, reason: expect.stringMatching(/plan.steps.1 \(hotel\): has already run \(status done\) at this checkpoint, so .* would never be used; fork from a checkpoint before it ran/) });
+    expect(check(["plan.steps.1.params.nights=3"], ran)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(
+        /plan.steps.1 \(hotel\): has already run \(status done\) at this checkpoint, so .* would never be used; fork from a checkpoint before it ran/,
+      ),
+    });
   });
 });
 
@@ -101,6 +159,9 @@ describe("the same refusal where a person types parameters at the terminal", () 
   // Typed at the prompt, such a name is refused too, and asked again instead of ending the session.
   it("parseParams answers a prototype segment with an error to ask again", async () => {
     const { parseParams } = await import("../../src/cli/interactive.js");
-    expect(parseParams("__proto__.polluted=1")).toEqual({ ok: false, error: expect.stringMatching(/"__proto__" reaches an object's prototype, never a field/) });
+    expect(parseParams("__proto__.polluted=1")).toEqual({
+      ok: false,
+      error: expect.stringMatching(/"__proto__" reaches an object's prototype, never a field/),
+    });
   });
 });

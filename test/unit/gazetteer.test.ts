@@ -14,15 +14,26 @@ import {
   stableHash,
   type City,
 } from "../../examples/travel/catalog.js";
-import { EXONYMS, MIN_POPULATION, describeOthers, editDistance, gazetteer, gazetteerLoaded, matchPlace, placeKey } from "../../examples/travel/gazetteer.js";
+import {
+  EXONYMS,
+  MIN_POPULATION,
+  describeOthers,
+  editDistance,
+  gazetteer,
+  gazetteerLoaded,
+  matchPlace,
+  placeKey,
+} from "../../examples/travel/gazetteer.js";
 
 function city(name: string): City {
   const found = findCity(name);
-  if (found === undefined) throw new Error(`test setup: ${name} should be a city, got ${JSON.stringify(lookupPlace(name))}`);
+  if (found === undefined)
+    throw new Error(`test setup: ${name} should be a city, got ${JSON.stringify(lookupPlace(name))}`);
   return found;
 }
 
-const recommended = (from: string, to: string): number => flightsFor(city(from), city(to), "primary")[0]?.pricePerTraveller ?? NaN;
+const recommended = (from: string, to: string): number =>
+  flightsFor(city(from), city(to), "primary")[0]?.pricePerTraveller ?? NaN;
 const centralHotel = (name: string): number => hotelsIn(city(name))[0]?.pricePerNight ?? NaN;
 
 // First in the file, while this file's module copy has not read the gazetteer yet.
@@ -58,10 +69,22 @@ describe("the curated cities", () => {
       all.push(hotelsIn(a), activitiesIn(a));
     }
     expect(stableHash(JSON.stringify(all))).toBe(3672186843);
-    expect(Math.min(...flightsFor(city("Madrid"), city("Paris"), "primary").map((f) => f.pricePerTraveller * 2))).toBe(482);
+    expect(Math.min(...flightsFor(city("Madrid"), city("Paris"), "primary").map((f) => f.pricePerTraveller * 2))).toBe(
+      482,
+    );
     expect(CITIES.map((c) => [c.name, c.priceLevel])).toEqual([
-      ["Madrid", 0.9], ["Paris", 1.25], ["Lisbon", 0.8], ["Rome", 1.0], ["London", 1.35], ["Berlin", 0.95],
-      ["Tokyo", 1.15], ["New York", 1.45], ["Barcelona", 1.0], ["Amsterdam", 1.2], ["Prague", 0.75], ["Vienna", 1.0],
+      ["Madrid", 0.9],
+      ["Paris", 1.25],
+      ["Lisbon", 0.8],
+      ["Rome", 1.0],
+      ["London", 1.35],
+      ["Berlin", 0.95],
+      ["Tokyo", 1.15],
+      ["New York", 1.45],
+      ["Barcelona", 1.0],
+      ["Amsterdam", 1.2],
+      ["Prague", 0.75],
+      ["Vienna", 1.0],
     ]);
   });
 
@@ -70,7 +93,12 @@ describe("the curated cities", () => {
       const m = matchPlace(c.name);
       expect(m.kind, c.name).toBe("city");
       if (m.kind !== "city") continue;
-      expect([m.place.countryCode, m.place.country, m.place.region, m.place.population], c.name).toEqual([c.countryCode, c.country, c.region, c.population]);
+      expect([m.place.countryCode, m.place.country, m.place.region, m.place.population], c.name).toEqual([
+        c.countryCode,
+        c.country,
+        c.region,
+        c.population,
+      ]);
       expect(distanceKm(c, m.place), c.name).toBeLessThan(20);
       expect(describeOthers(m.others), c.name).toEqual(c.ambiguous);
       // A name that reaches the gazetteer still comes back as the curated object, so its prices never move.
@@ -81,12 +109,16 @@ describe("the curated cities", () => {
   it("their hand-set price levels are within 15% of what the formula derives for any other city", () => {
     for (const c of CITIES) {
       const derived = derivedPriceLevel(c.countryCode, c.population);
-      expect(Math.abs(derived - c.priceLevel) / c.priceLevel, `${c.name}: derived ${derived}, set ${c.priceLevel}`).toBeLessThanOrEqual(0.15);
+      expect(
+        Math.abs(derived - c.priceLevel) / c.priceLevel,
+        `${c.name}: derived ${derived}, set ${c.priceLevel}`,
+      ).toBeLessThanOrEqual(0.15);
     }
   });
 
   it("their aliases are exonyms too, so the gazetteer never gives one to another place", () => {
-    for (const c of CITIES) for (const alias of c.aliases) expect(findCity(EXONYMS[alias] ?? "")?.name, alias).toBe(c.name);
+    for (const c of CITIES)
+      for (const alias of c.aliases) expect(findCity(EXONYMS[alias] ?? "")?.name, alias).toBe(c.name);
   });
 });
 
@@ -165,7 +197,8 @@ describe("any real city", () => {
     const places = new Set([...g.byName.values()].flat());
     for (const p of places) {
       const found = findCity(p.qualifiedName);
-      if (found?.country !== p.country || found.region !== p.region || found.population !== p.population) lost.push(p.qualifiedName);
+      if (found?.country !== p.country || found.region !== p.region || found.population !== p.population)
+        lost.push(p.qualifiedName);
     }
     expect(places.size).toBeGreaterThan(25_000);
     expect(lost).toEqual([]);
@@ -178,7 +211,10 @@ describe("any real city", () => {
     expect(small.length).toBeGreaterThan(0);
     expect(small.length).toBeLessThan(stats.placesKept / 10);
     // Paris, Tennessee (about 10,000 people, no capital) is left out: the name asks which Paris was meant.
-    expect(lookupPlace("Paris, Tennessee")).toEqual({ kind: "unknown", suggestions: ["Paris, France", "Paris, Texas, United States"] });
+    expect(lookupPlace("Paris, Tennessee")).toEqual({
+      kind: "unknown",
+      suggestions: ["Paris, France", "Paris, Texas, United States"],
+    });
   });
 });
 
@@ -187,7 +223,9 @@ describe("an ambiguous name", () => {
     const paris = city("Paris");
     expect(paris).toMatchObject({ name: "Paris", country: "France" });
     expect(paris.ambiguous).toEqual(["Paris, Texas, United States"]);
-    expect(`Paris taken as ${cityLabel(paris)} (other places: ${paris.ambiguous.join("; ")})`).toBe("Paris taken as Paris, France (other places: Paris, Texas, United States)");
+    expect(`Paris taken as ${cityLabel(paris)} (other places: ${paris.ambiguous.join("; ")})`).toBe(
+      "Paris taken as Paris, France (other places: Paris, Texas, United States)",
+    );
 
     expect(city("Athens")).toMatchObject({ country: "Greece" });
     expect(city("Athens").ambiguous[0]).toBe("Athens, Georgia, United States");
@@ -247,7 +285,11 @@ describe("a place that is not a city", () => {
     const spain = lookupPlace("Spain");
     expect(spain.kind).toBe("country");
     expect(spain.kind === "country" ? spain.cities.slice(0, 2) : []).toEqual(["Madrid", "Barcelona"]);
-    expect(lookupPlace("Japan")).toMatchObject({ kind: "country", country: "Japan", cities: expect.arrayContaining(["Tokyo"]) });
+    expect(lookupPlace("Japan")).toMatchObject({
+      kind: "country",
+      country: "Japan",
+      cities: expect.arrayContaining(["Tokyo"]),
+    });
     expect(lookupPlace("USA")).toMatchObject({ kind: "country", country: "United States" });
     expect(lookupPlace("España")).toMatchObject({ kind: "country", country: "Spain" });
     // Mexico is a country although a city in the Philippines is called México; Singapore is a city.
@@ -257,7 +299,10 @@ describe("a place that is not a city", () => {
   });
 
   it("a city name with the wrong region or country is unknown, suggesting the places the name does have", () => {
-    expect(lookupPlace("Paris, Germany")).toEqual({ kind: "unknown", suggestions: ["Paris, France", "Paris, Texas, United States"] });
+    expect(lookupPlace("Paris, Germany")).toEqual({
+      kind: "unknown",
+      suggestions: ["Paris, France", "Paris, Texas, United States"],
+    });
   });
 
   it("a word after a city that happens to be a code is not read as one: 'Portland or' is not Portland, Oregon", () => {
@@ -276,11 +321,25 @@ describe("a place that is not a city", () => {
       throw new Error(`${name} was accepted`);
     };
     const atlantis = attempt("Atlantis");
-    expect(atlantis.message).toBe('Invalid destination: no flights to Atlantis; "Atlantis" is not a city the travel tools serve: no city of that name; did you mean Atlanta?.');
-    expect(atlantis.details).toEqual({ failureClass: "invalid_parameters", param: "destination", value: "Atlantis", place: "unknown", suggestions: ["Atlanta"] });
+    expect(atlantis.message).toBe(
+      'Invalid destination: no flights to Atlantis; "Atlantis" is not a city the travel tools serve: no city of that name; did you mean Atlanta?.',
+    );
+    expect(atlantis.details).toEqual({
+      failureClass: "invalid_parameters",
+      param: "destination",
+      value: "Atlantis",
+      place: "unknown",
+      suggestions: ["Atlanta"],
+    });
     const spain = attempt("Spain");
-    expect(spain.message).toMatch(/"Spain" is not a city the travel tools serve: it is a country; name a city in it \(Madrid, Barcelona, /);
-    expect(spain.details).toMatchObject({ failureClass: "invalid_parameters", place: "country", suggestions: expect.arrayContaining(["Madrid"]) });
+    expect(spain.message).toMatch(
+      /"Spain" is not a city the travel tools serve: it is a country; name a city in it \(Madrid, Barcelona, /,
+    );
+    expect(spain.details).toMatchObject({
+      failureClass: "invalid_parameters",
+      place: "country",
+      suggestions: expect.arrayContaining(["Madrid"]),
+    });
   });
 });
 
@@ -321,7 +380,12 @@ describe("prices for any city pair", () => {
         expect(level, p.qualifiedName).toBeLessThanOrEqual(1.75);
       }
     }
-    for (const [from, to] of [["Dublin", "Athens"], ["Cairo", "Nairobi"], ["Toronto", "Lima"], ["Seoul", "Sydney"]] as const) {
+    for (const [from, to] of [
+      ["Dublin", "Athens"],
+      ["Cairo", "Nairobi"],
+      ["Toronto", "Lima"],
+      ["Seoul", "Sydney"],
+    ] as const) {
       const options = flightsFor(city(from), city(to), "primary");
       for (const f of options) {
         expect(f.pricePerTraveller, `${from} → ${to}`).toBeGreaterThan(100);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { guidedRequest, guidedRevision, mergeGuidedPlan, retryWithHumanParams } from "../../src/replanning/human-guidance.js";
+import {
+  guidedRequest,
+  guidedRevision,
+  mergeGuidedPlan,
+  retryWithHumanParams,
+} from "../../src/replanning/human-guidance.js";
 import { failStep, request, stepOf, travelPlan, travelRegistry, withSteps } from "../fakes/toolkit-fixtures.js";
 
 const registry = travelRegistry();
@@ -7,10 +12,16 @@ const TRIP = "Plan a 3-day trip from Madrid to Paris for 2 people, budget 2000 d
 const base = travelPlan(TRIP, registry);
 const done = (id: string) => ({ status: "done" as const, result: { from: id } });
 // Flight and activities finished; the hotel failed; the budget check and the itinerary never ran.
-const { plan: stuck, feedback } = failStep(withSteps(base, { flight: done("flight"), activities: done("activities") }), "hotel", "search_hotels: fully booked", { failureClass: "resource_unavailable" });
+const { plan: stuck, feedback } = failStep(
+  withSteps(base, { flight: done("flight"), activities: done("activities") }),
+  "hotel",
+  "search_hotels: fully booked",
+  { failureClass: "resource_unavailable" },
+);
 
 describe("retryWithHumanParams (resume --retry --set)", () => {
-  const retry = (params: Record<string, unknown>, taskId = "hotel") => retryWithHumanParams({ plan: stuck, feedback: [feedback], revisionCount: 2, registry, taskId, params });
+  const retry = (params: Record<string, unknown>, taskId = "hotel") =>
+    retryWithHumanParams({ plan: stuck, feedback: [feedback], revisionCount: 2, registry, taskId, params });
 
   it("replaces the failed step with <id>_retry carrying the merged parameters, as a RETRY_WITH_PARAMS revision", () => {
     const r = retry({ radiusKm: 20 });
@@ -22,12 +33,22 @@ describe("retryWithHumanParams (resume --retry --set)", () => {
     // Dependents now wait for the retried step; finished steps are untouched.
     expect(stepOf(r.outcome.plan, "budget_status").dependsOn).toContain("hotel_retry");
     expect(stepOf(r.outcome.plan, "flight")).toEqual(stepOf(stuck, "flight"));
-    expect(r.outcome.revision).toMatchObject({ strategy: "RETRY_WITH_PARAMS", revisionId: "rev_3", failedTaskId: "hotel", newStepIds: ["hotel_retry"], removedStepIds: ["hotel"] });
+    expect(r.outcome.revision).toMatchObject({
+      strategy: "RETRY_WITH_PARAMS",
+      revisionId: "rev_3",
+      failedTaskId: "hotel",
+      newStepIds: ["hotel_retry"],
+      removedStepIds: ["hotel"],
+    });
     expect(r.outcome.revision.changes[0]).toContain("radiusKm 0 → 20");
   });
 
   it("refuses a parameter the tool does not have, listing those it has, instead of repeating the call", () => {
-    expect(retry({ radiusKM: 20 })).toMatchObject({ ok: false, error: 'search_hotels has no parameter "radiusKM"; its parameters are city, nights, travellers, radiusKm, maxCost.' });
+    expect(retry({ radiusKM: 20 })).toMatchObject({
+      ok: false,
+      error:
+        'search_hotels has no parameter "radiusKM"; its parameters are city, nights, travellers, radiusKm, maxCost.',
+    });
   });
 
   it("never gives a retried step an id the run used before, however often a person retries", () => {
@@ -36,12 +57,21 @@ describe("retryWithHumanParams (resume --retry --set)", () => {
     const fb = [feedback];
     for (const radiusKm of [5, 10, 15, 20]) {
       const taskId = ids.at(-1) ?? "hotel";
-      const r = retryWithHumanParams({ plan, feedback: fb, revisionCount: ids.length, registry, taskId, params: { radiusKm } });
+      const r = retryWithHumanParams({
+        plan,
+        feedback: fb,
+        revisionCount: ids.length,
+        registry,
+        taskId,
+        params: { radiusKm },
+      });
       if (!r.ok) throw new Error(r.error);
       const id = r.outcome.revision.newStepIds[0]!;
       ids.push(id);
       // The new step fails too, so the next retry starts from it.
-      const failedAgain = failStep(r.outcome.plan, id, "search_hotels: fully booked", { failureClass: "resource_unavailable" });
+      const failedAgain = failStep(r.outcome.plan, id, "search_hotels: fully booked", {
+        failureClass: "resource_unavailable",
+      });
       plan = failedAgain.plan;
       fb.push(failedAgain.feedback);
     }
@@ -51,13 +81,19 @@ describe("retryWithHumanParams (resume --retry --set)", () => {
 
   it("refuses a value the tool's schema rejects, naming the field", () => {
     const r = retry({ radiusKm: 500 });
-    expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/search_hotels would refuse these parameters \(radiusKm: /) });
+    expect(r).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/search_hotels would refuse these parameters \(radiusKm: /),
+    });
   });
 
   it("refuses a retry that would repeat the same call, no parameters, and a step that is not waiting", () => {
     expect(retry({ radiusKm: 0 })).toMatchObject({ ok: false, error: expect.stringMatching(/already has that value/) });
     expect(retry({})).toMatchObject({ ok: false, error: expect.stringMatching(/No parameters were given/) });
-    expect(retry({ radiusKm: 5 }, "flight")).toMatchObject({ ok: false, error: expect.stringMatching(/flight is not waiting for recovery/) });
+    expect(retry({ radiusKm: 5 }, "flight")).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/flight is not waiting for recovery/),
+    });
   });
 });
 
@@ -116,7 +152,13 @@ describe("guidedRevision", () => {
   it("explains what runs, what is kept and what is dropped, with the guided plan's confidence", () => {
     const r = guidedRevision(args());
     if (!r.ok) throw new Error(r.error);
-    expect(r.revision).toMatchObject({ strategy: "REPLAN_WITH_GUIDANCE", revisionId: "rev_2", failedTaskId: "hotel", newStepIds: ["hotel_g2", "budget_status", "itinerary"], removedStepIds: ["hotel"] });
+    expect(r.revision).toMatchObject({
+      strategy: "REPLAN_WITH_GUIDANCE",
+      revisionId: "rev_2",
+      failedTaskId: "hotel",
+      newStepIds: ["hotel_g2", "budget_status", "itinerary"],
+      removedStepIds: ["hotel"],
+    });
     expect(r.revision.changes).toEqual([
       `Plan again with the guidance "try again": 3 step(s) to run (hotel_g2, budget_status, itinerary)`,
       "Keep 2 finished step(s) and their results (flight, activities)",
@@ -127,7 +169,11 @@ describe("guidedRevision", () => {
 
   it("refuses a guided plan with no new work", () => {
     const allDone = withSteps(base, Object.fromEntries(base.steps.map((s) => [s.id, done(s.id)])));
-    const r = guidedRevision({ ...args(), current: allDone, merge: mergeGuidedPlan(allDone, travelPlan(TRIP, registry), []) });
+    const r = guidedRevision({
+      ...args(),
+      current: allDone,
+      merge: mergeGuidedPlan(allDone, travelPlan(TRIP, registry), []),
+    });
     expect(r).toMatchObject({ ok: false, error: expect.stringMatching(/led to no new work/) });
   });
 });

@@ -11,9 +11,29 @@ const plan = Plan.parse({
   objective: "trip",
   confidence: 0.8,
   steps: [
-    { id: "flight", description: "Find flights", workerType: "flight_agent", tools: ["search_flights"], params: { origin: "Madrid" }, order: 0 },
-    { id: "hotel", description: "Find a hotel", workerType: "hotel_agent", tools: ["search_hotels"], params: { nights: 2 }, order: 1 },
-    { id: "itinerary", description: "Build it", workerType: "itinerary_agent", dependsOn: ["flight", "hotel"], order: 2 },
+    {
+      id: "flight",
+      description: "Find flights",
+      workerType: "flight_agent",
+      tools: ["search_flights"],
+      params: { origin: "Madrid" },
+      order: 0,
+    },
+    {
+      id: "hotel",
+      description: "Find a hotel",
+      workerType: "hotel_agent",
+      tools: ["search_hotels"],
+      params: { nights: 2 },
+      order: 1,
+    },
+    {
+      id: "itinerary",
+      description: "Build it",
+      workerType: "itinerary_agent",
+      dependsOn: ["flight", "hotel"],
+      order: 2,
+    },
   ],
 });
 
@@ -42,7 +62,11 @@ const toolCall: ToolApprovalRequest = {
 
 describe("the decisions offered at the prompt", () => {
   it("gives each decision its own key, the same one whatever asks", () => {
-    expect(decisionChoices(approval).map((c) => [c.key, c.decision])).toEqual([["a", "approve"], ["r", "reject"], ["e", "adjust"]]);
+    expect(decisionChoices(approval).map((c) => [c.key, c.decision])).toEqual([
+      ["a", "approve"],
+      ["r", "reject"],
+      ["e", "adjust"],
+    ]);
     expect(decisionChoices(toolCall).map((c) => c.key)).toEqual(["a", "d"]);
     const escalation = { ...toolCall, decisions: ["skip", "retry", "replan", "abort"] };
     expect(decisionChoices(escalation).map((c) => c.key)).toEqual(["s", "t", "p", "x"]);
@@ -57,7 +81,10 @@ describe("the decisions offered at the prompt", () => {
     expect(pickDecision(" A ", choices)).toEqual({ ok: true, decision: "approve" });
     expect(pickDecision("Reject", choices)).toEqual({ ok: true, decision: "reject" });
     expect(pickDecision("adj", choices)).toEqual({ ok: true, decision: "adjust" });
-    expect(pickDecision("deny", choices)).toEqual({ ok: false, error: `"deny" is not one of the choices. Type one of a, r, e (or the word: approve, reject, adjust).` });
+    expect(pickDecision("deny", choices)).toEqual({
+      ok: false,
+      error: `"deny" is not one of the choices. Type one of a, r, e (or the word: approve, reject, adjust).`,
+    });
     expect(pickDecision("", choices).ok).toBe(false);
   });
 });
@@ -70,17 +97,35 @@ describe("follow-up answers", () => {
       expect(notJson.error).toMatch(/^The edits are not valid JSON \(.*\)\. Example: \[\{"taskId":"hotel"/);
       expect(notJson.error).not.toContain("--adjust");
     }
-    expect(parseEdits(`[{"taskId":"car","field":"params.x","newValue":1}]`, plan)).toEqual({ ok: false, error: `Edit 1: the plan has no step "car". Steps: flight, hotel, itinerary.` });
-    expect(parseEdits(`[{"taskId":"hotel","field":"status","newValue":"done"}]`, plan)).toMatchObject({ ok: false, error: expect.stringContaining(`"status" is not a field a person can change`) });
+    expect(parseEdits(`[{"taskId":"car","field":"params.x","newValue":1}]`, plan)).toEqual({
+      ok: false,
+      error: `Edit 1: the plan has no step "car". Steps: flight, hotel, itinerary.`,
+    });
+    expect(parseEdits(`[{"taskId":"hotel","field":"status","newValue":"done"}]`, plan)).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`"status" is not a field a person can change`),
+    });
     expect(parseEdits(`[{"taskId":"hotel","field":"params.","newValue":3}]`, plan).ok).toBe(false);
-    expect(parseEdits(`[{"taskId":"hotel","field":"params.nights","newValue":3}]`, plan)).toEqual({ ok: true, value: [{ taskId: "hotel", field: "params.nights", newValue: 3 }] });
+    expect(parseEdits(`[{"taskId":"hotel","field":"params.nights","newValue":3}]`, plan)).toEqual({
+      ok: true,
+      value: [{ taskId: "hotel", field: "params.nights", newValue: 3 }],
+    });
   });
 
   it("parameters: key=value pairs with JSON values, quoted text with spaces, blank for none", () => {
     expect(parseParams("   ")).toEqual({ ok: true, value: null });
-    expect(parseParams(`maxPrice=300 cabin=economy city="New York"`)).toEqual({ ok: true, value: { maxPrice: 300, cabin: "economy", city: "New York" } });
-    expect(parseParams("a..b=1")).toMatchObject({ ok: false, error: expect.stringContaining(`"a..b=1" is not key=value`) });
-    expect(parseParams("maxPrice 300")).toEqual({ ok: false, error: `"maxPrice" is not key=value. Example: maxPrice=300 cabin=economy (blank for no new parameters).` });
+    expect(parseParams(`maxPrice=300 cabin=economy city="New York"`)).toEqual({
+      ok: true,
+      value: { maxPrice: 300, cabin: "economy", city: "New York" },
+    });
+    expect(parseParams("a..b=1")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(`"a..b=1" is not key=value`),
+    });
+    expect(parseParams("maxPrice 300")).toEqual({
+      ok: false,
+      error: `"maxPrice" is not key=value. Example: maxPrice=300 cabin=economy (blank for no new parameters).`,
+    });
   });
 });
 
@@ -94,11 +139,19 @@ describe("showing a request", () => {
   });
 
   it("a tool approval shows the exact call and its side effect", () => {
-    expect(requestLines(toolCall, true)).toEqual(["  Step booking", `  Call: book_trip({"tripId":"t-1"})`, "  Side effect: irreversible (it cannot be undone)"]);
+    expect(requestLines(toolCall, true)).toEqual([
+      "  Step booking",
+      `  Call: book_trip({"tripId":"t-1"})`,
+      "  Side effect: irreversible (it cannot be undone)",
+    ]);
   });
 
   it("the resume command for replan carries a guidance placeholder, so it is a valid command once filled in", () => {
-    const [cmd] = resumeCommands("t1", { ...toolCall, decisions: ["replan"] }, { commandPrefix: "candor", dbArg: null });
+    const [cmd] = resumeCommands(
+      "t1",
+      { ...toolCall, decisions: ["replan"] },
+      { commandPrefix: "candor", dbArg: null },
+    );
     expect(cmd?.command).toBe(`candor resume t1 --replan "<guidance>"`);
   });
 });

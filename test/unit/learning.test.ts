@@ -5,8 +5,11 @@ import { planWithRules } from "../../src/planning/rules-planner.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 
 const registry = ToolRegistry.create([travelToolkit({ latencyMs: 0 })]);
-const request = PlanningRequest.parse({ userIntent: "Plan a 3-day trip from Madrid to Paris for 2 people under $2000" });
-const flightTool = (unreliableTools: Record<string, number>) => planWithRules(request, registry, { unreliableTools }).steps.find((s) => s.id === "flight");
+const request = PlanningRequest.parse({
+  userIntent: "Plan a 3-day trip from Madrid to Paris for 2 people under $2000",
+});
+const flightTool = (unreliableTools: Record<string, number>) =>
+  planWithRules(request, registry, { unreliableTools }).steps.find((s) => s.id === "flight");
 
 describe("the rules planner learns from memory", () => {
   it("lowers confidence, with the reason, for a tool that misbehaved once, but keeps it", () => {
@@ -21,7 +24,9 @@ describe("the rules planner learns from memory", () => {
     expect(step?.tools).toEqual(["search_flights_backup"]);
     expect(step?.workerType).toBe("backup_flight_agent");
     expect(step?.params).toEqual(flightTool({})?.params);
-    expect(planWithRules(request, registry, { unreliableTools: { search_flights: 2 } }).confidenceReasons.join()).toContain("search_flights_backup is planned instead");
+    expect(
+      planWithRules(request, registry, { unreliableTools: { search_flights: 2 } }).confidenceReasons.join(),
+    ).toContain("search_flights_backup is planned instead");
   });
 
   it("keeps the original when the alternative's record is no better", () => {

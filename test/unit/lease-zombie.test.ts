@@ -95,7 +95,9 @@ describe.skipIf(!HAS_PROC)("a lease held by a dead process (Linux /proc)", () =>
     const mine = processStartTime(process.pid);
     expect(mine).toMatch(/^\d+$/);
     const reused = String(Number(mine) + 1);
-    expect(acquireLease(db, "reused", 30_000, { pid: process.pid, startTime: reused, holder: "old-holder" }).acquired).toBe(true);
+    expect(
+      acquireLease(db, "reused", 30_000, { pid: process.pid, startTime: reused, holder: "old-holder" }).acquired,
+    ).toBe(true);
     expect(leaseHolder(db, "reused")).toBeNull();
     expect(acquireLease(db, "reused", 30_000).acquired).toBe(true);
 
@@ -106,7 +108,11 @@ describe.skipIf(!HAS_PROC)("a lease held by a dead process (Linux /proc)", () =>
 
   it("reads state and start time past a command name with spaces and parentheses", () => {
     const stat = readProcessStat(process.pid);
-    expect(stat).toMatchObject({ kind: "found", state: expect.stringMatching(/^[A-Z]$/), startTime: expect.stringMatching(/^\d+$/) });
+    expect(stat).toMatchObject({
+      kind: "found",
+      state: expect.stringMatching(/^[A-Z]$/),
+      startTime: expect.stringMatching(/^\d+$/),
+    });
     const dir = mkdtempSync(path.join(tmpdir(), "candor-proc-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const fake = path.join(dir, "42");
@@ -129,8 +135,14 @@ describe("without /proc", () => {
 
   it("a lease from before start times were recorded (a table without the column) still binds its live holder, and gains the column", () => {
     const db = openDb();
-    db.exec(`CREATE TABLE candor_leases (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
-    db.prepare(`INSERT INTO candor_leases VALUES ('old', 'h-1', ?, ?, ?)`).run(process.pid, hostname(), Date.now() + 30_000);
+    db.exec(
+      `CREATE TABLE candor_leases (thread_id TEXT PRIMARY KEY, holder TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+    );
+    db.prepare(`INSERT INTO candor_leases VALUES ('old', 'h-1', ?, ?, ?)`).run(
+      process.pid,
+      hostname(),
+      Date.now() + 30_000,
+    );
     expect(leaseHolder(db, "old")).toMatchObject({ holder: "h-1", pid: process.pid });
     const columns = db.prepare(`PRAGMA table_info(candor_leases)`).all() as { name: string }[];
     expect(columns.map((c) => c.name)).toContain("pid_start");

@@ -37,7 +37,15 @@ describe("thread leases", () => {
     const a = acquireLease(db, "t1", 30_000, { pid: 111, now: T0, isAlive: alive });
     expect(a.acquired).toBe(true);
     const b = acquireLease(db, "t1", 30_000, { pid: 222, now: T0 + 29_999, isAlive: alive });
-    expect(b).toEqual({ acquired: false, heldBy: { holder: expect.stringMatching(/^111-[0-9a-f]{12}$/), pid: 111, host: expect.any(String), expiresAt: T0 + 30_000 } });
+    expect(b).toEqual({
+      acquired: false,
+      heldBy: {
+        holder: expect.stringMatching(/^111-[0-9a-f]{12}$/),
+        pid: 111,
+        host: expect.any(String),
+        expiresAt: T0 + 30_000,
+      },
+    });
     const c = acquireLease(db, "t1", 30_000, { pid: 222, now: T0 + 30_000, isAlive: alive });
     expect(c.acquired).toBe(true);
     expect(leaseHolder(db, "t1", { now: T0 + 30_001, isAlive: alive })?.pid).toBe(222);
@@ -48,7 +56,9 @@ describe("thread leases", () => {
     expect(acquireLease(db, "t1", 30_000, { pid: 111, host: "here", now: T0 }).acquired).toBe(true);
     const dead = (pid: number) => pid !== 111;
     expect(acquireLease(db, "t1", 30_000, { pid: 222, host: "here", now: T0 + 1, isAlive: dead }).acquired).toBe(true);
-    expect(acquireLease(db, "t1", 30_000, { pid: 333, host: "elsewhere", now: T0 + 2, isAlive: () => false }).acquired).toBe(false);
+    expect(
+      acquireLease(db, "t1", 30_000, { pid: 333, host: "elsewhere", now: T0 + 2, isAlive: () => false }).acquired,
+    ).toBe(false);
     // The real check: this test process is alive.
     expect(acquireLease(db, "t2", 30_000, { now: T0 }).acquired).toBe(true);
     expect(acquireLease(db, "t2", 30_000, { pid: 1, now: T0 + 1 }).acquired).toBe(false);

@@ -9,7 +9,10 @@ const amounts = (t: string) => analyzeRequest(t).amounts.map((a) => [a.text, a.v
 
 describe("clauses", () => {
   it.each([
-    ["find flights from Madrid to Paris and translate the menu into German", ["find flights from Madrid to Paris", "translate the menu into German"]],
+    [
+      "find flights from Madrid to Paris and translate the menu into German",
+      ["find flights from Madrid to Paris", "translate the menu into German"],
+    ],
     ["Madrid to Paris then Rome, 6 days", ["Madrid to Paris", "Rome", "6 days"]],
     ["vuelos a Roma y luego un hotel; sin coche", ["vuelos a Roma", "un hotel", "sin coche"]],
     ["vol pour Rome puis un hôtel", ["vol pour Rome", "un hôtel"]],
@@ -38,9 +41,12 @@ describe("negation scope", () => {
     expect(negations(text)).toEqual(expected);
   });
 
-  it.each(["no more than $500", "not more than 3 days", "pas plus de 500 euros", "no más de 500 euros"])("a limit is not a negation: %s", (text) => {
-    expect(negations(text)).toEqual([]);
-  });
+  it.each(["no more than $500", "not more than 3 days", "pas plus de 500 euros", "no más de 500 euros"])(
+    "a limit is not a negation: %s",
+    (text) => {
+      expect(negations(text)).toEqual([]);
+    },
+  );
 });
 
 describe("only", () => {
@@ -65,8 +71,21 @@ describe("numbers", () => {
     ["deux mille cinq cents euros", [["deux mille cinq cents", 2500]]],
     ["quatre-vingt-dix jours", [["quatre-vingt-dix", 90]]],
     ["vingt et un jours", [["vingt et un", 21]]],
-    ["-2 people for 2.5 days", [["-2", -2], ["2.5", 2.5]]],
-    ["1,500 or 1.500 or 2,5", [["1,500", 1500], ["1.500", 1500], ["2,5", 2.5]]],
+    [
+      "-2 people for 2.5 days",
+      [
+        ["-2", -2],
+        ["2.5", 2.5],
+      ],
+    ],
+    [
+      "1,500 or 1.500 or 2,5",
+      [
+        ["1,500", 1500],
+        ["1.500", 1500],
+        ["2,5", 2.5],
+      ],
+    ],
     ["2k", [["2k", 2000]]],
   ])("%s", (text, expected) => {
     expect(numbers(text)).toEqual(expected);
@@ -108,15 +127,29 @@ describe("money", () => {
 
 describe("dates, task verbs and names", () => {
   it("finds dates in three languages", () => {
-    expect(analyzeRequest("next Friday, 15 June, mañana, le 3 mai, 2025-07-01").dates.map((d) => d.text)).toEqual(["next Friday", "15 June", "mañana", "3 mai", "2025-07-01"]);
+    expect(analyzeRequest("next Friday, 15 June, mañana, le 3 mai, 2025-07-01").dates.map((d) => d.text)).toEqual([
+      "next Friday",
+      "15 June",
+      "mañana",
+      "3 mai",
+      "2025-07-01",
+    ]);
   });
 
   it("names task verbs by their English infinitive", () => {
-    expect(analyzeRequest("translate it, résume-moi ça, llama a Juan, compare prices, email me").taskVerbs.map((v) => v.verb)).toEqual(["translate", "summarize", "call", "compare", "email"]);
+    expect(
+      analyzeRequest("translate it, résume-moi ça, llama a Juan, compare prices, email me").taskVerbs.map(
+        (v) => v.verb,
+      ),
+    ).toEqual(["translate", "summarize", "call", "compare", "email"]);
   });
 
   it("finds capitalised names, not a sentence's everyday first word", () => {
-    expect(analyzeRequest("Plan a trip from Madrid to New York. Then Rome").names.map((n) => n.text)).toEqual(["Madrid", "New York", "Rome"]);
+    expect(analyzeRequest("Plan a trip from Madrid to New York. Then Rome").names.map((n) => n.text)).toEqual([
+      "Madrid",
+      "New York",
+      "Rome",
+    ]);
     expect(analyzeRequest("Prague and Vienna").names.map((n) => n.text)).toEqual(["Vienna"]);
   });
 });

@@ -8,7 +8,12 @@ import { toPlan } from "../../src/planning/parse.js";
 import { LlmReasoner, type LlmReasonerOptions } from "../../src/reasoning/llm.js";
 import { createChatModel } from "../../src/reasoning/model.js";
 import type { PlanResult, PlanningContext, Reasoner, SynthesisInput } from "../../src/reasoning/types.js";
-import { FakeOpenAIServer, scriptedServersPerTest, strictSchemaProblem, type ScriptedResponse } from "../fakes/fake-openai-server.js";
+import {
+  FakeOpenAIServer,
+  scriptedServersPerTest,
+  strictSchemaProblem,
+  type ScriptedResponse,
+} from "../fakes/fake-openai-server.js";
 import { pipelineRegistry } from "../fakes/toolkit.js";
 
 // The real ChatOpenAI talks to a scripted server on 127.0.0.1; nothing leaves the machine.
@@ -22,9 +27,33 @@ const validPlan: ModelPlan = {
   confidence: 0.85,
   understanding: null,
   steps: [
-    { id: "fetch", description: "Fetch sales data", workerType: "reader", tools: ["fetch_data"], paramsJson: '{"topic":"sales"}', dependsOn: [], expectedOutputs: ["data"] },
-    { id: "analyze", description: "Analyse the data", workerType: "analyzer", tools: ["analyze_data"], paramsJson: null, dependsOn: ["fetch"], expectedOutputs: ["analysis"] },
-    { id: "report", description: "Write the report", workerType: "reporter", tools: ["write_report"], paramsJson: null, dependsOn: ["analyze"], expectedOutputs: ["report"] },
+    {
+      id: "fetch",
+      description: "Fetch sales data",
+      workerType: "reader",
+      tools: ["fetch_data"],
+      paramsJson: '{"topic":"sales"}',
+      dependsOn: [],
+      expectedOutputs: ["data"],
+    },
+    {
+      id: "analyze",
+      description: "Analyse the data",
+      workerType: "analyzer",
+      tools: ["analyze_data"],
+      paramsJson: null,
+      dependsOn: ["fetch"],
+      expectedOutputs: ["analysis"],
+    },
+    {
+      id: "report",
+      description: "Write the report",
+      workerType: "reporter",
+      tools: ["write_report"],
+      paramsJson: null,
+      dependsOn: ["analyze"],
+      expectedOutputs: ["report"],
+    },
   ],
 };
 
@@ -48,12 +77,33 @@ const cyclicPlan: ModelPlan = {
   confidence: 0.9,
   understanding: null,
   steps: [
-    { id: "a", description: "Fetch", workerType: "reader", tools: ["fetch_data"], paramsJson: null, dependsOn: ["b"], expectedOutputs: null },
-    { id: "b", description: "Analyse", workerType: "analyzer", tools: ["analyze_data"], paramsJson: null, dependsOn: ["a"], expectedOutputs: null },
+    {
+      id: "a",
+      description: "Fetch",
+      workerType: "reader",
+      tools: ["fetch_data"],
+      paramsJson: null,
+      dependsOn: ["b"],
+      expectedOutputs: null,
+    },
+    {
+      id: "b",
+      description: "Analyse",
+      workerType: "analyzer",
+      tools: ["analyze_data"],
+      paramsJson: null,
+      dependsOn: ["a"],
+      expectedOutputs: null,
+    },
   ],
 };
 
-const rulesPlan: Plan = toPlan({ steps: [{ id: "r1", description: "Fetch by rules", tools: ["fetch_data"] }] }, request, registry, "rules");
+const rulesPlan: Plan = toPlan(
+  { steps: [{ id: "r1", description: "Fetch by rules", tools: ["fetch_data"] }] },
+  request,
+  registry,
+  "rules",
+);
 
 /** Stands in for the rules reasoner (not under test): records that it was asked, and can refuse to plan. */
 class StubFallback implements Reasoner {
@@ -86,7 +136,12 @@ async function setUp(
   opts: { maxRetries?: number; fallback?: StubFallback } & Partial<Omit<LlmReasonerOptions, "model" | "fallback">> = {},
 ): Promise<{ fake: FakeOpenAIServer; reasoner: LlmReasoner; fallback: StubFallback; model: BaseChatModel }> {
   const { fake, baseUrl } = await serve(script);
-  const model = createChatModel({ apiKey: "test-key", baseUrl, model: "gpt-4o-mini", maxRetries: opts.maxRetries ?? 0 });
+  const model = createChatModel({
+    apiKey: "test-key",
+    baseUrl,
+    model: "gpt-4o-mini",
+    maxRetries: opts.maxRetries ?? 0,
+  });
   const fallback = opts.fallback ?? new StubFallback();
   const { maxRetries: _ignored, fallback: _f, ...rest } = opts;
   const reasoner = new LlmReasoner({ model, fallback, ...rest });
@@ -100,7 +155,10 @@ function context(extra: Partial<PlanningContext> = {}): PlanningContext {
 describe("LlmReasoner.plan against a real ChatOpenAI", () => {
   it("(a) turns a valid structured answer into a plan, and shows the model the tools, workers and lessons", async () => {
     const { fake, reasoner, fallback } = await setUp([{ json: validPlan }]);
-    const result = await reasoner.plan(request, context({ lessons: ["write_report is slow on Mondays"], unreliableTools: { fetch_data: 2 } }));
+    const result = await reasoner.plan(
+      request,
+      context({ lessons: ["write_report is slow on Mondays"], unreliableTools: { fetch_data: 2 } }),
+    );
 
     expect(result.notes).toEqual([]);
     expect(result.plan.createdBy).toBe("llm");
@@ -117,7 +175,8 @@ describe("LlmReasoner.plan against a real ChatOpenAI", () => {
     expect(body?.stream).toBe(false);
 
     const prompt = fake.promptOf(1);
-    for (const section of ["<request>", "<tools>", "<workers>", "<lessons>", "<output_format>"]) expect(prompt).toContain(section);
+    for (const section of ["<request>", "<tools>", "<workers>", "<lessons>", "<output_format>"])
+      expect(prompt).toContain(section);
     for (const tool of ["fetch_data", "analyze_data", "write_report"]) expect(prompt).toContain(tool);
     expect(prompt).toMatch(/- general: .*Tools: fetch_data, analyze_data, write_report/);
     expect(prompt).toContain("write_report is slow on Mondays");
@@ -160,13 +219,19 @@ describe("LlmReasoner.plan against a real ChatOpenAI", () => {
       ["1", "reader", []],
       ["2", "analyzer", ["1"]],
     ]);
-    expect(result.notes[0]).toMatch(/could not be parsed \(it does not match the plan schema: .*steps: Invalid input.*\)\. Asked the model again/);
+    expect(result.notes[0]).toMatch(
+      /could not be parsed \(it does not match the plan schema: .*steps: Invalid input.*\)\. Asked the model again/,
+    );
   });
 
   it("(b) with function calling, repairs broken tool-call arguments from a single request", async () => {
-    const brokenArgs = JSON.stringify(validPlan).replace(/\]\}$/, "],}").replace('"expectedOutputs":["data"]}', '"expectedOutputs":["data"],}');
+    const brokenArgs = JSON.stringify(validPlan)
+      .replace(/\]\}$/, "],}")
+      .replace('"expectedOutputs":["data"]}', '"expectedOutputs":["data"],}');
     expect(() => JSON.parse(brokenArgs)).toThrow();
-    const { fake, reasoner } = await setUp([{ toolCall: { name: "plan", arguments: brokenArgs } }], { method: "functionCalling" });
+    const { fake, reasoner } = await setUp([{ toolCall: { name: "plan", arguments: brokenArgs } }], {
+      method: "functionCalling",
+    });
     const result = await reasoner.plan(request, context());
 
     expect(result.plan.createdBy).toBe("llm");
@@ -195,7 +260,9 @@ describe("LlmReasoner.plan against a real ChatOpenAI", () => {
 
     expect(fallback.planCalls).toBe(1);
     expect(result.plan).toBe(rulesPlan);
-    expect(result.notes[0]).toMatch(/^The model's plan was rejected: Plan has a dependency cycle: (a → b → a|b → a → b)\..* Used the rules planner instead\.$/);
+    expect(result.notes[0]).toMatch(
+      /^The model's plan was rejected: Plan has a dependency cycle: (a → b → a|b → a → b)\..* Used the rules planner instead\.$/,
+    );
   });
 
   it("(d) uses seed 004's one-step plan, with both reasons, when the rules planner has no plan either", async () => {
@@ -206,7 +273,9 @@ describe("LlmReasoner.plan against a real ChatOpenAI", () => {
     expect(result.plan.createdBy).toBe("fallback");
     expect(result.plan.steps).toHaveLength(1);
     expect(result.plan.confidenceReasons[0]).toMatch(/dependency cycle.*No registered tool matches the request/);
-    expect(result.notes[0]).toMatch(/The rules planner found no plan either: No registered tool matches the request\. Using a one-step plan on the general worker\./);
+    expect(result.notes[0]).toMatch(
+      /The rules planner found no plan either: No registered tool matches the request\. Using a one-step plan on the general worker\./,
+    );
   });
 
   it("falls back when the server fails, quoting the error", async () => {
@@ -214,7 +283,9 @@ describe("LlmReasoner.plan against a real ChatOpenAI", () => {
     const result = await reasoner.plan(request, context());
 
     expect(fallback.planCalls).toBe(1);
-    expect(result.notes[0]).toMatch(/^The model could not be asked for a plan: .*model overloaded.* Used the rules planner instead\.$/);
+    expect(result.notes[0]).toMatch(
+      /^The model could not be asked for a plan: .*model overloaded.* Used the rules planner instead\.$/,
+    );
   });
 
   it("falls back when the model is slower than its time limit", async () => {
@@ -247,7 +318,9 @@ describe("LlmReasoner.synthesize against a real ChatOpenAI", () => {
   };
 
   it("(e) returns the model's answer, having shown it the results and what is missing", async () => {
-    const { fake, reasoner, fallback } = await setUp(["Sales grew 4%. The written report is missing because the tool timed out."]);
+    const { fake, reasoner, fallback } = await setUp([
+      "Sales grew 4%. The written report is missing because the tool timed out.",
+    ]);
     const answer = await reasoner.synthesize(input);
 
     expect(answer).toBe("Sales grew 4%. The written report is missing because the tool timed out.");
@@ -275,13 +348,17 @@ describe("LlmReasoner.synthesize against a real ChatOpenAI", () => {
     expect(fallback.synthesizeCalls).toBe(1);
     expect(fake.requests).toHaveLength(2);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatch(/could not write the answer \(the model call failed: .*internal error.*\); used the rules template instead/);
+    expect(notes[0]).toMatch(
+      /could not write the answer \(the model call failed: .*internal error.*\); used the rules template instead/,
+    );
   });
 });
 
 describe("createChatModel", () => {
   it("refuses to build a model without an API key, saying what to do", () => {
-    expect(() => createChatModel({ model: "gpt-4o-mini" })).toThrow(/set OPENAI_API_KEY, or omit --model to use the offline rules reasoner/);
+    expect(() => createChatModel({ model: "gpt-4o-mini" })).toThrow(
+      /set OPENAI_API_KEY, or omit --model to use the offline rules reasoner/,
+    );
     let error: unknown;
     try {
       createChatModel({ model: "gpt-4o-mini", apiKey: "" });
@@ -307,7 +384,9 @@ describe("the fake OpenAI server", () => {
   });
 
   it("rejects schemas that json_schema strict mode would reject", () => {
-    const asked = (schema: z.ZodType) => ({ response_format: { type: "json_schema", json_schema: { strict: true, schema: z.toJSONSchema(schema) } } });
+    const asked = (schema: z.ZodType) => ({
+      response_format: { type: "json_schema", json_schema: { strict: true, schema: z.toJSONSchema(schema) } },
+    });
     expect(strictSchemaProblem(asked(z.object({ a: z.string().nullable() })))).toBeNull();
     expect(strictSchemaProblem(asked(z.object({ a: z.string().optional() })))).toMatch(/not in "required"/);
     expect(strictSchemaProblem(asked(z.object({ a: z.record(z.string(), z.string()) })))).toMatch(/free-form object/);
@@ -317,7 +396,10 @@ describe("the fake OpenAI server", () => {
     const fake = new FakeOpenAIServer([]);
     const { baseUrl, close } = await fake.start();
     try {
-      const res = await fetch(`${baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", messages: [] }) });
+      const res = await fetch(`${baseUrl}/chat/completions`, {
+        method: "POST",
+        body: JSON.stringify({ model: "m", messages: [] }),
+      });
       expect(res.status).toBe(500);
       expect(await res.text()).toContain("fake server: unexpected request #1");
       expect(() => fake.assertConsumed()).toThrow(/unexpected request #1/);

@@ -16,13 +16,36 @@ const registry = pipelineRegistry();
 /** fetch failed twice for a reason no rule knows (each dispatch with its own error); analyze waits for it. */
 function question(signal?: AbortSignal): RecoveryQuestion {
   const plan = makePlan([
-    { id: "fetch", description: "Fetch the sales data", workerType: "reader", tools: ["fetch_data"], params: { topic: "sales" }, expectedOutputs: ["data"], status: "failed", dispatches: 2 },
-    { id: "analyze", workerType: "analyzer", tools: ["analyze_data"], dependsOn: ["fetch"], expectedOutputs: ["analysis"] },
+    {
+      id: "fetch",
+      description: "Fetch the sales data",
+      workerType: "reader",
+      tools: ["fetch_data"],
+      params: { topic: "sales" },
+      expectedOutputs: ["data"],
+      status: "failed",
+      dispatches: 2,
+    },
+    {
+      id: "analyze",
+      workerType: "analyzer",
+      tools: ["analyze_data"],
+      dependsOn: ["fetch"],
+      expectedOutputs: ["analysis"],
+    },
   ]);
   const common = { tool: "fetch_data", workerType: "reader", params: { topic: "sales" } };
   const feedback = [
-    failedFeedback("fetch", "upstream said: shard 7 misrouted", { ...common, dispatch: 1, attempts: [{ attempt: 1, error: "shard 7 misrouted (try 1)", durationMs: 5 }] }),
-    failedFeedback("fetch", "E_QUIRK 0x1f: topic index stale", { ...common, dispatch: 2, outputs: { stderr: "index generation 41 < 42" } }),
+    failedFeedback("fetch", "upstream said: shard 7 misrouted", {
+      ...common,
+      dispatch: 1,
+      attempts: [{ attempt: 1, error: "shard 7 misrouted (try 1)", durationMs: 5 }],
+    }),
+    failedFeedback("fetch", "E_QUIRK 0x1f: topic index stale", {
+      ...common,
+      dispatch: 2,
+      outputs: { stderr: "index generation 41 < 42" },
+    }),
   ];
   const step = plan.steps[0]!;
   return { failure: buildFailureContext(step, feedback), plan, registry, ...(signal ? { signal } : {}) };
@@ -90,29 +113,61 @@ describe("LlmReasoner.proposeRecovery against a real ChatOpenAI (seed 003)", () 
     await reasoner.proposeRecovery(question());
     const prompt = fake.promptOf(1);
 
-    for (const section of ["<failed_step>", "<error>", "<previous_attempts>", "<tool_output>", "<params>", "<available_tools>", "<workers>", "<examples>"]) {
+    for (const section of [
+      "<failed_step>",
+      "<error>",
+      "<previous_attempts>",
+      "<tool_output>",
+      "<params>",
+      "<available_tools>",
+      "<workers>",
+      "<examples>",
+    ]) {
       expect(prompt).toContain(section);
     }
-    expect(prompt).toMatch(/<failed_step>\nid: fetch\ndescription: Fetch the sales data\nworker: reader\ntool: fetch_data/);
+    expect(prompt).toMatch(
+      /<failed_step>\nid: fetch\ndescription: Fetch the sales data\nworker: reader\ntool: fetch_data/,
+    );
     expect(prompt).toMatch(/<error>\nE_QUIRK 0x1f: topic index stale\n<\/error>/);
-    expect(prompt).toMatch(/<previous_attempts>\n1\. fetch \/ reader \/ fetch_data with \{"topic":"sales"\}: upstream said: shard 7 misrouted\n {3}attempt 1: shard 7 misrouted \(try 1\)\n2\. .*E_QUIRK 0x1f/);
+    expect(prompt).toMatch(
+      /<previous_attempts>\n1\. fetch \/ reader \/ fetch_data with \{"topic":"sales"\}: upstream said: shard 7 misrouted\n {3}attempt 1: shard 7 misrouted \(try 1\)\n2\. .*E_QUIRK 0x1f/,
+    );
     expect(prompt).toContain('"stderr":"index generation 41 < 42"');
     expect(prompt).toMatch(/- analyze_data: .*\(produces analysis\)/);
     expect(prompt).toMatch(/- fetch_data: .* Arguments: \{"topic":\{/);
     expect(prompt).toMatch(/- general: fetch_data, analyze_data, write_report/);
     const examples = prompt.slice(prompt.indexOf("<examples>"), prompt.indexOf("</examples>"));
-    for (const s of ["RETRY_WITH_PARAMS", "SWAP_TOOL", "DECOMPOSE", "RETRY_DIFFERENT_AGENT", "FIND_WORKAROUND", "ADJUST_PARAMETERS", "FIX_DEPENDENCIES", "SKIP"]) {
+    for (const s of [
+      "RETRY_WITH_PARAMS",
+      "SWAP_TOOL",
+      "DECOMPOSE",
+      "RETRY_DIFFERENT_AGENT",
+      "FIND_WORKAROUND",
+      "ADJUST_PARAMETERS",
+      "FIX_DEPENDENCIES",
+      "SKIP",
+    ]) {
       expect(examples).toContain(`{"strategy": "${s}"`);
     }
     expect(prompt).toMatch(/low confidence/);
   });
 
   it("repairs malformed JSON: ChatOpenAI throws on it, so the reasoner asks once more without a schema", async () => {
-    const sloppy = ["Here you go:", "```json", "{'strategy': 'SWAP_TOOL', 'rationale': 'Try another source.', 'confidence': 0.7,", ' "modifications": {"tool": "fetch_data", "paramsJson": null,},}', "```"].join("\n");
+    const sloppy = [
+      "Here you go:",
+      "```json",
+      "{'strategy': 'SWAP_TOOL', 'rationale': 'Try another source.', 'confidence': 0.7,",
+      ' "modifications": {"tool": "fetch_data", "paramsJson": null,},}',
+      "```",
+    ].join("\n");
     const { fake, reasoner, notes } = await setUp([sloppy, sloppy]);
     const proposal = await reasoner.proposeRecovery(question());
 
-    expect(proposal).toMatchObject({ strategy: "SWAP_TOOL", confidence: 0.7, modifications: { tool: "fetch_data", params: null, workerType: null, substeps: null } });
+    expect(proposal).toMatchObject({
+      strategy: "SWAP_TOOL",
+      confidence: 0.7,
+      modifications: { tool: "fetch_data", params: null, workerType: null, substeps: null },
+    });
     expect(notes).toEqual([]);
     expect(fake.requests).toHaveLength(2);
     expect(fake.requests[1]?.body.response_format).toBeUndefined();
@@ -124,11 +179,16 @@ describe("LlmReasoner.proposeRecovery against a real ChatOpenAI (seed 003)", () 
 
     expect(fallback.recoveryCalls).toBe(0);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatch(/^The model proposed no usable recovery for step fetch: its structured answer could not be parsed .*asked again without a schema, but its answer has no usable JSON/);
+    expect(notes[0]).toMatch(
+      /^The model proposed no usable recovery for step fetch: its structured answer could not be parsed .*asked again without a schema, but its answer has no usable JSON/,
+    );
   });
 
   it("returns null for a well-formed answer that names no strategy Candor knows", async () => {
-    const { reasoner, notes } = await setUp([{ json: { ...retryAnswer, strategy: "PRAY" } }, { json: { ...retryAnswer, strategy: "PRAY" } }]);
+    const { reasoner, notes } = await setUp([
+      { json: { ...retryAnswer, strategy: "PRAY" } },
+      { json: { ...retryAnswer, strategy: "PRAY" } },
+    ]);
     expect(await reasoner.proposeRecovery(question())).toBeNull();
     expect(notes[0]).toMatch(/recovery schema: strategy/);
   });

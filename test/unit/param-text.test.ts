@@ -19,6 +19,8 @@ describe("paramText (a parameter in a step's description)", () => {
   // A param set to an object (a model's plan, a --set edit) used to read "Find a hotel in [object Object]".
   it("a travel step's description shows an object-valued param as JSON", () => {
     const hotels = travelToolkit().tools.find((t) => t.name === "search_hotels");
-    expect(hotels?.describeStep?.({ city: { name: "Paris" }, nights: 3 })).toBe('Find a hotel in {"name":"Paris"} for 3 night(s)');
+    expect(hotels?.describeStep?.({ city: { name: "Paris" }, nights: 3 })).toBe(
+      'Find a hotel in {"name":"Paris"} for 3 night(s)',
+    );
   });
 });

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { ModelPlan } from "../../src/domain/plan.js";
-import { extractJson, extractJsonWithNotes, fallbackPlan, planFromText, toPlan, toPlanResult } from "../../src/planning/parse.js";
+import {
+  extractJson,
+  extractJsonWithNotes,
+  fallbackPlan,
+  planFromText,
+  toPlan,
+  toPlanResult,
+} from "../../src/planning/parse.js";
 import { pipelineRegistry } from "../fakes/toolkit.js";
 
 const registry = pipelineRegistry();
@@ -15,9 +22,33 @@ const modelPlan: ModelPlan = {
   confidence: 0.8,
   understanding: null,
   steps: [
-    { id: "fetch", description: "Fetch sales data", workerType: "reader", tools: ["fetch_data"], paramsJson: '{"topic":"sales"}', dependsOn: [], expectedOutputs: null },
-    { id: "analyze", description: "Analyse it", workerType: "analyzer", tools: ["analyze_data"], paramsJson: null, dependsOn: ["fetch"], expectedOutputs: null },
-    { id: "report", description: "Write the report", workerType: "reporter", tools: ["write_report"], paramsJson: null, dependsOn: ["analyze"], expectedOutputs: ["report"] },
+    {
+      id: "fetch",
+      description: "Fetch sales data",
+      workerType: "reader",
+      tools: ["fetch_data"],
+      paramsJson: '{"topic":"sales"}',
+      dependsOn: [],
+      expectedOutputs: null,
+    },
+    {
+      id: "analyze",
+      description: "Analyse it",
+      workerType: "analyzer",
+      tools: ["analyze_data"],
+      paramsJson: null,
+      dependsOn: ["fetch"],
+      expectedOutputs: null,
+    },
+    {
+      id: "report",
+      description: "Write the report",
+      workerType: "reporter",
+      tools: ["write_report"],
+      paramsJson: null,
+      dependsOn: ["analyze"],
+      expectedOutputs: ["report"],
+    },
   ],
 };
 const modelPlanJson = JSON.stringify(modelPlan, null, 2);
@@ -44,7 +75,9 @@ describe("extractJson", () => {
   });
 
   it("finds the JSON inside prose", () => {
-    const out = extractJsonWithNotes(`Sure! Here is the plan you asked for:\n${modelPlanJson}\nLet me know if {anything} should change.`);
+    const out = extractJsonWithNotes(
+      `Sure! Here is the plan you asked for:\n${modelPlanJson}\nLet me know if {anything} should change.`,
+    );
     expect(out.value).toEqual(modelPlan);
     expect(out.notes.join(" ")).toMatch(/prose/);
   });
@@ -63,7 +96,10 @@ describe("extractJson", () => {
   });
 
   it("repairs JSON cut off by a length limit inside an unclosed fence", () => {
-    expect(extractJson('```json\n{"objective": "x", "steps": [{"id": "a"')).toEqual({ objective: "x", steps: [{ id: "a" }] });
+    expect(extractJson('```json\n{"objective": "x", "steps": [{"id": "a"')).toEqual({
+      objective: "x",
+      steps: [{ id: "a" }],
+    });
   });
 
   it("throws MODEL_OUTPUT saying there is no JSON for plain prose", () => {
@@ -115,13 +151,20 @@ describe("toPlan", () => {
     expect(result.plan.objective).toBe(request.userIntent);
     // The model gave no confidence (0.7 assumed), and its plan leaves "write a report" undone: capped (issue 9).
     expect(result.plan.confidence).toBe(0.45);
-    expect(result.plan.confidenceReasons.join(" ")).toMatch(/The model gave no confidence; 0\.7 assumed\..*"write a report" cannot be done/);
+    expect(result.plan.confidenceReasons.join(" ")).toMatch(
+      /The model gave no confidence; 0\.7 assumed\..*"write a report" cannot be done/,
+    );
     expect(result.notes.join(" ")).toMatch(/no worker type was given; assigned "reader"/);
     expect(result.notes.join(" ")).toMatch(/worker type "wizard" is not registered; assigned "analyzer"/);
   });
 
   it("reassigns a registered worker that may not use the step's tool", () => {
-    const result = toPlanResult({ steps: [{ id: "a", description: "Write", workerType: "reader", tools: ["write_report"] }] }, request, registry, "llm");
+    const result = toPlanResult(
+      { steps: [{ id: "a", description: "Write", workerType: "reader", tools: ["write_report"] }] },
+      request,
+      registry,
+      "llm",
+    );
     expect(result.plan.steps[0]?.workerType).toBe("reporter");
     expect(result.notes.join(" ")).toMatch(/"reader" may not use write_report/);
   });
@@ -139,7 +182,9 @@ describe("toPlan", () => {
   });
 
   it("rejects an unknown tool with PLAN_UNKNOWN_REFERENCE naming it and the known tools", () => {
-    const e = thrown(() => toPlan({ steps: [{ id: "a", description: "Fly", tools: ["book_flight"] }] }, request, registry, "llm"));
+    const e = thrown(() =>
+      toPlan({ steps: [{ id: "a", description: "Fly", tools: ["book_flight"] }] }, request, registry, "llm"),
+    );
     expect(e.code).toBe(ErrorCode.PLAN_UNKNOWN_REFERENCE);
     expect(e.message).toMatch(/"book_flight"/);
     expect(e.message).toMatch(/fetch_data, analyze_data, write_report/);
@@ -182,13 +227,21 @@ describe("fallbackPlan", () => {
       objective: request.userIntent,
     });
     expect(plan.steps).toHaveLength(1);
-    expect(plan.steps[0]).toMatchObject({ workerType: "general", tools: [], description: request.userIntent, dependsOn: [] });
+    expect(plan.steps[0]).toMatchObject({
+      workerType: "general",
+      tools: [],
+      description: request.userIntent,
+      dependsOn: [],
+    });
   });
 });
 
 describe("planFromText", () => {
   it("repairs a fenced plan with trailing commas and says so", () => {
-    const text = "Here you go:\n```json\n" + modelPlanJson.replace(/\]\n\s*\}$/, "],\n}").replace('"analyze"\n', '"analyze",\n') + "\n```";
+    const text =
+      "Here you go:\n```json\n" +
+      modelPlanJson.replace(/\]\n\s*\}$/, "],\n}").replace('"analyze"\n', '"analyze",\n') +
+      "\n```";
     expect(text).toMatch(/,\s*\}/);
     const { plan, notes } = planFromText(text, request, registry);
     expect(plan.createdBy).toBe("llm");

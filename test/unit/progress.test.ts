@@ -63,13 +63,22 @@ describe("computeProgress (seed 000 scenario 17)", () => {
   it("follows the longest remaining chain, since independent steps run in parallel", () => {
     // flight 150, hotel 150, activities 100 in parallel, then budget 20, then itinerary 50: 220 ms at estimate pace.
     expect(computeProgress(travelPlan(), 0, { taskId: null, status: null }).etaMs).toBe(220);
-    const searchesDone = withSteps(travelPlan(), { flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "done" } });
+    const searchesDone = withSteps(travelPlan(), {
+      flight: { status: "done" },
+      hotel: { status: "done" },
+      activities: { status: "done" },
+    });
     // 400 ms of estimates took 400 ms: pace 1, 70 ms left.
     expect(computeProgress(searchesDone, 400, { taskId: "activities", status: "SUCCESS" }).etaMs).toBe(70);
   });
 
   it("has nothing left once every step is settled", () => {
-    const p = withSteps(chain(), { t1: { status: "done" }, t2: { status: "done" }, t3: { status: "done" }, t4: { status: "skipped" } });
+    const p = withSteps(chain(), {
+      t1: { status: "done" },
+      t2: { status: "done" },
+      t3: { status: "done" },
+      t4: { status: "skipped" },
+    });
     expect(computeProgress(p, 1234, { taskId: "t4", status: "SKIPPED" })).toMatchObject({ etaMs: 0, percent: 100 });
   });
 });
@@ -78,11 +87,23 @@ describe("progressNotification", () => {
   it("says how many steps are done, the percentage and the time left", () => {
     const p = withSteps(chain(), { t1: { status: "done" }, t2: { status: "done" } });
     const n = progressNotification(computeProgress(p, 2000, { taskId: "t2", status: "SUCCESS" }));
-    expect(n).toMatchObject({ kind: "progress", severity: "INFO", taskId: "t2", title: "Progress: 2/4 steps (50%), about 2.0 s left" });
+    expect(n).toMatchObject({
+      kind: "progress",
+      severity: "INFO",
+      taskId: "t2",
+      title: "Progress: 2/4 steps (50%), about 2.0 s left",
+    });
   });
 
   it("leaves the time out when nothing is left", () => {
-    const p = withSteps(chain(), { t1: { status: "done" }, t2: { status: "done" }, t3: { status: "done" }, t4: { status: "done" } });
-    expect(progressNotification(computeProgress(p, 10, { taskId: "t4", status: "SUCCESS" })).title).toBe("Progress: 4/4 steps (100%)");
+    const p = withSteps(chain(), {
+      t1: { status: "done" },
+      t2: { status: "done" },
+      t3: { status: "done" },
+      t4: { status: "done" },
+    });
+    expect(progressNotification(computeProgress(p, 10, { taskId: "t4", status: "SUCCESS" })).title).toBe(
+      "Progress: 4/4 steps (100%)",
+    );
   });
 });

@@ -28,7 +28,9 @@ describe("the README says what is true (issue 8 defect 11)", () => {
 
   // Regression: how to run examples/embed was only in the file's header.
   it("says how to run examples/embed, with an npm script that runs it", () => {
-    const scripts = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
+    ).scripts;
     expect(scripts["example:embed"]).toBe("tsx examples/embed/app.ts");
     expect(existsSync(path.join(ROOT, "examples/embed/app.ts"))).toBe(true);
     expect(README).toContain("`npm run example:embed`");
@@ -36,8 +38,21 @@ describe("the README says what is true (issue 8 defect 11)", () => {
 
   // Regression: confidence reasons were said to be in `report --json` but were only in `run --json` and the logs.
   it("puts the plan's confidence reasons in the report (what report --json prints), and in its text", () => {
-    const plan = { ...travelPlan("Plan a 10-day trip to Rome from Madrid"), confidenceReasons: ["matched by city names only", "a default origin was assumed"] };
-    const report = buildReport({ request: "r", plan, feedback: [], revisions: [], confidenceHistory: [], status: "completed", failureReason: null, lessons: [], startedAt: new Date().toISOString() });
+    const plan = {
+      ...travelPlan("Plan a 10-day trip to Rome from Madrid"),
+      confidenceReasons: ["matched by city names only", "a default origin was assumed"],
+    };
+    const report = buildReport({
+      request: "r",
+      plan,
+      feedback: [],
+      revisions: [],
+      confidenceHistory: [],
+      status: "completed",
+      failureReason: null,
+      lessons: [],
+      startedAt: new Date().toISOString(),
+    });
     expect(report.confidenceReasons).toEqual(["matched by city names only", "a default origin was assumed"]);
     expect(renderReport(report)).toContain("  Why: matched by city names only; a default origin was assumed");
     expect(README).toMatch(/confidence reasons in `report --json`/);

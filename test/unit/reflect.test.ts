@@ -3,7 +3,16 @@ import { Episode } from "../../src/domain/report.js";
 import { STRATEGY_DELTAS, clampConfidence, confidencePoint, outcomeDelta } from "../../src/confidence/update.js";
 import { finalStatus, reflectOnRun, type RunFacts } from "../../src/reflection/reflect.js";
 import { adjustParameters } from "../../src/replanning/strategies/index.js";
-import { NO_BUDGET_REQUEST, flightTimeoutRun, runWaves, strategyInput, travelPlan, travelRegistry, withSteps, type RunRecord } from "../fakes/toolkit-fixtures.js";
+import {
+  NO_BUDGET_REQUEST,
+  flightTimeoutRun,
+  runWaves,
+  strategyInput,
+  travelPlan,
+  travelRegistry,
+  withSteps,
+  type RunRecord,
+} from "../fakes/toolkit-fixtures.js";
 
 function factsOf(run: Pick<RunRecord, "plan" | "feedback" | "revisions">, overrides: Partial<RunFacts> = {}): RunFacts {
   return {
@@ -29,7 +38,12 @@ describe("confidence updates (seed 000 scenarios 4–7, 9, 10)", () => {
   });
 
   it("strategy deltas follow the seed: retry −0.10, decompose −0.05, adjust −0.08, workaround −0.15", () => {
-    expect(STRATEGY_DELTAS).toMatchObject({ RETRY_DIFFERENT_AGENT: -0.1, DECOMPOSE: -0.05, ADJUST_PARAMETERS: -0.08, FIND_WORKAROUND: -0.15 });
+    expect(STRATEGY_DELTAS).toMatchObject({
+      RETRY_DIFFERENT_AGENT: -0.1,
+      DECOMPOSE: -0.05,
+      ADJUST_PARAMETERS: -0.08,
+      FIND_WORKAROUND: -0.15,
+    });
     for (const delta of Object.values(STRATEGY_DELTAS)) expect(delta).toBeLessThan(0);
   });
 
@@ -51,9 +65,23 @@ describe("reflectOnRun", () => {
     expect(r.lessons).toEqual(["Every step succeeded on its first dispatch: the plan worked as designed."]);
     expect(r.unrecoveredSteps).toEqual([]);
     expect(r.outcomeDelta).toBe(0.05);
-    expect(r.episode).toMatchObject({ threadId: "thread-1", planId: run.plan.planId, request: NO_BUDGET_REQUEST, status: "completed", failures: [], strategiesUsed: [], confidenceInitial: 0.85 });
+    expect(r.episode).toMatchObject({
+      threadId: "thread-1",
+      planId: run.plan.planId,
+      request: NO_BUDGET_REQUEST,
+      status: "completed",
+      failures: [],
+      strategiesUsed: [],
+      confidenceInitial: 0.85,
+    });
     expect(r.episode.cost).toBeCloseTo(0.028, 10);
-    expect(r.episode.plan.steps.map((s) => s.id)).toEqual(["flight", "hotel", "activities", "budget_status", "itinerary"]);
+    expect(r.episode.plan.steps.map((s) => s.id)).toEqual([
+      "flight",
+      "hotel",
+      "activities",
+      "budget_status",
+      "itinerary",
+    ]);
     expect(() => Episode.parse(r.episode)).not.toThrow();
   });
 
@@ -66,7 +94,15 @@ describe("reflectOnRun", () => {
     ]);
     expect(r.unrecoveredSteps).toEqual([]);
     expect(r.outcomeDelta).toBe(0.05);
-    expect(r.episode.failures).toEqual([{ taskId: "flight", tool: "search_flights", workerType: "flight_agent", failureClass: "timeout", error: "search_flights timed out after 30 ms" }]);
+    expect(r.episode.failures).toEqual([
+      {
+        taskId: "flight",
+        tool: "search_flights",
+        workerType: "flight_agent",
+        failureClass: "timeout",
+        error: "search_flights timed out after 30 ms",
+      },
+    ]);
     expect(r.episode.strategiesUsed).toEqual(["RETRY_DIFFERENT_AGENT"]);
   });
 
@@ -74,7 +110,9 @@ describe("reflectOnRun", () => {
     const registry = travelRegistry(["search_hotels=unavailable"]);
     const run = await runWaves(travelPlan(NO_BUDGET_REQUEST, registry), registry);
     const r = reflectOnRun(factsOf({ ...run, revisions: [] }, { status: "partial" }));
-    expect(r.lessons).toContain("search_hotels reported resource unavailable: a property of this request, not of the tool.");
+    expect(r.lessons).toContain(
+      "search_hotels reported resource unavailable: a property of this request, not of the tool.",
+    );
     expect(r.lessons.join(" ")).not.toContain("search_hotels misbehaved");
   });
 
@@ -99,7 +137,9 @@ describe("reflectOnRun", () => {
     if (!outcome.applies) throw new Error(outcome.reason);
     const second = await runWaves(outcome.plan, registry, first.feedback);
     const r = reflectOnRun(factsOf({ ...second, revisions: [outcome.revision] }));
-    expect(r.lessons[0]).toMatch(/^budget_status failed \(constraint_violated\); ADJUST_PARAMETERS recovered it: Adjust parameters of /);
+    expect(r.lessons[0]).toMatch(
+      /^budget_status failed \(constraint_violated\); ADJUST_PARAMETERS recovered it: Adjust parameters of /,
+    );
     expect(r.unrecoveredSteps).toEqual([]);
     expect(r.outcomeDelta).toBe(0.05);
   });
@@ -108,8 +148,13 @@ describe("reflectOnRun", () => {
     const base = travelPlan();
     const two = withSteps(base, { flight: { status: "failed" }, hotel: { status: "failed" } });
     const three = withSteps(two, { activities: { status: "failed" } });
-    expect(reflectOnRun(factsOf({ plan: two, feedback: [], revisions: [] }, { status: "failed" }))).toMatchObject({ unrecoveredSteps: ["flight", "hotel"], outcomeDelta: -0.2 });
-    expect(reflectOnRun(factsOf({ plan: three, feedback: [], revisions: [] }, { status: "failed" })).outcomeDelta).toBe(-0.35);
+    expect(reflectOnRun(factsOf({ plan: two, feedback: [], revisions: [] }, { status: "failed" }))).toMatchObject({
+      unrecoveredSteps: ["flight", "hotel"],
+      outcomeDelta: -0.2,
+    });
+    expect(reflectOnRun(factsOf({ plan: three, feedback: [], revisions: [] }, { status: "failed" })).outcomeDelta).toBe(
+      -0.35,
+    );
   });
 
   it("does not count a step skipped because its condition was false as unrecovered", () => {
@@ -128,7 +173,10 @@ describe("finalStatus", () => {
   /** Regression: a fallback step skipped because its condition was false made a fully successful run "partial". */
   it("a step skipped because its condition was false is not missing: the run is completed", () => {
     const p = withSteps(travelPlan(NO_BUDGET_REQUEST, travelRegistry()), {
-      flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "done" }, budget_status: { status: "done" },
+      flight: { status: "done" },
+      hotel: { status: "done" },
+      activities: { status: "done" },
+      budget_status: { status: "done" },
       itinerary: { status: "skipped", skipCause: "condition_false", skipReason: "Condition 'failure' not met" },
     });
     expect(finalStatus("reflecting", p)).toBe("completed");
@@ -137,7 +185,9 @@ describe("finalStatus", () => {
     const base = travelPlan(NO_BUDGET_REQUEST, travelRegistry());
     const gap = withSteps(base, { flight: { status: "skipped", skipCause: "failed" }, hotel: { status: "done" } });
     expect(finalStatus("reflecting", gap)).toBe("partial");
-    expect(finalStatus("reflecting", withSteps(base, { flight: { status: "skipped", skipCause: "failed" } }))).toBe("failed");
+    expect(finalStatus("reflecting", withSteps(base, { flight: { status: "skipped", skipCause: "failed" } }))).toBe(
+      "failed",
+    );
     expect(finalStatus("rejected", gap)).toBe("rejected");
   });
 });

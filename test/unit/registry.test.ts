@@ -13,7 +13,11 @@ const reader: WorkerType = { name: "reader", description: "reads", categories: [
 const writer: WorkerType = { name: "writer", description: "writes", categories: ["writing"], tools: ["read_file"] };
 const general: WorkerType = { name: "general", description: "anything", categories: [ALL_CATEGORIES], fallback: true };
 
-const kit = (tools = [read, grep, write, deploy], workers = [reader, writer, general]): Toolkit => ({ name: "kit", tools, workers });
+const kit = (tools = [read, grep, write, deploy], workers = [reader, writer, general]): Toolkit => ({
+  name: "kit",
+  tools,
+  workers,
+});
 
 function configurationError(fn: () => unknown): string {
   const e = caught(fn);
@@ -23,29 +27,45 @@ function configurationError(fn: () => unknown): string {
 
 describe("ToolRegistry.create validates before anything runs", () => {
   it("refuses a tool registered twice, even across toolkits", () => {
-    const message = configurationError(() => ToolRegistry.create([kit(), { name: "second", tools: [{ ...read }], workers: [] }]));
+    const message = configurationError(() =>
+      ToolRegistry.create([kit(), { name: "second", tools: [{ ...read }], workers: [] }]),
+    );
     expect(message).toContain('Tool "read_file" is registered twice (toolkit second)');
   });
 
   it("refuses a worker type registered twice", () => {
-    const message = configurationError(() => ToolRegistry.create([kit([read], [reader, { ...reader, description: "again" }])]));
+    const message = configurationError(() =>
+      ToolRegistry.create([kit([read], [reader, { ...reader, description: "again" }])]),
+    );
     expect(message).toContain('Worker type "reader" is registered twice');
     expect(message).toMatch(/rename one/);
   });
 
   it("refuses a worker granted a tool that does not exist, listing the tools that do", () => {
-    const message = configurationError(() => ToolRegistry.create([kit([read, write], [{ name: "writer", description: "", categories: ["writing"], tools: ["delete_everything"] }])]));
+    const message = configurationError(() =>
+      ToolRegistry.create([
+        kit(
+          [read, write],
+          [{ name: "writer", description: "", categories: ["writing"], tools: ["delete_everything"] }],
+        ),
+      ]),
+    );
     expect(message).toContain('Worker type "writer" is granted tool "delete_everything", which does not exist');
     expect(message).toContain("Registered tools: read_file, write_file");
   });
 
-  it.each(["readFile", "read-file", "Read_file", "1read", "read file", ""])("refuses the tool name %j (not snake_case)", (name) => {
-    const message = configurationError(() => ToolRegistry.create([kit([{ ...read, name }], [reader])]));
-    expect(message).toMatch(/must be snake_case/);
-  });
+  it.each(["readFile", "read-file", "Read_file", "1read", "read file", ""])(
+    "refuses the tool name %j (not snake_case)",
+    (name) => {
+      const message = configurationError(() => ToolRegistry.create([kit([{ ...read, name }], [reader])]));
+      expect(message).toMatch(/must be snake_case/);
+    },
+  );
 
   it("refuses a worker whose grant reaches no registered tool", () => {
-    const message = configurationError(() => ToolRegistry.create([kit([read], [reader, { name: "pilot", description: "", categories: ["flying"] }])]));
+    const message = configurationError(() =>
+      ToolRegistry.create([kit([read], [reader, { name: "pilot", description: "", categories: ["flying"] }])]),
+    );
     expect(message).toContain('Worker type "pilot" grants no existing tool (categories: flying)');
   });
 
@@ -84,7 +104,9 @@ describe("grants", () => {
   });
 
   it("a step may use only the tools it lists that its worker is granted", () => {
-    expect(names(registry.toolsForStep({ workerType: "reader", tools: ["grep_text", "write_file"] }))).toEqual(["grep_text"]);
+    expect(names(registry.toolsForStep({ workerType: "reader", tools: ["grep_text", "write_file"] }))).toEqual([
+      "grep_text",
+    ]);
     expect(registry.toolsForStep({ workerType: "reader", tools: [] })).toEqual([]);
   });
 });
@@ -112,7 +134,10 @@ describe("workerForTool and producersOf", () => {
   it("finds every tool producing any of the outputs", () => {
     const registry = ToolRegistry.create([travelKit()]);
     expect(registry.producersOf(["flight"]).map((t) => t.name)).toEqual(["search_flights", "search_flights_backup"]);
-    expect(registry.producersOf(["hotel", "itinerary"]).map((t) => t.name)).toEqual(["search_hotels", "build_itinerary"]);
+    expect(registry.producersOf(["hotel", "itinerary"]).map((t) => t.name)).toEqual([
+      "search_hotels",
+      "build_itinerary",
+    ]);
     expect(registry.producersOf(["nothing"])).toEqual([]);
   });
 
@@ -133,25 +158,45 @@ describe("workerForTool and producersOf", () => {
 });
 
 describe("optional inputs (optionalConsumes)", () => {
-  const summarize = countingTool("summarize", { category: "reading", consumes: ["text", "matches"], optionalConsumes: ["matches"], produces: ["summary"] }).spec;
+  const summarize = countingTool("summarize", {
+    category: "reading",
+    consumes: ["text", "matches"],
+    optionalConsumes: ["matches"],
+    produces: ["summary"],
+  }).spec;
 
   it("refuses an optional input no registered tool produces: it would always be missing", () => {
     const message = configurationError(() => ToolRegistry.create([kit([read, summarize], [reader])]));
-    expect(message).toContain('Tool "summarize" declares "matches" as an optional input, but no registered tool produces it');
+    expect(message).toContain(
+      'Tool "summarize" declares "matches" as an optional input, but no registered tool produces it',
+    );
   });
 
   it("splits a step's inputs into required and optional; an input another of the step's tools requires is required", () => {
-    const strict = countingTool("summarize_strict", { category: "reading", consumes: ["text", "matches"], produces: ["summary"] }).spec;
+    const strict = countingTool("summarize_strict", {
+      category: "reading",
+      consumes: ["text", "matches"],
+      produces: ["summary"],
+    }).spec;
     const registry = ToolRegistry.create([kit([read, grep, summarize, strict], [reader])]);
     expect(registry.inputsOf({ tools: ["summarize"] })).toEqual({ required: ["text"], optional: ["matches"] });
-    expect(registry.inputsOf({ tools: ["summarize", "summarize_strict"] })).toEqual({ required: ["text", "matches"], optional: [] });
+    expect(registry.inputsOf({ tools: ["summarize", "summarize_strict"] })).toEqual({
+      required: ["text", "matches"],
+      optional: [],
+    });
     expect(registry.inputsOf({ tools: ["no_such_tool"] })).toEqual({ required: [], optional: [] });
   });
 
   it("the travel budget check and itinerary take the trip's parts as optional (a request may rule one out), the check's status as required", () => {
     const registry = ToolRegistry.create([travelKit()]);
-    expect(registry.inputsOf({ tools: ["check_budget"] })).toEqual({ required: [], optional: ["flight", "hotel", "activities"] });
-    expect(registry.inputsOf({ tools: ["build_itinerary"] })).toEqual({ required: ["budget_status"], optional: ["flight", "hotel", "activities"] });
+    expect(registry.inputsOf({ tools: ["check_budget"] })).toEqual({
+      required: [],
+      optional: ["flight", "hotel", "activities"],
+    });
+    expect(registry.inputsOf({ tools: ["build_itinerary"] })).toEqual({
+      required: ["budget_status"],
+      optional: ["flight", "hotel", "activities"],
+    });
     expect(registry.inputsOf({ tools: ["plan_days"] })).toEqual({ required: ["attractions"], optional: [] });
   });
 

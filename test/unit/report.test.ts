@@ -12,7 +12,10 @@ function factsOf(run: RunRecord, overrides: Partial<ReportFacts> = {}): ReportFa
     plan: run.plan,
     feedback: run.feedback,
     revisions: run.revisions,
-    confidenceHistory: [...run.confidenceHistory, { at: "2025-01-01T00:00:02.000Z", value: 0.8, reason: "outcome: every needed step succeeded" }],
+    confidenceHistory: [
+      ...run.confidenceHistory,
+      { at: "2025-01-01T00:00:02.000Z", value: 0.8, reason: "outcome: every needed step succeeded" },
+    ],
     status: "completed",
     failureReason: null,
     lessons: [],
@@ -26,7 +29,16 @@ describe("buildReport after a recovered failure (seed 000 scenario 20)", () => {
   let report: ExecutionReport;
   beforeAll(async () => {
     run = await flightTimeoutRun(true);
-    const lessons = reflectOnRun({ threadId: "t1", request: NO_BUDGET_REQUEST, plan: run.plan, feedback: run.feedback, revisions: run.revisions, status: "completed", initialConfidence: 0.85, startedAt: twoSecondsAgo() }).lessons;
+    const lessons = reflectOnRun({
+      threadId: "t1",
+      request: NO_BUDGET_REQUEST,
+      plan: run.plan,
+      feedback: run.feedback,
+      revisions: run.revisions,
+      status: "completed",
+      initialConfidence: 0.85,
+      startedAt: twoSecondsAgo(),
+    }).lessons;
     report = buildReport(factsOf(run, { lessons }));
   });
 
@@ -64,13 +76,25 @@ describe("buildReport after a recovered failure (seed 000 scenario 20)", () => {
     const replaced = report.tasks[0]!;
     expect(replaced).toMatchObject({ workerType: "flight_agent", attempts: 1, lastFeedback: "FAILURE", cost: 0 });
     expect(replaced.errors).toEqual(["search_flights timed out after 30 ms"]);
-    expect(report.tasks[1]).toMatchObject({ replaces: "flight", workerType: "backup_flight_agent", lastFeedback: "SUCCESS", cost: 0.012 });
+    expect(report.tasks[1]).toMatchObject({
+      replaces: "flight",
+      workerType: "backup_flight_agent",
+      lastFeedback: "SUCCESS",
+      cost: 0.012,
+    });
     for (const t of report.tasks) expect(t.durationMs).toBeGreaterThan(0);
   });
 
   it("revisions: each with its reason, changes and confidence from → to", () => {
     expect(report.revisions).toHaveLength(1);
-    expect(report.revisions[0]).toMatchObject({ revisionId: "rev_1", strategy: "RETRY_DIFFERENT_AGENT", failedTaskId: "flight", failureClass: "timeout", confidenceFrom: 0.85, confidenceTo: 0.75 });
+    expect(report.revisions[0]).toMatchObject({
+      revisionId: "rev_1",
+      strategy: "RETRY_DIFFERENT_AGENT",
+      failedTaskId: "flight",
+      failureClass: "timeout",
+      confidenceFrom: 0.85,
+      confidenceTo: 0.75,
+    });
     expect(report.revisions[0]!.reason).toBe(run.revisions[0]!.rationale);
     expect(report.revisions[0]!.changes).toEqual(run.revisions[0]!.changes);
   });
@@ -84,7 +108,15 @@ describe("buildReport after a recovered failure (seed 000 scenario 20)", () => {
 
   it("renders every section for people", () => {
     const text = renderReport(report);
-    for (const section of ["Report for plan", "Outcome: Completed", "Tasks:", "Revisions:", "Confidence:", "Lessons learned:"]) expect(text).toContain(section);
+    for (const section of [
+      "Report for plan",
+      "Outcome: Completed",
+      "Tasks:",
+      "Revisions:",
+      "Confidence:",
+      "Lessons learned:",
+    ])
+      expect(text).toContain(section);
     expect(text).toContain("rev_1 RETRY_DIFFERENT_AGENT for flight (timeout), confidence 0.85 → 0.75");
     expect(text).toContain("0.85 (initial plan (rules)) → 0.75");
     expect(text).toContain("flight_retry [backup_flight_agent] done");
@@ -96,13 +128,22 @@ describe("buildReport after a skipped failure", () => {
   it("lists what is missing; the steps that ran without it are partial successes", async () => {
     // Regression: steps skipped for a failed dependency never ran, yet were counted in stepsFailed as well.
     const run = await flightTimeoutRun(false);
-    const report = buildReport(factsOf(run, { status: "partial", failureReason: "Not completed: flight could not be recovered." }));
+    const report = buildReport(
+      factsOf(run, { status: "partial", failureReason: "Not completed: flight could not be recovered." }),
+    );
     // Flights are optional inputs of the budget check and the itinerary, so those ran without them (PARTIAL_SUCCESS);
     // test/graph/recovery.test.ts covers steps skipped for a dependency, which count as skipped and not failed.
     expect(report.summary).toMatchObject({ stepsSucceeded: 4, stepsFailed: 1, stepsSkipped: 1 });
-    expect(report.summary.outcome).toBe("Partly completed: some steps were skipped and their results are missing. Not completed: flight could not be recovered.");
-    expect(report.missing).toEqual(["Find flights Madrid → Paris for 2 (flight): Skipped after it failed: search_flights timed out after 30 ms"]);
-    expect(report.tasks.find((t) => t.id === "budget_status")).toMatchObject({ status: "done", lastFeedback: "PARTIAL_SUCCESS" });
+    expect(report.summary.outcome).toBe(
+      "Partly completed: some steps were skipped and their results are missing. Not completed: flight could not be recovered.",
+    );
+    expect(report.missing).toEqual([
+      "Find flights Madrid → Paris for 2 (flight): Skipped after it failed: search_flights timed out after 30 ms",
+    ]);
+    expect(report.tasks.find((t) => t.id === "budget_status")).toMatchObject({
+      status: "done",
+      lastFeedback: "PARTIAL_SUCCESS",
+    });
     expect(renderReport(report)).toContain("Missing:");
   });
 });
@@ -116,7 +157,7 @@ describe("buildReport edge cases", () => {
       revisions: [],
       confidenceHistory: [],
       status: "failed",
-      failureReason: "No tool matches \"write a poem\".",
+      failureReason: 'No tool matches "write a poem".',
       lessons: [],
       startedAt: new Date().toISOString(),
     });

@@ -115,7 +115,10 @@ describe("planWithRules extracts parameters from other trips", () => {
   });
 
   it("takes the budget from the request's constraints when they set one", () => {
-    const plan = planWithRules(request("Plan a 3-day trip from Madrid to Paris for 2 people", { budget: 1500 }), registry);
+    const plan = planWithRules(
+      request("Plan a 3-day trip from Madrid to Paris for 2 people", { budget: 1500 }),
+      registry,
+    );
     expect(stepOf(plan, "budget_status").params).toEqual({ budget: 1500 });
   });
 
@@ -139,7 +142,9 @@ describe("planWithRules refuses what it cannot plan", () => {
   });
 
   it("an empty request: INVALID_REQUEST, not a search for matching tools", () => {
-    const e = caught(() => planWithRules({ userIntent: "   ", userContext: { userId: "u", preferences: {} }, constraints: {} }, registry));
+    const e = caught(() =>
+      planWithRules({ userIntent: "   ", userContext: { userId: "u", preferences: {} }, constraints: {} }, registry),
+    );
     expect(CandorError.hasCode(e, ErrorCode.INVALID_REQUEST)).toBe(true);
   });
 
@@ -171,8 +176,13 @@ describe("planWithRules learns from unreliable tools", () => {
   });
 
   it("counts at most 3 failures per tool, and adds the penalties of several tools", () => {
-    expect(planWithRules(request(DEMO_REQUEST), registry, { unreliableTools: { search_hotels: 10 } }).confidence).toBe(0.7);
-    expect(planWithRules(request(DEMO_REQUEST), registry, { unreliableTools: { search_flights: 1, search_hotels: 1 } }).confidence).toBe(0.75);
+    expect(planWithRules(request(DEMO_REQUEST), registry, { unreliableTools: { search_hotels: 10 } }).confidence).toBe(
+      0.7,
+    );
+    expect(
+      planWithRules(request(DEMO_REQUEST), registry, { unreliableTools: { search_flights: 1, search_hotels: 1 } })
+        .confidence,
+    ).toBe(0.75);
   });
 
   it("ignores failures of tools the plan does not use", () => {
@@ -183,8 +193,16 @@ describe("planWithRules learns from unreliable tools", () => {
 describe("planWithRules on a generic toolkit", () => {
   const fetch = countingTool("fetch_data", { keywords: ["fetch", "download"], produces: ["data"] }).spec;
   const mirror = countingTool("fetch_mirror", { keywords: ["mirror"], produces: ["data"] }).spec;
-  const analyze = countingTool("analyze_data", { keywords: ["analyze"], consumes: ["data"], produces: ["analysis"] }).spec;
-  const report = countingTool("write_report", { keywords: ["report"], consumes: ["analysis", "data"], produces: ["report"] }).spec;
+  const analyze = countingTool("analyze_data", {
+    keywords: ["analyze"],
+    consumes: ["data"],
+    produces: ["analysis"],
+  }).spec;
+  const report = countingTool("write_report", {
+    keywords: ["report"],
+    consumes: ["analysis", "data"],
+    produces: ["report"],
+  }).spec;
   const general = { name: "general", description: "does anything", categories: ["*"] };
 
   it("pulls in producers of what a matched tool consumes, one producer per output", () => {
@@ -204,7 +222,12 @@ describe("planWithRules on a generic toolkit", () => {
   it("never plans a tool that no worker is granted", () => {
     const secret = countingTool("secret_tool", { keywords: ["secret"], category: "secret" }).spec;
     const reg = registryOf([fetch, secret], [{ name: "reader", description: "", categories: ["general"] }]);
-    expect(CandorError.hasCode(caught(() => planWithRules(request("the secret"), reg)), ErrorCode.NO_VALID_PLAN)).toBe(true);
+    expect(
+      CandorError.hasCode(
+        caught(() => planWithRules(request("the secret"), reg)),
+        ErrorCode.NO_VALID_PLAN,
+      ),
+    ).toBe(true);
   });
 });
 

@@ -12,7 +12,14 @@ import { countingTool, registryOf, travelPlan, travelRegistry } from "../fakes/t
 const worker = { name: "worker", description: "does general things", categories: ["general"] };
 
 function stepFor(tool: string, extra: Partial<TaskStepInput> = {}): TaskStep {
-  return TaskStep.parse({ id: "s1", description: "a step", workerType: "worker", tools: [tool], retry: { maxAttempts: 1, backoffMs: [0] }, ...extra });
+  return TaskStep.parse({
+    id: "s1",
+    description: "a step",
+    workerType: "worker",
+    tools: [tool],
+    retry: { maxAttempts: 1, backoffMs: [0] },
+    ...extra,
+  });
 }
 
 function run(step: TaskStep, registry: ToolRegistry, extra: Partial<RunStepInput> = {}) {
@@ -28,13 +35,24 @@ async function timed<T>(p: Promise<T>): Promise<{ value: T; ms: number }> {
 describe("runStep refuses tools outside the worker's grant, without running them", () => {
   const secret = countingTool("launch_rocket", { category: "dangerous" });
   const safe = countingTool("read_file");
-  const registry = registryOf([secret.spec, safe.spec], [worker, { name: "launcher", description: "", categories: ["dangerous"] }]);
+  const registry = registryOf(
+    [secret.spec, safe.spec],
+    [worker, { name: "launcher", description: "", categories: ["dangerous"] }],
+  );
 
   it("a tool of another category: wrong_tool, the tool's run is never called", async () => {
     const feedback = await run(stepFor("launch_rocket", { retry: { maxAttempts: 3, backoffMs: [0] } }), registry);
     expect(secret.calls).toHaveLength(0);
-    expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "wrong_tool", attempt: 0, tool: "launch_rocket", cost: 0 });
-    expect(feedback.errors[0]).toMatch(/launch_rocket is not granted to the worker worker, so the call was refused and nothing ran/);
+    expect(feedback).toMatchObject({
+      feedbackType: "FAILURE",
+      failureClass: "wrong_tool",
+      attempt: 0,
+      tool: "launch_rocket",
+      cost: 0,
+    });
+    expect(feedback.errors[0]).toMatch(
+      /launch_rocket is not granted to the worker worker, so the call was refused and nothing ran/,
+    );
     expect(feedback.errors[0]).toContain("it may use: read_file");
   });
 
@@ -68,7 +86,10 @@ describe("runStep validates parameters before calling the tool", () => {
   it("invalid parameters: invalid_parameters naming the field, no call, no retry", async () => {
     const tool = countingTool("add", { schema: z.object({ a: z.number(), b: z.number() }) });
     const registry = registryOf([tool.spec], [worker]);
-    const feedback = await run(stepFor("add", { params: { a: 1, b: "two" }, retry: { maxAttempts: 3, backoffMs: [0] } }), registry);
+    const feedback = await run(
+      stepFor("add", { params: { a: 1, b: "two" }, retry: { maxAttempts: 3, backoffMs: [0] } }),
+      registry,
+    );
     expect(tool.calls).toHaveLength(0);
     expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "invalid_parameters", attempt: 0 });
     expect(feedback.errors[0]).toMatch(/^Invalid parameters for add: b: /);
@@ -85,17 +106,36 @@ describe("runStep validates parameters before calling the tool", () => {
 
 describe("runStep of a step without an optional input", () => {
   it("tells the tool what is missing and why, and reports PARTIAL_SUCCESS: the result is real but lacks that input", async () => {
-    const tool = countingTool("total", { consumes: ["base", "extra"], optionalConsumes: ["extra"], run: async () => ({ total: 1 }) });
+    const tool = countingTool("total", {
+      consumes: ["base", "extra"],
+      optionalConsumes: ["extra"],
+      run: async () => ({ total: 1 }),
+    });
     const registry = registryOf([tool.spec, countingTool("extras", { produces: ["extra"] }).spec], [worker]);
-    const missingInputs = [{ input: "extra", from: "extras", reason: "Skipped by a person after it failed: timed out" }];
-    const feedback = await runStep({ step: stepFor("total", { missingInputs }), inputs: { base: 1 }, registry, dispatch: 1 });
-    expect(tool.calls[0]?.ctx).toMatchObject({ inputs: { base: 1 }, missing: { extra: "skipped by a person after it failed: timed out" } });
+    const missingInputs = [
+      { input: "extra", from: "extras", reason: "Skipped by a person after it failed: timed out" },
+    ];
+    const feedback = await runStep({
+      step: stepFor("total", { missingInputs }),
+      inputs: { base: 1 },
+      registry,
+      dispatch: 1,
+    });
+    expect(tool.calls[0]?.ctx).toMatchObject({
+      inputs: { base: 1 },
+      missing: { extra: "skipped by a person after it failed: timed out" },
+    });
     expect(feedback).toMatchObject({ feedbackType: "PARTIAL_SUCCESS", outputs: { result: { total: 1 } }, errors: [] });
   });
 
   it("a step with every input gets no `missing` and reports SUCCESS", async () => {
     const tool = countingTool("total", { consumes: ["base"], run: async () => ({ total: 1 }) });
-    const feedback = await runStep({ step: stepFor("total"), inputs: { base: 1 }, registry: registryOf([tool.spec], [worker]), dispatch: 1 });
+    const feedback = await runStep({
+      step: stepFor("total"),
+      inputs: { base: 1 },
+      registry: registryOf([tool.spec], [worker]),
+      dispatch: 1,
+    });
     expect(tool.calls[0]?.ctx.missing).toBeUndefined();
     expect(feedback.feedbackType).toBe("SUCCESS");
   });
@@ -135,11 +175,17 @@ describe("runStep retries transient failures with the step's backoff", () => {
     const registry = registryOf([tool.spec], [worker]);
     const announced: { attempt: number; nextInMs: number; failureClass: string }[] = [];
     const { value: feedback, ms } = await timed(
-      run(stepFor("flaky", { retry: { maxAttempts: 3, backoffMs: [30, 60] } }), registry, { onAttemptFailed: (i) => announced.push(i) }),
+      run(stepFor("flaky", { retry: { maxAttempts: 3, backoffMs: [30, 60] } }), registry, {
+        onAttemptFailed: (i) => announced.push(i),
+      }),
     );
     expect(tool.calls).toHaveLength(3);
     expect(feedback).toMatchObject({ feedbackType: "SUCCESS", attempt: 3 });
-    expect(feedback.attempts.map((a) => a.error)).toEqual(["HTTP 503 Service Unavailable", "HTTP 503 Service Unavailable", null]);
+    expect(feedback.attempts.map((a) => a.error)).toEqual([
+      "HTTP 503 Service Unavailable",
+      "HTTP 503 Service Unavailable",
+      null,
+    ]);
     expect(announced.map((a) => [a.attempt, a.nextInMs, a.failureClass])).toEqual([
       [1, 30, "agent_unavailable"],
       [2, 60, "agent_unavailable"],
@@ -151,7 +197,9 @@ describe("runStep retries transient failures with the step's backoff", () => {
     const tool = countingTool("down", { run: async () => Promise.reject(new Error("read ECONNRESET")) });
     const registry = registryOf([tool.spec], [worker]);
     const announced: number[] = [];
-    const feedback = await run(stepFor("down", { retry: { maxAttempts: 3, backoffMs: [5] } }), registry, { onAttemptFailed: (i) => announced.push(i.nextInMs) });
+    const feedback = await run(stepFor("down", { retry: { maxAttempts: 3, backoffMs: [5] } }), registry, {
+      onAttemptFailed: (i) => announced.push(i.nextInMs),
+    });
     expect(tool.calls).toHaveLength(3);
     expect(announced).toEqual([5, 5]);
     expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "agent_unavailable", attempt: 3, cost: 0 });
@@ -161,26 +209,39 @@ describe("runStep retries transient failures with the step's backoff", () => {
   it("does not retry resource_unavailable: one call, the error's details kept as outputs", async () => {
     const tool = countingTool("book", {
       run: async () => {
-        throw new CandorError("Preferred hotel fully booked", ErrorCode.RESOURCE_UNAVAILABLE, { details: { hotel: "H-1" } });
+        throw new CandorError("Preferred hotel fully booked", ErrorCode.RESOURCE_UNAVAILABLE, {
+          details: { hotel: "H-1" },
+        });
       },
     });
     const registry = registryOf([tool.spec], [worker]);
     const feedback = await run(stepFor("book", { retry: { maxAttempts: 3, backoffMs: [0] } }), registry);
     expect(tool.calls).toHaveLength(1);
-    expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "resource_unavailable", attempt: 1, outputs: { hotel: "H-1" } });
+    expect(feedback).toMatchObject({
+      feedbackType: "FAILURE",
+      failureClass: "resource_unavailable",
+      attempt: 1,
+      outputs: { hotel: "H-1" },
+    });
   });
 
   it("does not retry a constraint violation, and reports it as CONSTRAINT_VIOLATION with its facts", async () => {
     const breakdown = { flight: 720, hotel: 660, activities: 103 };
     const tool = countingTool("check", {
       run: async () => {
-        throw new CandorError("Total cost $2150 exceeds budget $2000", ErrorCode.CONSTRAINT_VIOLATION, { details: { total: 2150, budget: 2000, breakdown } });
+        throw new CandorError("Total cost $2150 exceeds budget $2000", ErrorCode.CONSTRAINT_VIOLATION, {
+          details: { total: 2150, budget: 2000, breakdown },
+        });
       },
     });
     const registry = registryOf([tool.spec], [worker]);
     const feedback = await run(stepFor("check", { retry: { maxAttempts: 3, backoffMs: [0] } }), registry);
     expect(tool.calls).toHaveLength(1);
-    expect(feedback).toMatchObject({ feedbackType: "CONSTRAINT_VIOLATION", failureClass: "constraint_violated", outputs: { total: 2150, budget: 2000, breakdown } });
+    expect(feedback).toMatchObject({
+      feedbackType: "CONSTRAINT_VIOLATION",
+      failureClass: "constraint_violated",
+      outputs: { total: 2150, budget: 2000, breakdown },
+    });
   });
 });
 
@@ -204,7 +265,9 @@ describe("runStep enforces the step's time limit", () => {
   });
 
   it("cuts off a tool that ignores its signal", async () => {
-    const tool = countingTool("stubborn", { run: () => new Promise((resolve) => setTimeout(() => resolve({ late: true }), 600)) });
+    const tool = countingTool("stubborn", {
+      run: () => new Promise((resolve) => setTimeout(() => resolve({ late: true }), 600)),
+    });
     const registry = registryOf([tool.spec], [worker]);
     const { value: feedback, ms } = await timed(run(stepFor("stubborn", { timeoutMs: 40 }), registry));
     expect(ms).toBeLessThan(400);
@@ -219,14 +282,21 @@ describe("runStep enforces the step's time limit", () => {
       },
     });
     const registry = registryOf([tool.spec], [worker]);
-    const feedback = await run(stepFor("slow_then_fast", { timeoutMs: 40, retry: { maxAttempts: 2, backoffMs: [0] } }), registry);
+    const feedback = await run(
+      stepFor("slow_then_fast", { timeoutMs: 40, retry: { maxAttempts: 2, backoffMs: [0] } }),
+      registry,
+    );
     expect(feedback).toMatchObject({ feedbackType: "SUCCESS", attempt: 2, outputs: { result: { call: 2 } } });
     expect(feedback.attempts[0]?.error).toBe("slow_then_fast timed out after 40 ms");
   });
 
   it("times out the demo's hung flight search (an injected fault) through the same path", async () => {
     const registry = travelRegistry(["search_flights=timeout"]);
-    const flight = { ...travelPlan(undefined, registry).steps[0]!, timeoutMs: 30, retry: { maxAttempts: 2, backoffMs: [0] } };
+    const flight = {
+      ...travelPlan(undefined, registry).steps[0]!,
+      timeoutMs: 30,
+      retry: { maxAttempts: 2, backoffMs: [0] },
+    };
     const feedback = await runStep({ step: flight, inputs: {}, registry, dispatch: 1 });
     expect(feedback).toMatchObject({ taskId: "flight", failureClass: "timeout", attempt: 2, tool: "search_flights" });
   });
@@ -237,7 +307,9 @@ describe("runStep checks what the tool returned", () => {
 
   it("garbled output that does not match outputSchema is a failure, not a success", async () => {
     const tool = countingTool("quote", { outputSchema: Result, run: async () => ({ price: 12 }) });
-    const registry = ToolRegistry.create(withFaults([{ name: "t", tools: [tool.spec], workers: [worker] }], parseFaultSpecs(["quote=garbage"])));
+    const registry = ToolRegistry.create(
+      withFaults([{ name: "t", tools: [tool.spec], workers: [worker] }], parseFaultSpecs(["quote=garbage"])),
+    );
     const feedback = await run(stepFor("quote"), registry);
     expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "agent_unavailable" });
     expect(feedback.errors[0]).toMatch(/quote returned garbled output that does not match its schema/);
@@ -245,7 +317,9 @@ describe("runStep checks what the tool returned", () => {
 
   it("garbage is retried like any misbehaving service, and the tool's real answer then passes", async () => {
     const tool = countingTool("quote", { outputSchema: Result, run: async () => ({ price: 12 }) });
-    const registry = ToolRegistry.create(withFaults([{ name: "t", tools: [tool.spec], workers: [worker] }], parseFaultSpecs(["quote=garbage*1"])));
+    const registry = ToolRegistry.create(
+      withFaults([{ name: "t", tools: [tool.spec], workers: [worker] }], parseFaultSpecs(["quote=garbage*1"])),
+    );
     const feedback = await run(stepFor("quote", { retry: { maxAttempts: 2, backoffMs: [0] } }), registry);
     expect(feedback).toMatchObject({ feedbackType: "SUCCESS", attempt: 2, outputs: { result: { price: 12 } } });
   });
@@ -260,11 +334,17 @@ describe("runStep checks what the tool returned", () => {
 
 describe("runStep honours cancellation of the run", () => {
   it("stops a running attempt when the run's signal aborts, and does not retry", async () => {
-    const tool = countingTool("long", { run: async (_a, ctx) => sleep(10_000, ctx.signal).then(() => ({ done: true })) });
+    const tool = countingTool("long", {
+      run: async (_a, ctx) => sleep(10_000, ctx.signal).then(() => ({ done: true })),
+    });
     const registry = registryOf([tool.spec], [worker]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("user cancelled")), 30);
-    const { value: feedback, ms } = await timed(run(stepFor("long", { timeoutMs: 5000, retry: { maxAttempts: 3, backoffMs: [0] } }), registry, { signal: controller.signal }));
+    const { value: feedback, ms } = await timed(
+      run(stepFor("long", { timeoutMs: 5000, retry: { maxAttempts: 3, backoffMs: [0] } }), registry, {
+        signal: controller.signal,
+      }),
+    );
     expect(ms).toBeLessThan(1000);
     expect(tool.calls).toHaveLength(1);
     expect(feedback).toMatchObject({ feedbackType: "FAILURE", attempt: 1 });

@@ -22,12 +22,28 @@ describe("readySteps", () => {
 
   it("releases the budget check only when all three searches are done", () => {
     const p = travelPlan();
-    expect(ids(readySteps(withSteps(p, { flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "running" } })))).toEqual([]);
-    expect(ids(readySteps(withSteps(p, { flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "done" } })))).toEqual(["budget_status"]);
+    expect(
+      ids(
+        readySteps(
+          withSteps(p, { flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "running" } }),
+        ),
+      ),
+    ).toEqual([]);
+    expect(
+      ids(
+        readySteps(
+          withSteps(p, { flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "done" } }),
+        ),
+      ),
+    ).toEqual(["budget_status"]);
   });
 
   it("does not release dependents of a failed step (it is still being recovered)", () => {
-    const p = withSteps(travelPlan(), { flight: { status: "failed" }, hotel: { status: "done" }, activities: { status: "done" } });
+    const p = withSteps(travelPlan(), {
+      flight: { status: "failed" },
+      hotel: { status: "done" },
+      activities: { status: "done" },
+    });
     expect(readySteps(p)).toEqual([]);
   });
 
@@ -60,7 +76,11 @@ describe("settleBlockedSteps", () => {
   });
 
   it("leaves the dependents of a failed (not yet skipped) step waiting", () => {
-    const p = withSteps(travelPlan(), { flight: { status: "failed" }, hotel: { status: "done" }, activities: { status: "done" } });
+    const p = withSteps(travelPlan(), {
+      flight: { status: "failed" },
+      hotel: { status: "done" },
+      activities: { status: "done" },
+    });
     const { plan: settled, skipped } = settleBlockedSteps(p);
     expect(skipped).toEqual([]);
     expect(statusOf(settled, "budget_status")).toBe("pending");
@@ -86,7 +106,11 @@ describe("settleBlockedSteps", () => {
   it("skips a step whose expression is false once its dependencies are done, with the expression in the reason", () => {
     const p = plan([
       { id: "budget", status: "done", result: { withinBudget: false } },
-      { id: "book", dependsOn: ["budget"], condition: { type: "expression", expression: "budget.withinBudget == true" } },
+      {
+        id: "book",
+        dependsOn: ["budget"],
+        condition: { type: "expression", expression: "budget.withinBudget == true" },
+      },
     ]);
     const { skipped } = settleBlockedSteps(p);
     expect(skipped.map((s) => s.step.id)).toEqual(["book"]);
@@ -129,7 +153,10 @@ describe("applyFeedback", () => {
     expect(again.steps.find((s) => s.id === "flight")?.dispatches).toBe(2);
     const p = applyFeedback(again, [feedback({ taskId: "flight", dispatch: 1, feedbackType: "FAILURE" })]);
     expect(statusOf(p, "flight")).toBe("running");
-    const q = applyFeedback(again, [feedback({ taskId: "flight", dispatch: 1, feedbackType: "FAILURE" }), feedback({ taskId: "flight", dispatch: 2 })]);
+    const q = applyFeedback(again, [
+      feedback({ taskId: "flight", dispatch: 1, feedbackType: "FAILURE" }),
+      feedback({ taskId: "flight", dispatch: 2 }),
+    ]);
     expect(statusOf(q, "flight")).toBe("done");
   });
 
@@ -163,7 +190,11 @@ describe("markDispatched, dependencyInputs, resultsById", () => {
   });
 
   it("lists results of done steps only", () => {
-    const p = withSteps(travelPlan(), { flight: { status: "done", result: 1 }, hotel: { status: "failed", result: 2 }, activities: { status: "skipped" } });
+    const p = withSteps(travelPlan(), {
+      flight: { status: "done", result: 1 },
+      hotel: { status: "failed", result: 2 },
+      activities: { status: "skipped" },
+    });
     expect(resultsById(p)).toEqual({ flight: 1 });
   });
 });
@@ -171,11 +202,17 @@ describe("markDispatched, dependencyInputs, resultsById", () => {
 describe("optional inputs", () => {
   const registry = travelRegistry();
   const travelInputs: InputsOf = (s) => registry.inputsOf(s);
-  const searched = { flight: { status: "done" as const, result: { cost: 848 } }, hotel: { status: "done" as const, result: { cost: 922 } } };
+  const searched = {
+    flight: { status: "done" as const, result: { cost: 848 } },
+    hotel: { status: "done" as const, result: { cost: 922 } },
+  };
   const byPerson = "Skipped by a person after it failed: search_activities failed: simulated internal error (HTTP 500)";
 
   it("a skipped activities search no longer takes the budget check and the itinerary with it (issue 8 defect 10)", () => {
-    const p = withSteps(travelPlan(), { ...searched, activities: { status: "skipped", skipReason: byPerson, skipCause: "failed" } });
+    const p = withSteps(travelPlan(), {
+      ...searched,
+      activities: { status: "skipped", skipReason: byPerson, skipCause: "failed" },
+    });
     const { plan: settled, skipped } = settleBlockedSteps(p, travelInputs);
     expect(skipped).toEqual([]);
     expect(ids(readySteps(settled, travelInputs))).toEqual(["budget_status"]);
@@ -187,7 +224,13 @@ describe("optional inputs", () => {
     // Once the check is done, the itinerary runs too, without activities and with the same reason.
     const checked = withSteps(dispatched, { budget_status: { status: "done", result: { total: 1770 } } });
     expect(ids(readySteps(checked, travelInputs))).toEqual(["itinerary"]);
-    expect(missingInputs(checked, checked.steps.find((s) => s.id === "itinerary")!, travelInputs)).toEqual([{ input: "activities", from: "activities", reason: byPerson }]);
+    expect(
+      missingInputs(
+        checked,
+        checked.steps.find((s) => s.id === "itinerary")!,
+        travelInputs,
+      ),
+    ).toEqual([{ input: "activities", from: "activities", reason: byPerson }]);
   });
 
   it("a skipped required input still skips its dependents as DEPENDENCY_FAILURE", () => {
@@ -209,14 +252,23 @@ describe("optional inputs", () => {
   });
 
   it("without the tools' view (ALL_REQUIRED, the default) every skipped dependency blocks, as before", () => {
-    const p = withSteps(travelPlan(), { ...searched, activities: { status: "skipped", skipReason: byPerson, skipCause: "failed" } });
+    const p = withSteps(travelPlan(), {
+      ...searched,
+      activities: { status: "skipped", skipReason: byPerson, skipCause: "failed" },
+    });
     expect(settleBlockedSteps(p).skipped.map((s) => s.step.id)).toEqual(["budget_status", "itinerary"]);
   });
 
   it("a dependency that provides nothing the step consumes (an ordering edge) counts as required", () => {
     const inputsOf: InputsOf = () => ({ required: [], optional: ["extra"] });
     const p = plan([
-      { id: "a", status: "skipped", expectedOutputs: ["unrelated"], skipCause: "failed", skipReason: "Skipped after it failed: x" },
+      {
+        id: "a",
+        status: "skipped",
+        expectedOutputs: ["unrelated"],
+        skipCause: "failed",
+        skipReason: "Skipped after it failed: x",
+      },
       { id: "b", dependsOn: ["a"] },
     ]);
     expect(settleBlockedSteps(p, inputsOf).skipped.map((s) => [s.step.id, s.dependencyFailure])).toEqual([["b", true]]);
@@ -225,7 +277,13 @@ describe("optional inputs", () => {
   it("a fallback (condition failure) still sees a skipped optional dependency as failed and runs", () => {
     const inputsOf: InputsOf = () => ({ required: [], optional: ["extra"] });
     const p = plan([
-      { id: "a", status: "skipped", expectedOutputs: ["extra"], skipCause: "failed", skipReason: "Skipped after it failed: x" },
+      {
+        id: "a",
+        status: "skipped",
+        expectedOutputs: ["extra"],
+        skipCause: "failed",
+        skipReason: "Skipped after it failed: x",
+      },
       { id: "fallback", dependsOn: ["a"], condition: { type: "failure", expression: null } },
     ]);
     expect(settleBlockedSteps(p, inputsOf).skipped).toEqual([]);
@@ -233,16 +291,40 @@ describe("optional inputs", () => {
   });
 
   it("names the skip a cascade started from, and says when no step of the plan provides an optional input", () => {
-    const inputsOf: InputsOf = (s: TaskStep) => (s.id === "total" ? { required: ["base"], optional: ["extra", "bonus"] } : { required: ["parts"], optional: [] });
+    const inputsOf: InputsOf = (s: TaskStep) =>
+      s.id === "total" ? { required: ["base"], optional: ["extra", "bonus"] } : { required: ["parts"], optional: [] };
     const p = plan([
       { id: "base", status: "done", expectedOutputs: ["base"] },
-      { id: "part1", status: "skipped", expectedOutputs: ["parts"], skipCause: "failed", skipReason: "Skipped by a person after it failed: timed out" },
-      { id: "part2", status: "skipped", dependsOn: ["part1"], expectedOutputs: ["extra"], skipCause: "dependency_failed", skipReason: "Dependency part1 failed, so this step could not run" },
+      {
+        id: "part1",
+        status: "skipped",
+        expectedOutputs: ["parts"],
+        skipCause: "failed",
+        skipReason: "Skipped by a person after it failed: timed out",
+      },
+      {
+        id: "part2",
+        status: "skipped",
+        dependsOn: ["part1"],
+        expectedOutputs: ["extra"],
+        skipCause: "dependency_failed",
+        skipReason: "Dependency part1 failed, so this step could not run",
+      },
       { id: "total", dependsOn: ["base", "part2"] },
     ]);
     expect(ids(readySteps(p, inputsOf))).toEqual(["total"]);
-    expect(missingInputs(p, p.steps.find((s) => s.id === "total")!, inputsOf)).toEqual([
-      { input: "extra", from: "part2", reason: "Skipped by a person after it failed: timed out (part1, so part2 could not run)" },
+    expect(
+      missingInputs(
+        p,
+        p.steps.find((s) => s.id === "total")!,
+        inputsOf,
+      ),
+    ).toEqual([
+      {
+        input: "extra",
+        from: "part2",
+        reason: "Skipped by a person after it failed: timed out (part1, so part2 could not run)",
+      },
     ]);
   });
 

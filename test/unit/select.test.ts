@@ -13,7 +13,12 @@ import { failStep, feedback, failure, travelPlan, travelRegistry, withSteps } fr
 const registry = travelRegistry();
 const settings = RunSettings.parse({});
 
-function select(p: Plan, all: readonly ExecutionFeedback[], revisionCount = 0, overrides: Partial<RunSettings> = {}): Selection | null {
+function select(
+  p: Plan,
+  all: readonly ExecutionFeedback[],
+  revisionCount = 0,
+  overrides: Partial<RunSettings> = {},
+): Selection | null {
   return selectStrategy({ plan: p, feedback: all, settings: { ...settings, ...overrides }, revisionCount, registry });
 }
 
@@ -26,7 +31,14 @@ function flightFailedTimes(n: number, confidence = 0.85): { plan: Plan; feedback
     const id = ids[i]!;
     if (i > 0) {
       const prev = p.steps.find((s) => s.id === ids[i - 1])!;
-      p = { ...p, steps: p.steps.map((s) => (s.id === prev.id ? { ...prev, id, lineage: ids.slice(0, i), replaces: ids[i - 1]!, status: "pending" as const } : s)) };
+      p = {
+        ...p,
+        steps: p.steps.map((s) =>
+          s.id === prev.id
+            ? { ...prev, id, lineage: ids.slice(0, i), replaces: ids[i - 1]!, status: "pending" as const }
+            : s,
+        ),
+      };
     }
     const failed = failStep(p, id, `Agent timeout after 10s (#${i + 1})`, { failureClass: "timeout" });
     p = failed.plan;
@@ -46,19 +58,35 @@ describe("selectStrategy picks the first strategy that applies for the failure's
   });
 
   it("timeout → RETRY_DIFFERENT_AGENT, with the reason", () => {
-    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "Agent timeout after 10s", { failureClass: "timeout" });
+    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "Agent timeout after 10s", {
+      failureClass: "timeout",
+    });
     const s = select(plan, [fb]);
-    expect(s).toMatchObject({ kind: "strategy", strategy: "RETRY_DIFFERENT_AGENT", taskId: "flight", failureClass: "timeout" });
-    if (s?.kind === "strategy") expect(s.reasoning).toBe('flight failed with timeout ("Agent timeout after 10s"), which RETRY_DIFFERENT_AGENT addresses.');
+    expect(s).toMatchObject({
+      kind: "strategy",
+      strategy: "RETRY_DIFFERENT_AGENT",
+      taskId: "flight",
+      failureClass: "timeout",
+    });
+    if (s?.kind === "strategy")
+      expect(s.reasoning).toBe(
+        'flight failed with timeout ("Agent timeout after 10s"), which RETRY_DIFFERENT_AGENT addresses.',
+      );
   });
 
   it("resource_unavailable → FIND_WORKAROUND", () => {
-    const { plan, feedback: fb } = failStep(travelPlan(), "hotel", "Preferred hotel fully booked", { failureClass: "resource_unavailable" });
+    const { plan, feedback: fb } = failStep(travelPlan(), "hotel", "Preferred hotel fully booked", {
+      failureClass: "resource_unavailable",
+    });
     expect(strategyOf(select(plan, [fb]))).toBe("FIND_WORKAROUND");
   });
 
   it("constraint_violated with a breakdown → ADJUST_PARAMETERS", () => {
-    const done = withSteps(travelPlan(), { flight: { status: "done" }, hotel: { status: "done" }, activities: { status: "done" } });
+    const done = withSteps(travelPlan(), {
+      flight: { status: "done" },
+      hotel: { status: "done" },
+      activities: { status: "done" },
+    });
     const { plan, feedback: fb } = failStep(done, "budget_status", "Total cost $2150 exceeds budget $2000", {
       feedbackType: "CONSTRAINT_VIOLATION",
       failureClass: "constraint_violated",
@@ -68,19 +96,25 @@ describe("selectStrategy picks the first strategy that applies for the failure's
   });
 
   it("too_complex tries DECOMPOSE first; the travel hotel search has no smaller tools, so it says why and skips", () => {
-    const { plan, feedback: fb } = failStep(travelPlan(), "hotel", "Task too complex to execute", { failureClass: "too_complex" });
+    const { plan, feedback: fb } = failStep(travelPlan(), "hotel", "Task too complex to execute", {
+      failureClass: "too_complex",
+    });
     const s = select(plan, [fb]);
     expect(strategyOf(s)).toBe("SKIP");
-    if (s?.kind === "strategy") expect(s.reasoning).toMatch(/Passed over: DECOMPOSE \(No chain of 2–4 tools in hotel_agent's grant/);
+    if (s?.kind === "strategy")
+      expect(s.reasoning).toMatch(/Passed over: DECOMPOSE \(No chain of 2–4 tools in hotel_agent's grant/);
     const outcome = applyStrategy("DECOMPOSE", { plan, feedback: [fb], revisionCount: 0, registry, taskId: "hotel" });
     expect(outcome.revision.strategy).toBe("SKIP");
   });
 
   it("falls through to SKIP when the preferred strategy does not apply, naming what was passed over and why", () => {
-    const { plan, feedback: fb } = failStep(travelPlan(), "budget_status", "check_budget timed out after 1000 ms", { failureClass: "timeout" });
+    const { plan, feedback: fb } = failStep(travelPlan(), "budget_status", "check_budget timed out after 1000 ms", {
+      failureClass: "timeout",
+    });
     const s = select(plan, [fb]);
     expect(strategyOf(s)).toBe("SKIP");
-    if (s?.kind === "strategy") expect(s.reasoning).toMatch(/Passed over: RETRY_DIFFERENT_AGENT \(No other worker can produce budget_status/);
+    if (s?.kind === "strategy")
+      expect(s.reasoning).toMatch(/Passed over: RETRY_DIFFERENT_AGENT \(No other worker can produce budget_status/);
   });
 
   it("handles the earliest failed step first", () => {
@@ -98,19 +132,30 @@ describe("selectStrategy picks the first strategy that applies for the failure's
 
 describe("selectStrategy escalates to a human at each cap (seed 000 scenarios 11, 12, 16)", () => {
   it("max_revisions: at the cap, naming the plan, the cap and the latest errors", () => {
-    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "Still failing after 3 retries", { failureClass: "timeout" });
+    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "Still failing after 3 retries", {
+      failureClass: "timeout",
+    });
     const s = select(plan, [fb], 3);
     expect(strategyOf(s)).toBe("escalate:max_revisions");
     if (s?.kind !== "escalate") throw new Error("expected an escalation");
     expect(s.request.reason).toContain(`Plan ${plan.planId} exceeded 3 revisions`);
     expect(s.request.reason).toContain("Still failing");
-    expect(s.request).toMatchObject({ taskId: "flight", revisionCount: 3, decisions: ["skip", "retry", "replan", "abort"], params: plan.steps.find((x) => x.id === "flight")!.params });
-    expect(s.request.question).toMatch(/Skip flight and finish the rest, retry once more \(with new parameters if you like\), replan the unfinished work with your guidance, or abort the run\?/);
+    expect(s.request).toMatchObject({
+      taskId: "flight",
+      revisionCount: 3,
+      decisions: ["skip", "retry", "replan", "abort"],
+      params: plan.steps.find((x) => x.id === "flight")!.params,
+    });
+    expect(s.request.question).toMatch(
+      /Skip flight and finish the rest, retry once more \(with new parameters if you like\), replan the unfinished work with your guidance, or abort the run\?/,
+    );
     expect(() => FailureEscalationRequest.parse(s.request)).not.toThrow();
   });
 
   it("below the revision cap there is no escalation", () => {
-    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "Agent timeout after 10s", { failureClass: "timeout" });
+    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "Agent timeout after 10s", {
+      failureClass: "timeout",
+    });
     expect(strategyOf(select(plan, [fb], 2))).toBe("RETRY_DIFFERENT_AGENT");
     expect(strategyOf(select(plan, [fb], 2, { maxRevisions: 2 }))).toBe("escalate:max_revisions");
   });
@@ -122,7 +167,11 @@ describe("selectStrategy escalates to a human at each cap (seed 000 scenarios 11
     if (s?.kind !== "escalate") throw new Error("expected an escalation");
     expect(s.request.failureCount).toBe(3);
     expect(s.request.taskId).toBe("flight_retry2");
-    expect(s.request.errors).toEqual(["Agent timeout after 10s (#1)", "Agent timeout after 10s (#2)", "Agent timeout after 10s (#3)"]);
+    expect(s.request.errors).toEqual([
+      "Agent timeout after 10s (#1)",
+      "Agent timeout after 10s (#2)",
+      "Agent timeout after 10s (#3)",
+    ]);
     expect(s.request.reason).toMatch(/flight_retry2 has failed 3 times/);
     expect(s.request.suggestedActions.join(" ")).toContain("search_flights");
   });
@@ -134,7 +183,9 @@ describe("selectStrategy escalates to a human at each cap (seed 000 scenarios 11
   });
 
   it("low_confidence: after revisions, below abortBelow, with the seed's wording and suggestion", () => {
-    const { plan, feedback: fb } = failStep({ ...travelPlan(), confidence: 0.25 }, "flight", "Persistent failure", { failureClass: "timeout" });
+    const { plan, feedback: fb } = failStep({ ...travelPlan(), confidence: 0.25 }, "flight", "Persistent failure", {
+      failureClass: "timeout",
+    });
     const s = select(plan, [fb], 2);
     expect(strategyOf(s)).toBe("escalate:low_confidence");
     if (s?.kind !== "escalate") throw new Error("expected an escalation");
@@ -144,19 +195,33 @@ describe("selectStrategy escalates to a human at each cap (seed 000 scenarios 11
   });
 
   it("low confidence before any revision is not an escalation (plan approval handles it), nor is confidence at the threshold", () => {
-    const { plan, feedback: fb } = failStep({ ...travelPlan(), confidence: 0.25 }, "flight", "Agent timeout after 10s", { failureClass: "timeout" });
+    const { plan, feedback: fb } = failStep(
+      { ...travelPlan(), confidence: 0.25 },
+      "flight",
+      "Agent timeout after 10s",
+      { failureClass: "timeout" },
+    );
     expect(strategyOf(select(plan, [fb], 0))).toBe("RETRY_DIFFERENT_AGENT");
-    const atThreshold = failStep({ ...travelPlan(), confidence: 0.4 }, "flight", "Agent timeout after 10s", { failureClass: "timeout" });
+    const atThreshold = failStep({ ...travelPlan(), confidence: 0.4 }, "flight", "Agent timeout after 10s", {
+      failureClass: "timeout",
+    });
     expect(strategyOf(select(atThreshold.plan, [atThreshold.feedback], 1))).toBe("RETRY_DIFFERENT_AGENT");
   });
 
   it("a revision that would take confidence below abortBelow escalates the moment it is proposed, with that confidence", () => {
     // Regression (issue 9): the threshold was only checked at the next failure, after the revision had run.
-    const { plan, feedback: fb } = failStep({ ...travelPlan(), confidence: 0.35 }, "flight", "Agent timeout after 10s", { failureClass: "timeout" });
+    const { plan, feedback: fb } = failStep(
+      { ...travelPlan(), confidence: 0.35 },
+      "flight",
+      "Agent timeout after 10s",
+      { failureClass: "timeout" },
+    );
     const s = select(plan, [fb], 1);
     expect(strategyOf(s)).toBe("escalate:low_confidence");
     expect(s?.kind === "escalate" && s.request.confidence).toBe(0.25);
-    expect(s?.kind === "escalate" && s.request.reason).toMatch(/RETRY_DIFFERENT_AGENT for flight would lower the plan's confidence to 0\.25, below the abort threshold 0\.30/);
+    expect(s?.kind === "escalate" && s.request.reason).toMatch(
+      /RETRY_DIFFERENT_AGENT for flight would lower the plan's confidence to 0\.25, below the abort threshold 0\.30/,
+    );
   });
 
   it("checks the revision cap first when several caps are hit", () => {
@@ -186,20 +251,40 @@ describe("buildFailureContext", () => {
 
 describe("applyStrategy", () => {
   it("applies the chosen strategy", () => {
-    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "Agent timeout after 10s", { failureClass: "timeout" });
-    const outcome = applyStrategy("RETRY_DIFFERENT_AGENT", { plan, feedback: [fb], revisionCount: 1, registry, taskId: "flight" });
-    expect(outcome.revision).toMatchObject({ strategy: "RETRY_DIFFERENT_AGENT", revisionId: "rev_2", newStepIds: ["flight_retry"] });
+    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "Agent timeout after 10s", {
+      failureClass: "timeout",
+    });
+    const outcome = applyStrategy("RETRY_DIFFERENT_AGENT", {
+      plan,
+      feedback: [fb],
+      revisionCount: 1,
+      registry,
+      taskId: "flight",
+    });
+    expect(outcome.revision).toMatchObject({
+      strategy: "RETRY_DIFFERENT_AGENT",
+      revisionId: "rev_2",
+      newStepIds: ["flight_retry"],
+    });
   });
 
   it("skips the step, and says why, when the chosen strategy no longer applies", () => {
     const { plan, feedback: fb } = failStep(travelPlan(), "budget_status", "timed out", { failureClass: "timeout" });
-    const outcome = applyStrategy("RETRY_DIFFERENT_AGENT", { plan, feedback: [fb], revisionCount: 0, registry, taskId: "budget_status" });
+    const outcome = applyStrategy("RETRY_DIFFERENT_AGENT", {
+      plan,
+      feedback: [fb],
+      revisionCount: 0,
+      registry,
+      taskId: "budget_status",
+    });
     expect(outcome.revision.strategy).toBe("SKIP");
     expect(outcome.plan.steps.find((s) => s.id === "budget_status")?.status).toBe("skipped");
   });
 
   it("refuses a step that is not waiting for recovery", () => {
-    expect(() => applyStrategy("SKIP", { plan: travelPlan(), feedback: [], revisionCount: 0, registry, taskId: "flight" })).toThrow(/not waiting for recovery/);
+    expect(() =>
+      applyStrategy("SKIP", { plan: travelPlan(), feedback: [], revisionCount: 0, registry, taskId: "flight" }),
+    ).toThrow(/not waiting for recovery/);
   });
 });
 
@@ -209,14 +294,21 @@ describe("parseDecision (the human's answer to an escalation or approval)", () =
 
   it("accepts an object or a bare string, case and spaces forgiven", () => {
     const none = { adjustments: null, params: null, guidance: null };
-    expect(parseDecision({ decision: "skip", comment: "fine", by: "ana" }, escalation)).toEqual({ ok: true, decision: { decision: "skip", comment: "fine", by: "ana", ...none } });
-    expect(parseDecision("  Retry ", escalation)).toEqual({ ok: true, decision: { decision: "retry", comment: null, by: null, ...none } });
+    expect(parseDecision({ decision: "skip", comment: "fine", by: "ana" }, escalation)).toEqual({
+      ok: true,
+      decision: { decision: "skip", comment: "fine", by: "ana", ...none },
+    });
+    expect(parseDecision("  Retry ", escalation)).toEqual({
+      ok: true,
+      decision: { decision: "retry", comment: null, by: null, ...none },
+    });
   });
 
   it("refuses a decision that does not answer this request, listing those that do", () => {
     const parsed = parseDecision("approve", escalation);
     expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.error).toBe('"approve" does not answer a max_revisions request. Send one of: skip, retry, abort.');
+    if (!parsed.ok)
+      expect(parsed.error).toBe('"approve" does not answer a max_revisions request. Send one of: skip, retry, abort.');
   });
 
   it("refuses malformed values without throwing", () => {
@@ -238,7 +330,13 @@ describe("revision history across several failures (seed 000 scenario 13)", () =
       all.push(failed.feedback);
       const choice = select(failed.plan, all, revisions.length);
       if (choice?.kind !== "strategy") throw new Error(`expected a strategy, got ${strategyOf(choice)}`);
-      const outcome = applyStrategy(choice.strategy, { plan: failed.plan, feedback: all, revisionCount: revisions.length, registry, taskId: id });
+      const outcome = applyStrategy(choice.strategy, {
+        plan: failed.plan,
+        feedback: all,
+        revisionCount: revisions.length,
+        registry,
+        taskId: id,
+      });
       revisions.push(outcome.revision);
       p = outcome.plan;
     }
@@ -258,32 +356,69 @@ describe("revision history across several failures (seed 000 scenario 13)", () =
 
 describe("a call whose outcome is unknown (stopped before it answered)", () => {
   it("is put to a person at once, whatever the caps, with retry, skip and abort; a retry re-runs the step", () => {
-    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "search_flights may already have run: … a human must check", { failureClass: "policy_blocked", errorType: OUTCOME_UNKNOWN });
+    const { plan, feedback: fb } = failStep(
+      travelPlan(),
+      "flight",
+      "search_flights may already have run: … a human must check",
+      { failureClass: "policy_blocked", errorType: OUTCOME_UNKNOWN },
+    );
     const s = select(plan, [fb], 0);
     expect(strategyOf(s)).toBe("escalate:unknown_outcome");
     if (s?.kind !== "escalate") throw new Error("expected an escalation");
     expect(s.request).toMatchObject({ taskId: "flight", decisions: ["retry", "skip", "abort"], revisionCount: 0 });
-    expect(s.request.reason).toBe("search_flights for flight may already have taken effect: it was stopped before it answered, so nobody knows.");
-    const effect = decisionEffect({ request: s.request, decision: HumanDecision.parse({ decision: "retry" }), plan, settings: RunSettings.parse({}), revisionCount: 0, feedback: [fb], registry: travelRegistry() });
+    expect(s.request.reason).toBe(
+      "search_flights for flight may already have taken effect: it was stopped before it answered, so nobody knows.",
+    );
+    const effect = decisionEffect({
+      request: s.request,
+      decision: HumanDecision.parse({ decision: "retry" }),
+      plan,
+      settings: RunSettings.parse({}),
+      revisionCount: 0,
+      feedback: [fb],
+      registry: travelRegistry(),
+    });
     expect(effect.status).toBe("executing");
     expect(effect.plan!.steps.find((x) => x.id === "flight")).toMatchObject({ status: "pending", dispatches: 1 });
   });
 
   it("answers to a HumanResponse only with what a check can find: accept re-runs, ignore skips, a note is refused", () => {
-    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "search_flights may already have run", { failureClass: "policy_blocked", errorType: OUTCOME_UNKNOWN });
+    const { plan, feedback: fb } = failStep(travelPlan(), "flight", "search_flights may already have run", {
+      failureClass: "policy_blocked",
+      errorType: OUTCOME_UNKNOWN,
+    });
     const s = select(plan, [fb], 0);
     if (s?.kind !== "escalate") throw new Error("expected an escalation");
-    expect(parseDecision({ type: "accept", args: null }, s.request)).toMatchObject({ ok: true, decision: { decision: "retry" } });
-    expect(parseDecision({ type: "ignore", args: null }, s.request)).toMatchObject({ ok: true, decision: { decision: "skip" } });
-    expect(parseDecision({ type: "response", args: "still checking" }, s.request)).toMatchObject({ ok: false, error: expect.stringMatching(/^Say what your check found: accept if flight's call did not take effect/) });
-    expect(interruptPayload(s.request).config).toEqual({ allow_accept: true, allow_edit: false, allow_respond: false, allow_ignore: true });
+    expect(parseDecision({ type: "accept", args: null }, s.request)).toMatchObject({
+      ok: true,
+      decision: { decision: "retry" },
+    });
+    expect(parseDecision({ type: "ignore", args: null }, s.request)).toMatchObject({
+      ok: true,
+      decision: { decision: "skip" },
+    });
+    expect(parseDecision({ type: "response", args: "still checking" }, s.request)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^Say what your check found: accept if flight's call did not take effect/),
+    });
+    expect(interruptPayload(s.request).config).toEqual({
+      allow_accept: true,
+      allow_edit: false,
+      allow_respond: false,
+      allow_ignore: true,
+    });
   });
 
   it("stops offering to run the call again once the step has failed as often as the cap allows", () => {
     let plan = travelPlan();
     const all: ExecutionFeedback[] = [];
     for (let i = 1; i <= 3; i++) {
-      const f = failStep(withSteps(plan, { flight: { dispatches: i - 1 } }), "flight", "search_flights may already have run", { failureClass: "policy_blocked", errorType: OUTCOME_UNKNOWN });
+      const f = failStep(
+        withSteps(plan, { flight: { dispatches: i - 1 } }),
+        "flight",
+        "search_flights may already have run",
+        { failureClass: "policy_blocked", errorType: OUTCOME_UNKNOWN },
+      );
       plan = f.plan;
       all.push(f.feedback);
     }

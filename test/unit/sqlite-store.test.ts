@@ -3,7 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import type { GetOperation, ListNamespacesOperation, PutOperation, SearchOperation } from "@langchain/langgraph-checkpoint";
+import type {
+  GetOperation,
+  ListNamespacesOperation,
+  PutOperation,
+  SearchOperation,
+} from "@langchain/langgraph-checkpoint";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CandorError, ErrorCode } from "../../src/errors.js";
@@ -248,7 +253,9 @@ describe("SqliteStore listNamespaces", () => {
       ["u2", "episodes"],
       ["u2", "episodes", "archive"],
     ]);
-    expect(await store.listNamespaces({ prefix: ["u2"], suffix: ["archive"] })).toEqual([["u2", "episodes", "archive"]]);
+    expect(await store.listNamespaces({ prefix: ["u2"], suffix: ["archive"] })).toEqual([
+      ["u2", "episodes", "archive"],
+    ]);
   });
 
   it("truncates to maxDepth and removes the duplicates that creates", async () => {

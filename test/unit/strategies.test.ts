@@ -34,7 +34,6 @@ import {
 
 const registry = travelRegistry();
 
-
 /** The demo plan with the hotel and activities searches done (independent results that must survive a revision). */
 function demoWithSearchesDone(): Plan {
   return withSteps(travelPlan(), {
@@ -45,7 +44,9 @@ function demoWithSearchesDone(): Plan {
 
 describe("RETRY_DIFFERENT_AGENT (seed 000 scenario 4)", () => {
   const before = demoWithSearchesDone();
-  const { plan: failed, feedback: fb } = failStep(before, "flight", "Agent timeout after 10s", { failureClass: "timeout" });
+  const { plan: failed, feedback: fb } = failStep(before, "flight", "Agent timeout after 10s", {
+    failureClass: "timeout",
+  });
   const original = stepOf(failed, "flight");
   const { plan: revised, revision } = applied(retryDifferentAgent(strategyInput(failed, "flight", [fb], registry)));
   const retry = stepOf(revised, "flight_retry");
@@ -56,7 +57,9 @@ describe("RETRY_DIFFERENT_AGENT (seed 000 scenario 4)", () => {
     expect(retry.workerType).not.toBe(original.workerType);
     expect(retry.tools).toEqual(["search_flights_backup"]);
     expect(retry.failedWorkers).toContain("flight_agent");
-    expect(revised.steps.findIndex((s) => s.id === "flight_retry")).toBe(failed.steps.findIndex((s) => s.id === "flight"));
+    expect(revised.steps.findIndex((s) => s.id === "flight_retry")).toBe(
+      failed.steps.findIndex((s) => s.id === "flight"),
+    );
   });
 
   it("copies the inputs and expected outputs of the original", () => {
@@ -68,7 +71,14 @@ describe("RETRY_DIFFERENT_AGENT (seed 000 scenario 4)", () => {
   it("gives the retry its own retry policy and a clean slate", () => {
     expect(retry.retry).toEqual({ maxAttempts: 2, backoffMs: [500] });
     expect(retry.retry).not.toEqual(original.retry);
-    expect(retry).toMatchObject({ status: "pending", result: null, attempts: 0, dispatches: 0, replaces: "flight", lineage: ["flight"] });
+    expect(retry).toMatchObject({
+      status: "pending",
+      result: null,
+      attempts: 0,
+      dispatches: 0,
+      replaces: "flight",
+      lineage: ["flight"],
+    });
   });
 
   it("rewires the dependents to the retry and keeps the plan valid", () => {
@@ -113,7 +123,9 @@ describe("RETRY_DIFFERENT_AGENT (seed 000 scenario 4)", () => {
   });
 
   it("says it does not apply when every worker able to do the step has failed it", () => {
-    const { plan: p2, feedback: fb2 } = failStep(revised, "flight_retry", "backup timed out", { failureClass: "timeout" });
+    const { plan: p2, feedback: fb2 } = failStep(revised, "flight_retry", "backup timed out", {
+      failureClass: "timeout",
+    });
     const outcome = retryDifferentAgent(strategyInput(p2, "flight_retry", [fb, fb2], registry));
     expect(outcome.applies).toBe(false);
     if (!outcome.applies) {
@@ -125,11 +137,15 @@ describe("RETRY_DIFFERENT_AGENT (seed 000 scenario 4)", () => {
 
   it("really recovers the demo's hung flight search: the backup provider succeeds and the trip completes", async () => {
     const faulty = travelRegistry(["search_flights=timeout"]);
-    const start = withSteps(travelPlan(DEMO_REQUEST, faulty), { flight: { timeoutMs: 30, retry: { maxAttempts: 1, backoffMs: [0] } } });
+    const start = withSteps(travelPlan(DEMO_REQUEST, faulty), {
+      flight: { timeoutMs: 30, retry: { maxAttempts: 1, backoffMs: [0] } },
+    });
     const first = await runWaves(start, faulty);
     expect(stepOf(first.plan, "flight").status).toBe("failed");
     expect(first.feedback.find((f) => f.taskId === "flight")?.failureClass).toBe("timeout");
-    const { plan: recovering } = applied(retryDifferentAgent(strategyInput(first.plan, "flight", first.feedback, faulty)));
+    const { plan: recovering } = applied(
+      retryDifferentAgent(strategyInput(first.plan, "flight", first.feedback, faulty)),
+    );
     const second = await runWaves(recovering, faulty, first.feedback);
     expect(stepOf(second.plan, "flight_retry")).toMatchObject({ status: "done", result: { provider: "backup" } });
     expect(stepOf(second.plan, "hotel").dispatches).toBe(1);
@@ -147,7 +163,15 @@ describe("rankWorkers (the router behind RETRY_DIFFERENT_AGENT)", () => {
   const reg = registryOf([primary, backup], workers);
 
   it("ranks specialists above the fallback worker and a different tool above the failed one", () => {
-    const s = makePlan([{ id: "data", workerType: "primary_agent", tools: ["fetch_primary"], expectedOutputs: ["data"], description: "fetch the data" }]).steps[0]!;
+    const s = makePlan([
+      {
+        id: "data",
+        workerType: "primary_agent",
+        tools: ["fetch_primary"],
+        expectedOutputs: ["data"],
+        description: "fetch the data",
+      },
+    ]).steps[0]!;
     const ranked = rankWorkers(reg, s, ["primary_agent"]);
     expect(ranked.map((c) => [c.worker.name, c.tool.name])).toEqual([
       ["backup_agent", "fetch_backup"],
@@ -165,7 +189,9 @@ describe("rankWorkers (the router behind RETRY_DIFFERENT_AGENT)", () => {
     const history: ExecutionFeedback[] = [];
     const seen: string[] = [];
     for (const id of ["data", "data_retry", "data_retry2"]) {
-      const { plan: failedPlan, feedback: fb } = failStep(p, id, "503 Service Unavailable", { failureClass: "agent_unavailable" });
+      const { plan: failedPlan, feedback: fb } = failStep(p, id, "503 Service Unavailable", {
+        failureClass: "agent_unavailable",
+      });
       history.push(fb);
       const outcome = retryDifferentAgent(strategyInput(failedPlan, id, history, reg, history.length));
       if (!outcome.applies) {
@@ -184,8 +210,16 @@ describe("rankWorkers (the router behind RETRY_DIFFERENT_AGENT)", () => {
 });
 
 describe("FIND_WORKAROUND (seed 000 scenario 7)", () => {
-  const before = withSteps(travelPlan(), { flight: { status: "done", dispatches: 1, result: { cost: 848 } }, activities: { status: "done", dispatches: 1, result: { cost: 412 } } });
-  const { plan: failed, feedback: fb } = failStep(before, "hotel", "search_hotels: the requested option is fully booked / unavailable", { failureClass: "resource_unavailable" });
+  const before = withSteps(travelPlan(), {
+    flight: { status: "done", dispatches: 1, result: { cost: 848 } },
+    activities: { status: "done", dispatches: 1, result: { cost: 412 } },
+  });
+  const { plan: failed, feedback: fb } = failStep(
+    before,
+    "hotel",
+    "search_hotels: the requested option is fully booked / unavailable",
+    { failureClass: "resource_unavailable" },
+  );
   const original = stepOf(failed, "hotel");
   const { plan: revised, revision } = applied(findWorkaround(strategyInput(failed, "hotel", [fb], registry)));
   const alt = stepOf(revised, "hotel_alt");
@@ -212,11 +246,20 @@ describe("FIND_WORKAROUND (seed 000 scenario 7)", () => {
     expect(revision.changes.some((c) => /workaround/i.test(c))).toBe(true);
     expect(revision.rationale).toMatch(/workaround was needed/i);
     expect(revision.rationale).toContain("fully booked");
-    expect(revision).toMatchObject({ strategy: "FIND_WORKAROUND", newStepIds: ["hotel_alt"], removedStepIds: ["hotel"] });
+    expect(revision).toMatchObject({
+      strategy: "FIND_WORKAROUND",
+      newStepIds: ["hotel_alt"],
+      removedStepIds: ["hotel"],
+    });
   });
 
   it("without a wider search, uses another tool that produces the same output", () => {
-    const { plan: f2, feedback: fb2 } = failStep(travelPlan(), "flight", "search_flights: the requested option is fully booked / unavailable", { failureClass: "resource_unavailable" });
+    const { plan: f2, feedback: fb2 } = failStep(
+      travelPlan(),
+      "flight",
+      "search_flights: the requested option is fully booked / unavailable",
+      { failureClass: "resource_unavailable" },
+    );
     const { plan: r2 } = applied(findWorkaround(strategyInput(f2, "flight", [fb2], registry)));
     const flightAlt = stepOf(r2, "flight_alt");
     expect(flightAlt.tools).toEqual(["search_flights_backup"]);
@@ -225,7 +268,9 @@ describe("FIND_WORKAROUND (seed 000 scenario 7)", () => {
   });
 
   it("says it does not apply when the search is already as wide as it goes and nothing else produces the output", () => {
-    const { plan: f3, feedback: fb3 } = failStep(revised, "hotel_alt", "No hotel within 15 km", { failureClass: "resource_unavailable" });
+    const { plan: f3, feedback: fb3 } = failStep(revised, "hotel_alt", "No hotel within 15 km", {
+      failureClass: "resource_unavailable",
+    });
     const outcome = findWorkaround(strategyInput(f3, "hotel_alt", [fb, fb3], registry));
     expect(outcome.applies).toBe(false);
     if (!outcome.applies) expect(outcome.reason).toMatch(/cannot widen its search and no other tool produces hotel/);
@@ -244,7 +289,13 @@ describe("FIND_WORKAROUND (seed 000 scenario 7)", () => {
 });
 
 describe("ADJUST_PARAMETERS (seed 000 scenario 6)", () => {
-  const seedOutputs = { budget_status: "EXCEEDED", total_cost: 2150, budget: 2000, overage: 150, breakdown: { flight: 720, hotel: 660, activities: 103 } };
+  const seedOutputs = {
+    budget_status: "EXCEEDED",
+    total_cost: 2150,
+    budget: 2000,
+    overage: 150,
+    breakdown: { flight: 720, hotel: 660, activities: 103 },
+  };
   const before = withSteps(travelPlan(), {
     flight: { status: "done", dispatches: 1, result: { cost: 720 } },
     hotel: { status: "done", dispatches: 1, result: { cost: 660 } },
@@ -304,7 +355,9 @@ describe("ADJUST_PARAMETERS (seed 000 scenario 6)", () => {
     const first = await runWaves(travelPlan(), registry);
     const violation = first.feedback.find((f) => f.taskId === "budget_status");
     expect(violation?.feedbackType).toBe("CONSTRAINT_VIOLATION");
-    const { plan: adjusted } = applied(adjustParameters(strategyInput(first.plan, "budget_status", first.feedback, registry)));
+    const { plan: adjusted } = applied(
+      adjustParameters(strategyInput(first.plan, "budget_status", first.feedback, registry)),
+    );
     const second = await runWaves(adjusted, registry, first.feedback);
     expect(second.plan.steps.every((s) => s.status === "done")).toBe(true);
     const status = stepOf(second.plan, "budget_status").result as { withinBudget: boolean; total: number };
@@ -322,35 +375,64 @@ describe("ADJUST_PARAMETERS (seed 000 scenario 6)", () => {
     });
     const outcome = adjustParameters(strategyInput(p, "budget_status", [f], registry));
     expect(outcome.applies).toBe(false);
-    if (!outcome.applies) expect(outcome.reason).toBe("Capping flight, hotel and activities cannot remove the $4,000 overage: together they cost only $1,483");
+    if (!outcome.applies)
+      expect(outcome.reason).toBe(
+        "Capping flight, hotel and activities cannot remove the $4,000 overage: together they cost only $1,483",
+      );
   });
 
   it("does not apply without a breakdown, within the limit, or when no contributor can be capped", () => {
     const attempt = (outputs: Record<string, unknown>) => {
-      const { plan: p, feedback: f } = failStep(before, "budget_status", "over budget", { feedbackType: "CONSTRAINT_VIOLATION", failureClass: "constraint_violated", outputs });
+      const { plan: p, feedback: f } = failStep(before, "budget_status", "over budget", {
+        feedbackType: "CONSTRAINT_VIOLATION",
+        failureClass: "constraint_violated",
+        outputs,
+      });
       return adjustParameters(strategyInput(p, "budget_status", [f], registry));
     };
-    expect(attempt({ total: 2150, budget: 2000 })).toMatchObject({ applies: false, reason: expect.stringMatching(/did not say what each part cost/) });
-    expect(attempt({ total: 1900, budget: 2000, breakdown: { flight: 900 } })).toMatchObject({ applies: false, reason: expect.stringMatching(/within the limit/) });
-    expect(attempt({ total: 2150, budget: 2000, breakdown: { taxes: 400 } })).toMatchObject({ applies: false, reason: expect.stringMatching(/None of taxes/) });
+    expect(attempt({ total: 2150, budget: 2000 })).toMatchObject({
+      applies: false,
+      reason: expect.stringMatching(/did not say what each part cost/),
+    });
+    expect(attempt({ total: 1900, budget: 2000, breakdown: { flight: 900 } })).toMatchObject({
+      applies: false,
+      reason: expect.stringMatching(/within the limit/),
+    });
+    expect(attempt({ total: 2150, budget: 2000, breakdown: { taxes: 400 } })).toMatchObject({
+      applies: false,
+      reason: expect.stringMatching(/None of taxes/),
+    });
   });
 });
 
 describe("violationFacts", () => {
   it("reads total/budget/breakdown under either naming and drops non-positive parts", () => {
-    expect(violationFacts({ total_cost: 2150, budget: 2000, breakdown: { flight: 720, fees: 0, bad: "x" } })).toEqual({ total: 2150, limit: 2000, breakdown: { flight: 720 } });
-    expect(violationFacts({ actual: 12, limit: 10, breakdown: { a: 12 } })).toEqual({ total: 12, limit: 10, breakdown: { a: 12 } });
+    expect(violationFacts({ total_cost: 2150, budget: 2000, breakdown: { flight: 720, fees: 0, bad: "x" } })).toEqual({
+      total: 2150,
+      limit: 2000,
+      breakdown: { flight: 720 },
+    });
+    expect(violationFacts({ actual: 12, limit: 10, breakdown: { a: 12 } })).toEqual({
+      total: 12,
+      limit: 10,
+      breakdown: { a: 12 },
+    });
     expect(violationFacts({ total: 12, limit: 10 })).toBeNull();
     expect(violationFacts({ total: 12, limit: 10, breakdown: {} })).toBeNull();
   });
 });
 
 describe("SKIP", () => {
-  const { plan: failed, feedback: fb } = failStep(demoWithSearchesDone(), "flight", "Agent timeout after 10s", { failureClass: "timeout" });
+  const { plan: failed, feedback: fb } = failStep(demoWithSearchesDone(), "flight", "Agent timeout after 10s", {
+    failureClass: "timeout",
+  });
   const { plan: revised, revision } = applied(skip(strategyInput(failed, "flight", [fb], registry)));
 
   it("skips the failed step with the error as its reason and says what will be missing", () => {
-    expect(stepOf(revised, "flight")).toMatchObject({ status: "skipped", skipReason: "Skipped after it failed: Agent timeout after 10s" });
+    expect(stepOf(revised, "flight")).toMatchObject({
+      status: "skipped",
+      skipReason: "Skipped after it failed: Agent timeout after 10s",
+    });
     expect(revision.changes[0]).toMatch(/^Skip task flight/);
     expect(revision.changes[0]).toContain("will not include flight");
     expect(revision).toMatchObject({ strategy: "SKIP", modifiedStepIds: ["flight"], confidenceDelta: -0.05 });
@@ -365,39 +447,64 @@ describe("SKIP", () => {
     ]);
     expect(stepOf(settled, "hotel").status).toBe("done");
     // With the tools' view, the budget check and the itinerary take flights as optional: they run and say so.
-    expect(revision.rationale).toContain("(budget_status, itinerary still run without flight (an optional input of theirs)");
+    expect(revision.rationale).toContain(
+      "(budget_status, itinerary still run without flight (an optional input of theirs)",
+    );
   });
 
   it("skipping an optional input says its dependents still run without it, and a person's skip is recorded as theirs", async () => {
     // Issue 8 defect 10: a skipped activities search took the budget check and the itinerary with it.
     const faulty = travelRegistry(["search_activities=error"]);
-    const first = await runWaves(withSteps(travelPlan(DEMO_REQUEST, faulty), { activities: { retry: { maxAttempts: 1, backoffMs: [0] } } }), faulty);
-    expect(["flight", "hotel", "activities"].map((id) => stepOf(first.plan, id).status)).toEqual(["done", "done", "failed"]);
+    const first = await runWaves(
+      withSteps(travelPlan(DEMO_REQUEST, faulty), { activities: { retry: { maxAttempts: 1, backoffMs: [0] } } }),
+      faulty,
+    );
+    expect(["flight", "hotel", "activities"].map((id) => stepOf(first.plan, id).status)).toEqual([
+      "done",
+      "done",
+      "failed",
+    ]);
     const input = strategyInput(first.plan, "activities", first.feedback, faulty);
     const error = "search_activities failed: simulated internal error (HTTP 500)";
     const byRules = applied(skip(input));
-    expect(byRules.revision.rationale).toContain("(budget_status, itinerary still run without activities (an optional input of theirs) and say what they left out)");
+    expect(byRules.revision.rationale).toContain(
+      "(budget_status, itinerary still run without activities (an optional input of theirs) and say what they left out)",
+    );
     expect(byRules.revision.changes).toEqual([
       "Skip task activities (Pick activities in Paris for 3 day(s)); the answer will not include activities",
       "Run budget_status, itinerary without activities; their results say so",
     ]);
     const byPerson = applied(skipWithReason(input, "A person chose to skip activities: not needed.", "person"));
-    expect(stepOf(byPerson.plan, "activities")).toMatchObject({ status: "skipped", skipCause: "failed", skipReason: `Skipped by a person after it failed: ${error}` });
-    expect(byPerson.revision.rationale).toMatch(/^A person chose to skip activities: not needed\. The rest of the plan continues without activities/);
+    expect(stepOf(byPerson.plan, "activities")).toMatchObject({
+      status: "skipped",
+      skipCause: "failed",
+      skipReason: `Skipped by a person after it failed: ${error}`,
+    });
+    expect(byPerson.revision.rationale).toMatch(
+      /^A person chose to skip activities: not needed\. The rest of the plan continues without activities/,
+    );
     // And the rest of the plan really runs: the check and the itinerary finish, saying what they left out.
     const after = await runWaves(byPerson.plan, faulty, first.feedback);
     expect(["budget_status", "itinerary"].map((id) => stepOf(after.plan, id).status)).toEqual(["done", "done"]);
-    expect((stepOf(after.plan, "budget_status").result as { summary: string }).summary).toContain(`without activities (skipped by a person after it failed: ${error})`);
-    expect((stepOf(after.plan, "itinerary").result as { itinerary: string }).itinerary).toContain(`No activities were planned: activities skipped by a person after it failed: ${error}.`);
-    expect(after.feedback.filter((f) => f.feedbackType === "PARTIAL_SUCCESS").map((f) => f.taskId)).toEqual(["budget_status", "itinerary"]);
+    expect((stepOf(after.plan, "budget_status").result as { summary: string }).summary).toContain(
+      `without activities (skipped by a person after it failed: ${error})`,
+    );
+    expect((stepOf(after.plan, "itinerary").result as { itinerary: string }).itinerary).toContain(
+      `No activities were planned: activities skipped by a person after it failed: ${error}.`,
+    );
+    expect(after.feedback.filter((f) => f.feedbackType === "PARTIAL_SUCCESS").map((f) => f.taskId)).toEqual([
+      "budget_status",
+      "itinerary",
+    ]);
   });
 });
-
 
 describe("revision bookkeeping", () => {
   it("numbers the revision from the input and clamps confidence at 0", () => {
     const low = { ...travelPlan(), confidence: 0.05 };
-    const { plan: failed, feedback: fb } = failStep(low, "hotel", "fully booked", { failureClass: "resource_unavailable" });
+    const { plan: failed, feedback: fb } = failStep(low, "hotel", "fully booked", {
+      failureClass: "resource_unavailable",
+    });
     const { plan: revised, revision } = applied(findWorkaround(strategyInput(failed, "hotel", [fb], registry, 3)));
     expect(revision.revisionId).toBe("rev_3");
     expect(revised.confidence).toBe(0);
@@ -405,7 +512,11 @@ describe("revision bookkeeping", () => {
   });
 
   it("triggerText counts each failed step once (its latest feedback) and violations apart", () => {
-    const p = withSteps(travelPlan(), { flight: { status: "failed" }, hotel: { status: "failed" }, budget_status: { status: "failed" } });
+    const p = withSteps(travelPlan(), {
+      flight: { status: "failed" },
+      hotel: { status: "failed" },
+      budget_status: { status: "failed" },
+    });
     const all = [
       failure("flight", "timeout"),
       failure("flight", "timeout again"),

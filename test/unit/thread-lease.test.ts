@@ -33,17 +33,31 @@ function io(): CliIo & { errors: string[] } {
 describe("whileHolding (one writer per thread, for every command that writes)", () => {
   it("runs the body holding the lease and gives it back when the body ends", async () => {
     const { session, db } = sessionOnTempDb();
-    const during = await whileHolding<number | string | null>(session, "t1", io(), () => "busy", async (signal) => {
-      expect(signal.aborted).toBe(false);
-      return leaseHolder(db, "t1")?.pid ?? null;
-    });
+    const during = await whileHolding<number | string | null>(
+      session,
+      "t1",
+      io(),
+      () => "busy",
+      async (signal) => {
+        expect(signal.aborted).toBe(false);
+        return leaseHolder(db, "t1")?.pid ?? null;
+      },
+    );
     expect(during).toBe(process.pid);
     expect(leaseHolder(db, "t1")).toBeNull();
   });
 
   it("gives the lease back when the body throws, and lets the error through", async () => {
     const { session, db } = sessionOnTempDb();
-    await expect(whileHolding(session, "t1", io(), () => "busy", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    await expect(
+      whileHolding(
+        session,
+        "t1",
+        io(),
+        () => "busy",
+        async () => Promise.reject(new Error("boom")),
+      ),
+    ).rejects.toThrow("boom");
     expect(leaseHolder(db, "t1")).toBeNull();
   });
 
@@ -54,10 +68,16 @@ describe("whileHolding (one writer per thread, for every command that writes)", 
     expect(acquireLease(db, "t1", 30_000, { pid: other }).acquired).toBe(true);
     const out = io();
     let ran = false;
-    const result = await whileHolding(session, "t1", out, () => "busy", async () => {
-      ran = true;
-      return "ran";
-    });
+    const result = await whileHolding(
+      session,
+      "t1",
+      out,
+      () => "busy",
+      async () => {
+        ran = true;
+        return "ran";
+      },
+    );
     expect(result).toBe("busy");
     expect(ran).toBe(false);
     expect(out.errors.join("\n")).toMatch(new RegExp(`^Thread t1 is busy: another process \\(pid ${other}\\)`));

@@ -39,7 +39,13 @@ function toolOf(kit: Toolkit, name: string): ToolSpec {
 }
 
 /** Runs a tool the way a worker does: extracted params, overrides, schema parse, then run. */
-async function call(kit: Toolkit, name: string, text: string, overrides: Record<string, unknown> = {}, inputs: Record<string, unknown> = {}) {
+async function call(
+  kit: Toolkit,
+  name: string,
+  text: string,
+  overrides: Record<string, unknown> = {},
+  inputs: Record<string, unknown> = {},
+) {
   const tool = toolOf(kit, name);
   const args = tool.schema.parse({ ...(tool.extractParams?.(facts(text)) ?? {}), ...overrides });
   return (await tool.run(args, ctx(inputs))) as Record<string, unknown> & { cost: number; summary: string };
@@ -60,23 +66,44 @@ describe("parseTripRequest", () => {
   const cases: [string, Partial<TripFacts>][] = [
     [DEMO_REQUEST, { origin: "Madrid", destination: "Paris", days: 3, travellers: 2, budget: 2000, assumed: [] }],
     ["plan a trip to rome", { origin: "Madrid", destination: "Rome", days: 3, travellers: 1, budget: null }],
-    ["I want to go to Lisbon for a week with my wife, budget 1500", { destination: "Lisbon", days: 7, travellers: 2, budget: 1500 }],
+    [
+      "I want to go to Lisbon for a week with my wife, budget 1500",
+      { destination: "Lisbon", days: 7, travellers: 2, budget: 1500 },
+    ],
     // A budget in another currency is converted by the dated rates table (issue 9): budgetAmount keeps what was written.
-    ["Weekend in Barcelona for 2, €1,200", { destination: "Barcelona", days: 2, travellers: 2, budgetAmount: 1200, budgetCurrency: "EUR", budget: 1364 }],
+    [
+      "Weekend in Barcelona for 2, €1,200",
+      { destination: "Barcelona", days: 2, travellers: 2, budgetAmount: 1200, budgetCurrency: "EUR", budget: 1364 },
+    ],
     ["Family of 4 vacation to Tokyo, 10 days, 2k", { destination: "Tokyo", days: 10, travellers: 4, budget: 2000 }],
-    ["London trip for a couple, 5 nights, max 3000 dollars", { destination: "London", days: 6, travellers: 2, budget: 3000 }],
-    ["from Berlin to New York for 3 travellers, 2 weeks, budget of $4,500", { origin: "Berlin", destination: "New York", days: 14, travellers: 3, budget: 4500 }],
+    [
+      "London trip for a couple, 5 nights, max 3000 dollars",
+      { destination: "London", days: 6, travellers: 2, budget: 3000 },
+    ],
+    [
+      "from Berlin to New York for 3 travellers, 2 weeks, budget of $4,500",
+      { origin: "Berlin", destination: "New York", days: 14, travellers: 3, budget: 4500 },
+    ],
     ["NYC getaway from London", { origin: "London", destination: "New York" }],
     ["Amsterdam Paris trip", { origin: "Amsterdam", destination: "Paris" }],
     ["I'd like to visit Amsterdam in June, under 2000", { destination: "Amsterdam", budget: 2000 }],
-    ["Visit Prague with 3 friends on a long weekend, 1.200€", { destination: "Prague", days: 3, travellers: 4, budgetAmount: 1200, budget: 1364 }],
+    [
+      "Visit Prague with 3 friends on a long weekend, 1.200€",
+      { destination: "Prague", days: 3, travellers: 4, budgetAmount: 1200, budget: 1364 },
+    ],
     ["Book a 4 day trip to Vienna for two under 2.5k", { destination: "Vienna", days: 4, travellers: 2, budget: 2500 }],
     ["solo trip to Rome for 3 days, spend at most 900", { destination: "Rome", days: 3, travellers: 1, budget: 900 }],
     ["a day trip to Lisbon", { destination: "Lisbon", days: 1 }],
     ["plan 3 days in Lisbon under $1500", { destination: "Lisbon", days: 3, budget: 1500 }],
     ["trip to paris for 2 days for 3 people", { destination: "Paris", days: 2, travellers: 3, budget: null }],
-    ["vacation in rome, 2 adults, total of 1800 euros", { destination: "Rome", travellers: 2, budgetAmount: 1800, budget: 2046 }],
-    ["PLAN A TRIP FROM LONDON TO BARCELONA FOR TWO PEOPLE", { origin: "London", destination: "Barcelona", travellers: 2 }],
+    [
+      "vacation in rome, 2 adults, total of 1800 euros",
+      { destination: "Rome", travellers: 2, budgetAmount: 1800, budget: 2046 },
+    ],
+    [
+      "PLAN A TRIP FROM LONDON TO BARCELONA FOR TWO PEOPLE",
+      { origin: "London", destination: "Barcelona", travellers: 2 },
+    ],
     ["Viaje de Madrid a París", { origin: "Madrid", destination: "Paris" }],
     ["Trip to Narnia for 2", { destination: "Narnia", travellers: 2 }],
     ["Plan a trip from Narnia to Paris", { origin: "Narnia", destination: "Paris" }],
@@ -117,7 +144,11 @@ describe("tripAssumptions (what a plan takes for granted, shown with it)", () =>
 
   it("reach the user as the rules reasoner's plan notes, each once", async () => {
     const registry = ToolRegistry.create([travelToolkit({ latencyMs: 0 })]);
-    const { notes } = await new RulesReasoner().plan(PlanningRequest.parse({ userIntent: "plan a trip to rome" }), { registry, lessons: [], unreliableTools: {} });
+    const { notes } = await new RulesReasoner().plan(PlanningRequest.parse({ userIntent: "plan a trip to rome" }), {
+      registry,
+      lessons: [],
+      unreliableTools: {},
+    });
     // Each tool says only what its own parameters assume (a flight search no length of stay), in plan order.
     expect(notes).toEqual([
       'Assumed: leaving from Madrid: the request names no origin (say "from <city>")',
@@ -138,7 +169,20 @@ describe("catalog", () => {
       }
       expect(hotelsIn(a).filter((h) => h.preferred)).toHaveLength(1);
     }
-    expect(KNOWN_CITIES).toEqual(expect.arrayContaining(["Madrid", "Paris", "Lisbon", "Rome", "London", "Berlin", "Tokyo", "New York", "Barcelona", "Amsterdam"]));
+    expect(KNOWN_CITIES).toEqual(
+      expect.arrayContaining([
+        "Madrid",
+        "Paris",
+        "Lisbon",
+        "Rome",
+        "London",
+        "Berlin",
+        "Tokyo",
+        "New York",
+        "Barcelona",
+        "Amsterdam",
+      ]),
+    );
   });
 });
 
@@ -149,7 +193,11 @@ describe("travel tools", () => {
     expect(registry.grant("backup_flight_agent").map((t) => t.name)).toEqual(["search_flights_backup"]);
     expect(registry.workerForTool("search_flights_backup")?.name).toBe("backup_flight_agent");
     expect(registry.workerForTool("search_hotels")?.name).toBe("hotel_agent");
-    expect(registry.grant("activities_agent").map((t) => t.name)).toEqual(["search_activities", "find_attractions", "plan_days"]);
+    expect(registry.grant("activities_agent").map((t) => t.name)).toEqual([
+      "search_activities",
+      "find_attractions",
+      "plan_days",
+    ]);
     expect(registry.worker("general")).toBeUndefined();
   });
 
@@ -175,7 +223,13 @@ describe("travel tools", () => {
   it("search_flights picks the recommended nonstop, not the cheapest; the backup provider prices differently", async () => {
     const flight = await call(kit, "search_flights", DEMO_REQUEST);
     const all = flightsFor(CITIES[0]!, CITIES[1]!, "primary");
-    expect(flight).toMatchObject({ origin: "Madrid", destination: "Paris", stops: 0, recommended: true, travellers: 2 });
+    expect(flight).toMatchObject({
+      origin: "Madrid",
+      destination: "Paris",
+      stops: 0,
+      recommended: true,
+      travellers: 2,
+    });
     expect(flight.cost).toBe((flight.pricePerTraveller as number) * 2);
     expect(flight.cost).toBeGreaterThan(Math.min(...all.map((f) => f.pricePerTraveller)) * 2);
     const backup = await call(kit, "search_flights_backup", DEMO_REQUEST);
@@ -218,7 +272,10 @@ describe("travel tools", () => {
     const search = toolOf(kit, "search_hotels");
     const params = search.extractParams?.(facts(DEMO_REQUEST)) ?? {};
     const wide = search.widen?.(params);
-    expect(wide).toEqual({ params: { ...params, radiusKm: WIDE_RADIUS_KM }, description: "nearby hotels within 15 km of the centre" });
+    expect(wide).toEqual({
+      params: { ...params, radiusKm: WIDE_RADIUS_KM },
+      description: "nearby hotels within 15 km of the centre",
+    });
     expect(search.widen?.(wide?.params ?? {})).toBeNull();
 
     const nearby = await call(kit, "search_hotels", DEMO_REQUEST, wide?.params);
@@ -238,16 +295,22 @@ describe("travel tools", () => {
   it("each search reports its cheapest option for the query, the floor of any cap", async () => {
     const paris = CITIES.find((c) => c.name === "Paris")!;
     const flight = await call(kit, "search_flights", DEMO_REQUEST);
-    expect(flight.cheapestCost).toBe(Math.min(...flightsFor(CITIES[0]!, paris, "primary").map((f) => f.pricePerTraveller * 2)));
+    expect(flight.cheapestCost).toBe(
+      Math.min(...flightsFor(CITIES[0]!, paris, "primary").map((f) => f.pricePerTraveller * 2)),
+    );
     expect(flight.cheapestCost).toBe(482);
     const backup = await call(kit, "search_flights_backup", DEMO_REQUEST);
-    expect(backup.cheapestCost).toBe(Math.min(...flightsFor(CITIES[0]!, paris, "backup").map((f) => f.pricePerTraveller * 2)));
+    expect(backup.cheapestCost).toBe(
+      Math.min(...flightsFor(CITIES[0]!, paris, "backup").map((f) => f.pricePerTraveller * 2)),
+    );
     // The hotel floor counts the widened search: a cap the centre cannot meet is met within 15 km.
     const hotel = await call(kit, "search_hotels", DEMO_REQUEST);
     const reachable = hotelsIn(paris).filter((h) => h.distanceKm <= WIDE_RADIUS_KM);
     expect(hotel.cheapestCost).toBe(Math.min(...reachable.map((h) => h.pricePerNight * 2)));
     expect(hotel.cheapestCost).toBe(392);
-    expect(await call(kit, "search_hotels", DEMO_REQUEST, { radiusKm: WIDE_RADIUS_KM })).toMatchObject({ cheapestCost: 392 });
+    expect(await call(kit, "search_hotels", DEMO_REQUEST, { radiusKm: WIDE_RADIUS_KM })).toMatchObject({
+      cheapestCost: 392,
+    });
     expect(await call(kit, "search_activities", DEMO_REQUEST)).toMatchObject({ cheapestCost: 0 });
     // The floors are real: a cap at each floor finds an option (the hotel on its widened search).
     expect((await call(kit, "search_flights", DEMO_REQUEST, { maxCost: 482 })).cost).toBe(482);
@@ -259,7 +322,9 @@ describe("travel tools", () => {
       const tool = toolOf(kit, name);
       const parsed = tool.schema.safeParse(tool.extractParams?.(facts("Trip from Paris to Narnia for 2")));
       expect(parsed.success, name).toBe(false);
-      expect(parsed.error?.issues[0]?.message, name).toMatch(/^"Narnia" is not a city the travel tools serve: no city of that name; name a real city/);
+      expect(parsed.error?.issues[0]?.message, name).toMatch(
+        /^"Narnia" is not a city the travel tools serve: no city of that name; name a real city/,
+      );
     }
   });
 
@@ -267,7 +332,9 @@ describe("travel tools", () => {
     const flights = toolOf(kit, "search_flights");
     const e = await rejection(flights.run({ origin: "Paris", destination: "Narnia", travellers: 2 }, ctx()));
     expect(CandorError.hasCode(e, ErrorCode.TOOL_FAILED)).toBe(true);
-    expect((e as Error).message).toContain('no flights to Narnia; "Narnia" is not a city the travel tools serve: no city of that name');
+    expect((e as Error).message).toContain(
+      'no flights to Narnia; "Narnia" is not a city the travel tools serve: no city of that name',
+    );
     expect((e as CandorError).details.failureClass).toBe("invalid_parameters");
   });
 
@@ -302,12 +369,25 @@ describe("check_budget, build_itinerary, book_trip", () => {
   });
 
   it("with the searches' cheapest options, a violation carries each part's floor and says what they come to", async () => {
-    const priced = { flight: { cost: 900, cheapestCost: 480 }, hotel: { cost: 950, cheapestCost: 390 }, activities: { cost: 300, cheapestCost: 0 } };
+    const priced = {
+      flight: { cost: 900, cheapestCost: 480 },
+      hotel: { cost: 950, cheapestCost: 390 },
+      activities: { cost: 300, cheapestCost: 0 },
+    };
     const e = await rejection(call(kit, "check_budget", DEMO_REQUEST, { budget: 500 }, priced));
-    expect((e as Error).message).toBe("Total cost $2,150 exceeds budget $500 (flight $900, hotel $950, activities $300); the cheapest options come to $870");
-    expect((e as CandorError).details).toMatchObject({ total: 2150, budget: 500, breakdown: { flight: 900, hotel: 950, activities: 300 }, floors: { flight: 480, hotel: 390, activities: 0 } });
+    expect((e as Error).message).toBe(
+      "Total cost $2,150 exceeds budget $500 (flight $900, hotel $950, activities $300); the cheapest options come to $870",
+    );
+    expect((e as CandorError).details).toMatchObject({
+      total: 2150,
+      budget: 500,
+      breakdown: { flight: 900, hotel: 950, activities: 300 },
+      floors: { flight: 480, hotel: 390, activities: 0 },
+    });
     // A part whose search did not say is left out of the floors, and no sum is claimed from the others.
-    const partial = await rejection(call(kit, "check_budget", DEMO_REQUEST, { budget: 500 }, { ...priced, hotel: { cost: 950 } }));
+    const partial = await rejection(
+      call(kit, "check_budget", DEMO_REQUEST, { budget: 500 }, { ...priced, hotel: { cost: 950 } }),
+    );
     expect((partial as CandorError).details.floors).toEqual({ flight: 480, activities: 0 });
     expect((partial as Error).message).not.toContain("cheapest");
   });
@@ -316,7 +396,12 @@ describe("check_budget, build_itinerary, book_trip", () => {
     const e = await rejection(call(kit, "check_budget", DEMO_REQUEST, {}, inputs));
     expect(CandorError.hasCode(e, ErrorCode.CONSTRAINT_VIOLATION)).toBe(true);
     expect((e as Error).message).toMatch(/^Total cost \$2,150 exceeds budget \$2,000/);
-    expect((e as CandorError).details).toMatchObject({ total: 2150, budget: 2000, overage: 150, breakdown: { flight: 900, hotel: 950, activities: 300 } });
+    expect((e as CandorError).details).toMatchObject({
+      total: 2150,
+      budget: 2000,
+      overage: 150,
+      breakdown: { flight: 900, hotel: 950, activities: 300 },
+    });
   });
 
   it("reports within budget, or no budget at all", async () => {
@@ -327,7 +412,9 @@ describe("check_budget, build_itinerary, book_trip", () => {
   });
 
   it("names an upstream result it cannot use instead of adding garbage", async () => {
-    const e = await rejection(call(kit, "check_budget", DEMO_REQUEST, {}, { ...inputs, hotel: "<!DOCTYPE html> garbage" }));
+    const e = await rejection(
+      call(kit, "check_budget", DEMO_REQUEST, {}, { ...inputs, hotel: "<!DOCTYPE html> garbage" }),
+    );
     expect(CandorError.hasCode(e, ErrorCode.TOOL_FAILED)).toBe(true);
     expect((e as Error).message).toContain("cannot use the hotel result");
   });
@@ -336,14 +423,22 @@ describe("check_budget, build_itinerary, book_trip", () => {
     const flight = await call(kit, "search_flights", DEMO_REQUEST);
     const hotel = await call(kit, "search_hotels", DEMO_REQUEST, { maxCost: 800 });
     const activities = await call(kit, "search_activities", DEMO_REQUEST);
-    const budget_status = await call(kit, "check_budget", DEMO_REQUEST, { budget: 5000 }, { flight, hotel, activities });
+    const budget_status = await call(
+      kit,
+      "check_budget",
+      DEMO_REQUEST,
+      { budget: 5000 },
+      { flight, hotel, activities },
+    );
     const it1 = await call(kit, "build_itinerary", DEMO_REQUEST, {}, { flight, hotel, activities, budget_status });
     const lines = String(it1.itinerary).split("\n");
     expect(lines[0]).toBe("Madrid → Paris · 3 day(s) · 2 traveller(s)");
     expect(lines.filter((l) => l.startsWith("Day "))).toHaveLength(3);
     expect(lines[1]).toContain(`Check in at ${String(hotel.name)}`);
     expect(lines[3]).toContain("fly home to Madrid");
-    expect(lines[4]).toContain(`total $${(flight.cost + hotel.cost + activities.cost).toLocaleString("en-US")} of a $5,000 budget`);
+    expect(lines[4]).toContain(
+      `total $${(flight.cost + hotel.cost + activities.cost).toLocaleString("en-US")} of a $5,000 budget`,
+    );
     const booking = await call(kit, "book_trip", DEMO_REQUEST, {}, { itinerary: it1 });
     expect(booking).toMatchObject({ status: "confirmed", charged: it1.total });
     expect(booking.bookingRef).toMatch(/^CND-/);
@@ -352,27 +447,57 @@ describe("check_budget, build_itinerary, book_trip", () => {
 
 describe("check_budget and build_itinerary without activities (an optional input)", () => {
   const why = "skipped by a person after it failed: search_activities failed: simulated internal error (HTTP 500)";
-  async function without(name: string, text: string, overrides: Record<string, unknown>, inputs: Record<string, unknown>) {
+  async function without(
+    name: string,
+    text: string,
+    overrides: Record<string, unknown>,
+    inputs: Record<string, unknown>,
+  ) {
     const tool = toolOf(kit, name);
     const args = tool.schema.parse({ ...(tool.extractParams?.(facts(text)) ?? {}), ...overrides });
-    return (await tool.run(args, { ...ctx(inputs), missing: { activities: why } })) as Record<string, unknown> & { summary: string };
+    return (await tool.run(args, { ...ctx(inputs), missing: { activities: why } })) as Record<string, unknown> & {
+      summary: string;
+    };
   }
 
   it("the total leaves activities out and says so, with why, instead of failing the check (issue 8 defect 10)", async () => {
     const status = await without("check_budget", DEMO_REQUEST, {}, { flight: { cost: 848 }, hotel: { cost: 922 } });
-    expect(status).toMatchObject({ withinBudget: true, total: 1770, breakdown: { flight: 848, hotel: 922, activities: 0 }, without: { activities: why } });
-    expect(status.summary).toBe(`Total $1,770 without activities (${why}) is within the $2,000 budget ($230 to spare; flight $848, hotel $922, activities not included)`);
+    expect(status).toMatchObject({
+      withinBudget: true,
+      total: 1770,
+      breakdown: { flight: 848, hotel: 922, activities: 0 },
+      without: { activities: why },
+    });
+    expect(status.summary).toBe(
+      `Total $1,770 without activities (${why}) is within the $2,000 budget ($230 to spare; flight $848, hotel $922, activities not included)`,
+    );
   });
 
   it("a violation without activities names what was left out, and its floors sum only the parts counted", async () => {
-    const e = await rejection(without("check_budget", DEMO_REQUEST, { budget: 500 }, { flight: { cost: 900, cheapestCost: 480 }, hotel: { cost: 950, cheapestCost: 390 } }));
+    const e = await rejection(
+      without(
+        "check_budget",
+        DEMO_REQUEST,
+        { budget: 500 },
+        { flight: { cost: 900, cheapestCost: 480 }, hotel: { cost: 950, cheapestCost: 390 } },
+      ),
+    );
     expect(CandorError.hasCode(e, ErrorCode.CONSTRAINT_VIOLATION)).toBe(true);
-    expect((e as Error).message).toBe(`Total cost $1,850 without activities (${why}) exceeds budget $500 (flight $900, hotel $950, activities not included); the cheapest options come to $870`);
-    expect((e as CandorError).details).toMatchObject({ total: 1850, breakdown: { activities: 0 }, floors: { flight: 480, hotel: 390 }, without: { activities: why } });
+    expect((e as Error).message).toBe(
+      `Total cost $1,850 without activities (${why}) exceeds budget $500 (flight $900, hotel $950, activities not included); the cheapest options come to $870`,
+    );
+    expect((e as CandorError).details).toMatchObject({
+      total: 1850,
+      breakdown: { activities: 0 },
+      floors: { flight: 480, hotel: 390 },
+      without: { activities: why },
+    });
   });
 
   it("activities that are there but garbled still fail: a broken result is not an absence", async () => {
-    const e = await rejection(call(kit, "check_budget", DEMO_REQUEST, {}, { flight: { cost: 1 }, hotel: { cost: 1 }, activities: "<html>" }));
+    const e = await rejection(
+      call(kit, "check_budget", DEMO_REQUEST, {}, { flight: { cost: 1 }, hotel: { cost: 1 }, activities: "<html>" }),
+    );
     expect((e as Error).message).toContain("cannot use the activities result");
   });
 
@@ -384,13 +509,20 @@ describe("check_budget and build_itinerary without activities (an optional input
     const lines = String(result.itinerary).split("\n");
     expect(lines.filter((l) => l.startsWith("Day "))).toHaveLength(3);
     expect(lines).toContain(`No activities were planned: activities ${why}.`);
-    expect(lines.at(-1)).toContain(`activities not included · total $${(flight.cost + hotel.cost).toLocaleString("en-US")} of a $5,000 budget`);
+    expect(lines.at(-1)).toContain(
+      `activities not included · total $${(flight.cost + hotel.cost).toLocaleString("en-US")} of a $5,000 budget`,
+    );
     expect(result.without).toEqual({ activities: why });
-    expect(result.summary).toBe(`3-day itinerary Madrid → Paris, total $${(flight.cost + hotel.cost).toLocaleString("en-US")} without activities (${why})`);
+    expect(result.summary).toBe(
+      `3-day itinerary Madrid → Paris, total $${(flight.cost + hotel.cost).toLocaleString("en-US")} without activities (${why})`,
+    );
   });
 
   it("absent with no reason given (the plan has no activities step: the request ruled them out), it says none", async () => {
-    const status = (await toolOf(kit, "check_budget").run({ budget: null }, ctx({ flight: { cost: 1 }, hotel: { cost: 2 } }))) as { summary: string; without?: unknown };
+    const status = (await toolOf(kit, "check_budget").run(
+      { budget: null },
+      ctx({ flight: { cost: 1 }, hotel: { cost: 2 } }),
+    )) as { summary: string; without?: unknown };
     expect(status.summary).toBe("Total $3 (flight $1, hotel $2, activities none); no budget was set");
     expect(status.without).toBeUndefined();
   });
@@ -443,7 +575,10 @@ describe("the demo", () => {
     if (!faulty) throw new Error("withFaults returned no toolkit");
     const flights = toolOf(faulty, "search_flights");
     const controller = new AbortController();
-    const hang = flights.run(flights.schema.parse(flights.extractParams?.(facts(DEMO_REQUEST))), ctx({}, controller.signal));
+    const hang = flights.run(
+      flights.schema.parse(flights.extractParams?.(facts(DEMO_REQUEST))),
+      ctx({}, controller.signal),
+    );
     controller.abort(new Error("flight step timed out"));
     await expect(hang).rejects.toThrow("flight step timed out");
 
@@ -473,7 +608,12 @@ describe("activities in one call or two (DECOMPOSE's tools)", () => {
   });
 
   it("the demo's, the CLI example's and the README's trips each fit in one call", () => {
-    for (const text of [DEMO_REQUEST, EXAMPLE_REQUEST, "a week in Tokyo from London for 4 under 9000", "weekend in Rome from Berlin"]) {
+    for (const text of [
+      DEMO_REQUEST,
+      EXAMPLE_REQUEST,
+      "a week in Tokyo from London for 4 under 9000",
+      "weekend in Rome from Berlin",
+    ]) {
       expect(parseTripRequest(text).days).toBeLessThanOrEqual(MAX_ACTIVITY_DAYS_PER_CALL);
     }
   });
@@ -486,7 +626,8 @@ describe("activities in one call or two (DECOMPOSE's tools)", () => {
     const capped = await call(kit, "plan_days", DEMO_REQUEST, { maxCost: 100 }, { attractions });
     expect(capped).toEqual(await call(kit, "search_activities", DEMO_REQUEST, { maxCost: 100 }));
     const whole = toolOf(kit, "search_activities").estimates.durationMs;
-    for (const name of ["find_attractions", "plan_days"]) expect(toolOf(kit, name).estimates.durationMs).toBeLessThan(whole);
+    for (const name of ["find_attractions", "plan_days"])
+      expect(toolOf(kit, name).estimates.durationMs).toBeLessThan(whole);
   });
 
   it("plan_days plans a trip of any length, free days after the attractions run out", async () => {
@@ -504,14 +645,22 @@ describe("activities in one call or two (DECOMPOSE's tools)", () => {
     expect((none as Error).message).toContain("plan_days cannot use the attractions result");
     const paris = await call(kit, "find_attractions", DEMO_REQUEST);
     const wrong = await rejection(call(kit, "plan_days", TEN_DAYS, {}, { attractions: paris }));
-    expect((wrong as Error).message).toBe("Invalid city: plan_days was asked to plan Rome but the attractions it received are in Paris.");
+    expect((wrong as Error).message).toBe(
+      "Invalid city: plan_days was asked to plan Rome but the attractions it received are in Paris.",
+    );
     expect((wrong as CandorError).details.failureClass).toBe("invalid_parameters");
   });
 
   it("what plan_days produces is what check_budget and build_itinerary consume", async () => {
     const flight = await call(kit, "search_flights", TEN_DAYS);
     const hotel = await call(kit, "search_hotels", TEN_DAYS);
-    const activities = await call(kit, "plan_days", TEN_DAYS, {}, { attractions: await call(kit, "find_attractions", TEN_DAYS) });
+    const activities = await call(
+      kit,
+      "plan_days",
+      TEN_DAYS,
+      {},
+      { attractions: await call(kit, "find_attractions", TEN_DAYS) },
+    );
     const budget_status = await call(kit, "check_budget", TEN_DAYS, {}, { flight, hotel, activities });
     expect(budget_status.summary).toContain(`activities $${activities.cost}`);
     const itinerary = await call(kit, "build_itinerary", TEN_DAYS, {}, { flight, hotel, activities, budget_status });
@@ -522,7 +671,13 @@ describe("activities in one call or two (DECOMPOSE's tools)", () => {
 
   it("the rules planner plans search_activities, never the smaller tools, whatever the request says", () => {
     // "hotel and flights to Paris under $900" left this list: it asks for no activities, so none are planned (issue 9).
-    for (const text of [DEMO_REQUEST, TEN_DAYS, "plan a trip to Paris under $900", "find attractions and plan days in Rome", "two weeks of sightseeing in Vienna"]) {
+    for (const text of [
+      DEMO_REQUEST,
+      TEN_DAYS,
+      "plan a trip to Paris under $900",
+      "find attractions and plan days in Rome",
+      "two weeks of sightseeing in Vienna",
+    ]) {
       const tools = travelPlan(text).steps.flatMap((s) => s.tools);
       expect(tools).toContain("search_activities");
       expect(tools).not.toContain("find_attractions");

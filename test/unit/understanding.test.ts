@@ -20,7 +20,9 @@ describe("every plan carries an understanding record", () => {
     expect(u.by).toBe("rules");
     expect(u.parts).toHaveLength(1);
     expect(u.parts[0]).toMatchObject({ status: "served", kind: "task" });
-    expect(u.parts[0]!.stepIds).toEqual(expect.arrayContaining(["flight", "hotel", "activities", "budget_status", "itinerary"]));
+    expect(u.parts[0]!.stepIds).toEqual(
+      expect.arrayContaining(["flight", "hotel", "activities", "budget_status", "itinerary"]),
+    );
     expect(u.values.map((v) => [v.name, v.value, v.source])).toEqual([
       ["origin", "Madrid", "from Madrid"],
       ["destination", "Paris", "to Paris"],
@@ -43,12 +45,22 @@ describe("negations and 'only' shape the plan", () => {
   ])("no hotel step, and an excluded part that says so: %s", (text) => {
     const p = plan(text);
     expect(p.steps.map((s) => s.tools[0])).not.toContain("search_hotels");
-    expect(p.steps.map((s) => s.tools[0])).toEqual(expect.arrayContaining(["search_flights", "search_activities", "build_itinerary"]));
-    expect(p.understanding.parts.find((x) => x.status === "excluded")).toMatchObject({ kind: "exclusion", description: "no hotel", stepIds: [] });
+    expect(p.steps.map((s) => s.tools[0])).toEqual(
+      expect.arrayContaining(["search_flights", "search_activities", "build_itinerary"]),
+    );
+    expect(p.understanding.parts.find((x) => x.status === "excluded")).toMatchObject({
+      kind: "exclusion",
+      description: "no hotel",
+      stepIds: [],
+    });
     expect(p.confidence).toBeGreaterThanOrEqual(0.5);
   });
 
-  it.each(["3 days in Paris without flights", "4 days in Rome from Madrid, no flights please", "we are driving, 3 days in Paris by car"])("no flight step: %s", (text) => {
+  it.each([
+    "3 days in Paris without flights",
+    "4 days in Rome from Madrid, no flights please",
+    "we are driving, 3 days in Paris by car",
+  ])("no flight step: %s", (text) => {
     expect(tools(text)).not.toContain("search_flights");
     expect(tools(text)).toContain("search_hotels");
   });
@@ -62,32 +74,50 @@ describe("negations and 'only' shape the plan", () => {
     expect(tools(text)).toEqual(expected);
   });
 
-  it.each(["I don't want to go to Paris, take me to Rome", "Rome instead of Paris, 3 days from London", "Go to Rome instead. Plan a 4-day trip to Atlantis from Paris"])(
-    "a negated place is not the destination, and the plan says it is ruled out: %s",
-    (text) => {
-      const p = plan(text);
-      expect(p.steps.find((s) => s.id === "hotel")?.params.city).toBe("Rome");
-      expect(p.understanding.parts.some((x) => x.status === "excluded" && /^not (Paris|Atlantis)$/.test(x.description))).toBe(true);
-    },
-  );
+  it.each([
+    "I don't want to go to Paris, take me to Rome",
+    "Rome instead of Paris, 3 days from London",
+    "Go to Rome instead. Plan a 4-day trip to Atlantis from Paris",
+  ])("a negated place is not the destination, and the plan says it is ruled out: %s", (text) => {
+    const p = plan(text);
+    expect(p.steps.find((s) => s.id === "hotel")?.params.city).toBe("Rome");
+    expect(
+      p.understanding.parts.some((x) => x.status === "excluded" && /^not (Paris|Atlantis)$/.test(x.description)),
+    ).toBe(true);
+  });
 });
 
 describe("the plan's shape follows what was asked", () => {
-  it.each(["book me a flight from Paris to London", "reserve a flight from Madrid to Rome for 2", "please book flights from Berlin to Vienna"])("booking a flight books a flight, not a trip: %s", (text) => {
+  it.each([
+    "book me a flight from Paris to London",
+    "reserve a flight from Madrid to Rome for 2",
+    "please book flights from Berlin to Vienna",
+  ])("booking a flight books a flight, not a trip: %s", (text) => {
     const p = plan(text);
     expect(p.steps.map((s) => s.tools[0]).sort()).toEqual(["book_trip", "search_flights"]);
     expect(p.steps.find((s) => s.tools[0] === "book_trip")?.dependsOn).toEqual(["flight"]);
   });
 
-  it.each(["3 days in Rome from Paris under two thousand dollars", "4 days in Lisbon from Madrid, budget 1500", "weekend in Rome from Berlin, max €800"])(
-    "a budget word never removes a step: %s",
-    (text) => {
-      expect(tools(text)).toEqual(expect.arrayContaining(["search_flights", "search_hotels", "search_activities", "check_budget", "build_itinerary"]));
-    },
-  );
+  it.each([
+    "3 days in Rome from Paris under two thousand dollars",
+    "4 days in Lisbon from Madrid, budget 1500",
+    "weekend in Rome from Berlin, max €800",
+  ])("a budget word never removes a step: %s", (text) => {
+    expect(tools(text)).toEqual(
+      expect.arrayContaining([
+        "search_flights",
+        "search_hotels",
+        "search_activities",
+        "check_budget",
+        "build_itinerary",
+      ]),
+    );
+  });
 
   it("planning and booking a whole trip books the itinerary", () => {
-    expect(plan("plan 2 days in Rome from Paris and book it").steps.find((s) => s.tools[0] === "book_trip")?.dependsOn).toEqual(["itinerary"]);
+    expect(
+      plan("plan 2 days in Rome from Paris and book it").steps.find((s) => s.tools[0] === "book_trip")?.dependsOn,
+    ).toEqual(["itinerary"]);
   });
 });
 
@@ -104,14 +134,22 @@ describe("budgets are read in words and other currencies, converted by the dated
     expect(p.steps.find((s) => s.id === "budget_status")?.params.budget).toBe(usd);
     const change = p.understanding.changes.find((c) => c.name === "budget");
     if (currency === null) expect(change).toBeUndefined();
-    else expect(change?.why).toMatch(new RegExp(`taken as \\$${usd.toLocaleString("en-US").replace(",", ",")} at the table's rate of 1 ${currency} = [\\d.]+ USD \\(rates of \\d{4}-\\d{2}-\\d{2}`));
+    else
+      expect(change?.why).toMatch(
+        new RegExp(
+          `taken as \\$${usd.toLocaleString("en-US").replace(",", ",")} at the table's rate of 1 ${currency} = [\\d.]+ USD \\(rates of \\d{4}-\\d{2}-\\d{2}`,
+        ),
+      );
   });
 
-  it.each(["3 days in Rome from Madrid, 2000 pesos", "3 days in Rome from Madrid, 500 francs"])("a currency name the table cannot pin is refused and asked about: %s", (text) => {
-    const p = plan(text);
-    expect(p.understanding.refused[0]).toMatchObject({ name: "budget" });
-    expect(p.confidence).toBeLessThan(0.5);
-  });
+  it.each(["3 days in Rome from Madrid, 2000 pesos", "3 days in Rome from Madrid, 500 francs"])(
+    "a currency name the table cannot pin is refused and asked about: %s",
+    (text) => {
+      const p = plan(text);
+      expect(p.understanding.refused[0]).toMatchObject({ name: "budget" });
+      expect(p.confidence).toBeLessThan(0.5);
+    },
+  );
 
   it("a budget with no currency is taken as dollars, and the record says it assumed so", () => {
     const u = plan("4 days in Lisbon from Madrid, budget 1500").understanding;
@@ -133,7 +171,8 @@ describe("travellers and lengths: zero, negative, fractional and absurd numbers 
     const p = plan(text);
     expect(p.understanding.refused.map((r) => r.name)).toContain(name);
     expect(p.confidence).toBeLessThan(0.5);
-    if (value !== null && name === "travellers") expect(p.steps.find((s) => s.id === "flight")?.params.travellers).toBe(value);
+    if (value !== null && name === "travellers")
+      expect(p.steps.find((s) => s.id === "flight")?.params.travellers).toBe(value);
     if (value !== null && name === "days") expect(p.steps.find((s) => s.id === "activities")?.params.days).toBe(value);
   });
 
@@ -205,21 +244,32 @@ describe("multi-city trips: a flight per leg, a hotel and activities per city, o
     const p = plan(text);
     const byTool = (tool: string) => p.steps.filter((s) => s.tools[0] === tool);
     const places = [origin, ...cities, origin];
-    expect(byTool("search_flights").map((s) => [s.params.origin, s.params.destination])).toEqual(places.slice(1).map((to, i) => [places[i], to]));
-    expect(byTool("search_activities").map((s) => [s.params.city, s.params.days])).toEqual(cities.map((c, i) => [c, days[i]]));
+    expect(byTool("search_flights").map((s) => [s.params.origin, s.params.destination])).toEqual(
+      places.slice(1).map((to, i) => [places[i], to]),
+    );
+    expect(byTool("search_activities").map((s) => [s.params.city, s.params.days])).toEqual(
+      cities.map((c, i) => [c, days[i]]),
+    );
     // The last city's last day is the flight home: one night fewer there.
-    expect(byTool("search_hotels").map((s) => [s.params.city, s.params.nights])).toEqual(cities.map((c, i) => [c, i === cities.length - 1 ? days[i]! - 1 : days[i]]));
+    expect(byTool("search_hotels").map((s) => [s.params.city, s.params.nights])).toEqual(
+      cities.map((c, i) => [c, i === cities.length - 1 ? days[i]! - 1 : days[i]]),
+    );
     expect(byTool("check_budget")).toHaveLength(1);
     const itinerary = byTool("build_itinerary");
     expect(itinerary).toHaveLength(1);
-    expect(itinerary[0]!.dependsOn).toEqual(expect.arrayContaining(p.steps.filter((s) => s.tools[0] !== "build_itinerary").map((s) => s.id)));
+    expect(itinerary[0]!.dependsOn).toEqual(
+      expect.arrayContaining(p.steps.filter((s) => s.tools[0] !== "build_itinerary").map((s) => s.id)),
+    );
     // Independent legs: no search waits for another.
-    for (const s of [...byTool("search_flights"), ...byTool("search_hotels"), ...byTool("search_activities")]) expect(s.dependsOn).toEqual([]);
+    for (const s of [...byTool("search_flights"), ...byTool("search_hotels"), ...byTool("search_activities")])
+      expect(s.dependsOn).toEqual([]);
     expect(openQuestions(p.understanding)).toEqual([]);
   });
 
   it("an even split of the days is said as an assumption; fewer days than cities is refused", () => {
-    expect(plan("Prague and Vienna, 6 days").understanding.assumptions.find((a) => a.name === "days per city")?.why).toMatch(/6 days split between 2 cities: 3 in Prague, 3 in Vienna/);
+    expect(
+      plan("Prague and Vienna, 6 days").understanding.assumptions.find((a) => a.name === "days per city")?.why,
+    ).toMatch(/6 days split between 2 cities: 3 in Prague, 3 in Vienna/);
     const short = plan("Paris and Rome from Madrid, 1 day");
     expect(short.understanding.refused[0]?.why).toMatch(/2 cities need at least 2 days/);
     expect(short.confidence).toBeLessThan(0.5);
@@ -229,15 +279,30 @@ describe("multi-city trips: a flight per leg, a hotel and activities per city, o
 describe("a consumer of an output several steps produced receives them all", () => {
   it("dependencyInputs gives the list of results, in plan order, and each by its step id", () => {
     const p = plan("Prague and Vienna, 6 days");
-    const done = { ...p, steps: p.steps.map((s) => (s.tools[0] === "check_budget" || s.tools[0] === "build_itinerary" ? s : { ...s, status: "done" as const, result: { id: s.id } })) };
+    const done = {
+      ...p,
+      steps: p.steps.map((s) =>
+        s.tools[0] === "check_budget" || s.tools[0] === "build_itinerary"
+          ? s
+          : { ...s, status: "done" as const, result: { id: s.id } },
+      ),
+    };
     const budget = done.steps.find((s) => s.id === "budget_status")!;
     const inputs = dependencyInputs(done, budget);
     expect(inputs.flight).toEqual([{ id: "flight_leg1" }, { id: "flight_leg2" }, { id: "flight_leg3" }]);
     expect(inputs.hotel).toEqual([{ id: "hotel_prague" }, { id: "hotel_vienna" }]);
     expect(inputs.flight_leg2).toEqual({ id: "flight_leg2" });
     const single = plan("3 days in Rome from Paris");
-    const one = { ...single, steps: single.steps.map((s) => (s.id === "flight" ? { ...s, status: "done" as const, result: { id: "f" } } : s)) };
-    expect(dependencyInputs(one, one.steps.find((s) => s.id === "budget_status")!).flight).toEqual({ id: "f" });
+    const one = {
+      ...single,
+      steps: single.steps.map((s) => (s.id === "flight" ? { ...s, status: "done" as const, result: { id: "f" } } : s)),
+    };
+    expect(
+      dependencyInputs(
+        one,
+        one.steps.find((s) => s.id === "budget_status")!,
+      ).flight,
+    ).toEqual({ id: "f" });
   });
 });
 
@@ -326,11 +391,14 @@ describe("travellers named by who they are are counted, or asked about (issue 9)
     expect([facts.adults, facts.children]).toEqual([adults, children]);
   });
 
-  it.each(["Rome from Paris with our kids, 4 days", "3 kids to Lisbon from Madrid, 2 days"])("children without a count or without an adult are asked about: %s", (text) => {
-    const p = plan(text);
-    expect(p.understanding.refused.map((r) => r.name)).toContain("travellers");
-    expect(p.confidence).toBeLessThan(0.5);
-  });
+  it.each(["Rome from Paris with our kids, 4 days", "3 kids to Lisbon from Madrid, 2 days"])(
+    "children without a count or without an adult are asked about: %s",
+    (text) => {
+      const p = plan(text);
+      expect(p.understanding.refused.map((r) => r.name)).toContain("travellers");
+      expect(p.confidence).toBeLessThan(0.5);
+    },
+  );
 });
 
 describe("spelled, signed and halved numbers are refused like their digit forms (issue 9)", () => {
@@ -347,8 +415,12 @@ describe("spelled, signed and halved numbers are refused like their digit forms 
   });
 
   it("'won' is the Korean currency, converted and said; 'kr' names several currencies and is asked about", () => {
-    expect(plan("Busan from Osaka, 3 days, 1.5 million won").understanding.changes.find((c) => c.name === "budget")?.from).toBe("1500000 KRW");
-    expect(plan("4 days in Bergen from Copenhagen, 9000 kr").understanding.refused[0]).toMatchObject({ name: "budget" });
+    expect(
+      plan("Busan from Osaka, 3 days, 1.5 million won").understanding.changes.find((c) => c.name === "budget")?.from,
+    ).toBe("1500000 KRW");
+    expect(plan("4 days in Bergen from Copenhagen, 9000 kr").understanding.refused[0]).toMatchObject({
+      name: "budget",
+    });
   });
 
   it("'don't book a hotel' rules the hotel out", () => {
@@ -366,7 +438,9 @@ describe("dates and starting points in travellers' words (issue 9)", () => {
   });
 
   it("'starting in <city>' is the origin", () => {
-    const flights = plan("8 days across Seville and Granada starting in Valencia").steps.filter((s) => s.tools[0] === "search_flights");
+    const flights = plan("8 days across Seville and Granada starting in Valencia").steps.filter(
+      (s) => s.tools[0] === "search_flights",
+    );
     expect(flights[0]?.params).toMatchObject({ origin: "Valencia", destination: "Sevilla" });
   });
 });
@@ -393,11 +467,18 @@ describe("a person's edit of a planned step", () => {
   it("describes the part again from the edited step and records the change as made by a person", () => {
     const request = PlanningRequest.parse({ userIntent: "Plan a 3-day trip from Madrid to Rome for 2 people" });
     const planned = planWithRules(request, registry);
-    const adjusted = applyAdjustments(planned, [{ taskId: "hotel", field: "params.nights", newValue: 3 }], request, registry);
+    const adjusted = applyAdjustments(
+      planned,
+      [{ taskId: "hotel", field: "params.nights", newValue: 3 }],
+      request,
+      registry,
+    );
     if (!adjusted.ok) throw new Error(adjusted.error);
     const described = adjusted.plan.understanding.parts.map((p) => p.description).join(" | ");
     expect(described).toContain("for 3 night(s)");
     expect(described).not.toContain("for 2 night(s)");
-    expect(adjusted.plan.understanding.changes).toContainEqual(expect.objectContaining({ name: "nights", from: 2, to: 3, by: "person", stepIds: ["hotel"] }));
+    expect(adjusted.plan.understanding.changes).toContainEqual(
+      expect.objectContaining({ name: "nights", from: 2, to: 3, by: "person", stepIds: ["hotel"] }),
+    );
   });
 });

@@ -27,7 +27,12 @@ function expectCode(e: unknown, code: string): CandorError {
 describe("assertValidRequest (PRE-PLAN-001)", () => {
   it("refuses an empty or blank intent with INVALID_REQUEST and says what to do", () => {
     for (const userIntent of ["", "   ", "\n\t"]) {
-      const e = expectCode(caught(() => assertValidRequest({ userIntent, userContext: { userId: "u", preferences: {} }, constraints: {} })), ErrorCode.INVALID_REQUEST);
+      const e = expectCode(
+        caught(() =>
+          assertValidRequest({ userIntent, userContext: { userId: "u", preferences: {} }, constraints: {} }),
+        ),
+        ErrorCode.INVALID_REQUEST,
+      );
       expect(e.message).toMatch(/empty/i);
       expect(e.message).toMatch(/say what you want/i);
     }
@@ -46,12 +51,18 @@ describe("assertValidRequest (PRE-PLAN-001)", () => {
 
 describe("assertCompletePlan (POST-PLAN-001)", () => {
   it("refuses a plan with no steps as NO_VALID_PLAN", () => {
-    const e = expectCode(caught(() => assertCompletePlan({ steps: [] })), ErrorCode.NO_VALID_PLAN);
+    const e = expectCode(
+      caught(() => assertCompletePlan({ steps: [] })),
+      ErrorCode.NO_VALID_PLAN,
+    );
     expect(e.message).toMatch(/no steps/);
   });
 
   it("refuses two steps with one id, naming it", () => {
-    const e = expectCode(caught(() => assertCompletePlan({ steps: [step({ id: "a" }), step({ id: "b" }), step({ id: "a" })] })), ErrorCode.PLAN_INVALID);
+    const e = expectCode(
+      caught(() => assertCompletePlan({ steps: [step({ id: "a" }), step({ id: "b" }), step({ id: "a" })] })),
+      ErrorCode.PLAN_INVALID,
+    );
     expect(e.message).toContain('"a"');
     expect(e.details).toEqual({ stepId: "a" });
   });
@@ -59,7 +70,10 @@ describe("assertCompletePlan (POST-PLAN-001)", () => {
 
 describe("assertDependenciesExist (POST-PLAN-002)", () => {
   it("refuses a dependency on a step that is not in the plan, naming both and what to do", () => {
-    const e = expectCode(caught(() => assertDependenciesExist(deps({ a: [], b: ["a", "ghost"] }))), ErrorCode.PLAN_MISSING_DEPENDENCY);
+    const e = expectCode(
+      caught(() => assertDependenciesExist(deps({ a: [], b: ["a", "ghost"] }))),
+      ErrorCode.PLAN_MISSING_DEPENDENCY,
+    );
     expect(e.message).toContain('"b"');
     expect(e.message).toContain('"ghost"');
     expect(e.message).toMatch(/Remove the dependency or add the step/);
@@ -94,35 +108,70 @@ describe("findCycle and assertAcyclic (INV-PLAN-002)", () => {
   });
 
   it("names the cycle in the error: a → b → a", () => {
-    const e = expectCode(caught(() => assertAcyclic(deps({ a: ["b"], b: ["a"] }))), ErrorCode.PLAN_CYCLE);
+    const e = expectCode(
+      caught(() => assertAcyclic(deps({ a: ["b"], b: ["a"] }))),
+      ErrorCode.PLAN_CYCLE,
+    );
     expect(e.message).toContain("a → b → a");
     expect(e.message).toMatch(/Remove one of these dependencies/);
   });
 
   it("prints a longer cycle in execution order (each step before the one that depends on it)", () => {
     // b runs after a, c after b, a after c.
-    const e = expectCode(caught(() => assertAcyclic(deps({ a: ["c"], b: ["a"], c: ["b"] }))), ErrorCode.PLAN_CYCLE);
+    const e = expectCode(
+      caught(() => assertAcyclic(deps({ a: ["c"], b: ["a"], c: ["b"] }))),
+      ErrorCode.PLAN_CYCLE,
+    );
     expect(e.message).toContain("a → b → c → a");
     expect(e.details.cycle).toEqual(["a", "b", "c", "a"]);
   });
 });
 
 describe("assertLogicalOrder (POST-PLAN-003)", () => {
-  const ordered = (spec: [string, number, string[]][]) => spec.map(([id, order, dependsOn]) => ({ id, order, dependsOn }));
+  const ordered = (spec: [string, number, string[]][]) =>
+    spec.map(([id, order, dependsOn]) => ({ id, order, dependsOn }));
 
   it("accepts dependencies that come earlier", () => {
-    expect(() => assertLogicalOrder(ordered([["a", 1, []], ["b", 2, ["a"]], ["c", 3, ["a", "b"]]]))).not.toThrow();
+    expect(() =>
+      assertLogicalOrder(
+        ordered([
+          ["a", 1, []],
+          ["b", 2, ["a"]],
+          ["c", 3, ["a", "b"]],
+        ]),
+      ),
+    ).not.toThrow();
   });
 
   it("refuses a dependency that comes later, naming both orders", () => {
-    const e = expectCode(caught(() => assertLogicalOrder(ordered([["a", 3, []], ["b", 2, ["a"]]]))), ErrorCode.PLAN_ORDER);
+    const e = expectCode(
+      caught(() =>
+        assertLogicalOrder(
+          ordered([
+            ["a", 3, []],
+            ["b", 2, ["a"]],
+          ]),
+        ),
+      ),
+      ErrorCode.PLAN_ORDER,
+    );
     expect(e.message).toContain('"b" (order 2)');
     expect(e.message).toContain('"a" (order 3)');
     expect(e.message).toMatch(/Renumber/);
   });
 
   it("refuses a dependency with the same order (it would not run first)", () => {
-    expectCode(caught(() => assertLogicalOrder(ordered([["a", 1, []], ["b", 1, ["a"]]]))), ErrorCode.PLAN_ORDER);
+    expectCode(
+      caught(() =>
+        assertLogicalOrder(
+          ordered([
+            ["a", 1, []],
+            ["b", 1, ["a"]],
+          ]),
+        ),
+      ),
+      ErrorCode.PLAN_ORDER,
+    );
   });
 });
 
@@ -131,27 +180,43 @@ describe("assertKnownReferences", () => {
   const registry = registryOf([tool], [{ name: "reader", description: "reads", categories: ["reading"] }]);
 
   it("accepts registered workers and tools", () => {
-    expect(() => assertKnownReferences([step({ id: "a", workerType: "reader", tools: ["fetch_data"] })], registry)).not.toThrow();
+    expect(() =>
+      assertKnownReferences([step({ id: "a", workerType: "reader", tools: ["fetch_data"] })], registry),
+    ).not.toThrow();
   });
 
   it("refuses an unknown worker type, listing the known ones", () => {
-    const e = expectCode(caught(() => assertKnownReferences([step({ id: "a", workerType: "wizard", tools: ["fetch_data"] })], registry)), ErrorCode.PLAN_UNKNOWN_REFERENCE);
+    const e = expectCode(
+      caught(() => assertKnownReferences([step({ id: "a", workerType: "wizard", tools: ["fetch_data"] })], registry)),
+      ErrorCode.PLAN_UNKNOWN_REFERENCE,
+    );
     expect(e.message).toContain('"wizard"');
     expect(e.message).toContain("Known worker types: reader");
   });
 
   it("refuses an unknown tool, listing the known ones", () => {
-    const e = expectCode(caught(() => assertKnownReferences([step({ id: "a", workerType: "reader", tools: ["launch_rocket"] })], registry)), ErrorCode.PLAN_UNKNOWN_REFERENCE);
+    const e = expectCode(
+      caught(() =>
+        assertKnownReferences([step({ id: "a", workerType: "reader", tools: ["launch_rocket"] })], registry),
+      ),
+      ErrorCode.PLAN_UNKNOWN_REFERENCE,
+    );
     expect(e.message).toContain('"launch_rocket"');
     expect(e.message).toContain("Known tools: fetch_data");
   });
 });
 
 describe("assertWithinConstraints (POST-PLAN-004)", () => {
-  const threeSteps = { steps: [step({ id: "a" }), step({ id: "b" }), step({ id: "c" })], estimatedDurationMs: 5000, estimatedCost: 12 };
+  const threeSteps = {
+    steps: [step({ id: "a" }), step({ id: "b" }), step({ id: "c" })],
+    estimatedDurationMs: 5000,
+    estimatedCost: 12,
+  };
 
   it("accepts a plan exactly at every limit", () => {
-    expect(() => assertWithinConstraints(threeSteps, request("x", { maxSteps: 3, timeoutMs: 5000, budget: 12 }))).not.toThrow();
+    expect(() =>
+      assertWithinConstraints(threeSteps, request("x", { maxSteps: 3, timeoutMs: 5000, budget: 12 })),
+    ).not.toThrow();
   });
 
   it("accepts any plan when the request sets no limits", () => {
@@ -159,7 +224,10 @@ describe("assertWithinConstraints (POST-PLAN-004)", () => {
   });
 
   it("maxSteps: INSUFFICIENT_RESOURCES saying how many steps, the limit, and to raise maxSteps", () => {
-    const e = expectCode(caught(() => assertWithinConstraints(threeSteps, request("x", { maxSteps: 2 }))), ErrorCode.INSUFFICIENT_RESOURCES);
+    const e = expectCode(
+      caught(() => assertWithinConstraints(threeSteps, request("x", { maxSteps: 2 }))),
+      ErrorCode.INSUFFICIENT_RESOURCES,
+    );
     expect(e.message).toContain("3 steps");
     expect(e.message).toContain("limit is 2");
     expect(e.message).toMatch(/Raise maxSteps/);
@@ -167,7 +235,10 @@ describe("assertWithinConstraints (POST-PLAN-004)", () => {
   });
 
   it("timeoutMs: INSUFFICIENT_RESOURCES saying the estimate, the limit, and to raise the time limit", () => {
-    const e = expectCode(caught(() => assertWithinConstraints(threeSteps, request("x", { timeoutMs: 4999 }))), ErrorCode.INSUFFICIENT_RESOURCES);
+    const e = expectCode(
+      caught(() => assertWithinConstraints(threeSteps, request("x", { timeoutMs: 4999 }))),
+      ErrorCode.INSUFFICIENT_RESOURCES,
+    );
     expect(e.message).toContain("5000 ms");
     expect(e.message).toContain("4999 ms");
     expect(e.message).toMatch(/Raise the time limit/);
@@ -175,7 +246,10 @@ describe("assertWithinConstraints (POST-PLAN-004)", () => {
   });
 
   it("budget: INSUFFICIENT_RESOURCES saying the estimated cost, the budget, and to increase it", () => {
-    const e = expectCode(caught(() => assertWithinConstraints(threeSteps, request("x", { budget: 10 }))), ErrorCode.INSUFFICIENT_RESOURCES);
+    const e = expectCode(
+      caught(() => assertWithinConstraints(threeSteps, request("x", { budget: 10 }))),
+      ErrorCode.INSUFFICIENT_RESOURCES,
+    );
     expect(e.message).toContain("12.00");
     expect(e.message).toContain("budget is 10");
     expect(e.message).toMatch(/Increase the budget/);
@@ -185,7 +259,10 @@ describe("assertWithinConstraints (POST-PLAN-004)", () => {
 
 describe("validatePlan", () => {
   it("accepts a well-formed plan", () => {
-    const p = plan([{ id: "a", order: 1 }, { id: "b", order: 2, dependsOn: ["a"] }]);
+    const p = plan([
+      { id: "a", order: 1 },
+      { id: "b", order: 2, dependsOn: ["a"] },
+    ]);
     expect(() => validatePlan(p, request("x"))).not.toThrow();
   });
 
@@ -194,33 +271,59 @@ describe("validatePlan", () => {
       { id: "a", order: 1, dependsOn: ["b"] },
       { id: "b", order: 2, dependsOn: ["a", "ghost"] },
     ]);
-    expectCode(caught(() => validatePlan(missingAndCycle, request("x"))), ErrorCode.PLAN_MISSING_DEPENDENCY);
+    expectCode(
+      caught(() => validatePlan(missingAndCycle, request("x"))),
+      ErrorCode.PLAN_MISSING_DEPENDENCY,
+    );
     const cycleAndTooMany = plan([
       { id: "a", order: 1, dependsOn: ["b"] },
       { id: "b", order: 2, dependsOn: ["a"] },
     ]);
-    expectCode(caught(() => validatePlan(cycleAndTooMany, request("x", { maxSteps: 1 }))), ErrorCode.PLAN_CYCLE);
+    expectCode(
+      caught(() => validatePlan(cycleAndTooMany, request("x", { maxSteps: 1 }))),
+      ErrorCode.PLAN_CYCLE,
+    );
   });
 
   it("checks worker types and tools only when given a registry", () => {
     const p = plan([{ id: "a", order: 1, workerType: "nobody", tools: ["nothing"] }]);
     expect(() => validatePlan(p, request("x"))).not.toThrow();
-    const registry = registryOf([countingTool("fetch_data").spec], [{ name: "reader", description: "", categories: ["general"] }]);
-    expectCode(caught(() => validatePlan(p, request("x"), registry)), ErrorCode.PLAN_UNKNOWN_REFERENCE);
+    const registry = registryOf(
+      [countingTool("fetch_data").spec],
+      [{ name: "reader", description: "", categories: ["general"] }],
+    );
+    expectCode(
+      caught(() => validatePlan(p, request("x"), registry)),
+      ErrorCode.PLAN_UNKNOWN_REFERENCE,
+    );
   });
 });
 
 describe("criticalPathMs", () => {
-  const timed = (spec: [string, number, string[]][]) => spec.map(([id, durationMs, dependsOn]) => ({ id, dependsOn, estimates: { durationMs, cost: 0 } }));
+  const timed = (spec: [string, number, string[]][]) =>
+    spec.map(([id, durationMs, dependsOn]) => ({ id, dependsOn, estimates: { durationMs, cost: 0 } }));
 
   it("is the longest chain of estimates, not their sum", () => {
     // a(100) → b(300) → d(10) is the longest: 410; a → c(50) → d is 160.
-    const steps = timed([["a", 100, []], ["b", 300, ["a"]], ["c", 50, ["a"]], ["d", 10, ["b", "c"]]]);
+    const steps = timed([
+      ["a", 100, []],
+      ["b", 300, ["a"]],
+      ["c", 50, ["a"]],
+      ["d", 10, ["b", "c"]],
+    ]);
     expect(criticalPathMs(steps)).toBe(410);
   });
 
   it("is the slowest step when nothing depends on anything", () => {
-    expect(criticalPathMs(timed([["a", 100, []], ["b", 700, []], ["c", 50, []]]))).toBe(700);
+    expect(
+      criticalPathMs(
+        timed([
+          ["a", 100, []],
+          ["b", 700, []],
+          ["c", 50, []],
+        ]),
+      ),
+    ).toBe(700);
   });
 
   it("is 0 for no steps", () => {
@@ -236,7 +339,11 @@ describe("assignOrder", () => {
       { id: "fetch", order: 0, dependsOn: [] },
     ];
     const ordered = assignOrder(listed);
-    expect(ordered.map((s) => [s.id, s.order])).toEqual([["fetch", 1], ["analyze", 2], ["report", 3]]);
+    expect(ordered.map((s) => [s.id, s.order])).toEqual([
+      ["fetch", 1],
+      ["analyze", 2],
+      ["report", 3],
+    ]);
     expect(() => assertLogicalOrder(ordered)).not.toThrow();
   });
 

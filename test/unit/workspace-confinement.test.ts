@@ -1,5 +1,15 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -66,7 +76,12 @@ describe("workspace confinement by real path", () => {
     const listed = await runStep({ step: step("list_files", { dir: "etclink" }), inputs: {}, registry, dispatch: 1 });
     expect(listed.feedbackType).toBe("FAILURE");
     expect(JSON.stringify(listed)).not.toContain("secret.txt");
-    const read = await runStep({ step: step("read_file", { path: "etclink/secret.txt" }), inputs: {}, registry, dispatch: 1 });
+    const read = await runStep({
+      step: step("read_file", { path: "etclink/secret.txt" }),
+      inputs: {},
+      registry,
+      dispatch: 1,
+    });
     expect(read.feedbackType).toBe("FAILURE");
     expect(JSON.stringify(read)).not.toContain(SECRET);
   });
@@ -91,7 +106,12 @@ describe("workspace confinement by real path", () => {
     const { root, outside, registry } = setup();
     mkdirSync(join(root, ".candor", "reports"), { recursive: true });
     symlinkSync(join(outside, "secret.txt"), join(root, ".candor", "reports", "candor-report.md"));
-    const fb = await runStep({ step: step("write_report", { title: "Candor report" }), inputs: { analysis: ANALYSIS }, registry, dispatch: 1 });
+    const fb = await runStep({
+      step: step("write_report", { title: "Candor report" }),
+      inputs: { analysis: ANALYSIS },
+      registry,
+      dispatch: 1,
+    });
     expect(fb.feedbackType).toBe("SUCCESS");
     expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe(SECRET);
     const written = join(root, ".candor", "reports", "candor-report.md");
@@ -102,7 +122,12 @@ describe("workspace confinement by real path", () => {
   it("refuses to write through a symlinked directory on the way to the reports folder", async () => {
     const { root, outside, registry } = setup();
     symlinkSync(outside, join(root, ".candor"));
-    const fb = await runStep({ step: step("write_report", { title: "Candor report" }), inputs: { analysis: ANALYSIS }, registry, dispatch: 1 });
+    const fb = await runStep({
+      step: step("write_report", { title: "Candor report" }),
+      inputs: { analysis: ANALYSIS },
+      registry,
+      dispatch: 1,
+    });
     expect(fb.feedbackType).toBe("FAILURE");
     expect(fb.errors.join()).toMatch(/outside the workspace/);
     expect(readdirSync(outside)).toEqual(["secret.txt"]);
@@ -127,7 +152,9 @@ describe("workspace confinement by real path", () => {
 
 /** Runs a shell loop that keeps swapping `link` between two targets until stopped. */
 function swapper(link: string, a: string, b: string) {
-  const child = spawn("sh", ["-c", `while :; do ln -sfn "${a}" "${link}"; ln -sfn "${b}" "${link}"; done`], { stdio: "ignore" });
+  const child = spawn("sh", ["-c", `while :; do ln -sfn "${a}" "${link}"; ln -sfn "${b}" "${link}"; done`], {
+    stdio: "ignore",
+  });
   return () => child.kill("SIGKILL");
 }
 
@@ -161,7 +188,8 @@ describe("a symlink swapped between check and use", () => {
     const confined = await ConfinedRoot.open(root);
     const stop = swapper(join(root, ".candor", "reports"), join(root, ".candor", "real-reports"), outside);
     try {
-      for (let i = 0; i < 200; i++) await confined.writeText(".candor/reports", `r${i}.md`, "report").catch(() => undefined);
+      for (let i = 0; i < 200; i++)
+        await confined.writeText(".candor/reports", `r${i}.md`, "report").catch(() => undefined);
     } finally {
       stop();
     }

@@ -24,7 +24,10 @@ describe("workspace toolkit", () => {
 
   it("plans read → count → report from what each tool consumes and produces", () => {
     const { registry } = workspace();
-    const plan = planWithRules(PlanningRequest.parse({ userIntent: "count the words in notes.md and write a report" }), registry);
+    const plan = planWithRules(
+      PlanningRequest.parse({ userIntent: "count the words in notes.md and write a report" }),
+      registry,
+    );
     expect(plan.steps.map((s) => [s.id, s.workerType, s.dependsOn])).toEqual([
       ["text", "reader", []],
       ["analysis", "analyzer", ["text"]],
@@ -35,13 +38,21 @@ describe("workspace toolkit", () => {
 
   it("runs the chain on real files and writes the report inside the workspace", async () => {
     const { root, registry } = workspace();
-    const plan = planWithRules(PlanningRequest.parse({ userIntent: "count the words in notes.md and write a report" }), registry);
+    const plan = planWithRules(
+      PlanningRequest.parse({ userIntent: "count the words in notes.md and write a report" }),
+      registry,
+    );
     const [read, stats, report] = plan.steps;
     const text = await runStep({ step: read!, inputs: {}, registry, dispatch: 1 });
     expect(text.feedbackType).toBe("SUCCESS");
     const analysis = await runStep({ step: stats!, inputs: { text: text.outputs.result }, registry, dispatch: 1 });
     expect((analysis.outputs.result as { words: number }).words).toBe(8);
-    const written = await runStep({ step: report!, inputs: { analysis: analysis.outputs.result }, registry, dispatch: 1 });
+    const written = await runStep({
+      step: report!,
+      inputs: { analysis: analysis.outputs.result },
+      registry,
+      dispatch: 1,
+    });
     const file = (written.outputs.result as { file: string }).file;
     expect(file.startsWith(join(root, ".candor", "reports"))).toBe(true);
     expect(readFileSync(file, "utf8")).toContain("8 words");

@@ -27,14 +27,22 @@ export async function demoCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   // A fresh user each time, so the story above holds on every run: the default user's memory of earlier demos
   // would have the planner pick the backup flight agent up front (see "learn across runs" below).
   const user = hasUser(rawFlags) ? flags.user : `demo-${randomBytes(4).toString("hex")}`;
-  const { exit, threadId } = await startRun(DEMO_REQUEST, { ...flags, user, fault: [...DEMO_FAULTS, ...flags.fault] }, io, true);
+  const { exit, threadId } = await startRun(
+    DEMO_REQUEST,
+    { ...flags, user, fault: [...DEMO_FAULTS, ...flags.fault] },
+    io,
+    true,
+  );
   const p = io.invokedAs;
   const dbArg = dbArgFor(resolveDbPath(flags.db, io.env));
   const db = dbArg ? ` --db ${shellArg(dbArg)}` : "";
   const tries: [string, string][] = [
     ["another trip, no faults", `${p} run ${shellArg(EXAMPLE_REQUEST)}${db}`],
     ["inject a fault, get JSON", `${p} run ${shellArg(EXAMPLE_REQUEST)} --fault search_hotels=unavailable --json${db}`],
-    ["split a step (DECOMPOSE)", `${p} run ${shellArg(EXAMPLE_REQUEST)} --fault ${shellArg("search_activities=complex*1")}${db}`],
+    [
+      "split a step (DECOMPOSE)",
+      `${p} run ${shellArg(EXAMPLE_REQUEST)} --fault ${shellArg("search_activities=complex*1")}${db}`,
+    ],
     ["stop for plan approval", `${p} run ${shellArg(EXAMPLE_REQUEST)} --approval-threshold 0.99${db}`],
     ["answer a waiting run", `${p} resume <thread> --approve${db}`],
     ["learn across runs (try 3x)", `${p} --user me${db}`],

@@ -40,7 +40,9 @@ export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   if (flags.thread) await requireThread(dbPath, parseThreadId(flags.thread));
   const file = decisionLogPath(dbPath);
   if (!existsSync(file)) {
-    io.err(`No decision log at ${file} yet: run or resume writes it. Pass --db if your runs used another database.${legacyNote(file)}`);
+    io.err(
+      `No decision log at ${file} yet: run or resume writes it. Pass --db if your runs used another database.${legacyNote(file)}`,
+    );
     return Exit.COMPLETED;
   }
   const text = readLog(file);
@@ -63,7 +65,9 @@ export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
     matches.push({ raw, line: l });
   }
   if (matches.length === 0) {
-    const filters = (["thread", "plan", "step", "operation"] as const).filter((k) => flags[k]).map((k) => `--${k} ${flags[k]}`);
+    const filters = (["thread", "plan", "step", "operation"] as const)
+      .filter((k) => flags[k])
+      .map((k) => `--${k} ${flags[k]}`);
     io.err(`No decisions in ${file}${filters.length ? ` match ${filters.join(" ")}` : ""}.`);
     return Exit.COMPLETED;
   }
@@ -108,5 +112,7 @@ function readLog(file: string): string {
  */
 function legacyNote(file: string): string {
   const shared = path.join(path.dirname(file), "decisions.log");
-  return existsSync(shared) ? ` Decisions written before each database had its own log are in ${shared}, shared by every database in that folder.` : "";
+  return existsSync(shared)
+    ? ` Decisions written before each database had its own log are in ${shared}, shared by every database in that folder.`
+    : "";
 }

@@ -6,7 +6,14 @@ import { CandorError, ErrorCode } from "../../errors.js";
 import { checkEditedPlan } from "../../replanning/plan-edit.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import { buildToolkits } from "../session.js";
-import { checkpointAt, checkpointBefore, forkCheckpoint, parseAssignments, stateFieldsOf, updateFromAssignments } from "../../replay.js";
+import {
+  checkpointAt,
+  checkpointBefore,
+  forkCheckpoint,
+  parseAssignments,
+  stateFieldsOf,
+  updateFromAssignments,
+} from "../../replay.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ReplayFlags } from "../options.js";
 import { executeThread, presentOutcome } from "../present.js";
@@ -18,7 +25,10 @@ import { openThread, type OpenThread } from "./thread.js";
 export async function replayCommand(rawId: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(ReplayFlags, rawFlags);
   if (flags.set.length > 0) {
-    throw new CandorError(`replay runs a checkpoint unchanged; to change state first, use: ${io.invokedAs} fork ${rawId} --from ${flags.from} --set key=value.`, ErrorCode.INVALID_REQUEST);
+    throw new CandorError(
+      `replay runs a checkpoint unchanged; to change state first, use: ${io.invokedAs} fork ${rawId} --from ${flags.from} --set key=value.`,
+      ErrorCode.INVALID_REQUEST,
+    );
   }
   return onBranch(rawId, flags, io, "replay", async (thread) => {
     await checkpointAt(thread.session.graph, thread.threadId, flags.from);
@@ -36,12 +46,17 @@ export async function replayCommand(rawId: string, rawFlags: unknown, io: CliIo)
 export async function forkCommand(rawId: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(ReplayFlags, rawFlags);
   if (flags.set.length === 0) {
-    throw new CandorError(`fork needs at least one --set key=value (e.g. --set settings.maxRevisions=1). To run the checkpoint unchanged, use: ${io.invokedAs} replay ${rawId} --from ${flags.from}.`, ErrorCode.INVALID_REQUEST);
+    throw new CandorError(
+      `fork needs at least one --set key=value (e.g. --set settings.maxRevisions=1). To run the checkpoint unchanged, use: ${io.invokedAs} replay ${rawId} --from ${flags.from}.`,
+      ErrorCode.INVALID_REQUEST,
+    );
   }
   // Malformed assignments fail before the database is opened.
   const assignments = parseAssignments(flags.set);
   const touched = new Set(assignments.map((a) => a.path[0]));
-  const threshold = assignments.some(({ path }) => path[0] === "settings" && (path.length === 1 || path[1] === "approvalThreshold"));
+  const threshold = assignments.some(
+    ({ path }) => path[0] === "settings" && (path.length === 1 || path[1] === "approvalThreshold"),
+  );
   return onBranch(rawId, flags, io, "fork", async ({ session, threadId }) => {
     const at = await checkpointAt(session.graph, threadId, flags.from);
     const values = at.values as AgentStateValue;
@@ -56,24 +71,41 @@ export async function forkCommand(rawId: string, rawFlags: unknown, io: CliIo): 
       }
       const before = await checkpointBefore(session.graph, threadId, flags.from, Node.UNDERSTAND);
       if (!before) {
-        throw new CandorError(`Checkpoint ${flags.from} has its plan and no earlier checkpoint on its branch plans again, so a new request would run the old plan. Start a new run with the new request instead: ${io.invokedAs} run "<request>".`, ErrorCode.INVALID_REQUEST);
+        throw new CandorError(
+          `Checkpoint ${flags.from} has its plan and no earlier checkpoint on its branch plans again, so a new request would run the old plan. Start a new run with the new request instead: ${io.invokedAs} run "<request>".`,
+          ErrorCode.INVALID_REQUEST,
+        );
       }
       base = before;
-      notes.push(`the plan at checkpoint ${flags.from} was made for the old request, so the fork starts from checkpoint ${idOf(before)}, before planning, and plans again for the new request`);
+      notes.push(
+        `the plan at checkpoint ${flags.from} was made for the old request, so the fork starts from checkpoint ${idOf(before)}, before planning, and plans again for the new request`,
+      );
     } else if (touched.has("request") && values.plan) {
-      notes.push(`the plan at checkpoint ${flags.from} was made for the old request and --as-node ${flags.asNode} keeps it: the request change shows in the report, not in what runs`);
+      notes.push(
+        `the plan at checkpoint ${flags.from} was made for the old request and --as-node ${flags.asNode} keeps it: the request change shows in the report, not in what runs`,
+      );
     }
     if (threshold && (base.values as AgentStateValue).plan) {
-      notes.push("settings.approvalThreshold is read when a plan is made; this checkpoint's plan is made, so it applies only to a plan made again (a guided replan)");
+      notes.push(
+        "settings.approvalThreshold is read when a plan is made; this checkpoint's plan is made, so it applies only to a plan made again (a guided replan)",
+      );
     }
     const baseValues = base.values as AgentStateValue;
     const update = updateFromAssignments(base.values as Record<string, unknown>, flags.set, stateFieldsOf(AgentState));
     if (update.plan) {
       const request = (update.request ?? baseValues.request) as AgentStateValue["request"];
       const previous = baseValues.plan;
-      if (!previous) throw new CandorError(`--set refused, nothing was changed: plan: there is no plan at checkpoint ${idOf(base)} to edit.`, ErrorCode.INVALID_REQUEST);
+      if (!previous)
+        throw new CandorError(
+          `--set refused, nothing was changed: plan: there is no plan at checkpoint ${idOf(base)} to edit.`,
+          ErrorCode.INVALID_REQUEST,
+        );
       const checked = checkEditedPlan(previous, update.plan as Plan, request, ToolRegistry.create(buildToolkits([])));
-      if (!checked.ok) throw new CandorError(`--set refused, nothing was changed: ${checked.reason.replace(/\.+$/, "")}.`, ErrorCode.INVALID_REQUEST);
+      if (!checked.ok)
+        throw new CandorError(
+          `--set refused, nothing was changed: ${checked.reason.replace(/\.+$/, "")}.`,
+          ErrorCode.INVALID_REQUEST,
+        );
       update.plan = checked.value;
     }
     const from = idOf(base);
@@ -96,24 +128,36 @@ async function onBranch(
   flags: ReplayFlags,
   io: CliIo,
   verb: string,
-  prepare: (thread: OpenThread) => Promise<{ checkpointId: string; what: [string, string]; request?: string; notes?: string[] }>,
+  prepare: (
+    thread: OpenThread,
+  ) => Promise<{ checkpointId: string; what: [string, string]; request?: string; notes?: string[] }>,
 ): Promise<Exit> {
   const thread = await openThread(rawId, flags.db, io, "execute");
   const { threadId, session, dbPath } = thread;
   try {
-    return await whileHolding(session, threadId, io, () => Exit.BUSY, async (signal) => {
-      const { checkpointId, what, request, notes = [] } = await prepare(thread);
-      io.err(
-        headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · ${verb} of thread ${threadId}`, session, [
-          ["request", request ?? thread.record?.request ?? ""],
-          what,
-          ...notes.map((n): [string, string] => ["note", n]),
-          ["faults", thread.record?.faults.join(", ") ?? ""],
-        ]).join("\n"),
-      );
-      const outcome = await executeThread(session, threadId, { kind: "continue" }, { ...io, signal }, checkpointId);
-      return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-    });
+    return await whileHolding(
+      session,
+      threadId,
+      io,
+      () => Exit.BUSY,
+      async (signal) => {
+        const { checkpointId, what, request, notes = [] } = await prepare(thread);
+        io.err(
+          headerLines(
+            `Candor · reasoner: ${describeReasoner(thread.reasoner)} · ${verb} of thread ${threadId}`,
+            session,
+            [
+              ["request", request ?? thread.record?.request ?? ""],
+              what,
+              ...notes.map((n): [string, string] => ["note", n]),
+              ["faults", thread.record?.faults.join(", ") ?? ""],
+            ],
+          ).join("\n"),
+        );
+        const outcome = await executeThread(session, threadId, { kind: "continue" }, { ...io, signal }, checkpointId);
+        return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+      },
+    );
   } finally {
     session.close();
   }

@@ -13,24 +13,66 @@ export async function reportCommand(rawId: string, rawFlags: unknown, io: CliIo)
   try {
     if (!started) {
       const start = `${io.invokedAs} resume ${threadId}${dbFlagFor(dbPath)}`;
-      if (flags.json) io.out(JSON.stringify({ threadId, status: null, started: false, finished: false, answer: null, report: null, waitingFor: null, resumeCommands: [start] }, null, 2));
-      else io.out(`Thread ${threadId} stopped before its first checkpoint: nothing ran, so there is no report. Start it from its recorded request with: ${start}`);
+      if (flags.json)
+        io.out(
+          JSON.stringify(
+            {
+              threadId,
+              status: null,
+              started: false,
+              finished: false,
+              answer: null,
+              report: null,
+              waitingFor: null,
+              resumeCommands: [start],
+            },
+            null,
+            2,
+          ),
+        );
+      else
+        io.out(
+          `Thread ${threadId} stopped before its first checkpoint: nothing ran, so there is no report. Start it from its recorded request with: ${start}`,
+        );
       return Exit.NOT_COMPLETED;
     }
     const outcome = await readOutcome(session.graph, threadId);
     const { report, status, answer } = outcome.values;
     const dbArg = dbArgFor(dbPath);
-    const commands = outcome.waitingFor ? resumeCommands(threadId, outcome.waitingFor, { commandPrefix: io.invokedAs, dbArg }) : [];
+    const commands = outcome.waitingFor
+      ? resumeCommands(threadId, outcome.waitingFor, { commandPrefix: io.invokedAs, dbArg })
+      : [];
     const ready = outcome.finished && report !== null;
     if (flags.json) {
-      io.out(JSON.stringify({ threadId, status, finished: outcome.finished, answer, report: ready ? report : null, waitingFor: outcome.waitingFor, resumeCommands: commands.map((c) => c.command) }, null, 2));
+      io.out(
+        JSON.stringify(
+          {
+            threadId,
+            status,
+            finished: outcome.finished,
+            answer,
+            report: ready ? report : null,
+            waitingFor: outcome.waitingFor,
+            resumeCommands: commands.map((c) => c.command),
+          },
+          null,
+          2,
+        ),
+      );
     } else if (ready) {
       io.out(renderReport(report));
     } else if (outcome.waitingFor) {
-      io.out([`Thread ${threadId} has not finished (status ${status}), so there is no report yet.`, ...waitingLines(outcome.waitingFor, commands)].join("\n"));
+      io.out(
+        [
+          `Thread ${threadId} has not finished (status ${status}), so there is no report yet.`,
+          ...waitingLines(outcome.waitingFor, commands),
+        ].join("\n"),
+      );
     } else {
       const db = dbArg ? ` --db ${shellArg(dbArg)}` : "";
-      io.out(`Thread ${threadId} has not finished (status ${status}, next: ${outcome.next.join(", ") || "none"}), so there is no report yet. Continue it with: ${io.invokedAs} resume ${threadId}${db}`);
+      io.out(
+        `Thread ${threadId} has not finished (status ${status}, next: ${outcome.next.join(", ") || "none"}), so there is no report yet. Continue it with: ${io.invokedAs} resume ${threadId}${db}`,
+      );
     }
     if (ready) return Exit.COMPLETED;
     return outcome.waitingFor ? Exit.WAITING : Exit.NOT_COMPLETED;

@@ -31,35 +31,55 @@ export function parseAdjustFlag(value: string, cwd = process.cwd()): PlanAdjustm
     try {
       text = readFileSync(file, "utf8");
     } catch (cause) {
-      throw new CandorError(`--adjust ${value}: cannot read ${file}. Give a readable JSON file, or the JSON itself (${ADJUST_EXAMPLE}).`, ErrorCode.INVALID_REQUEST, { cause });
+      throw new CandorError(
+        `--adjust ${value}: cannot read ${file}. Give a readable JSON file, or the JSON itself (${ADJUST_EXAMPLE}).`,
+        ErrorCode.INVALID_REQUEST,
+        { cause },
+      );
     }
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (cause) {
-    throw new CandorError(`--adjust is not valid JSON (${(cause as Error).message}). Example: ${ADJUST_EXAMPLE}.`, ErrorCode.INVALID_REQUEST, { cause });
+    throw new CandorError(
+      `--adjust is not valid JSON (${(cause as Error).message}). Example: ${ADJUST_EXAMPLE}.`,
+      ErrorCode.INVALID_REQUEST,
+      { cause },
+    );
   }
-  const list = json !== null && typeof json === "object" && !Array.isArray(json) && "adjustments" in json ? json.adjustments : json;
+  const list =
+    json !== null && typeof json === "object" && !Array.isArray(json) && "adjustments" in json
+      ? json.adjustments
+      : json;
   const parsed = z.array(PlanAdjustment).min(1, "the list is empty").safeParse(list);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new CandorError(`--adjust must be a list of {taskId, field, newValue} (${issue?.path.join(".") || "value"}: ${issue?.message}). Example: ${ADJUST_EXAMPLE}.`, ErrorCode.INVALID_REQUEST);
+    throw new CandorError(
+      `--adjust must be a list of {taskId, field, newValue} (${issue?.path.join(".") || "value"}: ${issue?.message}). Example: ${ADJUST_EXAMPLE}.`,
+      ErrorCode.INVALID_REQUEST,
+    );
   }
   return parsed.data;
 }
 
 const asFlags = (decisions: readonly string[]) =>
-  decisions.map((d) => (d === "adjust" ? "--adjust <json>" : d === "replan" ? `--replan "<guidance>"` : `--${d}`)).join(", ");
+  decisions
+    .map((d) => (d === "adjust" ? "--adjust <json>" : d === "replan" ? `--replan "<guidance>"` : `--${d}`))
+    .join(", ");
 
-const isGiven = (flags: ResumeFlags, d: DecisionFlag) => (d === "adjust" ? flags.adjust !== undefined : d === "replan" ? flags.replan !== undefined : flags[d]);
+const isGiven = (flags: ResumeFlags, d: DecisionFlag) =>
+  d === "adjust" ? flags.adjust !== undefined : d === "replan" ? flags.replan !== undefined : flags[d];
 
 /**
  * The fields a decision sends beyond `decision` and `comment`, checked before anything is opened: `--set
  * key=value` (repeatable) gives a retry new parameters for the failed step; `--replan` carries the guidance.
  * Whether the parameters suit the step's tool is checked by the graph, which keeps the thread waiting if not.
  */
-export function decisionExtras(flags: ResumeFlags, decision: DecisionFlag | null): { extra?: Record<string, unknown>; comment: string | null } {
+export function decisionExtras(
+  flags: ResumeFlags,
+  decision: DecisionFlag | null,
+): { extra?: Record<string, unknown>; comment: string | null } {
   const comment = flags.comment ?? null;
   if (flags.set.length > 0) {
     if (decision !== "retry") {
@@ -67,7 +87,10 @@ export function decisionExtras(flags: ResumeFlags, decision: DecisionFlag | null
     }
     const bad = flags.set.find((a) => !/^\s*[A-Za-z_][\w.]*\s*=/.test(a));
     if (bad !== undefined) {
-      throw new CandorError(`--set "${bad}" is not key=value: name one of the step's parameters and its new value, e.g. --retry --set maxPrice=300.`, ErrorCode.INVALID_REQUEST);
+      throw new CandorError(
+        `--set "${bad}" is not key=value: name one of the step's parameters and its new value, e.g. --retry --set maxPrice=300.`,
+        ErrorCode.INVALID_REQUEST,
+      );
     }
     return { extra: { params: updateFromAssignments({}, flags.set) }, comment };
   }
@@ -92,7 +115,10 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
   const adjustments = flags.adjust === undefined ? undefined : parseAdjustFlag(flags.adjust);
   const extras = decisionExtras(flags, decision);
   if (flags.comment !== undefined && !decision) {
-    throw new CandorError(`--comment goes with a decision (e.g. --reject --comment "too expensive").`, ErrorCode.INVALID_REQUEST);
+    throw new CandorError(
+      `--comment goes with a decision (e.g. --reject --comment "too expensive").`,
+      ErrorCode.INVALID_REQUEST,
+    );
   }
   const thread = await openThread(rawId, flags.db, io, "execute");
   const { threadId, session, dbPath } = thread;
@@ -101,85 +127,123 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
   const db = dbArg ? ` --db ${shellArg(dbArg)}` : "";
   try {
     // Taken before the thread is read: a second process must not decide on a state the first is replacing.
-    return await whileHolding(session, threadId, io, () => Exit.BUSY, async (signal) => {
-      if (!thread.started && thread.record) {
-        return await startAgain(thread, thread.record, decision, { ...io, signal }, { json: flags.json, asking: flags.input && io.ask !== undefined });
-      }
-      const before = await readOutcome(session.graph, threadId);
-      let input: ThreadInput;
-      if (before.finished) {
-        const see = `See its report with: ${prefix} report ${threadId}${db}`;
-        if (decision) {
-          throw new CandorError(`Thread ${threadId} has already finished (status ${before.status}); it is not waiting for a decision. ${see}.`, ErrorCode.INVALID_DECISION);
+    return await whileHolding(
+      session,
+      threadId,
+      io,
+      () => Exit.BUSY,
+      async (signal) => {
+        if (!thread.started && thread.record) {
+          return await startAgain(
+            thread,
+            thread.record,
+            decision,
+            { ...io, signal },
+            { json: flags.json, asking: flags.input && io.ask !== undefined },
+          );
         }
-        io.err(`Thread ${threadId} has already finished with status ${before.status}; there is nothing to continue. ${see}.`);
-        // With --json, stdout still carries the one JSON object a script reads: the finished outcome, as run gives it.
-        if (flags.json) return presentOutcome(before, threadId, { io: { ...io, err: () => undefined }, json: true, dbPath, reasoner: thread.reasoner.kind });
-        return exitForStatus(before.status);
-      }
-      // At a terminal, a waiting thread resumed without a decision asks for one inline (unless --no-input).
-      const asking = flags.input && io.ask !== undefined;
-      if (before.waitingFor && !decision && asking) {
-        io.err(headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · thread ${threadId} is waiting`, session, [["request", thread.record?.request ?? before.values.request?.userIntent ?? ""]]).join("\n"));
-        const outcome = await decideInteractively(session, threadId, before, { ...io, signal });
+        const before = await readOutcome(session.graph, threadId);
+        let input: ThreadInput;
+        if (before.finished) {
+          const see = `See its report with: ${prefix} report ${threadId}${db}`;
+          if (decision) {
+            throw new CandorError(
+              `Thread ${threadId} has already finished (status ${before.status}); it is not waiting for a decision. ${see}.`,
+              ErrorCode.INVALID_DECISION,
+            );
+          }
+          io.err(
+            `Thread ${threadId} has already finished with status ${before.status}; there is nothing to continue. ${see}.`,
+          );
+          // With --json, stdout still carries the one JSON object a script reads: the finished outcome, as run gives it.
+          if (flags.json)
+            return presentOutcome(before, threadId, {
+              io: { ...io, err: () => undefined },
+              json: true,
+              dbPath,
+              reasoner: thread.reasoner.kind,
+            });
+          return exitForStatus(before.status);
+        }
+        // At a terminal, a waiting thread resumed without a decision asks for one inline (unless --no-input).
+        const asking = flags.input && io.ask !== undefined;
+        if (before.waitingFor && !decision && asking) {
+          io.err(
+            headerLines(
+              `Candor · reasoner: ${describeReasoner(thread.reasoner)} · thread ${threadId} is waiting`,
+              session,
+              [["request", thread.record?.request ?? before.values.request?.userIntent ?? ""]],
+            ).join("\n"),
+          );
+          const outcome = await decideInteractively(session, threadId, before, { ...io, signal });
+          return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+        }
+        if (before.waitingFor && !decision) {
+          // Away from a terminal this is what `run` does for the same waiting thread: say what it waits for, exit 3.
+          io.err(
+            `Thread ${threadId} is waiting for a decision; nothing was sent. Give one with one of the commands below.`,
+          );
+          return presentOutcome(before, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+        }
+        if (before.waitingFor && decision) {
+          const fits = before.waitingFor.decisions;
+          if (!fits.includes(decision)) {
+            throw new CandorError(
+              `--${decision} does not answer what thread ${threadId} waits for: ${before.waitingFor.question} Give one of: ${asFlags(fits)} (e.g. ${prefix} resume ${threadId} --${fits[0]}${db}).`,
+              ErrorCode.INVALID_DECISION,
+            );
+          }
+          refusePlainRetryOfInfeasible(before.waitingFor, decision, extras, { threadId, prefix, dbArg });
+          input = {
+            kind: "decision",
+            decision,
+            comment: extras.comment,
+            ...(adjustments ? { adjustments } : {}),
+            ...(extras.extra ? { extra: extras.extra } : {}),
+            interruptIds: before.interruptIds,
+          };
+        } else {
+          if (decision) {
+            throw new CandorError(
+              `Thread ${threadId} is not waiting for a decision: it stopped part-way (status ${before.status}, next: ${before.next.join(", ")}). Continue it without a decision: ${prefix} resume ${threadId}${db}.`,
+              ErrorCode.INVALID_DECISION,
+            );
+          }
+          input = { kind: "continue" };
+        }
+        const what: [string, string] =
+          input.kind === "decision"
+            ? [
+                "decision",
+                `--${input.decision}${input.adjustments ? ` ${JSON.stringify(input.adjustments)}` : ""}${input.extra ? ` ${JSON.stringify(input.extra)}` : ""}${input.comment ? ` (comment: ${input.comment})` : ""}`,
+              ]
+            : ["continue", `from ${before.next.join(", ")}, where the run stopped part-way`];
+        io.err(
+          headerLines(
+            `Candor · reasoner: ${describeReasoner(thread.reasoner)} · resuming thread ${threadId}`,
+            session,
+            [
+              ["request", thread.record?.request ?? before.values.request?.userIntent ?? ""],
+              what,
+              ["faults", thread.record?.faults.join(", ") ?? ""],
+            ],
+          ).join("\n"),
+        );
+        const outcome = await executeThread(session, threadId, input, { ...io, signal });
+        if (asking) {
+          // Asks about whatever the thread waits for next, and says itself when the answer given here was refused.
+          const final = await decideInteractively(session, threadId, outcome, { ...io, signal });
+          return presentOutcome(final, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+        }
+        if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
+          // A refused answer (e.g. an adjustment that makes a cycle, a parameter the tool refuses) leaves the
+          // thread waiting; say why.
+          const refused = await lastRefusal(session.graph, threadId);
+          if (refused) io.err(`The decision was not applied: ${refused}`);
+        }
         return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-      }
-      if (before.waitingFor && !decision) {
-        // Away from a terminal this is what `run` does for the same waiting thread: say what it waits for, exit 3.
-        io.err(`Thread ${threadId} is waiting for a decision; nothing was sent. Give one with one of the commands below.`);
-        return presentOutcome(before, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-      }
-      if (before.waitingFor && decision) {
-        const fits = before.waitingFor.decisions;
-        if (!fits.includes(decision)) {
-          throw new CandorError(
-            `--${decision} does not answer what thread ${threadId} waits for: ${before.waitingFor.question} Give one of: ${asFlags(fits)} (e.g. ${prefix} resume ${threadId} --${fits[0]}${db}).`,
-            ErrorCode.INVALID_DECISION,
-          );
-        }
-        refusePlainRetryOfInfeasible(before.waitingFor, decision, extras, { threadId, prefix, dbArg });
-        input = {
-          kind: "decision",
-          decision,
-          comment: extras.comment,
-          ...(adjustments ? { adjustments } : {}),
-          ...(extras.extra ? { extra: extras.extra } : {}),
-          interruptIds: before.interruptIds,
-        };
-      } else {
-        if (decision) {
-          throw new CandorError(
-            `Thread ${threadId} is not waiting for a decision: it stopped part-way (status ${before.status}, next: ${before.next.join(", ")}). Continue it without a decision: ${prefix} resume ${threadId}${db}.`,
-            ErrorCode.INVALID_DECISION,
-          );
-        }
-        input = { kind: "continue" };
-      }
-      const what: [string, string] =
-        input.kind === "decision"
-          ? ["decision", `--${input.decision}${input.adjustments ? ` ${JSON.stringify(input.adjustments)}` : ""}${input.extra ? ` ${JSON.stringify(input.extra)}` : ""}${input.comment ? ` (comment: ${input.comment})` : ""}`]
-          : ["continue", `from ${before.next.join(", ")}, where the run stopped part-way`];
-      io.err(
-        headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · resuming thread ${threadId}`, session, [
-          ["request", thread.record?.request ?? before.values.request?.userIntent ?? ""],
-          what,
-          ["faults", thread.record?.faults.join(", ") ?? ""],
-        ]).join("\n"),
-      );
-      const outcome = await executeThread(session, threadId, input, { ...io, signal });
-      if (asking) {
-        // Asks about whatever the thread waits for next, and says itself when the answer given here was refused.
-        const final = await decideInteractively(session, threadId, outcome, { ...io, signal });
-        return presentOutcome(final, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-      }
-      if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
-        // A refused answer (e.g. an adjustment that makes a cycle, a parameter the tool refuses) leaves the
-        // thread waiting; say why.
-        const refused = await lastRefusal(session.graph, threadId);
-        if (refused) io.err(`The decision was not applied: ${refused}`);
-      }
-      return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-    });
+      },
+    );
   } finally {
     session.close();
   }
@@ -190,7 +254,13 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
  * nothing ran and nothing waits. It starts again from the recorded request, user, faults and settings, as `run`
  * started it.
  */
-async function startAgain(thread: OpenThread, record: ThreadRecord, decision: DecisionFlag | null, io: CliIo, opts: { json: boolean; asking: boolean }): Promise<Exit> {
+async function startAgain(
+  thread: OpenThread,
+  record: ThreadRecord,
+  decision: DecisionFlag | null,
+  io: CliIo,
+  opts: { json: boolean; asking: boolean },
+): Promise<Exit> {
   const { threadId, session, dbPath } = thread;
   if (decision) {
     throw new CandorError(
@@ -199,11 +269,15 @@ async function startAgain(thread: OpenThread, record: ThreadRecord, decision: De
     );
   }
   io.err(
-    headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · starting thread ${threadId} again`, session, [
-      ["request", record.request],
-      ["start", "from its recorded request and settings: it stopped before its first checkpoint"],
-      ["faults", record.faults.join(", ")],
-    ]).join("\n"),
+    headerLines(
+      `Candor · reasoner: ${describeReasoner(thread.reasoner)} · starting thread ${threadId} again`,
+      session,
+      [
+        ["request", record.request],
+        ["start", "from its recorded request and settings: it stopped before its first checkpoint"],
+        ["faults", record.faults.join(", ")],
+      ],
+    ).join("\n"),
   );
   const started = await executeThread(session, threadId, startInput(record), io);
   const outcome = opts.asking ? await decideInteractively(session, threadId, started, io) : started;
@@ -214,10 +288,20 @@ async function startAgain(thread: OpenThread, record: ThreadRecord, decision: De
  * A plain retry of a limit that cannot be met would fail the same way, and the graph's refusal names the fix in
  * the library's JSON form; say it as the command to type instead, before anything is sent.
  */
-function refusePlainRetryOfInfeasible(request: WaitingRequest, decision: DecisionFlag, extras: { extra?: Record<string, unknown> }, ctx: { threadId: string; prefix: string; dbArg: string | null }): void {
+function refusePlainRetryOfInfeasible(
+  request: WaitingRequest,
+  decision: DecisionFlag,
+  extras: { extra?: Record<string, unknown> },
+  ctx: { threadId: string; prefix: string; dbArg: string | null },
+): void {
   if (request.kind !== "infeasible_constraint" || decision !== "retry" || extras.extra?.params !== undefined) return;
-  const retry = resumeCommands(ctx.threadId, request, { commandPrefix: ctx.prefix, dbArg: ctx.dbArg }).find((c) => c.decision === "retry");
-  const example = retry && / --set /.test(retry.command) ? retry.command : `${ctx.prefix} resume ${ctx.threadId} --retry --set <limit>=<a value that can be met>${ctx.dbArg ? ` --db ${shellArg(ctx.dbArg)}` : ""}`;
+  const retry = resumeCommands(ctx.threadId, request, { commandPrefix: ctx.prefix, dbArg: ctx.dbArg }).find(
+    (c) => c.decision === "retry",
+  );
+  const example =
+    retry && / --set /.test(retry.command)
+      ? retry.command
+      : `${ctx.prefix} resume ${ctx.threadId} --retry --set <limit>=<a value that can be met>${ctx.dbArg ? ` --db ${shellArg(ctx.dbArg)}` : ""}`;
   throw new CandorError(
     `A plain --retry would fail the same way: the limit cannot be met as it is, so nothing was sent. Retry with a new limit: ${example} (or --replan "<guidance>", --skip, --abort).`,
     ErrorCode.INVALID_DECISION,

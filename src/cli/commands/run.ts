@@ -2,7 +2,16 @@ import { PlanningRequest, RunSettings } from "../../domain/request.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { decideInteractively } from "../interactive.js";
 import { Exit, type CliIo } from "../io.js";
-import { chooseReasoner, EXAMPLE_REQUEST, newThreadId, parseFlags, resolveDbPath, RunFlags, type ReasonerChoice, type ThreadRecord } from "../options.js";
+import {
+  chooseReasoner,
+  EXAMPLE_REQUEST,
+  newThreadId,
+  parseFlags,
+  resolveDbPath,
+  RunFlags,
+  type ReasonerChoice,
+  type ThreadRecord,
+} from "../options.js";
 import { dbFlagFor, executeThread, presentOutcome } from "../present.js";
 import { noteLine, shellArg } from "../render.js";
 import { openSession, saveThreadRecord, startInput, threadExists, type Session } from "../session.js";
@@ -10,7 +19,10 @@ import { whileHolding } from "../thread-lease.js";
 
 /** The first lines a run or resume prints: reasoner and thread first, then what it runs on. */
 export function headerLines(title: string, session: Session, fields: [string, string][]): string[] {
-  const rows: [string, string][] = [...fields, ["database", `${session.persistence.dbPath} (decisions: ${session.logFile})`]];
+  const rows: [string, string][] = [
+    ...fields,
+    ["database", `${session.persistence.dbPath} (decisions: ${session.logFile})`],
+  ];
   return [title, ...rows.filter(([, v]) => v).map(([k, v]) => `  ${`${k}:`.padEnd(10)} ${v}`), ""];
 }
 
@@ -30,7 +42,12 @@ export async function runCommand(requestText: string, rawFlags: unknown, io: Cli
  * Shared by `run` and the demo, which needs the thread id for its closing hints. A `framed` run (the demo) has
  * already shown its request and faults and ends with its own hints, so it skips those lines.
  */
-export async function startRun(requestText: string, rawFlags: unknown, io: CliIo, framed = false): Promise<{ exit: Exit; threadId: string }> {
+export async function startRun(
+  requestText: string,
+  rawFlags: unknown,
+  io: CliIo,
+  framed = false,
+): Promise<{ exit: Exit; threadId: string }> {
   const flags = parseFlags(RunFlags, rawFlags);
   const request = PlanningRequest.safeParse({ userIntent: requestText, userContext: { userId: flags.user } });
   if (!request.success) {
@@ -47,40 +64,65 @@ export async function startRun(requestText: string, rawFlags: unknown, io: CliIo
   });
   const threadId = flags.thread ?? newThreadId();
   const dbPath = resolveDbPath(flags.db, io.env);
-  const session = await openSession({ dbPath, reasoner, faults: flags.fault, env: io.env, onNote: (note) => io.err(noteLine(note)) });
+  const session = await openSession({
+    dbPath,
+    reasoner,
+    faults: flags.fault,
+    env: io.env,
+    onNote: (note) => io.err(noteLine(note)),
+  });
   try {
-    return await whileHolding(session, threadId, io, () => ({ exit: Exit.BUSY, threadId }), async (signal) => {
-      if (await threadExists(session.persistence, threadId)) {
-        throw new CandorError(
-          `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}${dbFlagFor(dbPath)}, or leave out --thread to start a new one.`,
-          ErrorCode.INVALID_REQUEST,
+    return await whileHolding(
+      session,
+      threadId,
+      io,
+      () => ({ exit: Exit.BUSY, threadId }),
+      async (signal) => {
+        if (await threadExists(session.persistence, threadId)) {
+          throw new CandorError(
+            `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}${dbFlagFor(dbPath)}, or leave out --thread to start a new one.`,
+            ErrorCode.INVALID_REQUEST,
+          );
+        }
+        // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
+        const record: ThreadRecord = {
+          threadId,
+          request: request.data.userIntent,
+          userId: flags.user,
+          reasoner: reasoner.kind,
+          model: reasoner.model,
+          faults: flags.fault,
+          settings,
+          createdAt: new Date().toISOString(),
+        };
+        await saveThreadRecord(session.persistence, record);
+        io.err(
+          headerLines(
+            `Candor · reasoner: ${describeReasoner(reasoner)} · thread ${threadId}`,
+            session,
+            framed
+              ? []
+              : [
+                  ["request", request.data.userIntent],
+                  ["faults", flags.fault.join(", ")],
+                ],
+          ).join("\n"),
         );
-      }
-      // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
-      const record: ThreadRecord = {
-        threadId,
-        request: request.data.userIntent,
-        userId: flags.user,
-        reasoner: reasoner.kind,
-        model: reasoner.model,
-        faults: flags.fault,
-        settings,
-        createdAt: new Date().toISOString(),
-      };
-      await saveThreadRecord(session.persistence, record);
-      io.err(
-        headerLines(
-          `Candor · reasoner: ${describeReasoner(reasoner)} · thread ${threadId}`,
-          session,
-          framed ? [] : [["request", request.data.userIntent], ["faults", flags.fault.join(", ")]],
-        ).join("\n"),
-      );
-      const started = await executeThread(session, threadId, startInput(record), { ...io, signal });
-      // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
-      const outcome = flags.input ? await decideInteractively(session, threadId, started, { ...io, signal }) : started;
-      const exit = presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: reasoner.kind, footer: !framed });
-      return { exit, threadId };
-    });
+        const started = await executeThread(session, threadId, startInput(record), { ...io, signal });
+        // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
+        const outcome = flags.input
+          ? await decideInteractively(session, threadId, started, { ...io, signal })
+          : started;
+        const exit = presentOutcome(outcome, threadId, {
+          io,
+          json: flags.json,
+          dbPath,
+          reasoner: reasoner.kind,
+          footer: !framed,
+        });
+        return { exit, threadId };
+      },
+    );
   } finally {
     session.close();
   }

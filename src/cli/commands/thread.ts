@@ -18,7 +18,10 @@ export interface OpenThread {
 export function parseThreadId(raw: string): string {
   const parsed = ThreadId.safeParse(raw);
   if (!parsed.success) {
-    throw new CandorError(`"${raw}" is not a thread id: ${parsed.error.issues[0]?.message ?? "invalid"}.`, ErrorCode.INVALID_REQUEST);
+    throw new CandorError(
+      `"${raw}" is not a thread id: ${parsed.error.issues[0]?.message ?? "invalid"}.`,
+      ErrorCode.INVALID_REQUEST,
+    );
   }
   return parsed.data;
 }
@@ -27,7 +30,12 @@ export function parseThreadId(raw: string): string {
  * Opens an existing thread with the tools and faults it was started with. `execute` rebuilds its reasoner too
  * (a model thread needs OPENAI_API_KEY again); `read` only looks at checkpoints, so it never needs a model.
  */
-export async function openThread(rawId: string, dbFlag: string | undefined, io: CliIo, mode: "read" | "execute"): Promise<OpenThread> {
+export async function openThread(
+  rawId: string,
+  dbFlag: string | undefined,
+  io: CliIo,
+  mode: "read" | "execute",
+): Promise<OpenThread> {
   const threadId = parseThreadId(rawId);
   const dbPath = resolveDbPath(dbFlag, io.env);
   const persistence = openExisting(dbPath, threadId);
@@ -39,7 +47,9 @@ export async function openThread(rawId: string, dbFlag: string | undefined, io: 
     throw e;
   }
   const { record, started } = stored;
-  const startedWith: ReasonerChoice = record ? { kind: record.reasoner, model: record.model } : { kind: "rules", model: null };
+  const startedWith: ReasonerChoice = record
+    ? { kind: record.reasoner, model: record.model }
+    : { kind: "rules", model: null };
   if (mode === "execute" && startedWith.kind === "llm" && !io.env.OPENAI_API_KEY) {
     persistence.close();
     throw new CandorError(
@@ -48,6 +58,11 @@ export async function openThread(rawId: string, dbFlag: string | undefined, io: 
     );
   }
   const reasoner: ReasonerChoice = mode === "execute" ? startedWith : { kind: "rules", model: null };
-  const session = await sessionOn(persistence, { reasoner, faults: record?.faults ?? [], env: io.env, onNote: (note) => io.err(noteLine(note)) });
+  const session = await sessionOn(persistence, {
+    reasoner,
+    faults: record?.faults ?? [],
+    env: io.env,
+    onNote: (note) => io.err(noteLine(note)),
+  });
   return { threadId, dbPath, session, record, started, reasoner: startedWith };
 }

@@ -27,11 +27,17 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
   const flags = parseFlags(ThreadsFlags, rawFlags);
   const dbPath = resolveDbPath(flags.db, io.env);
   if (!existsSync(path.resolve(dbPath))) {
-    io.err(`No threads yet: there is no Candor database at ${dbPath}. Start one with: ${io.invokedAs} run "<request>" (or pass --db with the database your runs used).`);
+    io.err(
+      `No threads yet: there is no Candor database at ${dbPath}. Start one with: ${io.invokedAs} run "<request>" (or pass --db with the database your runs used).`,
+    );
     if (flags.json) io.out(JSON.stringify({ db: path.resolve(dbPath), threads: [] }, null, 2));
     return Exit.COMPLETED;
   }
-  const session = await sessionOn(openPersistence(dbPath), { reasoner: { kind: "rules", model: null }, faults: [], env: io.env });
+  const session = await sessionOn(openPersistence(dbPath), {
+    reasoner: { kind: "rules", model: null },
+    faults: [],
+    env: io.env,
+  });
   try {
     const items = await session.persistence.store.search(THREADS_NAMESPACE, { limit: 10_000 });
     const records = items.flatMap((item) => {
@@ -48,7 +54,13 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
         continue;
       }
       const o = await readOutcome(session.graph, r.threadId);
-      rows.push({ ...base, status: o.status, finished: o.finished, waitingFor: o.waitingFor ? waitingSummary(o.waitingFor) : null, next: o.next });
+      rows.push({
+        ...base,
+        status: o.status,
+        finished: o.finished,
+        waitingFor: o.waitingFor ? waitingSummary(o.waitingFor) : null,
+        next: o.next,
+      });
     }
     if (flags.json) {
       io.out(JSON.stringify({ db: session.persistence.dbPath, threads: rows }, null, 2));
@@ -60,7 +72,8 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
     }
     io.out(`Threads in ${session.persistence.dbPath}, newest first (${rows.length}):`);
     io.out(`  ${"started".padEnd(19)}  ${"thread".padEnd(14)}  ${"status".padEnd(17)}  waiting for / request`);
-    for (const r of rows) io.out(`  ${stamp(r.createdAt)}  ${r.threadId.padEnd(14)}  ${shownStatus(r).padEnd(17)}  ${describeRow(r)}`);
+    for (const r of rows)
+      io.out(`  ${stamp(r.createdAt)}  ${r.threadId.padEnd(14)}  ${shownStatus(r).padEnd(17)}  ${describeRow(r)}`);
     return Exit.COMPLETED;
   } finally {
     session.close();
@@ -68,7 +81,10 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
 }
 
 function waitingSummary(w: WaitingRequest): NonNullable<ThreadRow["waitingFor"]> {
-  const where = w.kind === "tool_approval" ? { ...(w.taskId ? { taskId: w.taskId } : {}), ...(w.tool ? { tool: w.tool } : {}) } : {};
+  const where =
+    w.kind === "tool_approval"
+      ? { ...(w.taskId ? { taskId: w.taskId } : {}), ...(w.tool ? { tool: w.tool } : {}) }
+      : {};
   return { kind: w.kind, decisions: [...w.decisions], ...where };
 }
 

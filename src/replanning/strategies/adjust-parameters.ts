@@ -38,7 +38,8 @@ export function violationFacts(outputs: Record<string, unknown>): ViolationFacts
 }
 
 const money = (n: number) => `$${Math.round(n).toLocaleString("en-US")}`;
-const listed = (names: readonly string[]) => (names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`);
+const listed = (names: readonly string[]) =>
+  names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
 
 /** A limit no adjustment can meet: the floors the check reported already add up to more. */
 export interface Infeasibility {
@@ -95,9 +96,17 @@ const roomOf = (cs: readonly Contributor[]) => cs.reduce((sum, c) => sum + room(
 export const adjustParameters: Strategy = (input) => {
   const { plan, failure, registry } = input;
   const facts = violationFacts(failure.outputs);
-  if (!facts) return { applies: false, reason: `The violation in ${failure.step.id} did not say what each part cost, so no step can be adjusted` };
+  if (!facts)
+    return {
+      applies: false,
+      reason: `The violation in ${failure.step.id} did not say what each part cost, so no step can be adjusted`,
+    };
   const overage = facts.total - facts.limit;
-  if (overage <= 0) return { applies: false, reason: `The reported total ${money(facts.total)} is within the limit ${money(facts.limit)}` };
+  if (overage <= 0)
+    return {
+      applies: false,
+      reason: `The reported total ${money(facts.total)} is within the limit ${money(facts.limit)}`,
+    };
   const hopeless = infeasibility(failure.outputs);
   if (hopeless) return { applies: false, reason: hopeless.reason };
 
@@ -117,12 +126,19 @@ export const adjustParameters: Strategy = (input) => {
       contributors.push({ step, part, amount: mine, floor: Math.min(floor, mine), param });
     }
   }
-  if (contributors.length === 0) return { applies: false, reason: `None of ${Object.keys(facts.breakdown).join(", ")} comes from a step whose cost can be capped` };
+  if (contributors.length === 0)
+    return {
+      applies: false,
+      reason: `None of ${Object.keys(facts.breakdown).join(", ")} comes from a step whose cost can be capped`,
+    };
   // The two largest parts (seed 000: flight and hotel) usually hold the room to save; more would churn the plan,
   // so a smaller part is capped only when the larger ones, held above their floors, cannot cover the overage.
   const candidates = contributors.filter((c) => room(c) > 0).sort((a, b) => b.amount - a.amount);
   if (candidates.length === 0) {
-    return { applies: false, reason: `${listed(contributors.map((c) => c.step.id))} already cost their cheapest option, so no cap can lower the total` };
+    return {
+      applies: false,
+      reason: `${listed(contributors.map((c) => c.step.id))} already cost their cheapest option, so no cap can lower the total`,
+    };
   }
   let chosen = candidates.slice(0, 2);
   for (let n = 3; n <= candidates.length && roomOf(chosen) < overage; n++) chosen = candidates.slice(0, n);
@@ -150,7 +166,10 @@ export const adjustParameters: Strategy = (input) => {
     // the free options, so a limit exactly at the floors' sum is met. Without floors nobody knows that.
     if (cap < 1 && floored && c.floor < 1) cap = 1;
     if (cap < 1) {
-      return { applies: false, reason: `Capping ${listed(names)} cannot remove the ${money(overage)} overage: ${c.step.id} would have to cost nothing` };
+      return {
+        applies: false,
+        reason: `Capping ${listed(names)} cannot remove the ${money(overage)} overage: ${c.step.id} would have to cost nothing`,
+      };
     }
     capped.set(c.step.id, { ...c.step, params: { ...c.step.params, [c.param]: cap } });
     const least = floored ? `; its cheapest option costs ${money(c.floor)}` : "";

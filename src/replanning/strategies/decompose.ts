@@ -37,8 +37,10 @@ function findChain(tools: readonly ToolSpec[], have: ReadonlySet<string>, goal: 
 
 /** Why smaller steps help, by the failure class DECOMPOSE was chosen for (select.ts); too_complex is the default. */
 const WHY_SMALLER: Partial<Record<FailureClass, (id: string, error: string) => string>> = {
-  timeout: (id, error) => `${id} did not finish in time as one call (${error}), and each smaller call has the whole time limit`,
-  agent_unavailable: (id, error) => `${id} failed on its tool (${error}), and smaller steps on other tools do without it`,
+  timeout: (id, error) =>
+    `${id} did not finish in time as one call (${error}), and each smaller call has the whole time limit`,
+  agent_unavailable: (id, error) =>
+    `${id} failed on its tool (${error}), and smaller steps on other tools do without it`,
 };
 
 /**
@@ -54,11 +56,20 @@ const WHY_SMALLER: Partial<Record<FailureClass, (id: string, error: string) => s
 export const decompose: Strategy = (input) => {
   const { plan, failure, registry } = input;
   const failed = failure.step;
-  const goal = failed.expectedOutputs.length > 0 ? failed.expectedOutputs : (registry.tool(failed.tools[0] ?? "")?.produces ?? []);
-  if (goal.length === 0) return { applies: false, reason: `${failed.id} declares no output, so there is nothing for smaller steps to build towards` };
+  const goal =
+    failed.expectedOutputs.length > 0 ? failed.expectedOutputs : (registry.tool(failed.tools[0] ?? "")?.produces ?? []);
+  if (goal.length === 0)
+    return {
+      applies: false,
+      reason: `${failed.id} declares no output, so there is nothing for smaller steps to build towards`,
+    };
   const have = new Set(plan.steps.filter((s) => failed.dependsOn.includes(s.id)).flatMap((s) => s.expectedOutputs));
   const tried = new Set(failure.history.map((f) => f.tool).filter((t): t is string => t !== null));
-  const tools = registry.grant(failed.workerType).filter((t) => !tried.has(t.name) && t.name !== failed.tools[0] && t.estimates.durationMs < failed.estimates.durationMs);
+  const tools = registry
+    .grant(failed.workerType)
+    .filter(
+      (t) => !tried.has(t.name) && t.name !== failed.tools[0] && t.estimates.durationMs < failed.estimates.durationMs,
+    );
   const chain = findChain(tools, have, goal);
   if (!chain) {
     return {
@@ -70,32 +81,60 @@ export const decompose: Strategy = (input) => {
   let taken: Plan = plan;
   for (const [i, tool] of chain.entries()) {
     const accepted = paramsFor(input, tool);
-    if (!accepted) return { applies: false, reason: `${tool.name} (substep ${i + 1} of ${failed.id}) does not accept the step's parameters` };
+    if (!accepted)
+      return {
+        applies: false,
+        reason: `${tool.name} (substep ${i + 1} of ${failed.id}) does not accept the step's parameters`,
+      };
     // Each part keeps only the parameters its own tool takes: the step and its log then show what that call used.
     const parsed = tool.schema.safeParse(accepted);
     const params = parsed.success ? (parsed.data as Record<string, unknown>) : accepted;
     const last = i === chain.length - 1;
-    const feeders = [...substeps.filter((s) => s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id)];
-    const upstream = plan.steps.filter((s) => failed.dependsOn.includes(s.id) && s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id);
-    const sub = successorOf(failed, freshId(taken, failed.id, `part${i + 1}`, input.feedback.map((f) => f.taskId)), {
-      description: `${tool.describeStep?.(params) ?? tool.description} (part ${i + 1} of ${chain.length} of ${failed.id})`,
-      tools: [tool.name],
-      params,
-      dependsOn: [...upstream, ...feeders],
-      expectedOutputs: last ? goal : tool.produces.filter((o) => !goal.includes(o)),
-      estimates: tool.estimates,
-    });
+    const feeders = [
+      ...substeps.filter((s) => s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id),
+    ];
+    const upstream = plan.steps
+      .filter((s) => failed.dependsOn.includes(s.id) && s.expectedOutputs.some((o) => tool.consumes.includes(o)))
+      .map((s) => s.id);
+    const sub = successorOf(
+      failed,
+      freshId(
+        taken,
+        failed.id,
+        `part${i + 1}`,
+        input.feedback.map((f) => f.taskId),
+      ),
+      {
+        description: `${tool.describeStep?.(params) ?? tool.description} (part ${i + 1} of ${chain.length} of ${failed.id})`,
+        tools: [tool.name],
+        params,
+        dependsOn: [...upstream, ...feeders],
+        expectedOutputs: last ? goal : tool.produces.filter((o) => !goal.includes(o)),
+        estimates: tool.estimates,
+      },
+    );
     substeps.push(sub);
     taken = { ...taken, steps: [...taken.steps, sub] };
   }
   const final = substeps[substeps.length - 1]!;
   const steps = plan.steps.flatMap((s) =>
-    s.id === failed.id ? substeps : s.dependsOn.includes(failed.id) ? [{ ...s, dependsOn: s.dependsOn.map((d) => (d === failed.id ? final.id : d)) }] : [s],
+    s.id === failed.id
+      ? substeps
+      : s.dependsOn.includes(failed.id)
+        ? [{ ...s, dependsOn: s.dependsOn.map((d) => (d === failed.id ? final.id : d)) }]
+        : [s],
   );
-  return revise(input, "DECOMPOSE", { ...plan, steps: assignOrder(steps) }, {
-    rationale: `${WHY_SMALLER[failure.failureClass]?.(failed.id, failure.error) ?? `${failed.id} was too much for one call (${failure.error})`}; ${chain.map((t) => t.name).join(" → ")} do the same work in ${chain.length} smaller steps, the last producing ${goal.join(", ")}.`,
-    changes: [`Decompose task ${failed.id} into ${substeps.map((s) => s.id).join(" → ")} (${chain.map((t) => t.name).join(" → ")}); ${final.id} produces ${goal.join(", ")}`],
-    newStepIds: substeps.map((s) => s.id),
-    removedStepIds: [failed.id],
-  });
+  return revise(
+    input,
+    "DECOMPOSE",
+    { ...plan, steps: assignOrder(steps) },
+    {
+      rationale: `${WHY_SMALLER[failure.failureClass]?.(failed.id, failure.error) ?? `${failed.id} was too much for one call (${failure.error})`}; ${chain.map((t) => t.name).join(" → ")} do the same work in ${chain.length} smaller steps, the last producing ${goal.join(", ")}.`,
+      changes: [
+        `Decompose task ${failed.id} into ${substeps.map((s) => s.id).join(" → ")} (${chain.map((t) => t.name).join(" → ")}); ${final.id} produces ${goal.join(", ")}`,
+      ],
+      newStepIds: substeps.map((s) => s.id),
+      removedStepIds: [failed.id],
+    },
+  );
 };

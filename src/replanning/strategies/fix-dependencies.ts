@@ -13,7 +13,9 @@ function blamedUpstream(plan: Plan, failure: FailureContext): TaskStep[] {
   const deps = plan.steps.filter((s) => failure.step.dependsOn.includes(s.id));
   const named = new Set<string>();
   if (typeof failure.outputs.input === "string") named.add(failure.outputs.input);
-  for (const m of failure.error.matchAll(/cannot use the (\w+) (?:result|input)|input (\w+) (?:is )?(?:unusable|invalid|malformed)|dependency (?:task )?([\w.-]+?) failed/gi)) {
+  for (const m of failure.error.matchAll(
+    /cannot use the (\w+) (?:result|input)|input (\w+) (?:is )?(?:unusable|invalid|malformed)|dependency (?:task )?([\w.-]+?) failed/gi,
+  )) {
     const name = m[1] ?? m[2] ?? m[3];
     if (name) named.add(name);
   }
@@ -32,10 +34,14 @@ export const fixDependencies: Strategy = (input) => {
   const { plan, failure, registry } = input;
   const failed = failure.step;
   const blamed = blamedUpstream(plan, failure);
-  if (blamed.length === 0) return { applies: false, reason: `${failed.id}'s error does not blame any of its inputs (${failure.error})` };
+  if (blamed.length === 0)
+    return { applies: false, reason: `${failed.id}'s error does not blame any of its inputs (${failure.error})` };
   const waiting = blamed.filter((s) => s.status !== "done");
   if (waiting.length > 0) {
-    return { applies: false, reason: `${waiting.map((s) => `${s.id} is ${s.status}`).join(", ")}: an upstream step that did not finish is recovered on its own, not by re-running it from here` };
+    return {
+      applies: false,
+      reason: `${waiting.map((s) => `${s.id} is ${s.status}`).join(", ")}: an upstream step that did not finish is recovered on its own, not by re-running it from here`,
+    };
   }
   let revised = plan;
   const newIds: string[] = [];
@@ -57,15 +63,21 @@ export const fixDependencies: Strategy = (input) => {
       newIds.push(replacement.id);
       removed.push(upstream.id);
       rerun.push(replacement.id);
-      changes.push(`Fix dependency of ${failed.id}: redo ${upstream.id} with agent ${best.worker.name} using ${best.tool.name} as ${replacement.id}, since ${upstream.tools[0] ?? "its tool"} gave ${failed.id} an unusable ${upstream.expectedOutputs.join(", ") || "result"}`);
+      changes.push(
+        `Fix dependency of ${failed.id}: redo ${upstream.id} with agent ${best.worker.name} using ${best.tool.name} as ${replacement.id}, since ${upstream.tools[0] ?? "its tool"} gave ${failed.id} an unusable ${upstream.expectedOutputs.join(", ") || "result"}`,
+      );
     } else {
       rerun.push(upstream.id);
-      changes.push(`Fix dependency of ${failed.id}: re-run ${upstream.id} (no other agent can produce ${upstream.expectedOutputs.join(", ") || "its output"})`);
+      changes.push(
+        `Fix dependency of ${failed.id}: re-run ${upstream.id} (no other agent can produce ${upstream.expectedOutputs.join(", ") || "its output"})`,
+      );
     }
   }
   const before = new Map(revised.steps.map((s) => [s.id, s.status]));
   revised = resetForRerun(revised, rerun);
-  const modified = revised.steps.filter((s) => !newIds.includes(s.id) && before.get(s.id) !== "pending" && s.status === "pending").map((s) => s.id);
+  const modified = revised.steps
+    .filter((s) => !newIds.includes(s.id) && before.get(s.id) !== "pending" && s.status === "pending")
+    .map((s) => s.id);
   changes.push(`Re-run ${modified.join(", ")} with the repaired input`);
   return revise(input, "FIX_DEPENDENCIES", revised, {
     rationale: `${failed.id} failed because of its input (${failure.error}). Running it again on the same input would fail the same way, so the step that produced it is repaired first.`,

@@ -30,4 +30,3 @@ export const STRATEGIES: Record<StrategyType, Strategy> = {
   FIND_WORKAROUND: findWorkaround,
   SKIP: skip,
 };
-

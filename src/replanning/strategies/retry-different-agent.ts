@@ -19,14 +19,23 @@ export const retryDifferentAgent: Strategy = (input) => {
       reason: `No other worker can produce ${failed.expectedOutputs.join(", ") || "this step's output"} with a tool that has not failed it (already tried: ${[...exclude, ...failedTools].join(", ")})`,
     };
   }
-  const retry = successorOf(failed, freshId(plan, failed.id, "retry", input.feedback.map((f) => f.taskId)), {
-    workerType: best.worker.name,
-    tools: [best.tool.name],
-    // A backup gets one extra attempt after a pause: enough for a blip, not for a dead service.
-    retry: { maxAttempts: 2, backoffMs: [500] },
-    estimates: best.tool.estimates,
-    failedWorkers: exclude,
-  });
+  const retry = successorOf(
+    failed,
+    freshId(
+      plan,
+      failed.id,
+      "retry",
+      input.feedback.map((f) => f.taskId),
+    ),
+    {
+      workerType: best.worker.name,
+      tools: [best.tool.name],
+      // A backup gets one extra attempt after a pause: enough for a blip, not for a dead service.
+      retry: { maxAttempts: 2, backoffMs: [500] },
+      estimates: best.tool.estimates,
+      failedWorkers: exclude,
+    },
+  );
   return revise(input, "RETRY_DIFFERENT_AGENT", replaceStep(plan, failed.id, retry), {
     rationale: `${failed.id} failed on ${failed.workerType} (${failure.failureClass}: ${failure.error}); ${best.worker.name} can do the same step (${best.reasons.join(", ")}).`,
     changes: [`Retry task ${failed.id} with agent ${best.worker.name} using ${best.tool.name} as ${retry.id}`],

@@ -23,12 +23,16 @@ function fieldSchema(tool: ToolSpec, key: string): z.ZodType | undefined {
  * own `extractParams`), then the schema's default (an optional parameter is dropped so its default applies).
  */
 function replacementFor(input: StrategyInput, tool: ToolSpec, key: string, current: unknown): ParamFix | null {
-  const fromRequest = input.request && tool.extractParams ? tool.extractParams(requestFacts(input.request))[key] : undefined;
-  if (fromRequest !== undefined && JSON.stringify(fromRequest) !== JSON.stringify(current)) return { key, value: fromRequest, why: "from the request" };
+  const fromRequest =
+    input.request && tool.extractParams ? tool.extractParams(requestFacts(input.request))[key] : undefined;
+  if (fromRequest !== undefined && JSON.stringify(fromRequest) !== JSON.stringify(current))
+    return { key, value: fromRequest, why: "from the request" };
   const field = fieldSchema(tool, key);
   const fallback = field?.safeParse(undefined);
   if (fallback?.success && current !== undefined) {
-    return fallback.data === undefined ? { key, value: undefined, why: "dropped: it is optional" } : { key, value: fallback.data, why: "the tool's default" };
+    return fallback.data === undefined
+      ? { key, value: undefined, why: "dropped: it is optional" }
+      : { key, value: fallback.data, why: "the tool's default" };
   }
   return null;
 }
@@ -44,14 +48,19 @@ function clamp(issue: z.core.$ZodIssue, value: unknown): number | null {
 }
 
 /** Derives fixes from the schema's own verdict on the failed parameters; lists what cannot be fixed. */
-function deriveFixes(input: StrategyInput, tool: ToolSpec, params: Record<string, unknown>): { fixes: ParamFix[]; unresolved: string[] } {
+function deriveFixes(
+  input: StrategyInput,
+  tool: ToolSpec,
+  params: Record<string, unknown>,
+): { fixes: ParamFix[]; unresolved: string[] } {
   const fixes: ParamFix[] = [];
   const unresolved: string[] = [];
   const parsed = tool.schema.safeParse(params);
   if (parsed.success) {
     // The schema accepted them, yet the tool refused one at run time and named it (e.g. origin = destination).
     const named = input.failure.outputs.param;
-    if (typeof named !== "string") return { fixes, unresolved: ["the error names no parameter and the schema accepts them all"] };
+    if (typeof named !== "string")
+      return { fixes, unresolved: ["the error names no parameter and the schema accepts them all"] };
     const fix = replacementFor(input, tool, named, params[named]);
     if (fix) fixes.push(fix);
     else unresolved.push(`${named} (the tool refused ${show(params[named])} and the request offers nothing else)`);
@@ -68,7 +77,10 @@ function deriveFixes(input: StrategyInput, tool: ToolSpec, params: Record<string
       continue;
     }
     const clamped = clamp(issue, params[key]);
-    const fix = clamped !== null ? { key, value: clamped, why: `clamped: ${issue.message}` } : replacementFor(input, tool, key, params[key]);
+    const fix =
+      clamped !== null
+        ? { key, value: clamped, why: `clamped: ${issue.message}` }
+        : replacementFor(input, tool, key, params[key]);
     if (fix) fixes.push(fix);
     else unresolved.push(`${key}: ${issue.message}`);
   }
@@ -88,7 +100,11 @@ export const retryWithParams: Strategy = (input) => {
   const tool = registry.tool(failed.tools[0] ?? "");
   if (!tool) return { applies: false, reason: `${failed.id} names no known tool whose parameters could be corrected` };
   const { fixes, unresolved } = deriveFixes(input, tool, failed.params);
-  if (fixes.length === 0) return { applies: false, reason: `Nothing in ${failed.id}'s parameters can be corrected: ${unresolved.join("; ")}` };
+  if (fixes.length === 0)
+    return {
+      applies: false,
+      reason: `Nothing in ${failed.id}'s parameters can be corrected: ${unresolved.join("; ")}`,
+    };
   const params: Record<string, unknown> = { ...failed.params };
   for (const fix of fixes) {
     if (fix.value === undefined) delete params[fix.key];
@@ -96,10 +112,27 @@ export const retryWithParams: Strategy = (input) => {
   }
   const check = tool.schema.safeParse(params);
   if (!check.success || unresolved.length > 0) {
-    const left = unresolved.length > 0 ? unresolved : check.success ? [] : check.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    return { applies: false, reason: `The corrected parameters of ${failed.id} would still be invalid: ${left.join("; ")}` };
+    const left =
+      unresolved.length > 0
+        ? unresolved
+        : check.success
+          ? []
+          : check.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    return {
+      applies: false,
+      reason: `The corrected parameters of ${failed.id} would still be invalid: ${left.join("; ")}`,
+    };
   }
-  const step = successorOf(failed, freshId(plan, failed.id, "params", input.feedback.map((f) => f.taskId)), { params, description: tool.describeStep?.(params) ?? failed.description });
+  const step = successorOf(
+    failed,
+    freshId(
+      plan,
+      failed.id,
+      "params",
+      input.feedback.map((f) => f.taskId),
+    ),
+    { params, description: tool.describeStep?.(params) ?? failed.description },
+  );
   const listed = fixes.map((f) => `${f.key} ${show(failed.params[f.key])} → ${show(f.value)} (${f.why})`);
   return revise(input, "RETRY_WITH_PARAMS", replaceStep(plan, failed.id, step), {
     rationale: `${tool.name} refused the parameters of ${failed.id} (${failure.error}); the same tool should work with ${listed.length === 1 ? "this correction" : "these corrections"}.`,

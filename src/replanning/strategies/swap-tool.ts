@@ -27,9 +27,18 @@ export const swapTool: Strategy = (input) => {
   const failed = failure.step;
   const current = registry.tool(failed.tools[0] ?? "");
   const needed = failed.expectedOutputs.length > 0 ? failed.expectedOutputs : (current?.produces ?? []);
-  if (needed.length === 0) return { applies: false, reason: `${failed.id} declares no output, so no other tool can be shown to serve the same purpose` };
-  const triedTools = new Set([...failed.tools.slice(0, 1), ...failure.history.map((f) => f.tool).filter((t): t is string => t !== null)]);
-  const available = new Set(plan.steps.filter((s) => failed.dependsOn.includes(s.id)).flatMap((s) => s.expectedOutputs));
+  if (needed.length === 0)
+    return {
+      applies: false,
+      reason: `${failed.id} declares no output, so no other tool can be shown to serve the same purpose`,
+    };
+  const triedTools = new Set([
+    ...failed.tools.slice(0, 1),
+    ...failure.history.map((f) => f.tool).filter((t): t is string => t !== null),
+  ]);
+  const available = new Set(
+    plan.steps.filter((s) => failed.dependsOn.includes(s.id)).flatMap((s) => s.expectedOutputs),
+  );
   const grant = registry.grant(failed.workerType);
   const rejected: string[] = [];
   for (const tool of grant) {
@@ -44,15 +53,26 @@ export const swapTool: Strategy = (input) => {
       rejected.push(`${tool.name} does not accept the step's parameters`);
       continue;
     }
-    const step = successorOf(failed, freshId(plan, failed.id, "swap", input.feedback.map((f) => f.taskId)), {
-      tools: [tool.name],
-      params,
-      estimates: tool.estimates,
-      description: tool.describeStep?.(params) ?? failed.description,
-    });
+    const step = successorOf(
+      failed,
+      freshId(
+        plan,
+        failed.id,
+        "swap",
+        input.feedback.map((f) => f.taskId),
+      ),
+      {
+        tools: [tool.name],
+        params,
+        estimates: tool.estimates,
+        description: tool.describeStep?.(params) ?? failed.description,
+      },
+    );
     return revise(input, "SWAP_TOOL", replaceStep(plan, failed.id, step), {
       rationale: `${current?.name ?? failed.tools[0] ?? "The step's tool"} failed ${failed.id} (${failure.failureClass}: ${failure.error}); ${tool.name} produces the same ${needed.join(", ")} and ${failed.workerType} may use it.`,
-      changes: [`Swap tool for task ${failed.id}: ${failed.tools[0] ?? "none"} → ${tool.name} as ${step.id} (same output: ${needed.join(", ")})`],
+      changes: [
+        `Swap tool for task ${failed.id}: ${failed.tools[0] ?? "none"} → ${tool.name} as ${step.id} (same output: ${needed.join(", ")})`,
+      ],
       newStepIds: [step.id],
       removedStepIds: [failed.id],
     });

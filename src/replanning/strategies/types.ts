@@ -23,7 +23,8 @@ export interface StrategyInput {
 type StrategyRevision = PlanRevision & { strategy: StrategyType };
 
 /** A strategy either revises the plan or says why it does not apply (and the next strategy is tried). */
-export type StrategyOutcome = { applies: true; plan: Plan; revision: StrategyRevision } | { applies: false; reason: string };
+export type StrategyOutcome =
+  { applies: true; plan: Plan; revision: StrategyRevision } | { applies: false; reason: string };
 
 /** A replanning strategy: a pure function from the plan and one failure to a revised plan. */
 export type Strategy = (input: StrategyInput) => StrategyOutcome;
@@ -33,7 +34,13 @@ export function revise(
   input: StrategyInput,
   strategy: StrategyType,
   plan: Plan,
-  parts: { rationale: string; changes: string[]; newStepIds?: string[]; removedStepIds?: string[]; modifiedStepIds?: string[] },
+  parts: {
+    rationale: string;
+    changes: string[];
+    newStepIds?: string[];
+    removedStepIds?: string[];
+    modifiedStepIds?: string[];
+  },
 ): StrategyOutcome {
   const before = input.plan.confidence;
   const after = clampConfidence(before + STRATEGY_DELTAS[strategy]);

@@ -90,7 +90,11 @@ export class ConfinedRoot {
     const full = insideRoot(this.root, path);
     const handle = await open(full, flags).catch((e: unknown) => {
       const { code, message } = fsFailure(e);
-      if (code === "ENOENT" || code === "ENOTDIR") throw new CandorError(`Invalid path "${path}": no such file or directory in ${this.root}.`, ErrorCode.TOOL_FAILED);
+      if (code === "ENOENT" || code === "ENOTDIR")
+        throw new CandorError(
+          `Invalid path "${path}": no such file or directory in ${this.root}.`,
+          ErrorCode.TOOL_FAILED,
+        );
       if (code === "ELOOP") throw outside(path, this.root, "it is a symlink loop");
       throw new CandorError(`Cannot open "${path}": ${message}.`, ErrorCode.TOOL_FAILED, { cause: e });
     });
@@ -113,11 +117,19 @@ export class ConfinedRoot {
     const { handle } = await this.openChecked(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const info = await handle.stat();
-      if (!info.isFile()) throw new CandorError(`Invalid path "${path}": it is not a regular file in ${this.root}.`, ErrorCode.TOOL_FAILED);
+      if (!info.isFile())
+        throw new CandorError(
+          `Invalid path "${path}": it is not a regular file in ${this.root}.`,
+          ErrorCode.TOOL_FAILED,
+        );
       const length = Math.min(info.size, maxBytes);
       const buffer = Buffer.alloc(length);
       const { bytesRead } = await handle.read(buffer, 0, length, 0);
-      return { text: buffer.subarray(0, bytesRead).toString("utf8"), bytes: info.size, truncated: info.size > bytesRead };
+      return {
+        text: buffer.subarray(0, bytesRead).toString("utf8"),
+        bytes: info.size,
+        truncated: info.size > bytesRead,
+      };
     } finally {
       await handle.close();
     }
@@ -148,10 +160,15 @@ export class ConfinedRoot {
         const next = through(current, part);
         await mkdir(next).catch((e: unknown) => {
           const { code, message } = fsFailure(e);
-          if (code !== "EEXIST") throw new CandorError(`Cannot create the directory "${path}": ${message}.`, ErrorCode.TOOL_FAILED, { cause: e });
+          if (code !== "EEXIST")
+            throw new CandorError(`Cannot create the directory "${path}": ${message}.`, ErrorCode.TOOL_FAILED, {
+              cause: e,
+            });
         });
         const handle = await open(next, constants.O_RDONLY | constants.O_DIRECTORY).catch((e: unknown) => {
-          throw new CandorError(`Cannot open the directory "${path}": ${errorMessage(e)}.`, ErrorCode.TOOL_FAILED, { cause: e });
+          throw new CandorError(`Cannot open the directory "${path}": ${errorMessage(e)}.`, ErrorCode.TOOL_FAILED, {
+            cause: e,
+          });
         });
         const real = await realPathOf(handle, join(current.real, part)).catch(async (e: unknown) => {
           await handle.close();
@@ -174,11 +191,16 @@ export class ConfinedRoot {
    * target is replaced, never followed, and a reader never sees half a file. Returns the file's real path.
    */
   async writeText(dir: string, name: string, text: string): Promise<string> {
-    if (name.includes("/") || name.includes(sep) || name === "." || name === "..") throw outside(name, this.root, "a file name may not contain a directory");
+    if (name.includes("/") || name.includes(sep) || name === "." || name === "..")
+      throw outside(name, this.root, "a file name may not contain a directory");
     const opened = await this.openDir(dir);
     const temp = `.${name}.${randomBytes(6).toString("hex")}.tmp`;
     try {
-      const file = await open(through(opened, temp), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+      const file = await open(
+        through(opened, temp),
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o644,
+      );
       try {
         await file.writeFile(text, "utf8");
         await file.sync();
@@ -190,7 +212,11 @@ export class ConfinedRoot {
     } catch (e) {
       // Best effort: the temp file may not exist (its creation is what failed); the error below says what did.
       await unlink(through(opened, temp)).catch(() => undefined);
-      throw CandorError.isInstance(e) ? e : new CandorError(`Cannot write "${join(dir, name)}": ${(e as Error).message}.`, ErrorCode.TOOL_FAILED, { cause: e });
+      throw CandorError.isInstance(e)
+        ? e
+        : new CandorError(`Cannot write "${join(dir, name)}": ${(e as Error).message}.`, ErrorCode.TOOL_FAILED, {
+            cause: e,
+          });
     } finally {
       await opened.handle.close();
     }

@@ -9,6 +9,14 @@ export function generalToolkit(): Toolkit {
   return {
     name: "general",
     tools: [],
-    workers: [{ name: "general", description: "Fallback worker with access to every tool", categories: [ALL_CATEGORIES], fallback: true, keywords: [] }],
+    workers: [
+      {
+        name: "general",
+        description: "Fallback worker with access to every tool",
+        categories: [ALL_CATEGORIES],
+        fallback: true,
+        keywords: [],
+      },
+    ],
   };
 }

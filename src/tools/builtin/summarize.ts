@@ -77,7 +77,10 @@ export function summarizeText(path: string, text: string): SummaryResult {
   close();
   if (sections.length === 0) {
     const sentences = text.replace(/\s+/g, " ").match(/[^.!?]+[.!?]/g) ?? [text.slice(0, MAX_LEAD_CHARS)];
-    const first = sentences.slice(0, 3).map((x) => x.trim()).join(" ");
+    const first = sentences
+      .slice(0, 3)
+      .map((x) => x.trim())
+      .join(" ");
     return { path, sections: [], summary: `${path}: ${first}` };
   }
   const shown = sections.slice(0, MAX_SECTIONS);
@@ -90,7 +93,8 @@ export function summarizeText(path: string, text: string): SummaryResult {
 export function summarizeTextTool(): ToolSpec {
   return defineTool({
     name: "summarize_text",
-    description: "Summarize a text read from the workspace: its headings with the lead sentence under each (extractive, offline)",
+    description:
+      "Summarize a text read from the workspace: its headings with the lead sentence under each (extractive, offline)",
     category: "analysis",
     keywords: ["summarize", "summarise", "summary", "sum up", "overview", "resume", "resumen", "resumir", "resumer"],
     consumes: ["text"],
@@ -103,7 +107,11 @@ export function summarizeTextTool(): ToolSpec {
     describeStep: () => "Summarize the text",
     run: async (_args, ctx) => {
       const source = Text.safeParse(ctx.inputs.text);
-      if (!source.success) throw new CandorError("Invalid input: summarize_text needs the text of an earlier read_file step.", ErrorCode.TOOL_FAILED);
+      if (!source.success)
+        throw new CandorError(
+          "Invalid input: summarize_text needs the text of an earlier read_file step.",
+          ErrorCode.TOOL_FAILED,
+        );
       return summarizeText(source.data.path, source.data.text);
     },
   });

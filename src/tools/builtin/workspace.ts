@@ -12,12 +12,20 @@ const MAX_READ_BYTES = 200_000;
 
 /** The first file-looking word of a request (e.g. "README.md", "src/index.ts"). */
 function pathIn(facts: RequestFacts): string | null {
-  const match = /(?:^|\s)["'`]?((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]{1,8})["'`]?(?=[\s,.;:!?]|$)/.exec(facts.text);
+  const match = /(?:^|\s)["'`]?((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]{1,8})["'`]?(?=[\s,.;:!?]|$)/.exec(
+    facts.text,
+  );
   return match?.[1] ?? null;
 }
 
 const TextResult = z.object({ path: z.string(), text: z.string(), truncated: z.boolean(), summary: z.string() });
-const StatsResult = z.object({ words: z.number(), lines: z.number(), characters: z.number(), topWords: z.array(z.tuple([z.string(), z.number()])), summary: z.string() });
+const StatsResult = z.object({
+  words: z.number(),
+  lines: z.number(),
+  characters: z.number(),
+  topWords: z.array(z.tuple([z.string(), z.number()])),
+  summary: z.string(),
+});
 
 /**
  * Built-in tools over a workspace directory, with seed 004's generic worker types: `reader` reads files,
@@ -53,7 +61,12 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         describeStep: (p) => `Read ${paramText(p.path, "a file")}`,
         run: async ({ path }) => {
           const { text, bytes, truncated } = await (await confined()).readText(path, MAX_READ_BYTES);
-          return { path, text, truncated, summary: `${path}: ${text.length} characters${truncated ? ` (cut: the file has ${bytes} bytes)` : ""}` };
+          return {
+            path,
+            text,
+            truncated,
+            summary: `${path}: ${text.length} characters${truncated ? ` (cut: the file has ${bytes} bytes)` : ""}`,
+          };
         },
       }),
       defineTool({
@@ -75,7 +88,11 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
             .filter((e) => !e.name.startsWith(".") && e.name !== "node_modules")
             .map((e) => (e.isSymlink ? `${e.name}@` : e.isDirectory ? `${e.name}/` : e.name))
             .sort();
-          return { dir, files: names, summary: `${names.length} entries in ${dir}: ${names.slice(0, 12).join(", ")}${names.length > 12 ? ", …" : ""}` };
+          return {
+            dir,
+            files: names,
+            summary: `${names.length} entries in ${dir}: ${names.slice(0, 12).join(", ")}${names.length > 12 ? ", …" : ""}`,
+          };
         },
       }),
       defineTool({
@@ -93,14 +110,24 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         describeStep: () => "Count words and lines",
         run: async (_args, ctx) => {
           const source = TextResult.safeParse(ctx.inputs.text);
-          if (!source.success) throw new CandorError("Invalid input: text_stats needs the text of an earlier read_file step.", ErrorCode.TOOL_FAILED);
+          if (!source.success)
+            throw new CandorError(
+              "Invalid input: text_stats needs the text of an earlier read_file step.",
+              ErrorCode.TOOL_FAILED,
+            );
           const text = source.data.text;
           const words = text.toLowerCase().match(/[a-z0-9']+/g) ?? [];
           const counts = new Map<string, number>();
           for (const w of words) if (w.length > 3) counts.set(w, (counts.get(w) ?? 0) + 1);
           const topWords = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 5);
           const lines = text.split("\n").length;
-          return { words: words.length, lines, characters: text.length, topWords, summary: `${words.length} words, ${lines} lines; most frequent: ${topWords.map(([w, n]) => `${w} (${n})`).join(", ")}` };
+          return {
+            words: words.length,
+            lines,
+            characters: text.length,
+            topWords,
+            summary: `${words.length} words, ${lines} lines; most frequent: ${topWords.map(([w, n]) => `${w} (${n})`).join(", ")}`,
+          };
         },
       }),
       defineTool({
@@ -118,8 +145,18 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         describeStep: () => "Write the report",
         run: async ({ title }, ctx) => {
           const analysis = StatsResult.safeParse(ctx.inputs.analysis);
-          if (!analysis.success) throw new CandorError("Invalid input: write_report needs the result of an earlier analysis step.", ErrorCode.TOOL_FAILED);
-          const name = `${title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "report"}.md`;
+          if (!analysis.success)
+            throw new CandorError(
+              "Invalid input: write_report needs the result of an earlier analysis step.",
+              ErrorCode.TOOL_FAILED,
+            );
+          const name = `${
+            title
+              .toLowerCase()
+              .replace(/[^a-z0-9]+/g, "-")
+              .replace(/^-|-$/g, "")
+              .slice(0, 40) || "report"
+          }.md`;
           const workspace = await confined();
           const file = await workspace.writeText(reportsDir, name, `# ${title}\n\n${analysis.data.summary}\n`);
           return { file, summary: `report written to ${relative(workspace.real, file)}` };
@@ -128,10 +165,30 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
       summarizeTextTool(),
     ],
     workers: [
-      { name: "reader", description: "Reads and summarises information", categories: ["files"], keywords: ["read", "file", "list"] },
-      { name: "analyzer", description: "Analyses data and finds patterns", categories: ["analysis", "files"], keywords: ["count", "analyze", "words"] },
-      { name: "reporter", description: "Writes findings into reports", categories: ["notes", "analysis"], keywords: ["report", "write"] },
-      { name: "coder", description: "Reads source code (writing code needs the approval flow, not offered yet)", categories: ["files"], keywords: ["code", "source"] },
+      {
+        name: "reader",
+        description: "Reads and summarises information",
+        categories: ["files"],
+        keywords: ["read", "file", "list"],
+      },
+      {
+        name: "analyzer",
+        description: "Analyses data and finds patterns",
+        categories: ["analysis", "files"],
+        keywords: ["count", "analyze", "words"],
+      },
+      {
+        name: "reporter",
+        description: "Writes findings into reports",
+        categories: ["notes", "analysis"],
+        keywords: ["report", "write"],
+      },
+      {
+        name: "coder",
+        description: "Reads source code (writing code needs the approval flow, not offered yet)",
+        categories: ["files"],
+        keywords: ["code", "source"],
+      },
     ],
   };
 }
