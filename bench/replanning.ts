@@ -172,6 +172,47 @@ function asModelPlan(plan: Plan): unknown {
       dependsOn: s.dependsOn,
       expectedOutputs: s.expectedOutputs,
     })),
+    // The model's understanding record (strict mode: values as text): the scenario plan's own, or, for a plan made
+    // without one, the whole request as one part its steps serve, as a model answering a one-line task would say.
+    understanding:
+      plan.understanding.parts.length === 0
+        ? {
+            parts: [
+              {
+                text: plan.objective,
+                description: plan.objective,
+                kind: "task",
+                status: "served",
+                stepIds: plan.steps.map((s) => s.id),
+                why: null,
+              },
+            ],
+            values: [],
+            assumptions: [],
+            changes: [],
+          }
+        : {
+            parts: plan.understanding.parts.map((p) => ({
+              text: p.text,
+              description: p.description,
+              kind: p.kind,
+              status: p.status,
+              stepIds: p.stepIds,
+              why: p.why,
+            })),
+            values: plan.understanding.values.map((v) => ({ name: v.name, value: String(v.value), source: v.source })),
+            assumptions: plan.understanding.assumptions.map((a) => ({
+              name: a.name,
+              value: String(a.value),
+              why: a.why,
+            })),
+            changes: plan.understanding.changes.map((c) => ({
+              name: c.name,
+              from: String(c.from),
+              to: String(c.to),
+              why: c.why,
+            })),
+          },
   };
 }
 

@@ -61,9 +61,13 @@ function recordForSteps(
 ): Understanding {
   const facts = requestFacts(request);
   const analysis = facts.analysis!;
-  const tools = [...registry.tools.values()];
-  const hits = keywordHits(tools, analysis);
   const inPlan = new Set(steps.flatMap((s) => s.tools));
+  // A tool the plan uses is also named by its own name's words ("publish_report" publishes): a toolkit need not
+  // repeat them as keywords for a model's plan to be credited with what its tools plainly do.
+  const tools = [...registry.tools.values()].map((t) =>
+    inPlan.has(t.name) ? { ...t, keywords: [...t.keywords, ...t.name.split("_").filter((w) => w.length > 2)] } : t,
+  );
+  const hits = keywordHits(tools, analysis);
   const generic = genericKeywords(tools);
   const exclusions = negationExclusions(analysis, hits, generic, (name) => registry.tool(name)?.produces ?? []);
   return accountFor({
