@@ -127,7 +127,9 @@ describe("npm run prompt-check (bench/prompt-quality.ts)", () => {
     expect(byClass.constraint_violated!.reason).toContain("confidence 0.4 is below 0.6");
     expect(byClass.too_complex).toMatchObject({ strategy: "DECOMPOSE", agrees: true, confidence: 0.7 });
     // Refused by validateProposal itself now (a part without its inputs), before select_strategy's guard.
-    expect(byClass.too_complex!.reason).toContain("summarize_rows, which needs rows that neither the failed step's inputs nor an earlier substep provide");
+    expect(byClass.too_complex!.reason).toContain(
+      "summarize_rows, which needs rows that neither the failed step's inputs nor an earlier substep provide",
+    );
     expect(byClass.dependency_failed).toMatchObject({ strategy: "FIX_DEPENDENCIES", agrees: true });
     expect(byClass.dependency_failed!.reason).toContain("FIX_DEPENDENCIES is not accepted from a model");
     expect(byClass.policy_blocked).toMatchObject({
