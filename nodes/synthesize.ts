@@ -1,9 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { Plan } from "../src/domain/plan.js";
-import type { ExecutionFeedback } from "../src/domain/feedback.js";
 import type { Notification } from "../src/domain/notification.js";
-import { judgeReview, unansweredByUnderstanding } from "../src/planning/coverage.js";
-import { missingSteps, resultsById } from "../src/planning/schedule.js";
+import { failIncompleteSteps, judgeReview, missingFromAnswer, withMissingListed } from "../src/planning/coverage.js";
+import { resultsById } from "../src/planning/schedule.js";
 import { failureNotification, notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
@@ -31,15 +29,7 @@ export function synthesizeNode(deps: NodeDeps) {
       });
       return { status: "replanning" };
     }
-    const gaps = unansweredByUnderstanding(plan);
-    const missing = [
-      ...missingSteps(plan).map((s) => ({
-        id: s.id,
-        description: s.description,
-        reason: withRanWithout(plan, s.id, s.skipReason ?? "skipped"),
-      })),
-      ...gaps.map((m) => ({ id: m.id, description: `"${m.text}"`, reason: m.why })),
-    ];
+    const missing = missingFromAnswer(plan);
     const input = { request: state.request, plan, results: resultsById(plan), missing };
     const told: Notification[] = [];
     const review = deps.reasoner.reviewAnswer ? await deps.reasoner.reviewAnswer(input) : null;
@@ -63,38 +53,19 @@ export function synthesizeNode(deps: NodeDeps) {
         });
       }
       if (verdict.incomplete.length > 0) {
-        const feedback: ExecutionFeedback[] = [];
-        let revised = plan;
-        for (const gap of verdict.incomplete) {
-          const step = revised.steps.find((s) => s.id === gap.stepId)!;
-          const f: ExecutionFeedback = {
-            taskId: step.id,
-            feedbackType: "FAILURE",
-            outputs: {},
-            errors: [`its result does not answer "${gap.text}": ${gap.why}`],
-            failureClass: "incomplete_result",
-            durationMs: 0,
-            cost: 0,
-            at: new Date().toISOString(),
-            attempt: step.attempts,
-            dispatch: step.dispatches,
-            workerType: step.workerType,
-            tool: step.tools[0] ?? null,
-            params: step.params,
-            attempts: [],
-            errorType: "INCOMPLETE_RESULT",
-            trace: null,
-          };
-          feedback.push(f);
-          revised = {
-            ...revised,
-            steps: revised.steps.map((s) => (s.id === step.id ? { ...s, status: "failed" as const, result: null } : s)),
-          };
-          told.push(failureNotification(step, f, deps.logFile));
+        const { plan: revised, feedback } = failIncompleteSteps(plan, verdict.incomplete);
+        for (const [i, gap] of verdict.incomplete.entries()) {
+          told.push(
+            failureNotification(
+              revised.steps.find((s) => s.id === gap.stepId)!,
+              feedback[i]!,
+              deps.logFile,
+            ),
+          );
           deps.decisionLog.record({
             operation: "synthesize",
             planId: plan.planId,
-            taskId: step.id,
+            taskId: gap.stepId,
             threadId: threadIdOf(config),
             input: `review of ${gap.partId}`,
             decision: "incomplete_result: replan",
@@ -117,36 +88,6 @@ export function synthesizeNode(deps: NodeDeps) {
     });
     return { answer, status: "reflecting", ...(told.length > 0 ? { notifications: told } : {}) };
   };
-}
-
-/**
- * A missing step's reason, plus the steps that ran without its result (it was an optional input of theirs): their
- * results are real but partial, and the answer must not let them pass for complete.
- */
-function withRanWithout(plan: Plan, id: string, reason: string): string {
-  // `?? []`: a thread checkpointed before steps recorded missingInputs has none.
-  const without = (s: Plan["steps"][number]) => (s.missingInputs ?? []).filter((m) => m.from === id);
-  const ran = plan.steps.filter((s) => s.status === "done" && without(s).length > 0);
-  if (ran.length === 0) return reason;
-  const inputs = [...new Set(ran.flatMap((s) => without(s).map((m) => m.input)))];
-  return `${reason}; ${ran.map((s) => s.id).join(", ")} ran without its ${inputs.join(", ")}`;
-}
-
-/**
- * The answer with every missing item named: a model's answer that leaves one out (or claims it) gets the list the
- * record makes, so nothing missing passes for done.
- */
-export function withMissingListed(
-  answer: string,
-  missing: readonly { id: string; description: string; reason: string }[],
-): string {
-  const unnamed = missing.filter((m) => !answer.includes(m.description));
-  if (unnamed.length === 0) return answer;
-  return [
-    answer.trimEnd(),
-    "Missing from this answer:",
-    ...unnamed.map((m) => `- ${m.description} (${m.id}): ${m.reason}`),
-  ].join("\n");
 }
 
 export type AfterSynthesize = typeof Node.SELECT_STRATEGY | typeof Node.REFLECT;

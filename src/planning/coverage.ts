@@ -1,3 +1,4 @@
+import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { RequestPart } from "../domain/understanding.js";
 import { missingSteps } from "./schedule.js";
@@ -114,4 +115,84 @@ export function judgeReview(plan: Plan, review: AnswerReview): ReviewVerdict {
     }
   }
   return verdict;
+}
+
+/** What the answer must say is missing: steps that did not run (and what ran without them), and unserved parts. */
+export function missingFromAnswer(plan: Plan): { id: string; description: string; reason: string }[] {
+  return [
+    ...missingSteps(plan).map((s) => ({
+      id: s.id,
+      description: s.description,
+      reason: withRanWithout(plan, s.id, s.skipReason ?? "skipped"),
+    })),
+    ...unansweredByUnderstanding(plan).map((m) => ({ id: m.id, description: `"${m.text}"`, reason: m.why })),
+  ];
+}
+
+/**
+ * The steps whose results a review found do not answer their part, failed as `incomplete_result` so that
+ * select_strategy recovers them like any failure: the revised plan and one feedback per step, in order.
+ */
+export function failIncompleteSteps(
+  plan: Plan,
+  gaps: ReviewVerdict["incomplete"],
+): { plan: Plan; feedback: ExecutionFeedback[] } {
+  const feedback: ExecutionFeedback[] = [];
+  let revised = plan;
+  for (const gap of gaps) {
+    const step = revised.steps.find((s) => s.id === gap.stepId)!;
+    feedback.push({
+      taskId: step.id,
+      feedbackType: "FAILURE",
+      outputs: {},
+      errors: [`its result does not answer "${gap.text}": ${gap.why}`],
+      failureClass: "incomplete_result",
+      durationMs: 0,
+      cost: 0,
+      at: new Date().toISOString(),
+      attempt: step.attempts,
+      dispatch: step.dispatches,
+      workerType: step.workerType,
+      tool: step.tools[0] ?? null,
+      params: step.params,
+      attempts: [],
+      errorType: "INCOMPLETE_RESULT",
+      trace: null,
+    });
+    revised = {
+      ...revised,
+      steps: revised.steps.map((s) => (s.id === step.id ? { ...s, status: "failed" as const, result: null } : s)),
+    };
+  }
+  return { plan: revised, feedback };
+}
+
+/**
+ * A missing step's reason, plus the steps that ran without its result (it was an optional input of theirs): their
+ * results are real but partial, and the answer must not let them pass for complete.
+ */
+function withRanWithout(plan: Plan, id: string, reason: string): string {
+  // `?? []`: a thread checkpointed before steps recorded missingInputs has none.
+  const without = (s: Plan["steps"][number]) => (s.missingInputs ?? []).filter((m) => m.from === id);
+  const ran = plan.steps.filter((s) => s.status === "done" && without(s).length > 0);
+  if (ran.length === 0) return reason;
+  const inputs = [...new Set(ran.flatMap((s) => without(s).map((m) => m.input)))];
+  return `${reason}; ${ran.map((s) => s.id).join(", ")} ran without its ${inputs.join(", ")}`;
+}
+
+/**
+ * The answer with every missing item named: a model's answer that leaves one out (or claims it) gets the list the
+ * record makes, so nothing missing passes for done.
+ */
+export function withMissingListed(
+  answer: string,
+  missing: readonly { id: string; description: string; reason: string }[],
+): string {
+  const unnamed = missing.filter((m) => !answer.includes(m.description));
+  if (unnamed.length === 0) return answer;
+  return [
+    answer.trimEnd(),
+    "Missing from this answer:",
+    ...unnamed.map((m) => `- ${m.description} (${m.id}): ${m.reason}`),
+  ].join("\n");
 }

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
-import { withMissingListed } from "../../nodes/synthesize.js";
 import type { Plan } from "../../src/domain/plan.js";
 import { PlanningRequest } from "../../src/domain/request.js";
-import { coverageOf, judgeReview, unansweredByUnderstanding } from "../../src/planning/coverage.js";
+import { coverageOf, judgeReview, unansweredByUnderstanding, withMissingListed } from "../../src/planning/coverage.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
 import { finalStatus } from "../../src/reflection/reflect.js";
 import { summarizeText } from "../../src/tools/builtin/summarize.js";
