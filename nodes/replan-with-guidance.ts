@@ -4,7 +4,7 @@ import { CandorError } from "../src/errors.js";
 import { buildFailureContext } from "../src/replanning/context.js";
 import { guidedRequest, guidedRevision, mergeGuidedPlan } from "../src/replanning/human-guidance.js";
 import { needsPlanApproval, planApprovalRequest } from "../src/domain/approval.js";
-import { understandingNotes } from "../src/domain/understanding.js";
+import { openQuestions, understandingNotes } from "../src/domain/understanding.js";
 import { approvalNotification, explainRevision } from "../src/transparency/explain.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -110,6 +110,14 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
         confidenceHistory: [confidencePoint(plan.confidence, `plan made again with a person's guidance`)],
         notifications: told,
       };
+    }
+    // A guided plan that leaves part of the request unread or unserved would run something other than what was
+    // asked: the person hears what is open and decides again, as at a plan approval.
+    const open = openQuestions(fresh.plan.understanding);
+    if (open.length > 0) {
+      return askAgain(
+        `The plan made with your guidance leaves ${open.length} thing(s) open: ${open.join("; ")}. Say more in the guidance, or decide otherwise`,
+      );
     }
     const used = [
       ...state.feedback.map((f) => f.taskId),

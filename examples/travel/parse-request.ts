@@ -312,6 +312,15 @@ function read(text: string, a: Analysis): TripReading {
         why: `"${money.span.text}" is a range: its upper end is the limit`,
         tools: BUDGET_TOOLS,
       });
+    if (money.others && money.others.length > 0) {
+      out.consumed.push(...money.others);
+      out.assumptions.push({
+        name: "budget",
+        value: money.amount,
+        why: `the request states more than one limit ("${money.span.text}", then ${money.others.map((o) => `"${o.text}"`).join(", ")}): the first is used, the others are not`,
+        tools: BUDGET_TOOLS,
+      });
+    }
   }
 
   for (const e of domainExclusions(text, norm)) out.exclusions.push(e);
@@ -922,7 +931,7 @@ const BUDGET_CUE =
 
 type Money =
   | { kind: "none" }
-  | { kind: "found"; amount: number; currency: string | null; span: Span; range: boolean }
+  | { kind: "found"; amount: number; currency: string | null; span: Span; range: boolean; others?: Span[] }
   | { kind: "refused"; span: Span; why: string };
 
 function findBudget(text: string, a: Analysis): Money {
@@ -958,7 +967,16 @@ function findBudget(text: string, a: Analysis): Money {
   }
   const amounts = [...a.amounts].sort((x, y) => Number(cued(y.start)) - Number(cued(x.start)) || x.start - y.start);
   const best = amounts[0];
-  if (best) return judge(best.value, best.currency, best.mark, withCue(best), false);
+  if (best) {
+    const found = judge(best.value, best.currency, best.mark, withCue(best), false);
+    // Other limits stated as limits ("a budget of 5000 dollars is fine. … under $2000": a person's guidance put
+    // before the request) are not used; the caller says so. An amount that is no limit stays for the record.
+    const others = amounts
+      .slice(1)
+      .filter((x) => cued(x.start))
+      .map(withCue);
+    return found.kind === "found" && others.length > 0 ? { ...found, others } : found;
+  }
   // A bare number after a budget word ("budget 1500", "under 2000", "max 2.5k").
   for (const n of a.numbers) {
     const kilo = /k$/i.test(n.text.trim());

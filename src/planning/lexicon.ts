@@ -1095,7 +1095,7 @@ const STOP_WORDS = new Set(
     "go going goes went come coming take bring keep something anything everything nothing thing things somewhere anywhere " +
     "possible posible soon asap well actually basically definitely " +
     "much many most least more less each first finally yet already now " +
-    "s t d ll re ve m good nice great best better lovely cool fun quick quickly short brief fit fits " +
+    "s t d ll re ve m good nice great best better lovely cool fun quick quickly short brief fit fits fine alright perfect " +
     // Spanish
     "el la los las lo un una unos unas de del al a en para por con y e o u ni que quien cual como cuando donde " +
     "mi mis tu tus su sus nuestro nuestra nuestros nuestras vuestro vuestra me te se nos os le les yo ella ellos ellas " +

@@ -125,6 +125,23 @@ describe("replan with guidance", () => {
     expect(done.guidance).toBeNull();
   });
 
+  it("asks the person again, naming what is open, when the guided plan leaves part of the request unserved", async () => {
+    // Regression: a guided plan whose understanding record had an open question ran without asking anyone.
+    const a = agent();
+    const config = threadConfig("replan-open");
+    await escalated(a, "replan-open");
+    const again = await a.graph.invoke(
+      new Command({
+        resume: { decision: "replan", guidance: "any hotel will do, and translate the menu into German" },
+      }),
+      config,
+    );
+    const [payload] = interruptValues(again);
+    expect(payload).toMatchObject({ kind: "max_revisions", taskId: "hotel" });
+    expect(JSON.stringify(payload)).toMatch(/leaves 1 thing\(s\) open: .*translate/);
+    expect(a.calls.count("search_hotels")).toBe(1);
+  });
+
   it("asks the person again, saying why, when no plan can be made from the guidance", async () => {
     class FailsToReplan extends RulesReasoner {
       calls = 0;

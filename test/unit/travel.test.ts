@@ -697,4 +697,13 @@ describe("a capitalised word that happens to be a town", () => {
     // Regression: "We are 4 people. … for 1 person" (guidance put before a request) planned for 5 travellers.
     expect(parseTripRequest("We are 4 people. Plan a 2-day trip from Paris to Rome for 1 person").travellers).toBe(4);
   });
+
+  it("several limits are not left unread: the first is the budget and the others are said", () => {
+    // Regression: "a budget of 5000 dollars is fine. … under $2000" left "$2000" unaccounted, so a person's
+    // budget guidance on an escalation could never be taken without asking again.
+    const trip = parseTripRequest(
+      "a budget of 5000 dollars is fine. Plan a 3-day trip from Madrid to Paris under $2000",
+    );
+    expect(trip.budget).toBe(5000);
+  });
 });
