@@ -39,20 +39,10 @@ export interface Snapshot {
   decisions: number;
 }
 
-export interface CommandRecord {
+/** One command the driver ran: how it ended (Exec), what it was, and the thread before and after. */
+export interface CommandRecord extends Exec {
   argv: string[];
   where: "in-process" | "child";
-  code: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-  /** SIGKILLed by the driver on purpose. */
-  killed: boolean;
-  /** Stopped because it ran past COMMAND_TIMEOUT_MS. */
-  timedOut: boolean;
-  /** The kill point was set for this command but it exited first. */
-  killMissed: boolean;
   move: Move | null;
   before: Snapshot;
   after: Snapshot;
@@ -97,8 +87,11 @@ interface Exec {
   stdout: string;
   stderr: string;
   ms: number;
+  /** SIGKILLed by the driver on purpose. */
   killed: boolean;
+  /** Stopped because it ran past COMMAND_TIMEOUT_MS. */
   timedOut: boolean;
+  /** The kill point was set for this command but it exited first. */
   killMissed: boolean;
 }
 

@@ -4,23 +4,11 @@
  * asks the tools cannot serve. Every request is a pure function of the generator's state, so a seed reproduces
  * it.
  */
+import { KNOWN_CITIES } from "../../examples/travel/catalog.js";
 import type { Rng } from "./prng.js";
 
-/** Cities the travel tools serve (examples/travel/catalog.ts), with some of the spellings a person would use. */
-const SERVED_CITIES = [
-  "Madrid",
-  "Paris",
-  "Lisbon",
-  "Rome",
-  "London",
-  "Berlin",
-  "Tokyo",
-  "New York",
-  "Barcelona",
-  "Amsterdam",
-  "Prague",
-  "Vienna",
-] as const;
+/** Cities the travel tools serve (the catalog's curated ones), with some of the spellings a person would use. */
+const SERVED_CITIES: readonly string[] = KNOWN_CITIES;
 const SPELLINGS: Record<string, readonly string[]> = {
   Lisbon: ["Lisbon", "Lisboa", "lisbon"],
   Rome: ["Rome", "Roma", "ROME"],

@@ -116,6 +116,14 @@ const flightStep = {
   dependsOn: [],
   expectedOutputs: ["flight"],
 };
+/** A model's plan with the one flight step, and the understanding record it sends (none by default). */
+const flightsPlan = (understanding: ModelPlan["understanding"] = null): ModelPlan => ({
+  objective: "Flights",
+  contextSummary: null,
+  confidence: 0.9,
+  steps: [flightStep],
+  understanding,
+});
 
 describe("the model path is checked against the request (fake OpenAI server)", () => {
   it.each([
@@ -166,13 +174,7 @@ describe("the model path is checked against the request (fake OpenAI server)", (
       },
     ],
   ])("a model plan that leaves a part unserved is caught: %s", async (_name, understanding) => {
-    const plan: ModelPlan = {
-      objective: "Flights",
-      contextSummary: null,
-      confidence: 0.9,
-      steps: [flightStep],
-      understanding: understanding as ModelPlan["understanding"],
-    };
+    const plan = flightsPlan(understanding as ModelPlan["understanding"]);
     const a = await modelAgent([{ json: plan }]);
     try {
       const [payload] = interruptValues(
@@ -188,13 +190,7 @@ describe("the model path is checked against the request (fake OpenAI server)", (
   });
 
   it("a model synthesis that claims a missing part is overruled: the run is partial and the part listed", async () => {
-    const plan: ModelPlan = {
-      objective: "Flights",
-      contextSummary: null,
-      confidence: 0.9,
-      steps: [flightStep],
-      understanding: null,
-    };
+    const plan = flightsPlan();
     const review = {
       parts: [
         { partId: "p1", answered: true, why: null },
@@ -225,13 +221,7 @@ describe("the model path is checked against the request (fake OpenAI server)", (
   });
 
   it("a part the model finds unanswered goes back to select_strategy as incomplete_result", async () => {
-    const plan: ModelPlan = {
-      objective: "Flights",
-      contextSummary: null,
-      confidence: 0.9,
-      steps: [flightStep],
-      understanding: null,
-    };
+    const plan = flightsPlan();
     const unanswered = { parts: [{ partId: "p1", answered: false, why: "no departure time is given" }] };
     const answered = { parts: [{ partId: "p1", answered: true, why: null }] };
     const a = await modelAgent([{ json: plan }, { json: unanswered }, { json: answered }, "Flights found."]);
