@@ -1,121 +1,196 @@
-import { Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { Send, task, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { ExecutionFeedback } from "../src/domain/feedback.js";
 import type { Notification, Progress } from "../src/domain/notification.js";
 import type { TaskStep } from "../src/domain/plan.js";
-import {
-  applyFeedback,
-  dependencyFailureFeedback,
-  dependencyInputs,
-  markDispatched,
-  readySteps,
-  settleBlockedSteps,
-} from "../src/planning/schedule.js";
+import { CandorError, ErrorCode } from "../src/errors.js";
+import { runEagerly } from "../src/planning/run-eagerly.js";
+import { applyFeedback, dependencyInputs } from "../src/planning/schedule.js";
+import { callNeedingApproval } from "../src/tools/run-step.js";
+import { runWorkerStep, type WorkerStepOutcome } from "../src/tools/worker-step.js";
 import { computeProgress } from "../src/transparency/progress.js";
 import { notification, progressNotification } from "../src/transparency/notify.js";
 import { emitNotifications, emitProgress, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue, WorkerInput } from "./state.js";
 
+/** What a step's task was told to do: run the dispatched step with these inputs, or nothing (null). */
+type Go = { step: TaskStep; inputs: Record<string, unknown> } | null;
+/** A step task's saved result: replayed from the checkpoint's writes after a crash instead of running again. */
+type StepTaskResult = ({ ran: true } & WorkerStepOutcome) | { ran: false };
+
 /**
- * EXECUTE: folds the workers' feedback into the plan, reports progress, skips steps that can no longer run
- * (DEPENDENCY_FAILURE, false conditions), and marks every ready step as running; the router then sends them
- * all to workers at once.
+ * EXECUTE: runs the plan eagerly — every step starts the moment its last dependency settles, never waiting for a
+ * sibling — and returns to the graph when nothing more can start. Each step that needs no approval runs as a
+ * LangGraph task (`task()`), so a finished step's result is saved the moment it ends and replayed, not re-run,
+ * when the thread resumes after a crash. A step whose call needs a person's approval is left `running` and the
+ * router sends it to the worker subgraph, whose gate asks (several may wait at once, each answered on its own);
+ * its feedback is folded in when EXECUTE runs again. Progress and each outcome are announced as they happen.
  */
 export function executeNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     if (!state.plan) throw new Error("execute reached without a plan");
     const before = state.plan;
-    let plan = applyFeedback(before, state.feedback);
     const notifications: Notification[] = [];
     // Everything is announced in the order it happened, the moment this node knows it.
     const tell = (n: Notification) => {
       notifications.push(n);
       emitNotifications(config, [n]);
     };
-    const elapsed = Date.now() - Date.parse(state.startedAt ?? new Date().toISOString());
+    const startedAt = Date.parse(state.startedAt ?? new Date().toISOString());
     let progress = state.progress;
     const report = (p: Progress) => {
       progress = p;
       emitProgress(config, p);
       tell(progressNotification(p));
     };
-    // One progress update per finished step, counted as if they had finished one after another.
+    const threadId = threadIdOf(config);
+    const inputsOf = (step: TaskStep) => deps.registry.inputsOf(step);
+
+    // Steps the worker subgraph ran since the last pass (after their approval gate) are folded in first.
+    let plan = applyFeedback(before, state.feedback);
     let partial = before;
     for (const step of plan.steps) {
       const was = before.steps.find((s) => s.id === step.id);
       if (was?.status !== "running" || step.status === "running") continue;
       partial = { ...partial, steps: partial.steps.map((s) => (s.id === step.id ? step : s)) };
       report(
-        computeProgress(partial, elapsed, { taskId: step.id, status: step.status === "done" ? "SUCCESS" : "FAILURE" }),
-      );
-    }
-
-    const inputsOf = (step: TaskStep) => deps.registry.inputsOf(step);
-    const settled = settleBlockedSteps(plan, inputsOf);
-    plan = settled.plan;
-    const feedback = settled.skipped
-      .filter((s) => s.dependencyFailure)
-      .map(({ step, reason }) => dependencyFailureFeedback(step, reason));
-    for (const { step, reason, dependencyFailure } of settled.skipped) {
-      tell(
-        notification({
-          severity: dependencyFailure ? "WARNING" : "INFO",
-          kind: "step_failed",
+        computeProgress(partial, Date.now() - startedAt, {
           taskId: step.id,
-          title: `${step.description} (${step.id}) skipped: ${reason}`,
+          status: step.status === "done" ? "SUCCESS" : "FAILURE",
         }),
       );
-      deps.decisionLog.record({
-        operation: "dispatch",
-        planId: plan.planId,
-        taskId: step.id,
-        threadId: threadIdOf(config),
-        input: step.description,
-        decision: "skip",
-        reasoning: reason,
-      });
     }
-    if (settled.skipped.length > 0)
-      report(computeProgress(plan, elapsed, { taskId: settled.skipped.at(-1)!.step.id, status: "SKIPPED" }));
 
-    const ready = readySteps(plan, inputsOf);
-    plan = markDispatched(
-      plan,
-      ready.map((s) => s.id),
-      inputsOf,
-    );
-    for (const { id } of ready) {
-      const step = plan.steps.find((s) => s.id === id)!;
-      const without = step.missingInputs.map((m) => `${m.input} (${m.from ? `${m.from}: ` : ""}${m.reason})`);
-      if (without.length > 0) {
-        // Announced before it runs: its result will lack these, and nobody should find out only from the total.
-        tell(
-          notification({
-            severity: "WARNING",
-            kind: "step_started",
-            taskId: step.id,
-            title: `${step.description} (${step.id}) runs without ${step.missingInputs.map((m) => m.input).join(", ")}`,
-            message: `Missing optional input(s): ${without.join("; ")}. Its result will say what it left out.`,
-          }),
-        );
-      }
-      const reasoning =
-        without.length > 0
-          ? `dependencies ${step.dependsOn.join(", ")} are settled; it runs without optional input(s) ${without.join("; ")}`
-          : step.dependsOn.length
-            ? `dependencies ${step.dependsOn.join(", ")} are done`
-            : "no dependencies";
-      deps.decisionLog.record({
-        operation: "dispatch",
+    // One task per step that may run in this pass, called up front in plan order: a task's identity is its call
+    // order, so it must not depend on which step finished first, or a resumed pass would match saved results to
+    // the wrong steps. Each task waits for its gate: opened with the step when it is ready, with null at the end
+    // for the steps that did not run in this pass.
+    const gates = new Map<string, { opened: Promise<Go>; open: (go: Go) => void }>();
+    const tasks = new Map<string, Promise<StepTaskResult>>();
+    const stepTask = task("worker", async (stepId: string): Promise<StepTaskResult> => {
+      const go = await gates.get(stepId)!.opened;
+      if (!go) return { ran: false };
+      const outcome = await runWorkerStep(deps, {
+        ...go,
         planId: plan.planId,
-        taskId: step.id,
-        threadId: threadIdOf(config),
-        input: step.description,
-        decision: `run on ${step.workerType} with ${step.tools.join(", ")}`,
-        reasoning,
+        threadId,
+        toolDecision: null,
+        ...(config.signal ? { signal: config.signal } : {}),
+        emit: (n) => emitNotifications(config, [n]),
       });
+      return { ran: true, ...outcome };
+    });
+    for (const step of plan.steps) {
+      if (step.status !== "pending") continue;
+      let open: (go: Go) => void = () => {};
+      const opened = new Promise<Go>((resolve) => (open = resolve));
+      gates.set(step.id, { opened, open });
+      // task() types the result of an async function as a promise of a promise; at run time it is one promise.
+      tasks.set(step.id, stepTask(step.id) as unknown as Promise<StepTaskResult>);
+    }
+    // A promise resolves once: opening a gate again (at the end, for every step) changes nothing.
+    const open = (stepId: string, go: Go) => gates.get(stepId)?.open(go);
+
+    let feedback: ExecutionFeedback[] = [];
+    try {
+      const outcome = await runEagerly(plan, {
+        inputsOf,
+        deferred: (step) => callNeedingApproval(step, deps.registry) !== null,
+        launch: async (step, inputs) => {
+          const pending = tasks.get(step.id);
+          if (!pending) throw new Error(`Step ${step.id} became ready in EXECUTE but was not pending when it began`);
+          open(step.id, { step, inputs });
+          const result = await pending;
+          if (!result.ran) {
+            throw new CandorError(
+              `Step ${step.id}'s saved result says it did not run in this pass, but it is ready now: the thread's history does not match its plan.`,
+              ErrorCode.STORAGE,
+            );
+          }
+          // Already announced by the task as it happened (not again when replayed from a saved result).
+          notifications.push(...result.notifications);
+          return result.feedback;
+        },
+        onDispatched: (step, current) => logDispatch(deps, step, current.planId, threadId, tell),
+        onSettled: (step, f, current) =>
+          report(
+            computeProgress(current, Date.now() - startedAt, {
+              taskId: step.id,
+              status: f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS" ? "SUCCESS" : "FAILURE",
+            }),
+          ),
+        onSkipped: (skipped, current) => {
+          for (const { step, reason, dependencyFailure } of skipped) {
+            tell(
+              notification({
+                severity: dependencyFailure ? "WARNING" : "INFO",
+                kind: "step_failed",
+                taskId: step.id,
+                title: `${step.description} (${step.id}) skipped: ${reason}`,
+              }),
+            );
+            deps.decisionLog.record({
+              operation: "dispatch",
+              planId: current.planId,
+              taskId: step.id,
+              threadId,
+              input: step.description,
+              decision: "skip",
+              reasoning: reason,
+            });
+          }
+          report(
+            computeProgress(current, Date.now() - startedAt, { taskId: skipped.at(-1)!.step.id, status: "SKIPPED" }),
+          );
+        },
+      });
+      plan = outcome.plan;
+      feedback = outcome.feedback;
+    } finally {
+      // Every task must end before the node does; the ones whose step did not run end with nothing to do.
+      for (const stepId of tasks.keys()) open(stepId, null);
+      await Promise.allSettled(tasks.values());
     }
     return { plan, feedback, notifications, progress, status: "executing", ...latestToolApproval(state) };
   };
+}
+
+/** Logs why a step is dispatched now, and warns before it runs when it will lack optional inputs. */
+function logDispatch(
+  deps: NodeDeps,
+  step: TaskStep,
+  planId: string,
+  threadId: string | null,
+  tell: (n: Notification) => void,
+): void {
+  const without = step.missingInputs.map((m) => `${m.input} (${m.from ? `${m.from}: ` : ""}${m.reason})`);
+  if (without.length > 0) {
+    // Announced before it runs: its result will lack these, and nobody should find out only from the total.
+    tell(
+      notification({
+        severity: "WARNING",
+        kind: "step_started",
+        taskId: step.id,
+        title: `${step.description} (${step.id}) runs without ${step.missingInputs.map((m) => m.input).join(", ")}`,
+        message: `Missing optional input(s): ${without.join("; ")}. Its result will say what it left out.`,
+      }),
+    );
+  }
+  const reasoning =
+    without.length > 0
+      ? `dependencies ${step.dependsOn.join(", ")} are settled; it runs without optional input(s) ${without.join("; ")}`
+      : step.dependsOn.length
+        ? `dependencies ${step.dependsOn.join(", ")} are done`
+        : "no dependencies";
+  deps.decisionLog.record({
+    operation: "dispatch",
+    planId,
+    taskId: step.id,
+    threadId,
+    input: step.description,
+    decision: `run on ${step.workerType} with ${step.tools.join(", ")}`,
+    reasoning,
+  });
 }
 
 /**
@@ -147,7 +222,10 @@ function latestToolApproval(state: AgentStateValue): Pick<AgentStateUpdate, "app
 
 export type AfterExecute = Send[] | typeof Node.SYNTHESIZE;
 
-/** Every step marked running goes to a worker in this superstep (in parallel); with none, synthesize. */
+/**
+ * Steps left running after EXECUTE's pass are the ones waiting for an approval gate: each goes to the worker
+ * subgraph in this superstep (in parallel, so several can wait at once); with none, synthesize.
+ */
 export function routeAfterExecute(state: AgentStateValue): AfterExecute {
   const plan = state.plan;
   const running = plan?.steps.filter((s) => s.status === "running") ?? [];

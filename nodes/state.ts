@@ -1,6 +1,6 @@
 import { ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
-import { ApprovalRecord, InterruptRequest } from "../src/domain/approval.js";
+import { ApprovalRecord, InterruptRequest, ToolCallDecision } from "../src/domain/approval.js";
 import { ExecutionFeedback } from "../src/domain/feedback.js";
 import { Notification, Progress } from "../src/domain/notification.js";
 import { Plan, TaskStep } from "../src/domain/plan.js";
@@ -104,20 +104,6 @@ export type WorkerInput = z.infer<typeof WorkerInput>;
  */
 const workerFeedback = append(ExecutionFeedback);
 const workerNotifications = append(Notification);
-/**
- * What the worker's gate decided about a call that needs approval: approved or denied by a person, or already
- * `recorded` in the effect ledger (a replay or a resume after the call finished), so nobody is asked twice.
- */
-export const ToolCallDecision = z.object({
-  decision: z.enum(["approve", "deny", "recorded"]),
-  tool: z.string(),
-  args: z.record(z.string(), z.unknown()),
-  comment: z.string().nullable(),
-  by: z.string().nullable(),
-  /** When a person answered (absent for `recorded`). */
-  at: z.string().optional(),
-});
-export type ToolCallDecision = z.infer<typeof ToolCallDecision>;
 
 export const WorkerState = new StateSchema({
   step: TaskStep,

@@ -1,5 +1,5 @@
 import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import { TOOL_APPROVAL_DECISIONS, type ToolApprovalRequest } from "../src/domain/approval.js";
+import { TOOL_APPROVAL_DECISIONS, type ToolApprovalRequest, type ToolCallDecision } from "../src/domain/approval.js";
 import { interruptPayload, parseDecision } from "../src/replanning/human-decision.js";
 import type { ToolRegistry } from "../src/tools/registry.js";
 import { inputsOf } from "../src/tools/types.js";
@@ -7,7 +7,7 @@ import { callNeedingApproval } from "../src/tools/run-step.js";
 import { describeInputs } from "../src/transparency/inputs.js";
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
-import type { ToolCallDecision, WorkerStateValue } from "./state.js";
+import type { WorkerStateValue } from "./state.js";
 
 /** Node ids of the worker subgraph. */
 export const WorkerNode = { GATE: "gate", ACT: "act" } as const;

@@ -231,3 +231,18 @@ export type HumanResponse = z.infer<typeof HumanResponse>;
  * existing clients read) and whole under `candor`, and the error of the previous answer when it was refused.
  */
 export type InterruptPayload = HumanInterrupt & InterruptRequest & { candor: InterruptRequest; error?: string };
+
+/**
+ * What the worker's gate decided about a call that needs approval: approved or denied by a person, or already
+ * `recorded` in the effect ledger (a replay or a resume after the call finished), so nobody is asked twice.
+ */
+export const ToolCallDecision = z.object({
+  decision: z.enum(["approve", "deny", "recorded"]),
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  comment: z.string().nullable(),
+  by: z.string().nullable(),
+  /** When a person answered (absent for `recorded`). */
+  at: z.string().optional(),
+});
+export type ToolCallDecision = z.infer<typeof ToolCallDecision>;

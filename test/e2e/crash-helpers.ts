@@ -10,7 +10,7 @@
  * whatever the mark covers has. No timing is guessed: slow branches only make the order of events certain.
  */
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { decisionLogPath, openPersistence } from "../../src/memory/persistence.js";
 import { leaseHolder } from "../../src/memory/lease.js";
@@ -211,9 +211,12 @@ function withDb<T>(db: string, fn: (conn: Database.Database) => T): T {
 export const writeValue = (pathExpr: string, row = "NEW") => `json_extract(CAST(${row}.value AS TEXT), '${pathExpr}')`;
 
 export interface ThreadFacts {
-  /** Worker subgraphs that started (one checkpoint namespace each). */
+  /** Steps sent to a worker: the decision log's `dispatch` entries that ran a step (not skips). */
   workersStarted: number;
-  /** Step ids whose worker result is committed in the main graph, with the feedback type. */
+  /**
+   * Step ids whose worker result is committed, with the feedback type: a step task's saved return inside
+   * execute (steps that need no approval) or a worker subgraph's feedback in the main graph (after the gate).
+   */
   results: Record<string, string>;
   /** Rows of the effect ledger for this thread. */
   effects: {
@@ -232,16 +235,13 @@ export interface ThreadFacts {
 /** What the database says about a thread: the ground truth a resume starts from. */
 export function threadFacts(db: string, threadId: string): ThreadFacts {
   return withDb(db, (conn) => {
-    const workers = conn
-      .prepare(
-        `SELECT count(DISTINCT checkpoint_ns) AS n FROM checkpoints WHERE thread_id = ? AND checkpoint_ns LIKE 'worker:%'`,
-      )
-      .get(threadId) as { n: number };
     const feedback = conn
       .prepare(
-        `SELECT ${writeValue("$[0].taskId", "writes")} AS taskId, ${writeValue("$[0].feedbackType", "writes")} AS type FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel = 'feedback' ORDER BY rowid`,
+        `SELECT ${writeValue("$[0].taskId", "writes")} AS taskId, ${writeValue("$[0].feedbackType", "writes")} AS type FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND channel = 'feedback'
+         UNION ALL
+         SELECT ${writeValue("$.feedback.taskId", "writes")}, ${writeValue("$.feedback.feedbackType", "writes")} FROM writes WHERE thread_id = ? AND channel = '__return__' AND ${writeValue("$.ran", "writes")} = 1`,
       )
-      .all(threadId) as { taskId: string | null; type: string | null }[];
+      .all(threadId, threadId) as { taskId: string | null; type: string | null }[];
     const results: Record<string, string> = {};
     for (const f of feedback) if (f.taskId && f.type) results[f.taskId] = f.type;
     const effects = conn
@@ -251,22 +251,35 @@ export function threadFacts(db: string, threadId: string): ThreadFacts {
       .all(threadId) as ThreadFacts["effects"];
     const lease = conn.prepare(`SELECT pid FROM candor_leases WHERE thread_id = ?`).get(threadId) as
       { pid: number } | undefined;
-    return { workersStarted: workers.n, results, effects, leasePid: lease?.pid ?? null };
+    const dispatched = decisions(db).filter(
+      (l) => l.operation === "dispatch" && l.threadId === threadId && l.decision !== "skip",
+    ).length;
+    return { workersStarted: dispatched, results, effects, leasePid: lease?.pid ?? null };
   });
 }
 
 /** The `step_result` entries the decision log (beside the database) holds for one step of a thread. */
 export function stepResults(db: string, threadId: string, stepId: string): { decision: string; reasoning: string }[] {
-  const log = readFileSync(decisionLogPath(db), "utf8");
-  return log
-    .split("\n")
-    .filter((l) => l.trim())
-    .map(
-      (l) =>
-        JSON.parse(l) as { operation: string; threadId?: string; taskId?: string; decision: string; reasoning: string },
-    )
+  return decisions(db)
     .filter((l) => l.operation === "step_result" && l.threadId === threadId && l.taskId === stepId)
     .map(({ decision, reasoning }) => ({ decision, reasoning }));
+}
+
+interface LoggedDecision {
+  operation: string;
+  threadId?: string;
+  taskId?: string;
+  decision: string;
+  reasoning: string;
+}
+
+/** Every entry of the decision log beside the database (written synchronously, so it is there after a kill). */
+export function decisions(db: string): LoggedDecision[] {
+  if (!existsSync(decisionLogPath(db))) return [];
+  return readFileSync(decisionLogPath(db), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as LoggedDecision);
 }
 
 /** Keys whose values differ between two runs of the same thread by nature: clocks, durations, where it ran, plan ids. */

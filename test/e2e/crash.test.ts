@@ -16,6 +16,7 @@ import { describe, it, type ExpectStatic, type OnTestFinishedHandler } from "vit
 import {
   cli,
   CliChild,
+  decisions,
   installFreeze,
   MARKED,
   marked,
@@ -104,13 +105,24 @@ async function killAtMark(
   removeFreeze(db);
 }
 
-/** A worker's result, written inside its subgraph; `stepId` narrows it to one step. */
+/**
+ * A worker's result: a step task's saved return inside execute (a step that needs no approval), or the feedback
+ * written inside a worker subgraph (after the gate); `stepId` narrows it to one step.
+ */
 function workerResult(stepId?: string): WriteMatch {
-  return {
-    table: "writes",
-    event: "INSERT",
-    when: `NEW.checkpoint_ns LIKE 'worker:%' AND NEW.channel = 'feedback'${stepId ? ` AND ${writeValue("$[0].taskId")} = '${stepId}'` : ""}`,
-  };
+  const task = `NEW.channel = '__return__' AND ${writeValue("$.ran")} = 1${stepId ? ` AND ${writeValue("$.feedback.taskId")} = '${stepId}'` : ""}`;
+  const subgraph = `NEW.checkpoint_ns LIKE 'worker:%' AND NEW.channel = 'feedback'${stepId ? ` AND ${writeValue("$[0].taskId")} = '${stepId}'` : ""}`;
+  return { table: "writes", event: "INSERT", when: `(${task}) OR (${subgraph})` };
+}
+
+/** The decision log says these steps were dispatched to their workers in this thread. */
+function dispatched(db: string, stepIds: readonly string[]): boolean {
+  const sent = new Set(
+    decisions(db)
+      .filter((l) => l.operation === "dispatch" && l.threadId === THREAD && l.decision !== "skip")
+      .map((l) => l.taskId),
+  );
+  return stepIds.every((id) => sent.has(id));
 }
 
 /** The thread asks for the booking's approval: a run or a bare resume that finds it waiting exits 3 and says so. */
@@ -175,17 +187,16 @@ describe.concurrent(
       async ({ expect, onTestFinished }) => {
         void reference();
         const { db, spawn } = await freshDb(onTestFinished);
-        // No worker result may commit; the mark is the third worker's subgraph starting.
+        // No worker result may commit (the first one freezes the child); the mark is the plan reaching execute,
+        // and the kill waits for the three searches' dispatches in the decision log.
         installFreeze(db, {
           hold: [workerResult()],
-          mark: {
-            table: "checkpoints",
-            event: "INSERT",
-            when: `NEW.checkpoint_ns LIKE 'worker:%' AND (SELECT count(DISTINCT checkpoint_ns) FROM checkpoints WHERE thread_id = NEW.thread_id AND checkpoint_ns LIKE 'worker:%') = 3`,
-          },
+          mark: { table: "writes", event: "INSERT", when: `NEW.channel = 'branch:to:execute'` },
         });
         const run = spawn(["run", REQUEST, ...FAULTS, "--thread", THREAD]);
-        await killAtMark(run, db, "the three searches to start");
+        await killAtMark(run, db, "the three searches to start", () =>
+          dispatched(db, ["flight", "hotel", "activities"]),
+        );
         expect(threadFacts(db, THREAD)).toEqual({ workersStarted: 3, results: {}, effects: [], leasePid: run.pid });
 
         const { commands, last } = await resumeToEnd(db);
@@ -201,14 +212,14 @@ describe.concurrent(
       async ({ expect, onTestFinished }) => {
         void reference();
         const { db, spawn } = await freshDb(onTestFinished);
-        // The flight's result may not commit; the mark is the second of hotel and activities committed in the main graph.
-        const committed = `(SELECT count(DISTINCT ${writeValue("$[0].taskId", "w")}) FROM writes w WHERE w.thread_id = NEW.thread_id AND w.checkpoint_ns = '' AND w.channel = 'feedback' AND ${writeValue("$[0].taskId", "w")} IN ('hotel', 'activities'))`;
+        // The flight's result may not commit; the mark is the second of hotel and activities saved by its task.
+        const committed = `(SELECT count(DISTINCT ${writeValue("$.feedback.taskId", "w")}) FROM writes w WHERE w.thread_id = NEW.thread_id AND w.channel = '__return__' AND ${writeValue("$.feedback.taskId", "w")} IN ('hotel', 'activities'))`;
         installFreeze(db, {
           hold: [workerResult("flight")],
           mark: {
             table: "writes",
             event: "INSERT",
-            when: `NEW.checkpoint_ns = '' AND NEW.channel = 'feedback' AND ${committed} = 2`,
+            when: `NEW.channel = '__return__' AND ${committed} = 2`,
           },
         });
         const run = spawn(["run", REQUEST, ...FAULTS, "--thread", THREAD]);

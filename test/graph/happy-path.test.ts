@@ -88,24 +88,21 @@ describe("a fault-free trip on a SQLite checkpointer", () => {
     expect(await recentEpisodes(agent.persistence.store, "someone_else")).toEqual([]);
   });
 
-  it("dispatches the independent searches in ONE superstep (read from the checkpoint history)", async () => {
+  it("runs the whole plan in ONE execute pass, each step once its own inputs exist (read from the checkpoint history)", async () => {
     const history = await historyOf(agent, "happy");
-    const fanOut = history.filter((s) => s.next.length > 1);
-    // Exactly one checkpoint fans out, to three workers, and their results are that checkpoint's task writes.
-    expect(fanOut).toHaveLength(1);
-    const wave = fanOut[0]!;
-    expect(wave.next).toEqual([Node.WORKER, Node.WORKER, Node.WORKER]);
-    expect(wave.tasks.map((t) => t.name)).toEqual([Node.WORKER, Node.WORKER, Node.WORKER]);
-    const sent = wave.tasks
-      .map((t) => (t.result as { feedback: { taskId: string }[] }).feedback.map((f) => f.taskId))
-      .flat();
-    expect(sent.sort()).toEqual(["activities", "flight", "hotel"]);
-    const running = (wave.values as typeof out).plan!.steps.filter((s) => s.status === "running").map((s) => s.id);
-    expect(running.sort()).toEqual(["activities", "flight", "hotel"]);
-    // The dependent steps each ran in a later superstep of their own, after their inputs existed.
-    const single = history.filter((s) => s.next.length === 1 && s.next[0] === Node.WORKER);
-    const later = single.map((s) => (s.tasks[0]!.result as { feedback: { taskId: string }[] }).feedback[0]!.taskId);
-    expect(later.sort()).toEqual(["budget_status", "itinerary"]);
-    expect(single.every((s) => (s.metadata?.step ?? 0) > (wave.metadata?.step ?? 0))).toBe(true);
+    // Eager scheduling: no step waits for a wave, so no checkpoint sends work to the worker subgraph (that is
+    // only for calls that need approval) and execute runs once.
+    expect(history.filter((s) => s.next.includes(Node.WORKER))).toEqual([]);
+    expect(history.filter((s) => s.next.includes(Node.EXECUTE))).toHaveLength(1);
+    const order = out.feedback.map((f) => f.taskId);
+    expect(order.slice(0, 3).sort()).toEqual(["activities", "flight", "hotel"]);
+    const byId = new Map(out.plan!.steps.map((s) => [s.id, s]));
+    for (const [i, id] of order.entries()) {
+      const finishedBefore = new Set(order.slice(0, i));
+      expect(
+        byId.get(id)!.dependsOn.every((d) => finishedBefore.has(d)),
+        `${id} after its dependencies`,
+      ).toBe(true);
+    }
   });
 });
