@@ -91,7 +91,7 @@ export function executeNode(deps: NodeDeps) {
     // A promise resolves once: opening a gate again (at the end, for every step) changes nothing.
     const open = (stepId: string, go: Go) => gates.get(stepId)?.open(go);
 
-    let feedback: ExecutionFeedback[] = [];
+    let feedback: ExecutionFeedback[];
     try {
       const outcome = await runEagerly(plan, {
         inputsOf,
