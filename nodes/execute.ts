@@ -61,10 +61,13 @@ export function executeNode(deps: NodeDeps) {
       );
     }
 
-    // One task per step that may run in this pass, called up front in plan order: a task's identity is its call
-    // order, so it must not depend on which step finished first, or a resumed pass would match saved results to
-    // the wrong steps. Each task waits for its gate: opened with the step when it is ready, with null at the end
-    // for the steps that did not run in this pass.
+    // One task per step that runs in this pass. A task's identity is its call order, so tasks are called in plan
+    // order, never in the order steps become ready (which depends on which finished first), or a resumed pass
+    // would match saved results to the wrong steps: when a step is ready, every pending step before it in the
+    // plan gets its task too. Each task waits at its gate: opened with the step when it is ready, or with null at
+    // the end of the pass for the steps that did not run. Calling them as needed, not all at once, keeps
+    // LangGraph's set of running tasks (which it scans whenever one ends) as small as the plan's frontier.
+    const pendingIds = plan.steps.filter((s) => s.status === "pending").map((s) => s.id);
     const gates = new Map<string, { opened: Promise<Go>; open: (go: Go) => void }>();
     const tasks = new Map<string, Promise<StepTaskResult>>();
     const stepTask = task("worker", async (stepId: string): Promise<StepTaskResult> => {
@@ -80,14 +83,17 @@ export function executeNode(deps: NodeDeps) {
       });
       return { ran: true, ...outcome };
     });
-    for (const step of plan.steps) {
-      if (step.status !== "pending") continue;
-      let open: (go: Go) => void = () => {};
-      const opened = new Promise<Go>((resolve) => (open = resolve));
-      gates.set(step.id, { opened, open });
-      // task() types the result of an async function as a promise of a promise; at run time it is one promise.
-      tasks.set(step.id, stepTask(step.id) as unknown as Promise<StepTaskResult>);
-    }
+    const callThrough = (stepId: string) => {
+      while (!tasks.has(stepId) && tasks.size < pendingIds.length) {
+        const id = pendingIds[tasks.size]!;
+        let open: (go: Go) => void = () => {};
+        const opened = new Promise<Go>((resolve) => (open = resolve));
+        gates.set(id, { opened, open });
+        // task() types the result of an async function as a promise of a promise; at run time it is one promise.
+        tasks.set(id, stepTask(id) as unknown as Promise<StepTaskResult>);
+      }
+      return tasks.get(stepId);
+    };
     // A promise resolves once: opening a gate again (at the end, for every step) changes nothing.
     const open = (stepId: string, go: Go) => gates.get(stepId)?.open(go);
 
@@ -97,7 +103,7 @@ export function executeNode(deps: NodeDeps) {
         inputsOf,
         deferred: (step) => callNeedingApproval(step, deps.registry) !== null,
         launch: async (step, inputs) => {
-          const pending = tasks.get(step.id);
+          const pending = callThrough(step.id);
           if (!pending) throw new Error(`Step ${step.id} became ready in EXECUTE but was not pending when it began`);
           open(step.id, { step, inputs });
           const result = await pending;
@@ -111,7 +117,7 @@ export function executeNode(deps: NodeDeps) {
           notifications.push(...result.notifications);
           return result.feedback;
         },
-        onDispatched: (step, current) => logDispatch(deps, step, current.planId, threadId, tell),
+        onDispatched: (step) => logDispatch(deps, step, plan.planId, threadId, tell),
         onSettled: (step, f, current) =>
           report(
             computeProgress(current, Date.now() - startedAt, {

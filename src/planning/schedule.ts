@@ -24,16 +24,21 @@ export function applyFeedback(plan: Plan, feedback: readonly ExecutionFeedback[]
   const steps = plan.steps.map((step) => {
     if (step.status !== "running") return step;
     const f = latest.get(`${step.id}#${step.dispatches}`);
-    if (!f) return step;
-    const ok = f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS";
-    return {
-      ...step,
-      status: ok ? ("done" as const) : ("failed" as const),
-      result: ok ? (f.outputs.result ?? f.outputs) : null,
-      attempts: f.attempt,
-    };
+    return f ? withFeedback(step, f) : step;
   });
   return { ...plan, steps };
+}
+
+/** A running step with the outcome of its current dispatch: done with its result, or failed. */
+export function withFeedback(step: TaskStep, f: ExecutionFeedback): TaskStep {
+  if (step.status !== "running" || f.taskId !== step.id || f.dispatch !== step.dispatches) return step;
+  const ok = f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS";
+  return {
+    ...step,
+    status: ok ? ("done" as const) : ("failed" as const),
+    result: ok ? (f.outputs.result ?? f.outputs) : null,
+    attempts: f.attempt,
+  };
 }
 
 const isSettled = (s: TaskStep) => s.status === "done" || s.status === "skipped";
@@ -72,6 +77,45 @@ export interface Settlement {
   skipped: { step: TaskStep; reason: string; dependencyFailure: boolean }[];
 }
 
+/** What a pending step can do now: wait for a dependency, run, or be skipped (with why). */
+export type StepVerdict =
+  { kind: "wait" } | { kind: "ready" } | { kind: "skip"; reason: string; dependencyFailure: boolean };
+
+/**
+ * The one rule settleBlockedSteps and readySteps share, for one pending step: it waits while a dependency is
+ * unsettled (a `failed` one is being recovered); once all are settled it runs if its condition holds over the
+ * results so far (a skipped dependency providing only optional inputs does not count as failed), else it is
+ * skipped. `results` is asked for only when a condition needs them.
+ */
+export function judgeStep(
+  step: TaskStep,
+  byId: ReadonlyMap<string, TaskStep>,
+  results: () => Record<string, unknown>,
+  inputsOf: InputsOf = ALL_REQUIRED,
+): StepVerdict {
+  if (step.status !== "pending") return { kind: "wait" };
+  const deps = step.dependsOn.map((d) => byId.get(d)).filter((d): d is TaskStep => d !== undefined);
+  if (!deps.every(isSettled)) return { kind: "wait" };
+  const failedDeps = blockingSkips(step, deps, inputsOf);
+  const verdict = evaluateCondition(step.condition, {
+    anyDependencyFailed: failedDeps.length > 0,
+    get results() {
+      return results();
+    },
+  });
+  if (verdict.run) return { kind: "ready" };
+  const dependencyFailure = step.condition.type === "success" && failedDeps.length > 0;
+  const reason = dependencyFailure
+    ? `Dependency ${failedDeps.map((d) => d.id).join(", ")} failed, so this step could not run`
+    : verdict.reason;
+  return { kind: "skip", reason, dependencyFailure };
+}
+
+/** A pending step marked skipped, with why. */
+export function skippedStep(step: TaskStep, reason: string, dependencyFailure: boolean): TaskStep {
+  return { ...step, status: "skipped" as const, skipReason: reason, skipCause: verdictCause(dependencyFailure) };
+}
+
 /**
  * Skips pending steps that can no longer run: a dependency was skipped and the step needs success (unless that
  * dependency provides only optional inputs: then the step runs without them), or its condition is false once its
@@ -84,26 +128,22 @@ export function settleBlockedSteps(plan: Plan, inputsOf: InputsOf = ALL_REQUIRED
   for (let changed = true; changed;) {
     changed = false;
     const byId = new Map(steps.map((s) => [s.id, s]));
+    const results = lazyResults(() => ({ ...plan, steps }));
     steps = steps.map((step) => {
-      if (step.status !== "pending") return step;
-      const deps = step.dependsOn.map((d) => byId.get(d)).filter((d): d is TaskStep => d !== undefined);
-      if (!deps.every(isSettled)) return step;
-      const failedDeps = blockingSkips(step, deps, inputsOf);
-      const verdict = evaluateCondition(step.condition, {
-        anyDependencyFailed: failedDeps.length > 0,
-        results: resultsById({ ...plan, steps }),
-      });
-      if (verdict.run) return step;
+      const verdict = judgeStep(step, byId, results, inputsOf);
+      if (verdict.kind !== "skip") return step;
       changed = true;
-      const dependencyFailure = step.condition.type === "success" && failedDeps.length > 0;
-      const reason = dependencyFailure
-        ? `Dependency ${failedDeps.map((d) => d.id).join(", ")} failed, so this step could not run`
-        : verdict.reason;
-      skipped.push({ step, reason, dependencyFailure });
-      return { ...step, status: "skipped" as const, skipReason: reason, skipCause: verdictCause(dependencyFailure) };
+      skipped.push({ step, reason: verdict.reason, dependencyFailure: verdict.dependencyFailure });
+      return skippedStep(step, verdict.reason, verdict.dependencyFailure);
     });
   }
   return { plan: { ...plan, steps }, skipped };
+}
+
+/** resultsById, computed once and only if asked for. */
+function lazyResults(plan: () => Plan): () => Record<string, unknown> {
+  let results: Record<string, unknown> | null = null;
+  return () => (results ??= resultsById(plan()));
 }
 
 function verdictCause(dependencyFailure: boolean): TaskStep["skipCause"] {
@@ -142,29 +182,30 @@ export function dependencyFailureFeedback(step: TaskStep, reason: string): Execu
 /** Pending steps whose dependencies are settled and whose condition holds: they can all run at once. */
 export function readySteps(plan: Plan, inputsOf: InputsOf = ALL_REQUIRED): TaskStep[] {
   const byId = new Map(plan.steps.map((s) => [s.id, s]));
-  const results = resultsById(plan);
-  return plan.steps.filter((step) => {
-    if (step.status !== "pending") return false;
-    const deps = step.dependsOn.map((d) => byId.get(d));
-    if (!deps.every((d): d is TaskStep => d !== undefined && isSettled(d))) return false;
-    const anyDependencyFailed = blockingSkips(step, deps, inputsOf).length > 0;
-    return evaluateCondition(step.condition, { anyDependencyFailed, results }).run;
-  });
+  const results = lazyResults(() => plan);
+  return plan.steps.filter(
+    (step) => step.dependsOn.every((d) => byId.has(d)) && judgeStep(step, byId, results, inputsOf).kind === "ready",
+  );
 }
 
 /**
  * The optional inputs a step would run without now, each with why: the dependency providing it was skipped (its
  * own skip reason), or no dependency provides it at all. Empty when it has them all.
  */
-export function missingInputs(plan: Plan, step: TaskStep, inputsOf: InputsOf = ALL_REQUIRED): MissingInput[] {
-  const deps = plan.steps.filter((s) => step.dependsOn.includes(s.id));
+export function missingInputs(
+  plan: Plan | ReadonlyMap<string, TaskStep>,
+  step: TaskStep,
+  inputsOf: InputsOf = ALL_REQUIRED,
+): MissingInput[] {
+  const byId = "steps" in plan ? new Map(plan.steps.map((s) => [s.id, s])) : plan;
+  const deps = step.dependsOn.map((d) => byId.get(d)).filter((d): d is TaskStep => d !== undefined);
   return inputsOf(step).optional.flatMap((input): MissingInput[] => {
     const from = deps.find((d) => provided(d).includes(input));
     // An optional input no step of the plan provides is one the plan chose not to have (the request ruled it out,
     // and the understanding record says so): not missing.
     if (!from) return [];
     if (from.status === "done") return [];
-    const root = rootSkip(plan, from);
+    const root = rootSkip(byId, from);
     const reason = root.skipReason ?? `${root.id} did not finish`;
     return [
       { input, from: from.id, reason: root === from ? reason : `${reason} (${root.id}, so ${from.id} could not run)` },
@@ -176,21 +217,22 @@ export function missingInputs(plan: Plan, step: TaskStep, inputsOf: InputsOf = A
  * The skip a cascade started from: a step skipped only because a dependency was is no reason a person can act
  * on, so the reason given is the first skipped step up its chain that was given up on (or skipped) itself.
  */
-function rootSkip(plan: Plan, step: TaskStep, seen = new Set<string>()): TaskStep {
+function rootSkip(byId: ReadonlyMap<string, TaskStep>, step: TaskStep, seen = new Set<string>()): TaskStep {
   if (step.skipCause !== "dependency_failed" || seen.has(step.id)) return step;
   seen.add(step.id);
-  const upstream = plan.steps.find((s) => step.dependsOn.includes(s.id) && s.status === "skipped");
-  return upstream ? rootSkip(plan, upstream, seen) : step;
+  const upstream = step.dependsOn.map((d) => byId.get(d)).find((s) => s?.status === "skipped");
+  return upstream ? rootSkip(byId, upstream, seen) : step;
 }
 
 /**
  * Outputs of a step's dependencies, keyed by each dependency's output names (and its step id). An output produced
  * by several dependencies (a flight per leg of a multi-city trip) arrives as the list of their results, in order.
  */
-export function dependencyInputs(plan: Plan, step: TaskStep): Record<string, unknown> {
+export function dependencyInputs(plan: Plan | ReadonlyMap<string, TaskStep>, step: TaskStep): Record<string, unknown> {
   const inputs: Record<string, unknown> = {};
+  const byId = "steps" in plan ? new Map(plan.steps.map((s) => [s.id, s])) : plan;
   const done = step.dependsOn
-    .map((id) => plan.steps.find((s) => s.id === id))
+    .map((id) => byId.get(id))
     .filter((d): d is TaskStep => d !== undefined && d.status === "done");
   for (const dep of done) {
     inputs[dep.id] = dep.result;
@@ -207,17 +249,16 @@ export function dependencyInputs(plan: Plan, step: TaskStep): Record<string, unk
  * records the optional inputs it runs without, so its tool, its feedback and the answer can say what is missing.
  */
 export function markDispatched(plan: Plan, ids: readonly string[], inputsOf: InputsOf = ALL_REQUIRED): Plan {
+  const byId = new Map(plan.steps.map((s) => [s.id, s]));
+  return { ...plan, steps: plan.steps.map((s) => (ids.includes(s.id) ? dispatched(s, byId, inputsOf) : s)) };
+}
+
+/** A step marked running for one more dispatch, with the optional inputs it runs without. */
+export function dispatched(step: TaskStep, byId: ReadonlyMap<string, TaskStep>, inputsOf: InputsOf): TaskStep {
   return {
-    ...plan,
-    steps: plan.steps.map((s) =>
-      ids.includes(s.id)
-        ? {
-            ...s,
-            status: "running" as const,
-            dispatches: s.dispatches + 1,
-            missingInputs: missingInputs(plan, s, inputsOf),
-          }
-        : s,
-    ),
+    ...step,
+    status: "running" as const,
+    dispatches: step.dispatches + 1,
+    missingInputs: missingInputs(byId, step, inputsOf),
   };
 }

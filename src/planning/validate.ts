@@ -176,8 +176,13 @@ export function validatePlan(plan: Plan, request: PlanningRequest, registry?: To
 }
 
 /** Longest dependency chain of estimated durations: what a parallel executor needs at best. */
-export function criticalPathMs(steps: readonly Pick<TaskStep, "id" | "dependsOn" | "estimates">[]): number {
-  const byId = new Map(steps.map((s) => [s.id, s]));
+export function criticalPathMs<S extends Pick<TaskStep, "id" | "dependsOn" | "estimates">>(
+  steps: readonly S[],
+  /** Only these steps count (the rest, and edges to them, are left out), e.g. the steps still to run. */
+  counts: (step: S) => boolean = () => true,
+): number {
+  const byId = new Map<string, S>();
+  for (const s of steps) if (counts(s)) byId.set(s.id, s);
   const memo = new Map<string, number>();
   const finish = (id: string, guard: Set<string>): number => {
     const cached = memo.get(id);
@@ -185,13 +190,17 @@ export function criticalPathMs(steps: readonly Pick<TaskStep, "id" | "dependsOn"
     const step = byId.get(id);
     if (!step || guard.has(id)) return 0;
     guard.add(id);
-    const start = Math.max(0, ...step.dependsOn.map((d) => finish(d, guard)));
+    let start = 0;
+    for (const d of step.dependsOn) start = Math.max(start, finish(d, guard));
     guard.delete(id);
     const value = start + step.estimates.durationMs;
     memo.set(id, value);
     return value;
   };
-  return Math.max(0, ...steps.map((s) => finish(s.id, new Set())));
+  let longest = 0;
+  const guard = new Set<string>();
+  for (const id of byId.keys()) longest = Math.max(longest, finish(id, guard));
+  return longest;
 }
 
 /** Recomputes `order` from the dependencies (a topological layering), so plans from models need not number steps. */
