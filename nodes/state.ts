@@ -1,4 +1,4 @@
-import { ReducedValue, StateSchema } from "@langchain/langgraph";
+import { DeltaValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { ApprovalRecord, InterruptRequest, ToolCallDecision } from "../src/domain/approval.js";
 import { ExecutionFeedback } from "../src/domain/feedback.js";
@@ -9,12 +9,19 @@ import { PlanningRequest, RunSettings } from "../src/domain/request.js";
 import { ConfidencePoint, PlanRevision, StrategyType } from "../src/domain/revision.js";
 import { FailureClass } from "../src/domain/feedback.js";
 
+/**
+ * An append-only list. A DeltaValue, not a ReducedValue: a checkpoint stores only what each step appended, and
+ * the list is rebuilt on read from the thread's history, so checkpoint bytes grow with what is added, not with
+ * the list's length times the number of supersteps (the lists were half of every checkpoint, and a run's bytes
+ * grew with the square of its plan). Reading it back is LangGraph's: getState, the stream and Studio see the whole
+ * list as before. Concatenation is associative, as a DeltaValue's reducer must be.
+ */
 const append = <T extends z.ZodType>(item: T) =>
-  new ReducedValue(
+  new DeltaValue(
     z.array(item).default(() => []),
     {
       inputSchema: z.array(item),
-      reducer: (current: z.infer<T>[], next: z.infer<T>[]) => [...current, ...next],
+      reducer: (current: z.infer<T>[], writes: z.infer<T>[][]) => [...current, ...writes.flat()],
     },
   );
 
