@@ -66,3 +66,93 @@ export class FixedPlanReasoner implements Reasoner {
     return `${Object.keys(input.results).length} results`;
   }
 }
+
+/** One step of a DAG-shaped bench plan: the steps it waits for and how long its tool takes. */
+export interface DagStep {
+  id: string;
+  dependsOn: readonly string[];
+  latencyMs: number;
+}
+
+/** wavePlan's shape as DagSteps: `width` independent steps per wave, each depending on every step of the previous wave. */
+export function waveSteps(n: number, width: number, latencyMs: number): DagStep[] {
+  return Array.from({ length: n }, (_, i) => {
+    const wave = Math.floor(i / width);
+    const previous = wave === 0 ? [] : Array.from({ length: width }, (_, j) => (wave - 1) * width + j);
+    return { id: `s${i + 1}`, dependsOn: previous.filter((k) => k < n).map((k) => `s${k + 1}`), latencyMs };
+  });
+}
+
+/** The tool that serves a DagStep in dagToolkit (one tool per step, so each can have its own latency). */
+export const dagToolName = (stepId: string) => `t_${stepId}`;
+
+/**
+ * One tool per DagStep, waiting the step's latency (honouring the abort signal). When `returned` is given, each
+ * tool notes performance.now() in it, under its step id, right before it returns: the start of a latency sample.
+ */
+export function dagToolkit(steps: readonly DagStep[], returned?: Map<string, number>): Toolkit {
+  return {
+    name: "bench_dag",
+    tools: steps.map((step) => ({
+      name: dagToolName(step.id),
+      description: `Bench tool for step ${step.id}`,
+      category: "bench",
+      keywords: [],
+      consumes: [],
+      produces: [`o_${step.id}`],
+      sideEffect: "none" as const,
+      needsApproval: false,
+      schema: z.looseObject({}),
+      estimates: { durationMs: step.latencyMs, cost: 0 },
+      run: async (_args: unknown, ctx: { signal: AbortSignal; stepId: string }) => {
+        await sleep(step.latencyMs, ctx.signal);
+        returned?.set(ctx.stepId, performance.now());
+        return { summary: `${step.id} done` };
+      },
+    })),
+    workers: [{ name: "bench_worker", description: "runs bench tools", categories: ["bench"] }],
+  };
+}
+
+/** The Candor plan of a DAG: one step per DagStep on its own tool, one attempt each. */
+export function dagPlan(steps: readonly DagStep[], planId = `bench-dag-${steps.length}`): Plan {
+  return Plan.parse({
+    planId,
+    objective: "bench",
+    confidence: 0.9,
+    steps: steps.map((step, i) =>
+      TaskStep.parse({
+        id: step.id,
+        description: `step ${step.id}`,
+        workerType: "bench_worker",
+        tools: [dagToolName(step.id)],
+        dependsOn: step.dependsOn,
+        expectedOutputs: [`o_${step.id}`],
+        estimates: { durationMs: step.latencyMs, cost: 0 },
+        order: i + 1,
+        retry: { maxAttempts: 1, backoffMs: [0] },
+      }),
+    ),
+  });
+}
+
+/**
+ * A FixedPlanReasoner that waits `modelLatencyMs` before planning and before synthesising, as a reasoner backed
+ * by a model would (one call each), so Candor pays the same model latency as the designs it is compared with.
+ */
+export class ModelPacedReasoner extends FixedPlanReasoner {
+  constructor(
+    fixed: Plan,
+    private readonly modelLatencyMs: number,
+  ) {
+    super(fixed);
+  }
+  override async plan(request: PlanningRequest): Promise<PlanResult> {
+    await sleep(this.modelLatencyMs);
+    return super.plan(request);
+  }
+  override async synthesize(input: SynthesisInput): Promise<string> {
+    await sleep(this.modelLatencyMs);
+    return super.synthesize(input);
+  }
+}

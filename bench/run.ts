@@ -3,7 +3,9 @@
  * (interleaved, several rounds, medians), because these machines are shared and noisy: read the ratios.
  * Sections: parallel fan-out and orchestration overhead (here); failure → notification latency and the demo's
  * failure → strategy time (transparency.ts); rules-path selection time and model calls per recovered failure
- * (replanning.ts, on the scenarios of scenarios.ts, with the counting fake server of fake-openai.ts).
+ * (replanning.ts, on the scenarios of scenarios.ts, with the counting fake server of fake-openai.ts); execution
+ * against a bare LangGraph floor and the anchors (execution.ts: overhead, irregular DAGs, checkpoint bytes,
+ * progress latency, scale, plan-and-execute and LLMCompiler-style designs).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { setMaxListeners } from "node:events";
@@ -12,6 +14,7 @@ import { join } from "node:path";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { compileAgent } from "../graphs/agent.js";
 import { openPersistence } from "../src/memory/persistence.js";
+import { executionBench, executionSection } from "./execution.js";
 import { FixedPlanReasoner, benchToolkit, wavePlan } from "./fixtures.js";
 import { modelCallBench, selectionBench } from "./replanning.js";
 import { ms, summarize, type Summary } from "./stats.js";
@@ -19,8 +22,9 @@ import { notificationLatency, strategyLatency } from "./transparency.js";
 import { understandingBench, understandingSection } from "./understanding.js";
 
 // LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
-// Node would warn about a leak that is not one. An app-level setting, so it lives here and not in the library.
-setMaxListeners(64);
+// Node would warn about a leak that is not one, and the execution bench runs 100 threads at once. An app-level
+// setting, so it lives here and not in the library.
+setMaxListeners(1024);
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STEPS = 12;
@@ -110,6 +114,7 @@ async function main() {
   const fixedCalls = await modelCallBench(MODEL_RUNS, "fixed-plan");
   const understanding = await understandingBench();
   process.stderr.write(`model calls: ${llmCalls.length} + ${fixedCalls.length} scenarios × ${MODEL_RUNS} runs\n`);
+  const execution = await executionBench();
 
   const dag = median(rows.dag!);
   const chain = median(rows.chain!);
@@ -146,7 +151,8 @@ checkpoints per run (about one per superstep; fan-out ${superstepsDag}, chained 
 ${transparencySection(latency, demo)}
 ${selectionSection(selection)}
 ${modelCallSection(llmCalls, fixedCalls)}
-${understandingSection(understanding, ms)}`;
+${understandingSection(understanding, ms)}
+${executionSection(execution)}`;
   writeFileSync(new URL("./RESULTS.md", import.meta.url), md);
   process.stdout.write(md);
 }

@@ -31,3 +31,9 @@ export function ms(x: number): string {
   if (x < 10) return `${x.toFixed(2)} ms`;
   return `${x.toFixed(0)} ms`;
 }
+
+/** Round-to-round spread of a series: (max − min) / median; 0 for a perfectly quiet machine. */
+export function spread(xs: readonly number[]): number {
+  const m = median(xs);
+  return xs.length < 2 || !(m > 0) ? 0 : (Math.max(...xs) - Math.min(...xs)) / m;
+}
