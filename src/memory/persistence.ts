@@ -5,6 +5,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { describeKind, ensureDirectory } from "./paths.js";
 import { SqliteStore } from "./sqlite-store.js";
+import { withStatementCache } from "./statement-cache.js";
 
 const BUSY_TIMEOUT_MS = 5000;
 /** Appended to the database's file name: one decision log per database, never shared by a folder. */
@@ -42,7 +43,7 @@ export function openPersistence(dbPath: string): Persistence {
     db.pragma("journal_mode = WAL");
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     const store = new SqliteStore(db);
-    const checkpointer = new SqliteSaver(db);
+    const checkpointer = new SqliteSaver(withStatementCache(db));
     return {
       checkpointer,
       store,
