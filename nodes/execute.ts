@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { Send, task, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ExecutionFeedback } from "../src/domain/feedback.js";
 import type { Notification, Progress } from "../src/domain/notification.js";
@@ -44,6 +45,9 @@ export function executeNode(deps: NodeDeps) {
       tell(progressNotification(p));
     };
     const threadId = threadIdOf(config);
+    // Every running step's task listens to the run's abort signal; a wide plan passes Node's default of 10 and
+    // would print a "possible leak" warning into the embedding app's output for what is not a leak.
+    if (config.signal) setMaxListeners(0, config.signal);
     const inputsOf = (step: TaskStep) => deps.registry.inputsOf(step);
 
     // Steps the worker subgraph ran since the last pass (after their approval gate) are folded in first.
