@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: regenerates bench/RESULTS.md. Everything compared is measured side by side in one run
  * (interleaved, several rounds, medians), because these machines are shared and noisy: read the ratios.
- * Sections: parallel fan-out and orchestration overhead (here); failure → notification latency and the demo's
+ * Sections: failure → notification latency and the demo's
  * failure → strategy time (transparency.ts); rules-path selection time and model calls per recovered failure
  * (replanning.ts, on the scenarios of scenarios.ts, with the counting fake server of fake-openai.ts); execution
  * against a bare LangGraph floor and the anchors (execution.ts: overhead, irregular DAGs, checkpoint bytes,
@@ -11,11 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { setMaxListeners } from "node:events";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
-import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
-import { compileAgent } from "../graphs/agent.js";
 import { openPersistence } from "../src/memory/persistence.js";
 import { executionBench, executionSection } from "./execution.js";
-import { FixedPlanReasoner, benchToolkit, wavePlan } from "./fixtures.js";
 import { modelCallBench, selectionBench } from "./replanning.js";
 import { ms, summarize, type Summary } from "./stats.js";
 import { notificationLatency, strategyLatency } from "./transparency.js";
@@ -26,10 +23,6 @@ import { understandingBench, understandingSection } from "./understanding.js";
 // setting, so it lives here and not in the library.
 setMaxListeners(1024);
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const STEPS = 12;
-const WIDTH = 4;
-const LATENCY_MS = 100;
 /** Transparency and replanning benches: bounded sample counts, so the whole bench stays well under 3 minutes. */
 const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 30);
 const LATENCY_PAIRS = 4;
@@ -49,55 +42,9 @@ const median = (xs: number[]) => {
 const row = (label: string, x: Summary, target?: number) =>
   `| ${label} | ${x.n} | ${ms(x.p50)} | ${ms(x.p95)} | ${ms(x.max)} |${target === undefined ? "" : ` ${(x.p95 / target).toFixed(4)}× |`}`;
 
-async function runPlan(
-  width: number,
-  latencyMs: number,
-  checkpointer: BaseCheckpointSaver | undefined,
-): Promise<{ ms: number; supersteps: number; status: string }> {
-  const plan = wavePlan(STEPS, width, latencyMs);
-  const app = compileAgent(
-    { toolkits: [benchToolkit(STEPS, latencyMs)], reasoner: new FixedPlanReasoner(plan) },
-    { checkpointer },
-  );
-  const config = { configurable: { thread_id: `bench-${Math.random().toString(16).slice(2)}` } };
-  const t0 = performance.now();
-  const final = await app.invoke({ request: { userIntent: "bench" } }, config);
-  const ms = performance.now() - t0;
-  let supersteps = 0;
-  if (checkpointer) for await (const _ of app.getStateHistory(config)) supersteps++;
-  return { ms, supersteps, status: String(final.status) };
-}
-
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "candor-bench-"));
   const sqlite = openPersistence(join(dir, "bench.db"));
-  const rows: Record<string, number[]> = { dag: [], chain: [], zeroNone: [], zeroMemory: [], zeroSqlite: [] };
-  let superstepsDag = 0;
-  let superstepsChain = 0;
-  let superstepsZero = 0;
-  // Warm-up: module loading and SQLite's first writes are not what we measure.
-  await runPlan(WIDTH, 1, sqlite.checkpointer);
-  for (let round = 0; round < ROUNDS; round++) {
-    const dag = await runPlan(WIDTH, LATENCY_MS, sqlite.checkpointer);
-    const chain = await runPlan(1, LATENCY_MS, sqlite.checkpointer);
-    if (dag.status !== "completed" || chain.status !== "completed")
-      throw new Error(`bench run did not complete: ${dag.status}/${chain.status}`);
-    rows.dag!.push(dag.ms);
-    rows.chain!.push(chain.ms);
-    superstepsDag = dag.supersteps;
-    superstepsChain = chain.supersteps;
-    const none = await runPlan(WIDTH, 0, undefined);
-    const memory = await runPlan(WIDTH, 0, new MemorySaver());
-    const file = await runPlan(WIDTH, 0, sqlite.checkpointer);
-    rows.zeroNone!.push(none.ms);
-    rows.zeroMemory!.push(memory.ms);
-    rows.zeroSqlite!.push(file.ms);
-    superstepsZero = file.supersteps;
-    process.stderr.write(
-      `round ${round + 1}/${ROUNDS}: dag ${dag.ms.toFixed(0)} ms, chain ${chain.ms.toFixed(0)} ms, zero-latency sqlite ${file.ms.toFixed(1)} ms\n`,
-    );
-  }
-
   // Transparency: failure/success → event, on the same SqliteSaver file the CLI would use.
   await notificationLatency(2, LATENCY_PAIRS, sqlite.checkpointer); // warm-up
   const latency = await notificationLatency(LATENCY_RUNS, LATENCY_PAIRS, sqlite.checkpointer);
@@ -116,38 +63,11 @@ async function main() {
   process.stderr.write(`model calls: ${llmCalls.length} + ${fixedCalls.length} scenarios × ${MODEL_RUNS} runs\n`);
   const execution = await executionBench();
 
-  const dag = median(rows.dag!);
-  const chain = median(rows.chain!);
-  const ideal = Math.ceil(STEPS / WIDTH) * LATENCY_MS;
-  const perStep = (xs: number[]) => median(xs) / Math.max(1, superstepsZero);
   const md = `# Benchmarks
 
 Generated by \`npm run bench\` on ${new Date().toISOString()} (Node ${process.version}, ${cpus().length} cores).
-${ROUNDS} rounds, interleaved; medians. The machines are shared: compare the ratios, not the absolute times.
+Interleaved rounds; medians. The machines are shared: compare the ratios, not the absolute times.
 
-## Parallel fan-out: a ${STEPS}-step plan, ${WIDTH} independent steps at a time, ${LATENCY_MS} ms per step
-
-The real graph (understand → execute → workers via Send → … → finalize) with a SqliteSaver file, driven by a
-fixed plan through the Reasoner seam. "One step at a time" is the same ${STEPS} steps chained, so each waits
-for the previous one (the plan-and-execute loop's shape).
-
-| run | median wall time | vs ideal (${ideal} ms) |
-|---|---:|---:|
-| waves of ${WIDTH} (Send fan-out) | ${dag.toFixed(0)} ms | ${(dag / ideal).toFixed(2)}× |
-| one step at a time | ${chain.toFixed(0)} ms | ${(chain / ideal).toFixed(2)}× |
-
-**Speed-up of fan-out over one step at a time: ${(chain / dag).toFixed(2)}×** (the ideal is ${WIDTH}×).
-
-## Orchestration overhead per superstep
-
-The same ${STEPS}-step plan with tools that return at once, so the time is all orchestration: ${superstepsZero}
-checkpoints per run (about one per superstep; fan-out ${superstepsDag}, chained ${superstepsChain} at ${LATENCY_MS} ms).
-
-| checkpointer | median run | per superstep | vs no checkpointer |
-|---|---:|---:|---:|
-| none | ${median(rows.zeroNone!).toFixed(1)} ms | ${perStep(rows.zeroNone!).toFixed(2)} ms | 1.00× |
-| MemorySaver | ${median(rows.zeroMemory!).toFixed(1)} ms | ${perStep(rows.zeroMemory!).toFixed(2)} ms | ${(median(rows.zeroMemory!) / median(rows.zeroNone!)).toFixed(2)}× |
-| SqliteSaver (file) | ${median(rows.zeroSqlite!).toFixed(1)} ms | ${perStep(rows.zeroSqlite!).toFixed(2)} ms | ${(median(rows.zeroSqlite!) / median(rows.zeroNone!)).toFixed(2)}× |
 ${transparencySection(latency, demo)}
 ${selectionSection(selection)}
 ${modelCallSection(llmCalls, fixedCalls)}
@@ -185,9 +105,9 @@ ${row("throw → `step_failed` notification", fail, NOTIFY_TARGET_MS)}
 ${row("return → `step_succeeded` notification", ok, NOTIFY_TARGET_MS)}
 ${row("return → `progress` event", progress, NOTIFY_TARGET_MS)}
 
-The failure is announced by the worker node the moment \`runStep\` returns, so its latency is the stream's own
+The failure is announced by the worker the moment \`runStep\` returns, so its latency is the stream's own
 (failure/success ratio at p50: ${(fail.p50 / Math.max(1e-9, ok.p50)).toFixed(2)}×). The progress event is emitted by \`execute\`
-after the superstep ends, so it also waits for the slowest sibling step of the wave and the checkpoint write.
+the moment it takes the step's result, never after a sibling (execution is eager: see "Progress per step" below).
 
 ## Failure notification → strategy notification, in the demo
 
@@ -199,9 +119,9 @@ ${ms(median(demo.runMs))}; final statuses: ${[...new Set(demo.statuses)].join(",
 |---|---|---:|---:|---:|
 ${demoRows}
 
-Strategies are chosen after the wave the failure happened in has finished, one failed step at a time in plan order:
-the hotel fails at once but waits for the parallel flight search to hit its 50 ms limit and for the flight's
-revision, so its figure is mostly waiting for siblings, not selection (see the next table for selection itself).
+Strategies are chosen when execute's pass ends (nothing more can start), one failed step at a time in plan order:
+the hotel fails at once but waits for the independent flight search to hit its 50 ms limit and for the flight's
+revision, so its figure is mostly waiting for independent steps, not selection (see the next table for selection itself).
 `;
 }
 
