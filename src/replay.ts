@@ -1,5 +1,5 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ReducedValue, type StateSnapshot } from "@langchain/langgraph";
+import { DeltaValue, ReducedValue, type StateSnapshot } from "@langchain/langgraph";
 import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "./errors.js";
 import type { Result } from "./result.js";
@@ -179,7 +179,11 @@ export function stateFieldsOf(schema: { fields: Record<string, unknown> }): Stat
   return Object.fromEntries(
     Object.entries(schema.fields).map(([key, field]) => [
       key,
-      ReducedValue.isInstance(field) ? "appended" : field instanceof z.ZodType ? field : z.unknown(),
+      ReducedValue.isInstance(field) || DeltaValue.isInstance(field)
+        ? "appended"
+        : field instanceof z.ZodType
+          ? field
+          : z.unknown(),
     ]),
   );
 }
