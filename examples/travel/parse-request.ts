@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { analyzeRequest, overlaps, within, type Analysis, type Span } from "../../src/planning/lexicon.js";
 import { emptyInterpretation, type Interpretation } from "../../src/tools/types.js";
-import { cityLabel, findCity, KNOWN_CITIES, normalizeName } from "./catalog.js";
+import {
+  cityLabel,
+  comparableHomonyms,
+  findCity,
+  KNOWN_CITIES,
+  namedCountry,
+  normalizeName,
+  type PlaceOption,
+} from "./catalog.js";
 
 /** What a travel request says, with the demo's defaults filled in where it says nothing. */
 export const TripFacts = z.object({
@@ -101,6 +109,10 @@ interface Place extends Span {
   /** Where the role's cue starts (the mention's value span starts there). */
   cueStart: number;
   avoided: boolean;
+  /** Places of comparable size the name may mean, none said: the request must say which (see settleHomonyms). */
+  undecided?: PlaceOption[];
+  /** One of several places of comparable size, chosen by the request's other places (see settleHomonyms). */
+  settled?: true;
 }
 
 /** What the travel reader found, with the text each fact came from. */
@@ -137,7 +149,10 @@ function read(text: string, a: Analysis): TripReading {
   const refused: TripFacts["refused"] = [];
 
   const places = supersede(text, a, findPlaces(text, a), out);
-  const active = places.filter((p) => !p.avoided);
+  const active = settleHomonyms(
+    places.filter((p) => !p.avoided),
+    out,
+  );
   const avoided = places.filter((p) => p.avoided && p.known);
   for (const p of avoided) {
     const negation = a.negations.find((n) => within(p, [n.scope]));
@@ -154,14 +169,16 @@ function read(text: string, a: Analysis): TripReading {
     out.notUnderstood.push({ span: p, kind: "place", why: `"${p.name}" is not a city the travel tools know` });
   }
   const origin = originPlace?.name ?? DEFAULT_ORIGIN;
-  if (originPlace)
-    out.values.push({
-      name: "origin",
-      value: originPlace.name,
-      source: spanOf(text, originPlace.cueStart, originPlace.end),
-      tools: FLIGHT_TOOLS,
-    });
-  else {
+  // An origin whose name several places share is asked about (settleHomonyms), not taken as a value.
+  if (originPlace) {
+    if (!originPlace.undecided)
+      out.values.push({
+        name: "origin",
+        value: originPlace.name,
+        source: spanOf(text, originPlace.cueStart, originPlace.end),
+        tools: FLIGHT_TOOLS,
+      });
+  } else {
     assumed.push("origin");
     out.assumptions.push({
       name: "origin",
@@ -173,7 +190,7 @@ function read(text: string, a: Analysis): TripReading {
   const stops = [...new Set(stopPlaces.map((p) => p.name))];
   // A place the tools do not know is no value they can use: it is named as not understood (above) instead.
   for (const [i, p] of stopPlaces.entries()) {
-    if (p.known)
+    if (p.known && !p.undecided)
       out.values.push({
         name: i === 0 ? "destination" : `stop ${i + 1}`,
         value: p.name,
@@ -182,10 +199,11 @@ function read(text: string, a: Analysis): TripReading {
       });
   }
 
-  // A name several places share ("Valencia", "El Dorado") is resolved to the most populous: said, never silent.
-  // The demo's twelve curated cities are the ones it means by their names.
+  // A name several places share, one of them far bigger ("Athens"), is resolved to the most populous: said, never
+  // silent. (Places of comparable size were settled or asked about above.) The demo's twelve curated cities are the
+  // ones it means by their names.
   for (const p of [originPlace, ...stopPlaces]) {
-    if (!p?.known || KNOWN_CITIES.includes(p.name)) continue;
+    if (!p?.known || p.undecided || p.settled || KNOWN_CITIES.includes(p.name)) continue;
     const city = findCity(p.text);
     if (!city || city.ambiguous.length === 0) continue;
     out.assumptions.push({
@@ -345,6 +363,53 @@ function read(text: string, a: Analysis): TripReading {
     avoided: [...new Set(avoided.map((p) => p.name))],
   };
   return { facts, interpretation: out };
+}
+
+/**
+ * A name that several places of comparable size share ("El Dorado": Arkansas and Sinaloa; "Valencia": Venezuela
+ * and Spain) is not taken by population alone. The request's other places decide when they can: the one candidate
+ * in a country the request also names, as a city ("Valencia from Madrid") or as a country ("El Dorado in Mexico"),
+ * is taken and said so; a country used that way is read, not a place to go. Otherwise the name is not understood:
+ * a person is asked, with the candidates and their countries, and no value is taken from it.
+ */
+function settleHomonyms(places: Place[], out: Interpretation): Place[] {
+  const options = new Map(places.map((p) => [p, p.known ? comparableHomonyms(p.text) : []] as const));
+  const countries = new Map(places.map((p) => [p, p.known ? null : namedCountry(p.text)] as const));
+  const used = new Set<Place>();
+  const settled = places.map((p): Place => {
+    const candidates = options.get(p) ?? [];
+    if (candidates.length === 0) return p;
+    // Context: the countries of the request's other places that are themselves clear, and the countries it names.
+    const context = new Map<string, Place>();
+    for (const q of places) {
+      if (q === p) continue;
+      const code = countries.get(q) ?? (q.known && options.get(q)?.length === 0 ? findCity(q.name)?.countryCode : null);
+      if (code && !context.has(code)) context.set(code, q);
+    }
+    const fits = candidates.filter((c) => context.has(c.countryCode));
+    const listed = candidates.map((c) => `${c.label} (${c.population.toLocaleString("en-US")} people)`).join("; ");
+    if (fits.length === 1) {
+      const chosen = fits[0]!;
+      const by = context.get(chosen.countryCode)!;
+      if (countries.get(by)) used.add(by);
+      out.assumptions.push({
+        name: `place "${p.text}"`,
+        value: chosen.label,
+        why: `"${p.text}" names places of comparable size: ${listed}. ${chosen.label} is taken, in the same country as ${by.text}, which the request also names`,
+        tools: CITY_TOOLS,
+      });
+      return { ...p, name: chosen.name, settled: true };
+    }
+    // Every candidate after the first has a qualified name that finds it ("El Dorado, Sinaloa").
+    out.notUnderstood.push({
+      span: p,
+      kind: "place",
+      why: `"${p.text}" names places of comparable size and the request does not say which: ${listed}; say which with its region or country, e.g. "${candidates[1]!.name}"`,
+    });
+    return { ...p, undecided: candidates };
+  });
+  for (const c of used) out.consumed.push(c);
+  return settled.filter((p) => !used.has(p));
 }
 
 /**

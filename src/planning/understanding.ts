@@ -152,6 +152,12 @@ function meaningfulMentions(a: Analysis): Mention[] {
   return out.sort((x, y) => x.start - y.start);
 }
 
+/** The mentions, plus each span a toolkit could not read that no mention already covers, of its own kind. */
+function withUnread(mentions: Mention[], notUnderstood: Interpretation["notUnderstood"]): Mention[] {
+  const extra = notUnderstood.filter((n) => !overlaps(n.span, mentions)).map((n) => ({ ...n.span, kind: n.kind }));
+  return [...mentions, ...extra].sort((x, y) => x.start - y.start);
+}
+
 /**
  * Spans of step parameter values that appear word for word in the request (for toolkits without a reader). A value
  * that is the whole request (a report titled with it) echoes it: it reads none of its words.
@@ -224,7 +230,8 @@ export function accountFor(input: AccountInput): Understanding {
     ...parameterSpans(a, input.steps),
   ];
   const notUnderstood = interpretations.flatMap((i) => i.notUnderstood);
-  const mentions = meaningfulMentions(a);
+  // What a toolkit could not read carries meaning by definition, even written in lower case ("el dorado").
+  const mentions = withUnread(meaningfulMentions(a), notUnderstood);
   // Accounted only when covered whole: "week" read as a keyword does not account for "next week".
   const open = (m: Span) =>
     !covered(m, accounted) ||
