@@ -1167,3 +1167,45 @@ function domainExclusions(text: string, norm: string): Interpretation["exclusion
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Asking what to do in a place
+
+/** Subjects of a "what can we do" question, in the three languages (folded). */
+const ASKER = "(?:i|we|you|one|us|me|yo|nosotros|je|nous|on)";
+/** Verbs of doing and seeing at a place (folded), as the object of an activity question. */
+const SEEING = "(?:do|see|visit|explore|check out|hacer|ver|visitar|conocer|explorar|faire|voir|visiter|decouvrir)";
+
+/**
+ * Ways of asking what to do or see at a place that no keyword list holds, because their words are everyday ones
+ * ("what", "see", "places"): a question word or a thing to do, then within a few words "to" or a modal with its
+ * subject and a verb of doing or seeing ("what can we do", "places worth a visit", "qué ver", "que faire", "lugares
+ * para visitar", "endroits à visiter"); and the nouns of sights ("sights", "landmarks", "must-see").
+ */
+const ACTIVITY_ASKS: readonly RegExp[] = [
+  new RegExp(
+    `(?<![a-z])(?:things|stuff|places|spots|somewhere|something|anything|what|where|which|cosas|lugares|sitios|algo|que|choses|endroits|lieux|quoi)(?:\\s+[a-z'-]+){0,3}?\\s+(?:to|para|a|de|que)\\s+${SEEING}(?![a-z])`,
+    "g",
+  ),
+  new RegExp(
+    `(?<![a-z])(?:what|where|which|que|quoi|ou)\\s+(?:can|could|should|shall|might|must|would|puedo|podemos|puede|debo|debemos|peut|peux|pouvons|devrait)\\s+(?:${ASKER}\\s+)?${SEEING}(?![a-z])`,
+    "g",
+  ),
+  /(?<![a-z])(?:que|quoi)\s+(?:hacer|ver|visitar|conocer|faire|voir|visiter)(?![a-z])/g,
+  /(?<![a-z])(?:worth (?:a )?(?:seeing|visiting|visit|a look)|must[- ]see|sights|sightsee\w*|landmarks?|attractions?|highlights|monuments?|lugares de interes|atracciones|monumentos|incontournables|a voir|a visiter)(?![a-z])/g,
+];
+
+/**
+ * Where the request asks what to do or see at a place, in its own words (see ACTIVITY_ASKS), within one clause each.
+ * Spans point into the original text.
+ */
+export function findActivityAsks(text: string, a: Analysis = analyzeRequest(text)): Span[] {
+  const out: Span[] = [];
+  for (const re of ACTIVITY_ASKS)
+    for (const m of a.norm.matchAll(re)) {
+      const s = { start: m.index, end: m.index + m[0].length };
+      const inOneClause = a.clauses.some((c) => s.start >= c.start && s.end <= c.end);
+      if (inOneClause && !overlaps(s, out)) out.push(spanOf(text, s.start, s.end));
+    }
+  return out.sort((x, y) => x.start - y.start);
+}

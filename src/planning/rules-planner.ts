@@ -7,6 +7,7 @@ import { openQuestions } from "../domain/understanding.js";
 import { analyzeRequest, within } from "./lexicon.js";
 import {
   accountFor,
+  askHits,
   genericKeywords,
   keywordHits,
   negationExclusions,
@@ -67,9 +68,17 @@ export function planWithRules(
   const analysis = facts.analysis!;
   const tools = [...registry.tools.values()];
   const usable = tools.filter((t) => registry.workerForTool(t.name));
-  const hits = keywordHits(usable, analysis);
-  const generic = genericKeywords(usable);
   const interpretations = registry.interpreters.map((i) => ({ ...i, reading: i.interpret(facts) }));
+  // A toolkit's own reading may ask for its tools in words no keyword holds ("how many lines", "what to see").
+  const hits = [
+    ...keywordHits(usable, analysis),
+    ...askHits(
+      analysis,
+      interpretations.flatMap((i) => i.reading.asks ?? []),
+      new Set(usable.map((t) => t.name)),
+    ),
+  ].sort((a, b) => a.start - b.start);
+  const generic = genericKeywords(usable);
 
   // What the request rules out: a tool's specific keyword inside a negation, or a toolkit's own reading.
   const exclusions: Exclusion[] = negationExclusions(
@@ -91,7 +100,10 @@ export function planWithRules(
         why: e.why,
         ...(e.description ? { description: e.description } : {}),
       });
-  const excludedOutputs = new Set(exclusions.flatMap((e) => e.outputs));
+  // What the request does not ask for, in a toolkit's reading, is left out like what it rules out, but no part of
+  // the record says the user excluded it.
+  const unasked = interpretations.flatMap((i) => i.reading.unasked ?? []);
+  const excludedOutputs = new Set([...exclusions.flatMap((e) => e.outputs), ...unasked]);
   const excluded = (t: ToolSpec) => t.produces.length > 0 && t.produces.every((p) => excludedOutputs.has(p));
 
   const governed = unsupportedVerbClauses(
@@ -131,7 +143,7 @@ export function planWithRules(
       .join(", ");
     const ruledOut =
       exclusions.length > 0
-        ? ` The request rules out ${[...excludedOutputs].join(", ")}, which leaves nothing to do.`
+        ? ` The request rules out ${unique(exclusions.flatMap((e) => e.outputs)).join(", ")}, which leaves nothing to do.`
         : "";
     throw new CandorError(
       `No tool matches "${request.userIntent}".${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
@@ -315,6 +327,8 @@ export function planWithRules(
   validatePlan(plan, request, registry);
   return plan;
 }
+
+const unique = (xs: readonly string[]) => [...new Set(xs)];
 
 /** What the tools can do, in a few words, for a part no tool serves. */
 export function abilitiesOf(tools: readonly ToolSpec[]): string {

@@ -50,6 +50,30 @@ export function keywordHits(tools: readonly Pick<ToolSpec, "name" | "keywords">[
 }
 
 /**
+ * A toolkit's asks (see Interpretation.asks) as keyword hits of the tools they name: specific to those tools (their
+ * text is no shared keyword), marked like any hit when inside a negation or an "only".
+ */
+export function askHits(
+  analysis: Analysis,
+  asks: readonly { span: Span; tools: readonly string[] }[],
+  usable: ReadonlySet<string>,
+): KeywordHit[] {
+  const negated = analysis.negations.map((n) => n.scope);
+  const only = analysis.onlys.map((o) => o.scope);
+  return asks.flatMap((ask) =>
+    ask.tools
+      .filter((t) => usable.has(t))
+      .map((tool) => ({
+        ...ask.span,
+        tool,
+        keyword: ask.span.text.toLowerCase(),
+        negated: within(ask.span, negated),
+        only: within(ask.span, only),
+      })),
+  );
+}
+
+/**
  * Keywords shared by many tools ("trip", "plan") say that the request is about a domain, not which tool it wants:
  * they never exclude a tool when negated, and never pick one out after "only".
  */

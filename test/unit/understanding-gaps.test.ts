@@ -71,3 +71,34 @@ describe("a name several places of comparable size share is asked about, not pic
       for (const r of rest) expect(r.population * CLEAR_WINNER_RATIO).toBeGreaterThanOrEqual(first!.population);
   });
 });
+
+describe("asking what to do in a place plans activities, not a journey nobody asked for", () => {
+  const tools = (text: string) => plan(text).steps.map((s) => s.tools[0]);
+  // Bug: "things to see in Vienna for 2 days" was recognised as a whole trip and planned flights from an assumed
+  // origin (Madrid), a hotel and an itinerary; "places to visit in Athens" added flights through "visit".
+  it.each([
+    "what can we do in Lisbon over 3 days",
+    "any sights worth seeing in Vienna? we have 2 days",
+    "places to visit in Athens this week",
+    "cosas que hacer en Sevilla, 2 días",
+    "que faire à Lyon pendant 3 jours",
+    "things to do on our trip to Rome",
+  ])("%s: activities only, and the record says why", (text) => {
+    const p = plan(text);
+    expect(p.steps.map((s) => s.tools[0])).toEqual(["search_activities"]);
+    const why = p.understanding.assumptions.find((a) => a.name === "what is planned")?.why ?? "";
+    expect(why).toMatch(/only activities are planned/);
+    // The default origin a flight would have needed is no assumption of this plan.
+    expect(p.understanding.assumptions.some((a) => a.name === "origin")).toBe(false);
+  });
+
+  it.each([
+    ["Plan a trip to Rome with museums", ["search_flights", "search_hotels", "search_activities", "build_itinerary"]],
+    ["sightseeing in Porto, flying from Paris, 3 days", ["search_flights", "search_activities"]],
+    ["what should we see in Prague, and find a hotel", ["search_hotels", "search_activities"]],
+  ])("%s: travel asked, so its tools stay (%j)", (text, expected) => {
+    const planned = tools(text);
+    for (const t of expected) expect(planned).toContain(t);
+    expect(plan(text).understanding.assumptions.some((a) => a.name === "what is planned")).toBe(false);
+  });
+});
