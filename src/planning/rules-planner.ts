@@ -12,6 +12,7 @@ import {
   keywordHits,
   negationExclusions,
   unsupportedVerbClauses,
+  withoutReadSpans,
   type Exclusion,
 } from "./understanding.js";
 import { assertValidRequest, assignOrder, criticalPathMs, validatePlan } from "./validate.js";
@@ -71,7 +72,7 @@ export function planWithRules(
   const interpretations = registry.interpreters.map((i) => ({ ...i, reading: i.interpret(facts) }));
   // A toolkit's own reading may ask for its tools in words no keyword holds ("how many lines", "what to see").
   const hits = [
-    ...keywordHits(usable, analysis),
+    ...withoutReadSpans(keywordHits(usable, analysis), interpretations),
     ...askHits(
       analysis,
       interpretations.flatMap((i) => i.reading.asks ?? []),

@@ -46,7 +46,31 @@ export function keywordHits(tools: readonly Pick<ToolSpec, "name" | "keywords">[
       }
     }
   }
-  return hits.sort((a, b) => a.start - b.start);
+  // A word that is one tool's keyword as written names that tool, not one whose keyword only stems to it: "files"
+  // is list_files' word, not read_file's "file".
+  const exact = (h: KeywordHit) => h.text.toLowerCase() === h.keyword.toLowerCase();
+  const kept = hits.filter(
+    (h) => exact(h) || !hits.some((o) => o !== h && o.start === h.start && o.end === h.end && exact(o)),
+  );
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Keyword hits less those a toolkit read otherwise: inside a phrase it read as asking for certain tools ("count the
+ * files" asks for the listing, not the word counter; "places to visit" for activities, not flights), a keyword of
+ * any other tool; inside a value one toolkit read (the folder "examples/travel"), a keyword of another toolkit's tool.
+ */
+export function withoutReadSpans(
+  hits: readonly KeywordHit[],
+  readings: readonly { tools: readonly string[]; reading: Interpretation }[],
+): KeywordHit[] {
+  const asks = readings.flatMap((r) => r.reading.asks ?? []);
+  const values = readings.flatMap((r) => r.reading.values.map((v) => ({ span: v.source, toolkit: r.tools })));
+  return hits.filter(
+    (h) =>
+      !asks.some((a) => within(h, [a.span]) && !a.tools.includes(h.tool)) &&
+      !values.some((v) => within(h, [v.span]) && !v.toolkit.includes(h.tool)),
+  );
 }
 
 /**

@@ -102,3 +102,63 @@ describe("asking what to do in a place plans activities, not a journey nobody as
     expect(plan(text).understanding.assumptions.some((a) => a.name === "what is planned")).toBe(false);
   });
 });
+
+describe("a counting question over a file reaches the tool that counts", () => {
+  // Bug: "how many lines does tsconfig.json have" planned only read_file (a character count), "lines" unread.
+  it.each([
+    ["how many lines are in README.md", "README.md"],
+    ["what's the word count of package.json?", "package.json"],
+    ["¿cuántas líneas tiene docs/notes.txt?", "docs/notes.txt"],
+    ["combien de mots dans tsconfig.json", "tsconfig.json"],
+    ["give me the number of characters in src/index.ts", "src/index.ts"],
+  ])("%s: text_stats over read_file of %s, nothing left open", (text, file) => {
+    const p = plan(text);
+    expect(p.steps.map((s) => s.tools[0]).sort()).toEqual(["read_file", "text_stats"]);
+    expect(p.steps.find((s) => s.tools[0] === "read_file")?.params.path).toBe(file);
+    expect(openQuestions(p.understanding)).toEqual([]);
+  });
+
+  it.each(["how many files are in src/planning", "count the files in examples/travel"])(
+    "%s: a count of a folder's entries lists the folder, it does not count words",
+    (text) => {
+      const p = plan(text);
+      expect(p.steps.map((s) => s.tools[0])).toEqual(["list_files"]);
+      expect(p.steps[0]!.params.dir).toMatch(/^(src\/planning|examples\/travel)$/);
+    },
+  );
+});
+
+describe("list_files lists the folder the request names, and only inside the workspace", () => {
+  const root = "/srv/workspace";
+  const ws = ToolRegistry.create([workspaceToolkit({ root }), travelToolkit({ latencyMs: 0 }), generalToolkit()]);
+  const planIn = (userIntent: string) => planWithRules(PlanningRequest.parse({ userIntent }), ws);
+  // Bug: "list the files in src" listed "." (list_files had no parameter extraction) and also planned read_file,
+  // whose keyword "file" stems to "files".
+  it.each([
+    ["list the files in src", "src"],
+    ["show me what's in the docs folder", "docs"],
+    ["lista los archivos de la carpeta test/unit", "test/unit"],
+    ["liste les fichiers du dossier examples/", "examples"],
+    ["list the files", "."],
+    ["list the files in this folder", "."],
+  ])("%s: lists %s and nothing else", (text, dir) => {
+    const p = planIn(text);
+    expect(p.steps.map((s) => [s.tools[0], s.params.dir])).toEqual([["list_files", dir]]);
+    expect(openQuestions(p.understanding)).toEqual([]);
+  });
+
+  it.each([
+    ["list the files in ../other-project", "../other-project"],
+    ["what's in /etc", "/etc"],
+    ["list the folder ~/Downloads", "~/Downloads"],
+  ])("%s: a folder outside the workspace is refused before anything runs, named", (text, dir) => {
+    const p = planIn(text);
+    expect(p.confidence).toBeLessThan(0.5);
+    expect(p.understanding.refused).toEqual([expect.objectContaining({ name: "dir", text: dir })]);
+    expect(openQuestions(p.understanding).join(" ")).toMatch(/outside the workspace \/srv\/workspace/);
+  });
+
+  it("a folder whose name is a travel word is a folder: 'count the files in examples/travel' plans no trip", () => {
+    expect(planIn("count the files in examples/travel").steps.map((s) => s.tools[0])).toEqual(["list_files"]);
+  });
+});
