@@ -4,11 +4,12 @@ import type { PlanningRequest } from "../domain/request.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { canStandIn, type RequestFacts, type ToolSpec } from "../tools/types.js";
 import { openQuestions } from "../domain/understanding.js";
-import { analyzeRequest, within } from "./lexicon.js";
+import { analyzeRequest, contentWords, within, type Analysis } from "./lexicon.js";
 import {
   accountFor,
   askHits,
   genericKeywords,
+  incidentalClauses,
   keywordHits,
   negationExclusions,
   unsupportedVerbClauses,
@@ -112,13 +113,32 @@ export function planWithRules(
     hits,
     (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`,
   );
-  const positive = hits.filter((h) => !h.negated && !within(h, governed));
+  // A clause whose tool words only say the domain ("get travel insurance") asks for something no tool does: its
+  // words add no step, and the record names it unsupported.
+  const incidental = incidentalClauses(
+    analysis,
+    hits.filter((h) => !within(h, governed)),
+    interpretations.map((i) => i.reading),
+    genericKeywords(usable, 2),
+  );
+  const positive = hits.filter(
+    (h) =>
+      !h.negated &&
+      !within(h, governed) &&
+      !within(
+        h,
+        incidental.map((c) => c.clause),
+      ),
+  );
   const scores = new Map(
     tools.map((t) => [t.name, new Set(positive.filter((h) => h.tool === t.name).map((h) => h.keyword)).size]),
   );
   let matched = usable.filter((t) => (scores.get(t.name) ?? 0) > 0 && !excluded(t));
   // Limit checks ("under $2000") say how the request is bounded, not what it wants: they never stop recognition.
-  const recognised = matched.every((t) => t.constraintCheck === true);
+  // A request that is all incidental clauses asks for what no tool does: nothing recognises it as something else.
+  const recognised =
+    matched.every((t) => t.constraintCheck === true) &&
+    !(incidental.length > 0 && incidental.length === contentClauses(analysis).length);
   const recognisedTools = recognised
     ? usable.filter((t) => !matched.includes(t) && !excluded(t) && t.appliesTo?.(facts) === true)
     : [];
@@ -142,12 +162,16 @@ export function planWithRules(
       .filter((t) => t.keywords.length > 0)
       .map((t) => `${t.name} (${t.keywords[0]})`)
       .join(", ");
+    const unserved =
+      incidental.length > 0
+        ? ` No tool does what it asks: ${incidental.map((c) => `"${c.asks.text}"`).join(", ")}.`
+        : "";
     const ruledOut =
       exclusions.length > 0
         ? ` The request rules out ${unique(exclusions.flatMap((e) => e.outputs)).join(", ")}, which leaves nothing to do.`
         : "";
     throw new CandorError(
-      `No tool matches "${request.userIntent}".${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
+      `No tool matches "${request.userIntent}".${unserved}${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
       ErrorCode.NO_VALID_PLAN,
     );
   }
@@ -330,6 +354,12 @@ export function planWithRules(
 }
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
+
+/** The clauses that say something: at least one word that is not a stop word. */
+function contentClauses(a: Analysis) {
+  const words = contentWords(a);
+  return a.clauses.filter((c) => words.some((w) => w.start >= c.start && w.end <= c.end));
+}
 
 /** What the tools can do, in a few words, for a part no tool serves. */
 export function abilitiesOf(tools: readonly ToolSpec[]): string {

@@ -101,11 +101,70 @@ export function askHits(
  * Keywords shared by many tools ("trip", "plan") say that the request is about a domain, not which tool it wants:
  * they never exclude a tool when negated, and never pick one out after "only".
  */
-export function genericKeywords(tools: readonly Pick<ToolSpec, "keywords">[]): Set<string> {
+export function genericKeywords(tools: readonly Pick<ToolSpec, "keywords">[], atLeast = 3): Set<string> {
   const count = new Map<string, number>();
   for (const t of tools)
     for (const k of new Set(t.keywords.map((x) => x.toLowerCase()))) count.set(k, (count.get(k) ?? 0) + 1);
-  return new Set([...count].filter(([, n]) => n >= 3).map(([k]) => k));
+  return new Set([...count].filter(([, n]) => n >= atLeast).map(([k]) => k));
+}
+
+/** Romance connectors between a head noun and the word that qualifies it ("seguro de viaje", "assurance du voyage"). */
+const QUALIFIER_LINK = /^\s+(?:de|del|de la|du|des|d')\s*$/;
+
+/** A clause whose tool words are incidental, with what it asks in their place ("travel insurance"). */
+export interface IncidentalClause {
+  clause: Span;
+  /** The clause's words nothing reads, first to last: what it asks for. */
+  asks: Span;
+}
+
+/**
+ * Clauses whose tool words say the domain, not a task ("get travel insurance": "travel" is no request for a flight):
+ * every keyword in the clause is one several tools share, the clause has words nothing reads, and either no
+ * toolkit read a value in it, or a shared keyword qualifies an unread word — right before it ("travel insurance") or
+ * after it through "de"/"du" ("seguro de viaje", "assurance du voyage"). Such a clause asks for what its unread
+ * words say; its keywords must not add steps.
+ */
+export function incidentalClauses(
+  a: Analysis,
+  hits: readonly KeywordHit[],
+  readings: readonly Interpretation[],
+  shared: ReadonlySet<string>,
+): IncidentalClause[] {
+  const read: Span[] = [
+    ...hits,
+    ...meaningfulMentions(a),
+    ...readings.flatMap((r) => [
+      ...r.values.map((v) => v.source),
+      ...r.consumed,
+      ...r.exclusions.map((e) => e.span),
+      ...r.notUnderstood.map((n) => n.span),
+      ...(r.asks ?? []).map((x) => x.span),
+    ]),
+  ];
+  const unread = contentWords(a).filter((w) => !overlaps(w, read));
+  const values = readings.flatMap((r) => r.values.map((v) => v.source));
+  const out: IncidentalClause[] = [];
+  for (const clause of a.clauses) {
+    const inside = (s: Span) => s.start >= clause.start && s.end <= clause.end;
+    const words = unread.filter(inside);
+    const clauseHits = hits.filter((h) => inside(h) && !h.negated);
+    if (words.length === 0 || clauseHits.length === 0) continue;
+    if (!clauseHits.every((h) => shared.has(h.keyword.toLowerCase()))) continue;
+    const qualifying = clauseHits.filter((h) =>
+      words.some(
+        (w) =>
+          (w.start >= h.end && /^[\s-]*$/.test(a.text.slice(h.end, w.start))) ||
+          (w.end <= h.start && QUALIFIER_LINK.test(a.norm.slice(w.end, h.start))),
+      ),
+    );
+    if (qualifying.length === 0 && values.some((v) => overlaps(v, [clause]))) continue;
+    const parts = [...words, ...qualifying];
+    const start = Math.min(...parts.map((x) => x.start));
+    const end = Math.max(...parts.map((x) => x.end));
+    out.push({ clause, asks: { start, end, text: a.text.slice(start, end) } });
+  }
+  return out;
 }
 
 /** Something the request rules out: the negation's words and the outputs no step may produce. */

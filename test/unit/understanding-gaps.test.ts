@@ -17,7 +17,11 @@ describe("a name several places of comparable size share is asked about, not pic
   // Bug: "5 days in El Dorado from Lima" completed with El Dorado, Arkansas (17,800 people) over El Dorado, Sinaloa
   // (17,365), the choice only listed as an assumption.
   it.each([
-    ["5 days in El Dorado from Lima", "El Dorado", ["El Dorado, Arkansas, United States", "El Dorado, Sinaloa, Mexico"]],
+    [
+      "5 days in El Dorado from Lima",
+      "El Dorado",
+      ["El Dorado, Arkansas, United States", "El Dorado, Sinaloa, Mexico"],
+    ],
     ["a week in valencia for two people", "valencia", ["Valencia, Carabobo, Venezuela", "Valencia, Spain"]],
     [
       "fly me from Newcastle to Rome for 3 days",
@@ -160,5 +164,42 @@ describe("list_files lists the folder the request names, and only inside the wor
 
   it("a folder whose name is a travel word is a folder: 'count the files in examples/travel' plans no trip", () => {
     expect(planIn("count the files in examples/travel").steps.map((s) => s.tools[0])).toEqual(["list_files"]);
+  });
+});
+
+describe("a clause no tool serves is named unsupported and adds no step through incidental words", () => {
+  // Bug: "find flights from Madrid to Paris and get travel insurance" planned a hotel too, through the word
+  // "travel", and called the insurance clause served.
+  it.each([
+    ["find flights from Madrid to Paris and get travel insurance", ["search_flights"], "travel insurance"],
+    ["a hotel in Lisbon for 2 nights and a travel adapter", ["search_hotels"], "travel adapter"],
+    ["vuelos de Madrid a París y un seguro de viaje", ["search_flights"], "seguro de viaje"],
+    ["vols de Paris à Rome et une assurance du voyage", ["search_flights"], "assurance du voyage"],
+    ["flights from Oslo to Rome, then trip cancellation cover", ["search_flights"], "trip cancellation cover"],
+  ])("%s: only %j, the rest unsupported", (text, expected, asked) => {
+    const p = plan(text);
+    expect(p.steps.map((s) => s.tools[0])).toEqual(expected);
+    const part = p.understanding.parts.find((x) => x.status === "unsupported");
+    expect(part?.description).toBe(asked);
+    expect(part?.stepIds).toEqual([]);
+    expect(p.confidence).toBeLessThan(0.5);
+  });
+
+  it.each([
+    ["I need travel insurance for my trip to Rome", "travel insurance"],
+    ["get travel insurance", "travel insurance"],
+    ["we need a vacation rental in Nice", "vacation rental"],
+  ])("%s: a request that is only such a clause plans nothing and says what no tool does", (text, asked) => {
+    expect(() => plan(text)).toThrow(`No tool does what it asks: "${asked}"`);
+  });
+
+  it.each([
+    "plan a business trip to Rome from Paris",
+    "a weekend getaway to Rome from Berlin",
+    "Plan a 3-day trip from Madrid to Paris for 2 people",
+  ])("%s: a trip word that is the request's own object still plans the trip", (text) => {
+    expect(plan(text).steps.map((s) => s.tools[0])).toEqual(
+      expect.arrayContaining(["search_flights", "search_hotels", "build_itinerary"]),
+    );
   });
 });
