@@ -122,14 +122,15 @@ describe("a counting question over a file reaches the tool that counts", () => {
     expect(openQuestions(p.understanding)).toEqual([]);
   });
 
-  it.each(["how many files are in src/planning", "count the files in examples/travel"])(
-    "%s: a count of a folder's entries lists the folder, it does not count words",
-    (text) => {
-      const p = plan(text);
-      expect(p.steps.map((s) => s.tools[0])).toEqual(["list_files"]);
-      expect(p.steps[0]!.params.dir).toMatch(/^(src\/planning|examples\/travel)$/);
-    },
-  );
+  it.each([
+    "how many files are in src/planning",
+    "count the files in examples/travel",
+    "how many files does the src/planning folder hold",
+  ])("%s: a count of a folder's entries lists the folder, it does not count words", (text) => {
+    const p = plan(text);
+    expect(p.steps.map((s) => s.tools[0])).toEqual(["list_files"]);
+    expect(p.steps[0]!.params.dir).toMatch(/^(src\/planning|examples\/travel)$/);
+  });
 });
 
 describe("list_files lists the folder the request names, and only inside the workspace", () => {

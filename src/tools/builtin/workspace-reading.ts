@@ -38,6 +38,7 @@ const DIR_PATTERNS: readonly RegExp[] = [
     "i",
   ),
   new RegExp(String.raw`(?<![\w])${INTO}\s+(?:the\s+|la\s+|el\s+|le\s+|l')?${DIR}\s+${FOLDER}(?![\w])`, "i"),
+  new RegExp(String.raw`(?<![\w])(?:the|a|la|el|le)\s+${DIR}\s+${FOLDER}(?![\w])`, "i"),
   new RegExp(String.raw`(?<![\w])(?:the\s+|a\s+|la\s+|el\s+|le\s+)?${FOLDER}\s+(?:called\s+|named\s+)?${DIR}`, "i"),
   new RegExp(String.raw`(?<![\w])${LISTED}\s+(?:(?:are|is)\s+)?${INTO}\s+(?:the\s+|la\s+|el\s+|le\s+)?${DIR}`, "i"),
   new RegExp(String.raw`(?<![\w])(?:what(?:'s|\s+is)|que\s+hay|qu'y\s+a-t-il)\s+${INTO}\s+(?:the\s+)?${DIR}`, "i"),
@@ -46,9 +47,12 @@ const DIR_PATTERNS: readonly RegExp[] = [
 
 /** Words after "in"/"of" that are no folder's name ("files in this folder", "in the current directory"). */
 const NOT_A_DIR = new Set(
-  "the this that these my our your it its here there current same a an one which what workspace project repo repository all some any and or la el le les ce cette este esta mi mis mon ma mes"
-    .split(" ")
-    .map((w) => w.toLowerCase()),
+  (
+    "the this that these my our your it its here there current same a an one which what workspace project repo " +
+    "repository all some any and or la el le les ce cette este esta mi mis mon ma mes " +
+    // Verbs that follow "the folder" ("the src folder contain", "the folder has"): no folder's name either.
+    "contain contains have has hold holds is are does do include includes tiene contiene contient"
+  ).split(" "),
 );
 
 /** The workspace itself, in words: listed as ".". */
