@@ -32,7 +32,7 @@ export function plannedChange(
 }
 
 /** The decisions a run under way accepts when its confidence fell below the abort threshold: go on, or stop. */
-export const ABORT_BELOW_DECISIONS = ["approve", "reject"] as const;
+const ABORT_BELOW_DECISIONS = ["approve", "reject"] as const;
 
 /** Whether the run may go on at this confidence; if not, why, in a sentence a person reads. */
 export function checkAbortBelow(change: ConfidenceChange, abortBelow: number): Result<null> {

@@ -89,7 +89,7 @@ export function dirParam(text: string): string {
 }
 
 /** Why a path cannot be used in the workspace at `root`, or null when it lies inside it (as text). */
-export function outsideWorkspace(root: string, path: string): string | null {
+function outsideWorkspace(root: string, path: string): string | null {
   if (path.startsWith("~"))
     return `"${path}" is in your home folder, outside the workspace ${root}: the tools only read inside it; name a path inside it`;
   const rel = relative(root, resolve(root, path));
