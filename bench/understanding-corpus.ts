@@ -25,6 +25,8 @@ export const Expectation = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("tool"), tool: z.string() }),
   /** Some step's parameter has the value, or the value's text is named. */
   z.object({ kind: z.literal("value"), param: z.string(), value: z.number(), word: z.string() }),
+  /** Some step's text parameter has the value (the folder listed), or the word is named. */
+  z.object({ kind: z.literal("param"), param: z.string(), value: z.string(), word: z.string() }),
   /** The budget check's limit in dollars lies in [min, max] (a conversion), or the amount is named. */
   z.object({ kind: z.literal("budget_usd"), min: z.number(), max: z.number(), word: z.string() }),
   /** The word must be named by the understanding record (unsupported, not understood, refused or asked). */
@@ -438,6 +440,72 @@ const MORE_WORKSPACE: [string, Labelled["outcome"], Expectation[]][] = [
   ["read ../secrets.txt", "run", [uses("read_file")]],
 ];
 for (const [request, outcome, expect] of MORE_WORKSPACE) add("workspace", "workspace", outcome, request, ...expect);
+
+// Names that several cities of comparable size share: asked about unless the request's other places settle it.
+const HOMONYMS: [string, Labelled["outcome"], Expectation[]][] = [
+  ["4 nights in Newcastle for two adults from Dublin", "ask", [named("Newcastle")]],
+  ["a trip to Salamanca from Lisbon, 3 days", "ask", [named("Salamanca")]],
+  ["San Jose for 5 days, 2 people", "ask", [named("San Jose")]],
+  ["from Springfield to Chicago, 2 days", "ask", [named("Springfield")]],
+  ["vacaciones en Santa Ana desde Madrid", "ask", [named("Santa Ana")]],
+  ["une semaine à Natal depuis Lisbonne", "ask", [named("Natal")]],
+  ["3 days in Palermo from Rome", "run", [city("Palermo, Sicilia"), route("Rome", "Palermo, Sicilia")]],
+  ["Brest, 3 nights, from Paris", "run", [city("Brest, Bretagne")]],
+  ["two days in Reading from London", "run", [city("Reading"), route("London", "Reading")]],
+];
+for (const [request, outcome, expect] of HOMONYMS) add("homonym", "travel", outcome, request, ...expect);
+
+// Asking what to do in a place: activities, and no journey nobody asked for.
+const ACTIVITY_ONLY: string[] = [
+  "any good sightseeing spots in Edinburgh?",
+  "what's worth seeing in Florence in two days",
+  "top attractions in Kyoto for a day",
+  "que visiter à Bruxelles en deux jours",
+  "lugares para visitar en Granada",
+  "I'd love some ideas of things to see in Munich",
+  "our family needs fun things to do in Barcelona for 3 days",
+  "what could I do in Bruges on a rainy afternoon",
+];
+for (const request of ACTIVITY_ONLY)
+  add(
+    "activities only",
+    "travel",
+    "run",
+    request,
+    uses("search_activities"),
+    no("search_flights", "activities only"),
+    no("search_hotels", "activities only"),
+  );
+
+// Counting questions and folders in the workspace; folders outside it are refused.
+const dir = (value: string): Expectation => ({ kind: "param", param: "dir", value, word: value });
+const WORKSPACE_ASKS: [string, Labelled["outcome"], Expectation[]][] = [
+  ["tell me the line count of package.json", "run", [uses("text_stats")]],
+  ["what is the number of lines in bench/RESULTS.md", "run", [uses("text_stats")]],
+  ["¿cuántas palabras hay en README.md?", "run", [uses("text_stats")]],
+  ["combien de lignes a package.json", "run", [uses("text_stats")]],
+  ["what files are inside the bench directory", "run", [uses("list_files"), dir("bench"), no("read_file", "files")]],
+  ["show the contents of examples/travel", "run", [uses("list_files"), dir("examples/travel")]],
+  ["how many files does the src folder contain", "run", [uses("list_files"), dir("src"), no("text_stats", "files")]],
+  ["list the contents of /var/log", "ask", [named("outside the workspace")]],
+  ["ls ../../", "ask", [named("outside the workspace")]],
+];
+for (const [request, outcome, expect] of WORKSPACE_ASKS)
+  add("workspace counts and folders", "workspace", outcome, request, ...expect);
+
+// A clause whose tool words only say the domain: no step through them, the clause named.
+const INCIDENTAL: [string, Expectation[]][] = [
+  [
+    "hotel in Madrid for 2 nights and sort out travel vaccinations",
+    [named("vaccinations"), no("search_flights", "travel")],
+  ],
+  ["flights London to Rome plus travel insurance for the family", [named("insurance"), no("search_hotels", "travel")]],
+  ["buscar vuelos de Sevilla a Roma y un seguro de viaje", [named("seguro"), no("search_hotels", "viaje")]],
+  ["I want a travel guidebook for Prague", [named("guidebook"), no("search_flights", "travel")]],
+  ["trip cancellation cover for Lisbon", [named("cancellation"), no("search_flights", "trip")]],
+  ["vols pour Nice depuis Paris et une assurance de voyage", [named("assurance"), no("search_hotels", "voyage")]],
+];
+for (const [request, expect] of INCIDENTAL) add("incidental words", "mixed", "partial", request, ...expect);
 
 /** The corpus, validated and numbered. */
 export const CORPUS: readonly Labelled[] = rows.map((r, i) =>

@@ -89,6 +89,8 @@ function honoured(plan: Plan, e: Expectation): boolean {
           (s) => s.p.days === e.value || (typeof s.p.nights === "number" && s.p.nights === e.value - 1),
         );
       return params.some((s) => s.p[e.param] === e.value);
+    case "param":
+      return params.some((s) => s.p[e.param] === e.value);
     case "budget_usd":
       return params.some((s) => typeof s.p.budget === "number" && s.p.budget >= e.min && s.p.budget <= e.max);
     case "named":

@@ -1,5 +1,6 @@
 import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ApprovalRecord } from "../src/domain/approval.js";
+import { abortBelowApproval, checkAbortBelow } from "../src/confidence/abort-below.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import {
   applyAdjustments,
@@ -9,7 +10,7 @@ import {
   type AdjustedPlan,
 } from "../src/replanning/human-decision.js";
 import { retryWithHumanParams, type HumanRetry } from "../src/replanning/human-guidance.js";
-import { explainRevision } from "../src/transparency/explain.js";
+import { approvalNotification, explainRevision } from "../src/transparency/explain.js";
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
@@ -144,14 +145,29 @@ export function humanInterruptNode(deps: NodeDeps) {
         ],
       };
     }
+    // A person's skip or retry with new parameters lowers the confidence by the revision's delta, which they did not
+    // see: below --abort-below, the run stops again and asks whether to go on at that confidence.
+    const abortBelow = effect.settings?.abortBelow ?? state.settings.abortBelow;
+    const abort = effect.skip
+      ? checkAbortBelow(
+          {
+            from: effect.skip.revision.confidenceBefore,
+            to: effect.skip.revision.confidenceAfter,
+            why: `a person chose ${effect.skip.revision.strategy} for ${taskId ?? "a step"}`,
+          },
+          abortBelow,
+        )
+      : ({ ok: true, value: null } as const);
+    const stop = !abort.ok && effect.skip ? abortBelowApproval(effect.skip.plan, abort.reason, abortBelow) : null;
+    if (stop) notifications.push(approvalNotification(stop));
     const guidance = effect.guidance ? { ...effect.guidance, request } : null;
     emitNotifications(config, notifications);
     return {
       ...revision,
       approval: record,
-      pendingInterrupt: null,
+      pendingInterrupt: stop,
       guidance,
-      status: effect.status,
+      status: stop ? "awaiting_approval" : effect.status,
       failureReason: effect.failureReason ?? state.failureReason,
       ...(effect.settings ? { settings: effect.settings } : {}),
       notifications,

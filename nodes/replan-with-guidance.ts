@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { abortBelowApproval, checkAbortBelow, plannedChange, withAbortReason } from "../src/confidence/abort-below.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { CandorError } from "../src/errors.js";
 import { buildFailureContext } from "../src/replanning/context.js";
@@ -77,11 +78,13 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       // below the approval threshold (guidance is not an approval).
       const plan = fresh.plan;
       const threshold = state.settings.approvalThreshold;
-      const ask = needsPlanApproval(plan, threshold) ? planApprovalRequest(plan, threshold) : null;
+      const abort = checkAbortBelow(plannedChange(fresh.raw, plan, fresh.calibration), state.settings.abortBelow);
+      const approval = needsPlanApproval(plan, threshold) || !abort.ok ? planApprovalRequest(plan, threshold) : null;
+      const ask = approval && !abort.ok ? withAbortReason(approval, abort.reason) : approval;
       const told = [
         planNotification(
           plan,
-          [...fresh.notes, ...understandingNotes(plan.understanding).warnings],
+          [...fresh.notes, ...understandingNotes(plan.understanding).warnings, ...(abort.ok ? [] : [abort.reason])],
           understandingNotes(plan.understanding).info,
         ),
         ...(ask ? [approvalNotification(ask)] : []),
@@ -143,7 +146,18 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       failed ? buildFailureContext(failed, state.feedback).error : "the run was escalated",
       deps.logFile,
     );
-    emitNotifications(config, [told]);
+    // The guided plan's confidence is the planner's, not one the person chose: below --abort-below, it waits.
+    const abort = checkAbortBelow(
+      {
+        from: revision.confidenceBefore,
+        to: revision.confidenceAfter,
+        why: `${revision.revisionId} planned again with your guidance`,
+      },
+      state.settings.abortBelow,
+    );
+    const stop = abort.ok ? null : abortBelowApproval(plan, abort.reason, state.settings.abortBelow);
+    const stopped = stop ? [told, approvalNotification(stop)] : [told];
+    emitNotifications(config, stopped);
     deps.decisionLog.record({
       operation: "revision",
       planId: plan.planId,
@@ -160,13 +174,14 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       // Kept, so a later recovery that re-reads the request (RETRY_WITH_PARAMS) or another replan starts from it.
       request,
       guidance: null,
-      status: "executing",
+      status: stop ? "awaiting_approval" : "executing",
+      pendingInterrupt: stop,
       revisions: [revision],
       revisionCount: state.revisionCount + 1,
       confidenceHistory: [
         confidencePoint(revision.confidenceAfter, `${revision.revisionId} planned again with a person's guidance`),
       ],
-      notifications: [told],
+      notifications: stopped,
     };
   };
 }

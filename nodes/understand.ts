@@ -2,6 +2,7 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { needsPlanApproval, planApprovalRequest, type HumanApprovalRequest } from "../src/domain/approval.js";
 import { understandingNotes } from "../src/domain/understanding.js";
 import { CandorError } from "../src/errors.js";
+import { checkAbortBelow, plannedChange, withAbortReason } from "../src/confidence/abort-below.js";
 import { applyCalibration, ConfidenceCalibrator, type Calibration } from "../src/confidence/calibrator.js";
 import type { Plan } from "../src/domain/plan.js";
 import type { PlanningRequest } from "../src/domain/request.js";
@@ -91,17 +92,20 @@ export function understandNode(deps: NodeDeps) {
       return { startedAt, status: "failed", failureReason: e.message, notifications: [failed] };
     }
     const { raw, plan, notes, calibration } = result;
-    const needsApproval = needsPlanApproval(plan, state.settings.approvalThreshold);
+    // --abort-below holds from the first confidence on: a plan made (and calibrated) below it waits for a person.
+    const abort = checkAbortBelow(plannedChange(raw, plan, calibration), state.settings.abortBelow);
+    const needsApproval = needsPlanApproval(plan, state.settings.approvalThreshold) || !abort.ok;
     const out = [
       planNotification(
         plan,
-        [...notes, ...understandingNotes(plan.understanding).warnings],
+        [...notes, ...understandingNotes(plan.understanding).warnings, ...(abort.ok ? [] : [abort.reason])],
         understandingNotes(plan.understanding).info,
       ),
     ];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {
-      pendingInterrupt = planApprovalRequest(plan, state.settings.approvalThreshold);
+      const request = planApprovalRequest(plan, state.settings.approvalThreshold);
+      pendingInterrupt = abort.ok ? request : withAbortReason(request, abort.reason);
       out.push(approvalNotification(pendingInterrupt));
     }
     emitNotifications(config, out);

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { DeltaValue, ReducedValue, type StateSnapshot } from "@langchain/langgraph";
 import { z } from "zod";
@@ -150,22 +151,93 @@ function plainRefusal(message: string): string {
 export interface ForkResult<S> {
   values: S;
   checkpointId: string;
+  /** Where the fork started when it was not the checkpoint asked for, and why (see `forkBase`). */
+  notes: string[];
 }
 
-/** Forks a checkpoint with `update` (see `forkCheckpoint`) and runs the new branch to its end or next interrupt. */
+/**
+ * The node that makes a field from another (Candor's UNDERSTAND reads `request` and writes `plan`). A fork that
+ * changes the input of a checkpoint that already has the output would run an output made for the old input.
+ */
+export interface DerivedField {
+  node: string;
+  input: string;
+  output: string;
+}
+
+/** Candor's plan is made from its request by UNDERSTAND. */
+const PLANNING: DerivedField = { node: "understand", input: "request", output: "plan" };
+
+/**
+ * Where a fork must start for its update to take effect. An update that changes `derived.input` at a checkpoint
+ * that already has `derived.output` starts from the nearest earlier checkpoint on its branch from which
+ * `derived.node` runs next, so the output is made again from the new input — unless `asNode` names another node,
+ * which says on purpose that the update comes after the output (the old output is kept, and a note says so).
+ * @throws CandorError INVALID_REQUEST when the update changes both the input and the output there (the output is
+ * about to be made again, so the edit would be lost), or when no earlier checkpoint runs `derived.node`.
+ */
+export async function forkBase(
+  graph: ReplayableGraph,
+  threadId: string,
+  checkpointId: string,
+  update: Record<string, unknown>,
+  asNode?: string,
+  derived: DerivedField = PLANNING,
+): Promise<{ checkpointId: string; asNode: string | undefined; notes: string[] }> {
+  const at = await checkpointAt(graph, threadId, checkpointId);
+  const values = (at.values ?? {}) as Record<string, unknown>;
+  const changed = derived.input in update && !isDeepStrictEqual(update[derived.input], values[derived.input]);
+  const made = values[derived.output] !== undefined && values[derived.output] !== null;
+  if (!changed || !made) return { checkpointId, asNode, notes: [] };
+  if (asNode !== undefined && asNode !== derived.node)
+    return {
+      checkpointId,
+      asNode,
+      notes: [
+        `the ${derived.output} at checkpoint ${checkpointId} was made for the old ${derived.input} and asNode ${asNode} keeps it: the change shows in the state, not in what runs`,
+      ],
+    };
+  if (derived.output in update)
+    throw new CandorError(
+      `The update changes the ${derived.input} and the ${derived.output} together, but checkpoint ${checkpointId} already has its ${derived.output}: it will be made again for the new ${derived.input}, so edits to the old one would be lost. Fork with the ${derived.input} change alone, then edit the new ${derived.output} in a second fork.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  const before = await checkpointBefore(graph, threadId, checkpointId, derived.node);
+  const beforeId = before ? idOf(before.config) : null;
+  if (!beforeId)
+    throw new CandorError(
+      `Checkpoint ${checkpointId} has its ${derived.output} and no earlier checkpoint on its branch runs ${derived.node}, so a new ${derived.input} would run the old ${derived.output}. Start a new run with the new ${derived.input} instead.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  return {
+    checkpointId: beforeId,
+    // The earlier checkpoint keeps its own writer, so `derived.node` runs next on the new branch.
+    asNode: undefined,
+    notes: [
+      `the ${derived.output} at checkpoint ${checkpointId} was made for the old ${derived.input}, so the fork starts from checkpoint ${beforeId}, before ${derived.node}, and makes it again for the new ${derived.input}`,
+    ],
+  };
+}
+
+/**
+ * Forks a checkpoint with `update` (see `forkCheckpoint`) and runs the new branch to its end or next interrupt. A
+ * changed request at a checkpoint that already has its plan is planned again (see `forkBase`, and `notes`).
+ */
 export async function forkFrom<S>(
   graph: ReplayableGraph<S>,
   threadId: string,
   checkpointId: string,
   update: Record<string, unknown>,
   asNode?: string,
+  derived: DerivedField = PLANNING,
 ): Promise<ForkResult<S>> {
-  const config = await forkCheckpoint(graph, threadId, checkpointId, update, asNode);
+  const base = await forkBase(graph, threadId, checkpointId, update, asNode, derived);
+  const config = await forkCheckpoint(graph, threadId, base.checkpointId, update, base.asNode);
   const forkedId = idOf(config);
   if (!forkedId)
     throw new CandorError(`updateState returned no checkpoint id for thread ${threadId}.`, ErrorCode.STORAGE);
   const values = await graph.invoke(null, config);
-  return { values, checkpointId: forkedId };
+  return { values, checkpointId: forkedId, notes: base.notes };
 }
 
 /**

@@ -1,8 +1,11 @@
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import {
   EXONYMS,
+  comparableTo,
+  countryCodeOf,
   describeOthers,
   describePlace,
+  fullLabel,
   matchPlace,
   placeKey,
   qualifierMatches,
@@ -208,6 +211,41 @@ export function lookupPlace(name: string): PlaceLookup {
 export function findCity(name: string): City | undefined {
   const place = lookupPlace(name);
   return place.kind === "city" ? place.city : undefined;
+}
+
+/** One of several places a name may mean, as a person and the tools each need it. */
+export interface PlaceOption {
+  /** The name that finds this place again ("El Dorado, Sinaloa"). */
+  name: string;
+  /** With region and country: "El Dorado, Sinaloa, Mexico". */
+  label: string;
+  countryCode: string;
+  population: number;
+}
+
+/**
+ * The places a bare name may mean when none of them is a clear winner by size (see CLEAR_WINNER_RATIO): the most
+ * populous first, then those of comparable size. Empty when the name is qualified ("El Dorado, Mexico"), one of the
+ * curated cities, unambiguous, or its biggest place dwarfs the others (Paris, France against Paris, Texas).
+ */
+export function comparableHomonyms(name: string): PlaceOption[] {
+  if (curatedCity(name) !== undefined) return [];
+  const match = matchPlace(name);
+  if (match.kind !== "city") return [];
+  const rivals = comparableTo(match.place, match.others);
+  if (rivals.length === 0) return [];
+  return [match.place, ...rivals].map((p) => ({
+    name: p.qualifiedName,
+    label: fullLabel(p),
+    countryCode: p.countryCode,
+    population: p.population,
+  }));
+}
+
+/** The ISO code of the country a name means ("Mexico", "España", "UK"), or null; never a city's country. */
+export function namedCountry(name: string): string | null {
+  if (curatedCity(name) !== undefined) return null;
+  return lookupPlace(name).kind === "country" ? countryCodeOf(name) : null;
 }
 
 /** "Paris, France", "Paris, Texas, United States": a city as a person reads it. */

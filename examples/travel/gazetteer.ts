@@ -20,6 +20,24 @@ export const MIN_POPULATION = 15_000;
 /** At most this many other places are listed for an ambiguous name. */
 const MAX_ALTERNATIVES = 3;
 
+/**
+ * The most populous place of a name is taken as meant only when it is at least this many times bigger than the
+ * next. Closer than that, the two are of comparable size and the name alone does not say which one a traveller
+ * means ("El Dorado": 17,800 in Arkansas, 17,365 in Sinaloa; "Valencia": Venezuela 1.5 million, Spain 0.8 million).
+ * Three, not two, because the data mixes metropolitan and city counts, which differ by about that much.
+ */
+export const CLEAR_WINNER_RATIO = 3;
+
+/** The other places of a name whose size is comparable to the first's (see CLEAR_WINNER_RATIO), biggest first. */
+export function comparableTo(first: GazetteerPlace, others: readonly GazetteerPlace[]): GazetteerPlace[] {
+  return others.filter((o) => o.population * CLEAR_WINNER_RATIO >= first.population);
+}
+
+/** The country code a name means ("Mexico", "España", "the UK"), or null when it names no country. */
+export function countryCodeOf(name: string): string | null {
+  return gazetteer().countries.get(placeKey(name))?.countryCode ?? null;
+}
+
 /** Suggestions for an unknown name come from cities at least this big: a "did you mean" should be a place people know. */
 const SUGGESTION_POPULATION = 100_000;
 
@@ -505,6 +523,12 @@ function qualify(p: GazetteerPlace, taken: ReadonlyMap<string, GazetteerPlace>):
   ];
   for (const o of options) if (o !== null && !taken.has(placeKey(o))) return o;
   return `${p.name}, ${p.country}, ${p.lat.toFixed(2)} ${p.lon.toFixed(2)}`;
+}
+
+/** A place with its region and country, for telling homonyms apart: "El Dorado, Arkansas, United States". */
+export function fullLabel(p: Pick<GazetteerPlace, "name" | "region" | "country" | "key">): string {
+  const region = p.region !== "" && placeKey(p.region) !== p.key ? `, ${p.region}` : "";
+  return `${p.name}${region}, ${p.country}`;
 }
 
 /** How a place reads to a person: "Paris, Texas, United States", "Paris, France". */

@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { analyzeRequest, overlaps, within, type Analysis, type Span } from "../../src/planning/lexicon.js";
 import { emptyInterpretation, type Interpretation } from "../../src/tools/types.js";
-import { cityLabel, findCity, KNOWN_CITIES, normalizeName } from "./catalog.js";
+import {
+  cityLabel,
+  comparableHomonyms,
+  findCity,
+  KNOWN_CITIES,
+  namedCountry,
+  normalizeName,
+  type PlaceOption,
+} from "./catalog.js";
 
 /** What a travel request says, with the demo's defaults filled in where it says nothing. */
 export const TripFacts = z.object({
@@ -101,6 +109,10 @@ interface Place extends Span {
   /** Where the role's cue starts (the mention's value span starts there). */
   cueStart: number;
   avoided: boolean;
+  /** Places of comparable size the name may mean, none said: the request must say which (see settleHomonyms). */
+  undecided?: PlaceOption[];
+  /** One of several places of comparable size, chosen by the request's other places (see settleHomonyms). */
+  settled?: true;
 }
 
 /** What the travel reader found, with the text each fact came from. */
@@ -137,7 +149,10 @@ function read(text: string, a: Analysis): TripReading {
   const refused: TripFacts["refused"] = [];
 
   const places = supersede(text, a, findPlaces(text, a), out);
-  const active = places.filter((p) => !p.avoided);
+  const active = settleHomonyms(
+    places.filter((p) => !p.avoided),
+    out,
+  );
   const avoided = places.filter((p) => p.avoided && p.known);
   for (const p of avoided) {
     const negation = a.negations.find((n) => within(p, [n.scope]));
@@ -154,14 +169,16 @@ function read(text: string, a: Analysis): TripReading {
     out.notUnderstood.push({ span: p, kind: "place", why: `"${p.name}" is not a city the travel tools know` });
   }
   const origin = originPlace?.name ?? DEFAULT_ORIGIN;
-  if (originPlace)
-    out.values.push({
-      name: "origin",
-      value: originPlace.name,
-      source: spanOf(text, originPlace.cueStart, originPlace.end),
-      tools: FLIGHT_TOOLS,
-    });
-  else {
+  // An origin whose name several places share is asked about (settleHomonyms), not taken as a value.
+  if (originPlace) {
+    if (!originPlace.undecided)
+      out.values.push({
+        name: "origin",
+        value: originPlace.name,
+        source: spanOf(text, originPlace.cueStart, originPlace.end),
+        tools: FLIGHT_TOOLS,
+      });
+  } else {
     assumed.push("origin");
     out.assumptions.push({
       name: "origin",
@@ -173,7 +190,7 @@ function read(text: string, a: Analysis): TripReading {
   const stops = [...new Set(stopPlaces.map((p) => p.name))];
   // A place the tools do not know is no value they can use: it is named as not understood (above) instead.
   for (const [i, p] of stopPlaces.entries()) {
-    if (p.known)
+    if (p.known && !p.undecided)
       out.values.push({
         name: i === 0 ? "destination" : `stop ${i + 1}`,
         value: p.name,
@@ -182,10 +199,11 @@ function read(text: string, a: Analysis): TripReading {
       });
   }
 
-  // A name several places share ("Valencia", "El Dorado") is resolved to the most populous: said, never silent.
-  // The demo's twelve curated cities are the ones it means by their names.
+  // A name several places share, one of them far bigger ("Athens"), is resolved to the most populous: said, never
+  // silent. (Places of comparable size were settled or asked about above.) The demo's twelve curated cities are the
+  // ones it means by their names.
   for (const p of [originPlace, ...stopPlaces]) {
-    if (!p?.known || KNOWN_CITIES.includes(p.name)) continue;
+    if (!p?.known || p.undecided || p.settled || KNOWN_CITIES.includes(p.name)) continue;
     const city = findCity(p.text);
     if (!city || city.ambiguous.length === 0) continue;
     out.assumptions.push({
@@ -345,6 +363,53 @@ function read(text: string, a: Analysis): TripReading {
     avoided: [...new Set(avoided.map((p) => p.name))],
   };
   return { facts, interpretation: out };
+}
+
+/**
+ * A name that several places of comparable size share ("El Dorado": Arkansas and Sinaloa; "Valencia": Venezuela
+ * and Spain) is not taken by population alone. The request's other places decide when they can: the one candidate
+ * in a country the request also names, as a city ("Valencia from Madrid") or as a country ("El Dorado in Mexico"),
+ * is taken and said so; a country used that way is read, not a place to go. Otherwise the name is not understood:
+ * a person is asked, with the candidates and their countries, and no value is taken from it.
+ */
+function settleHomonyms(places: Place[], out: Interpretation): Place[] {
+  const options = new Map(places.map((p) => [p, p.known ? comparableHomonyms(p.text) : []] as const));
+  const countries = new Map(places.map((p) => [p, p.known ? null : namedCountry(p.text)] as const));
+  const used = new Set<Place>();
+  const settled = places.map((p): Place => {
+    const candidates = options.get(p) ?? [];
+    if (candidates.length === 0) return p;
+    // Context: the countries of the request's other places that are themselves clear, and the countries it names.
+    const context = new Map<string, Place>();
+    for (const q of places) {
+      if (q === p) continue;
+      const code = countries.get(q) ?? (q.known && options.get(q)?.length === 0 ? findCity(q.name)?.countryCode : null);
+      if (code && !context.has(code)) context.set(code, q);
+    }
+    const fits = candidates.filter((c) => context.has(c.countryCode));
+    const listed = candidates.map((c) => `${c.label} (${c.population.toLocaleString("en-US")} people)`).join("; ");
+    if (fits.length === 1) {
+      const chosen = fits[0]!;
+      const by = context.get(chosen.countryCode)!;
+      if (countries.get(by)) used.add(by);
+      out.assumptions.push({
+        name: `place "${p.text}"`,
+        value: chosen.label,
+        why: `"${p.text}" names places of comparable size: ${listed}. ${chosen.label} is taken, in the same country as ${by.text}, which the request also names`,
+        tools: CITY_TOOLS,
+      });
+      return { ...p, name: chosen.name, settled: true };
+    }
+    // Every candidate after the first has a qualified name that finds it ("El Dorado, Sinaloa").
+    out.notUnderstood.push({
+      span: p,
+      kind: "place",
+      why: `"${p.text}" names places of comparable size and the request does not say which: ${listed}; say which with its region or country, e.g. "${candidates[1]!.name}"`,
+    });
+    return { ...p, undecided: candidates };
+  });
+  for (const c of used) out.consumed.push(c);
+  return settled.filter((p) => !used.has(p));
 }
 
 /**
@@ -1101,4 +1166,46 @@ function domainExclusions(text: string, norm: string): Interpretation["exclusion
       });
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Asking what to do in a place
+
+/** Subjects of a "what can we do" question, in the three languages (folded). */
+const ASKER = "(?:i|we|you|one|us|me|yo|nosotros|je|nous|on)";
+/** Verbs of doing and seeing at a place (folded), as the object of an activity question. */
+const SEEING = "(?:do|see|visit|explore|check out|hacer|ver|visitar|conocer|explorar|faire|voir|visiter|decouvrir)";
+
+/**
+ * Ways of asking what to do or see at a place that no keyword list holds, because their words are everyday ones
+ * ("what", "see", "places"): a question word or a thing to do, then within a few words "to" or a modal with its
+ * subject and a verb of doing or seeing ("what can we do", "places worth a visit", "qué ver", "que faire", "lugares
+ * para visitar", "endroits à visiter"); and the nouns of sights ("sights", "landmarks", "must-see").
+ */
+const ACTIVITY_ASKS: readonly RegExp[] = [
+  new RegExp(
+    `(?<![a-z])(?:things|stuff|places|spots|somewhere|something|anything|what|where|which|cosas|lugares|sitios|algo|que|choses|endroits|lieux|quoi)(?:\\s+[a-z'-]+){0,3}?\\s+(?:to|para|a|de|que)\\s+${SEEING}(?![a-z])`,
+    "g",
+  ),
+  new RegExp(
+    `(?<![a-z])(?:what|where|which|que|quoi|ou)\\s+(?:can|could|should|shall|might|must|would|puedo|podemos|puede|debo|debemos|peut|peux|pouvons|devrait)\\s+(?:${ASKER}\\s+)?${SEEING}(?![a-z])`,
+    "g",
+  ),
+  /(?<![a-z])(?:que|quoi)\s+(?:hacer|ver|visitar|conocer|faire|voir|visiter)(?![a-z])/g,
+  /(?<![a-z])(?:worth (?:a )?(?:seeing|visiting|visit|a look)|must[- ]see|sights|sightsee\w*|landmarks?|attractions?|highlights|monuments?|lugares de interes|atracciones|monumentos|incontournables|a voir|a visiter)(?![a-z])/g,
+];
+
+/**
+ * Where the request asks what to do or see at a place, in its own words (see ACTIVITY_ASKS), within one clause each.
+ * Spans point into the original text.
+ */
+export function findActivityAsks(text: string, a: Analysis = analyzeRequest(text)): Span[] {
+  const out: Span[] = [];
+  for (const re of ACTIVITY_ASKS)
+    for (const m of a.norm.matchAll(re)) {
+      const s = { start: m.index, end: m.index + m[0].length };
+      const inOneClause = a.clauses.some((c) => s.start >= c.start && s.end <= c.end);
+      if (inOneClause && !overlaps(s, out)) out.push(spanOf(text, s.start, s.end));
+    }
+  return out.sort((x, y) => x.start - y.start);
 }

@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { sleep } from "../../src/tools/sleep.js";
+import { analyzeRequest, overlaps } from "../../src/planning/lexicon.js";
+import { keywordHits } from "../../src/planning/understanding.js";
 import {
   defineTool,
   paramText,
+  type Interpretation,
   type RequestFacts,
   type ToolContext,
   type ToolSpec,
@@ -23,7 +26,7 @@ import {
   type Provider,
   unplacedMessage,
 } from "./catalog.js";
-import { readTrip, type TripFacts } from "./parse-request.js";
+import { findActivityAsks, readTrip, type TripFacts } from "./parse-request.js";
 
 /** How far a widened hotel search reaches (FIND_WORKAROUND after "fully booked"). */
 export const WIDE_RADIUS_KM = 15;
@@ -213,9 +216,84 @@ function tripOf(facts: RequestFacts): TripFacts {
   return readTrip(facts.text, facts.analysis).facts;
 }
 
-/** The travel toolkit's reading of a request for the understanding record (see Toolkit.interpret). */
-export function interpretTrip(facts: RequestFacts) {
-  return readTrip(facts.text, facts.analysis).interpretation;
+/** Words that ask for a flight, a stay, an itinerary or a booking by name: asking for any of them asks to travel. */
+const FLIGHT_WORDS = ["flight", "flights", "fly", "flying", "vuelo", "volar", "vol", "vols", "avion"];
+const HOTEL_WORDS = [
+  "hotel",
+  "hotels",
+  "stay",
+  "accommodation",
+  "room",
+  "nights",
+  "place to stay",
+  "alojamiento",
+  "hospedaje",
+  "hebergement",
+  "logement",
+];
+const ITINERARY_WORDS = ["itinerary", "schedule", "day by day", "itinerario", "itineraire"];
+const BOOKING_WORDS = ["book", "booking", "reserve", "reservation", "reserva", "reservar", "reserver"];
+/** Words that ask for activities by name. */
+const ACTIVITY_WORDS = [
+  "activities",
+  "activity",
+  "things to do",
+  "sightseeing",
+  "tour",
+  "museum",
+  "actividades",
+  "activites",
+  "excursiones",
+];
+/** A journey named before what to do there asks for the journey ("plan a trip to Rome with museums"). */
+const JOURNEY =
+  /(?<![a-z])(?:trip|travel|travelling|traveling|vacation|holidays?|getaway|journey|visit|visiting|voyage|viaje|vacaciones|vacances|escapada|escapade|sejour)(?![a-z])/g;
+
+/**
+ * The travel toolkit's reading of a request for the understanding record (see Toolkit.interpret): what the request
+ * says of the trip (parse-request.ts), and what it asks the trip to be. Asking what to do or see in a place asks for
+ * activities, in words no keyword list holds ("what can we do in Lisbon"); and when that is all it asks — nothing
+ * about getting there or staying (no origin, no flight, hotel, itinerary or booking, no journey named first) —
+ * flights, a hotel and an itinerary are not asked for, and the plan says so.
+ */
+export function interpretTrip(facts: RequestFacts): Interpretation {
+  const reading = readTrip(facts.text, facts.analysis);
+  const trip = reading.facts;
+  const a = facts.analysis ?? analyzeRequest(facts.text);
+  if (trip.destination === null || findCity(trip.destination) === undefined) return reading.interpretation;
+  const phrases = findActivityAsks(facts.text, a);
+  const named = keywordHits([{ name: "search_activities", keywords: ACTIVITY_WORDS }], a).filter((h) => !h.negated);
+  const asked = [...phrases, ...named].sort((x, y) => x.start - y.start);
+  if (asked.length === 0) return reading.interpretation;
+  const asks = phrases.map((span) => ({ span, tools: ["search_activities"] }));
+  const travelWords = keywordHits(
+    [{ name: "travel", keywords: [...FLIGHT_WORDS, ...HOTEL_WORDS, ...ITINERARY_WORDS, ...BOOKING_WORDS] }],
+    a,
+  ).filter((h) => !h.negated && !overlaps(h, asked));
+  const journeyFirst = [...a.norm.matchAll(JOURNEY)].some(
+    (m) => m.index < asked[0]!.start && !overlaps({ start: m.index, end: m.index + m[0].length }, asked),
+  );
+  const travel =
+    !trip.assumed.includes("origin") ||
+    trip.stops.length > 1 ||
+    GOING.test(a.norm) ||
+    travelWords.length > 0 ||
+    journeyFirst;
+  if (travel) return { ...reading.interpretation, asks };
+  return {
+    ...reading.interpretation,
+    asks,
+    unasked: ["flight", "hotel", "itinerary"],
+    assumptions: [
+      ...reading.interpretation.assumptions,
+      {
+        name: "what is planned",
+        value: "activities only",
+        why: `the request asks what to do in ${trip.destination} and nothing about getting there or staying (no origin, flight, hotel or itinerary), so only activities are planned; say where from ("from Madrid") or ask for a trip to add flights, a hotel and an itinerary`,
+        tools: ["search_activities", "plan_days"],
+      },
+    ],
+  };
 }
 
 /**
@@ -349,9 +427,7 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
     keywords:
       provider === "primary"
         ? [
-            "flight",
-            "flights",
-            "fly",
+            ...FLIGHT_WORDS,
             "trip",
             "travel",
             "plan",
@@ -361,11 +437,6 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
             "visit",
             "weekend",
             "week",
-            "vuelo",
-            "volar",
-            "vol",
-            "vols",
-            "avion",
             "viaje",
             "voyage",
             "vacaciones",
@@ -436,13 +507,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
       "Search hotels in a city for the trip's nights. radiusKm 0 looks in the centre and returns the preferred central hotel; a positive radius looks in the neighbourhoods around the centre out to that distance. With maxCost, the best hotel whose total fits under it.",
     category: "hotels",
     keywords: [
-      "hotel",
-      "hotels",
-      "stay",
-      "accommodation",
-      "room",
-      "nights",
-      "place to stay",
+      ...HOTEL_WORDS,
       "trip",
       "travel",
       "plan",
@@ -451,10 +516,6 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
       "weekend",
       "getaway",
       "week",
-      "alojamiento",
-      "hospedaje",
-      "hebergement",
-      "logement",
       "viaje",
       "voyage",
       "vacaciones",
@@ -577,12 +638,7 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
     description: `Pick one activity per day in a city, best first; with maxCost, the best set whose total for all travellers fits under it (free options always fit). Plans at most ${MAX_ACTIVITY_DAYS_PER_CALL} days in one call.`,
     category: "activities",
     keywords: [
-      "activities",
-      "activity",
-      "things to do",
-      "sightseeing",
-      "tour",
-      "museum",
+      ...ACTIVITY_WORDS,
       "trip",
       "plan",
       "vacation",
@@ -591,9 +647,6 @@ function activitySearch(latency: (ms: number) => number): ToolSpec {
       "weekend",
       "getaway",
       "week",
-      "actividades",
-      "activites",
-      "excursiones",
       "viaje",
       "voyage",
       "vacaciones",
@@ -828,18 +881,14 @@ function buildItinerary(latency: (ms: number) => number): ToolSpec {
       "Write a day-by-day itinerary from the chosen flight, hotel and activities, with totals against the budget.",
     category: "itinerary",
     keywords: [
-      "itinerary",
+      ...ITINERARY_WORDS,
       "plan",
       "trip",
-      "schedule",
-      "day by day",
       "vacation",
       "holiday",
       "weekend",
       "getaway",
       "week",
-      "itinerario",
-      "itineraire",
       "viaje",
       "voyage",
       "vacaciones",
@@ -973,7 +1022,7 @@ function bookTrip(latency: (ms: number) => number): ToolSpec {
     description:
       "Book the itinerary's flight and hotel (simulated, but treated as irreversible: it needs a human's approval).",
     category: "booking",
-    keywords: ["book", "booking", "reserve", "reservation", "reserva", "reservar", "reserver"],
+    keywords: BOOKING_WORDS,
     consumes: [],
     // Books what the plan found: the itinerary of a whole trip, or just the flight or hotel asked for; after the
     // budget check when there is one.

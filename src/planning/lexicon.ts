@@ -1101,6 +1101,7 @@ const STOP_WORDS = new Set(
     "mi mis tu tus su sus nuestro nuestra nuestros nuestras vuestro vuestra me te se nos os le les yo ella ellos ellas " +
     "nosotros nosotras usted ustedes este esta estos estas ese esa esos esas eso esto es son estan ser estar hay " +
     "muy mas tambien solo quiero queremos quisiera quisieramos necesito necesitamos gustaria puedes puede podrias " +
+    "tiene tienen tengo tenemos tienes " +
     "dame dime haz hazme favor gracias hola desde hacia hasta entre sobre durante algo todo todos cada primero " +
     // French
     "le les l un une des du d au aux pour par avec et ou qu qui quoi comment quand ma mes ton ta tes sa ses notre nos " +

@@ -4,13 +4,16 @@ import type { PlanningRequest } from "../domain/request.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { canStandIn, type RequestFacts, type ToolSpec } from "../tools/types.js";
 import { openQuestions } from "../domain/understanding.js";
-import { analyzeRequest, within } from "./lexicon.js";
+import { analyzeRequest, contentWords, within, type Analysis } from "./lexicon.js";
 import {
   accountFor,
+  askHits,
   genericKeywords,
+  incidentalClauses,
   keywordHits,
   negationExclusions,
   unsupportedVerbClauses,
+  withoutReadSpans,
   type Exclusion,
 } from "./understanding.js";
 import { assertValidRequest, assignOrder, criticalPathMs, validatePlan } from "./validate.js";
@@ -67,9 +70,17 @@ export function planWithRules(
   const analysis = facts.analysis!;
   const tools = [...registry.tools.values()];
   const usable = tools.filter((t) => registry.workerForTool(t.name));
-  const hits = keywordHits(usable, analysis);
-  const generic = genericKeywords(usable);
   const interpretations = registry.interpreters.map((i) => ({ ...i, reading: i.interpret(facts) }));
+  // A toolkit's own reading may ask for its tools in words no keyword holds ("how many lines", "what to see").
+  const hits = [
+    ...withoutReadSpans(keywordHits(usable, analysis), interpretations),
+    ...askHits(
+      analysis,
+      interpretations.flatMap((i) => i.reading.asks ?? []),
+      new Set(usable.map((t) => t.name)),
+    ),
+  ].sort((a, b) => a.start - b.start);
+  const generic = genericKeywords(usable);
 
   // What the request rules out: a tool's specific keyword inside a negation, or a toolkit's own reading.
   const exclusions: Exclusion[] = negationExclusions(
@@ -91,7 +102,10 @@ export function planWithRules(
         why: e.why,
         ...(e.description ? { description: e.description } : {}),
       });
-  const excludedOutputs = new Set(exclusions.flatMap((e) => e.outputs));
+  // What the request does not ask for, in a toolkit's reading, is left out like what it rules out, but no part of
+  // the record says the user excluded it.
+  const unasked = interpretations.flatMap((i) => i.reading.unasked ?? []);
+  const excludedOutputs = new Set([...exclusions.flatMap((e) => e.outputs), ...unasked]);
   const excluded = (t: ToolSpec) => t.produces.length > 0 && t.produces.every((p) => excludedOutputs.has(p));
 
   const governed = unsupportedVerbClauses(
@@ -99,13 +113,32 @@ export function planWithRules(
     hits,
     (name) => `${name.replace(/_/g, " ")} ${registry.tool(name)?.description ?? ""}`,
   );
-  const positive = hits.filter((h) => !h.negated && !within(h, governed));
+  // A clause whose tool words only say the domain ("get travel insurance") asks for something no tool does: its
+  // words add no step, and the record names it unsupported.
+  const incidental = incidentalClauses(
+    analysis,
+    hits.filter((h) => !within(h, governed)),
+    interpretations.map((i) => i.reading),
+    genericKeywords(usable, 2),
+  );
+  const positive = hits.filter(
+    (h) =>
+      !h.negated &&
+      !within(h, governed) &&
+      !within(
+        h,
+        incidental.map((c) => c.clause),
+      ),
+  );
   const scores = new Map(
     tools.map((t) => [t.name, new Set(positive.filter((h) => h.tool === t.name).map((h) => h.keyword)).size]),
   );
   let matched = usable.filter((t) => (scores.get(t.name) ?? 0) > 0 && !excluded(t));
   // Limit checks ("under $2000") say how the request is bounded, not what it wants: they never stop recognition.
-  const recognised = matched.every((t) => t.constraintCheck === true);
+  // A request that is all incidental clauses asks for what no tool does: nothing recognises it as something else.
+  const recognised =
+    matched.every((t) => t.constraintCheck === true) &&
+    !(incidental.length > 0 && incidental.length === contentClauses(analysis).length);
   const recognisedTools = recognised
     ? usable.filter((t) => !matched.includes(t) && !excluded(t) && t.appliesTo?.(facts) === true)
     : [];
@@ -129,12 +162,16 @@ export function planWithRules(
       .filter((t) => t.keywords.length > 0)
       .map((t) => `${t.name} (${t.keywords[0]})`)
       .join(", ");
+    const unserved =
+      incidental.length > 0
+        ? ` No tool does what it asks: ${incidental.map((c) => `"${c.asks.text}"`).join(", ")}.`
+        : "";
     const ruledOut =
       exclusions.length > 0
-        ? ` The request rules out ${[...excludedOutputs].join(", ")}, which leaves nothing to do.`
+        ? ` The request rules out ${unique(exclusions.flatMap((e) => e.outputs)).join(", ")}, which leaves nothing to do.`
         : "";
     throw new CandorError(
-      `No tool matches "${request.userIntent}".${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
+      `No tool matches "${request.userIntent}".${unserved}${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
       ErrorCode.NO_VALID_PLAN,
     );
   }
@@ -314,6 +351,14 @@ export function planWithRules(
   });
   validatePlan(plan, request, registry);
   return plan;
+}
+
+const unique = (xs: readonly string[]) => [...new Set(xs)];
+
+/** The clauses that say something: at least one word that is not a stop word. */
+function contentClauses(a: Analysis) {
+  const words = contentWords(a);
+  return a.clauses.filter((c) => words.some((w) => w.start >= c.start && w.end <= c.end));
 }
 
 /** What the tools can do, in a few words, for a part no tool serves. */

@@ -46,18 +46,125 @@ export function keywordHits(tools: readonly Pick<ToolSpec, "name" | "keywords">[
       }
     }
   }
-  return hits.sort((a, b) => a.start - b.start);
+  // A word that is one tool's keyword as written names that tool, not one whose keyword only stems to it: "files"
+  // is list_files' word, not read_file's "file".
+  const exact = (h: KeywordHit) => h.text.toLowerCase() === h.keyword.toLowerCase();
+  const kept = hits.filter(
+    (h) => exact(h) || !hits.some((o) => o !== h && o.start === h.start && o.end === h.end && exact(o)),
+  );
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Keyword hits less those a toolkit read otherwise: inside a phrase it read as asking for certain tools ("count the
+ * files" asks for the listing, not the word counter; "places to visit" for activities, not flights), a keyword of
+ * any other tool; inside a value one toolkit read (the folder "examples/travel"), a keyword of another toolkit's tool.
+ */
+export function withoutReadSpans(
+  hits: readonly KeywordHit[],
+  readings: readonly { tools: readonly string[]; reading: Interpretation }[],
+): KeywordHit[] {
+  const asks = readings.flatMap((r) => r.reading.asks ?? []);
+  const values = readings.flatMap((r) => r.reading.values.map((v) => ({ span: v.source, toolkit: r.tools })));
+  return hits.filter(
+    (h) =>
+      !asks.some((a) => within(h, [a.span]) && !a.tools.includes(h.tool)) &&
+      !values.some((v) => within(h, [v.span]) && !v.toolkit.includes(h.tool)),
+  );
+}
+
+/**
+ * A toolkit's asks (see Interpretation.asks) as keyword hits of the tools they name: specific to those tools (their
+ * text is no shared keyword), marked like any hit when inside a negation or an "only".
+ */
+export function askHits(
+  analysis: Analysis,
+  asks: readonly { span: Span; tools: readonly string[] }[],
+  usable: ReadonlySet<string>,
+): KeywordHit[] {
+  const negated = analysis.negations.map((n) => n.scope);
+  const only = analysis.onlys.map((o) => o.scope);
+  return asks.flatMap((ask) =>
+    ask.tools
+      .filter((t) => usable.has(t))
+      .map((tool) => ({
+        ...ask.span,
+        tool,
+        keyword: ask.span.text.toLowerCase(),
+        negated: within(ask.span, negated),
+        only: within(ask.span, only),
+      })),
+  );
 }
 
 /**
  * Keywords shared by many tools ("trip", "plan") say that the request is about a domain, not which tool it wants:
  * they never exclude a tool when negated, and never pick one out after "only".
  */
-export function genericKeywords(tools: readonly Pick<ToolSpec, "keywords">[]): Set<string> {
+export function genericKeywords(tools: readonly Pick<ToolSpec, "keywords">[], atLeast = 3): Set<string> {
   const count = new Map<string, number>();
   for (const t of tools)
     for (const k of new Set(t.keywords.map((x) => x.toLowerCase()))) count.set(k, (count.get(k) ?? 0) + 1);
-  return new Set([...count].filter(([, n]) => n >= 3).map(([k]) => k));
+  return new Set([...count].filter(([, n]) => n >= atLeast).map(([k]) => k));
+}
+
+/** Romance connectors between a head noun and the word that qualifies it ("seguro de viaje", "assurance du voyage"). */
+const QUALIFIER_LINK = /^\s+(?:de|del|de la|du|des|d')\s*$/;
+
+/** A clause whose tool words are incidental, with what it asks in their place ("travel insurance"). */
+export interface IncidentalClause {
+  clause: Span;
+  /** The clause's words nothing reads, first to last: what it asks for. */
+  asks: Span;
+}
+
+/**
+ * Clauses whose tool words say the domain, not a task ("get travel insurance": "travel" is no request for a flight):
+ * every keyword in the clause is one several tools share, the clause has words nothing reads, and either no
+ * toolkit read a value in it, or a shared keyword qualifies an unread word — right before it ("travel insurance") or
+ * after it through "de"/"du" ("seguro de viaje", "assurance du voyage"). Such a clause asks for what its unread
+ * words say; its keywords must not add steps.
+ */
+export function incidentalClauses(
+  a: Analysis,
+  hits: readonly KeywordHit[],
+  readings: readonly Interpretation[],
+  shared: ReadonlySet<string>,
+): IncidentalClause[] {
+  const read: Span[] = [
+    ...hits,
+    ...meaningfulMentions(a),
+    ...readings.flatMap((r) => [
+      ...r.values.map((v) => v.source),
+      ...r.consumed,
+      ...r.exclusions.map((e) => e.span),
+      ...r.notUnderstood.map((n) => n.span),
+      ...(r.asks ?? []).map((x) => x.span),
+    ]),
+  ];
+  const unread = contentWords(a).filter((w) => !overlaps(w, read));
+  const values = readings.flatMap((r) => r.values.map((v) => v.source));
+  const out: IncidentalClause[] = [];
+  for (const clause of a.clauses) {
+    const inside = (s: Span) => s.start >= clause.start && s.end <= clause.end;
+    const words = unread.filter(inside);
+    const clauseHits = hits.filter((h) => inside(h) && !h.negated);
+    if (words.length === 0 || clauseHits.length === 0) continue;
+    if (!clauseHits.every((h) => shared.has(h.keyword.toLowerCase()))) continue;
+    const qualifying = clauseHits.filter((h) =>
+      words.some(
+        (w) =>
+          (w.start >= h.end && /^[\s-]*$/.test(a.text.slice(h.end, w.start))) ||
+          (w.end <= h.start && QUALIFIER_LINK.test(a.norm.slice(w.end, h.start))),
+      ),
+    );
+    if (qualifying.length === 0 && values.some((v) => overlaps(v, [clause]))) continue;
+    const parts = [...words, ...qualifying];
+    const start = Math.min(...parts.map((x) => x.start));
+    const end = Math.max(...parts.map((x) => x.end));
+    out.push({ clause, asks: { start, end, text: a.text.slice(start, end) } });
+  }
+  return out;
 }
 
 /** Something the request rules out: the negation's words and the outputs no step may produce. */
@@ -152,6 +259,12 @@ function meaningfulMentions(a: Analysis): Mention[] {
   return out.sort((x, y) => x.start - y.start);
 }
 
+/** The mentions, plus each span a toolkit could not read that no mention already covers, of its own kind. */
+function withUnread(mentions: Mention[], notUnderstood: Interpretation["notUnderstood"]): Mention[] {
+  const extra = notUnderstood.filter((n) => !overlaps(n.span, mentions)).map((n) => ({ ...n.span, kind: n.kind }));
+  return [...mentions, ...extra].sort((x, y) => x.start - y.start);
+}
+
 /**
  * Spans of step parameter values that appear word for word in the request (for toolkits without a reader). A value
  * that is the whole request (a report titled with it) echoes it: it reads none of its words.
@@ -224,7 +337,8 @@ export function accountFor(input: AccountInput): Understanding {
     ...parameterSpans(a, input.steps),
   ];
   const notUnderstood = interpretations.flatMap((i) => i.notUnderstood);
-  const mentions = meaningfulMentions(a);
+  // What a toolkit could not read carries meaning by definition, even written in lower case ("el dorado").
+  const mentions = withUnread(meaningfulMentions(a), notUnderstood);
   // Accounted only when covered whole: "week" read as a keyword does not account for "next week".
   const open = (m: Span) =>
     !covered(m, accounted) ||

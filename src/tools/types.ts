@@ -140,6 +140,17 @@ export interface Interpretation {
    * output then receive every instance's result, as a list (see schedule.ts `dependencyInputs`).
    */
   instances?: Record<string, { key: string; params: Record<string, unknown> }[]>;
+  /**
+   * Words that ask for a tool in a form no keyword list holds ("how many lines", "what can we do in Lisbon"), with
+   * the tools they ask for: the planner takes them as it takes a tool's own keywords.
+   */
+  asks?: { span: Span; tools: string[] }[];
+  /**
+   * Outputs the request does not ask for although words of the domain would bring in their tools ("things to do in
+   * Rome this weekend" asks for activities, not flights): no step produces them. Unlike an exclusion, nothing was
+   * ruled out by the user; the toolkit says why as an assumption.
+   */
+  unasked?: string[];
 }
 
 /** An interpretation that read nothing. */

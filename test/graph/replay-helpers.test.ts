@@ -55,17 +55,57 @@ describe("replay helpers", () => {
 
   it("forkFrom applies a dotted-path update as the checkpoint's writer and runs the branch", async () => {
     const base = (await agent.graph.getState(checkpointConfig(THREAD, understood.id))).values as AgentStateValue;
-    const update = updateFromAssignments(base, ["settings.maxRevisions=0", "request.userIntent=What if?"]);
+    const update = updateFromAssignments(base, ["settings.maxRevisions=0"]);
     expect(update.settings).toEqual({ ...base.settings, maxRevisions: 0 });
-    const { values, checkpointId } = await forkFrom(agent.graph, THREAD, understood.id, update, Node.UNDERSTAND);
+    const { values, checkpointId, notes } = await forkFrom(agent.graph, THREAD, understood.id, update, Node.UNDERSTAND);
     expect(values.status).toBe("completed");
     expect(values.settings.maxRevisions).toBe(0);
-    expect(values.request.userIntent).toBe("What if?");
+    expect(values.plan!.planId).toBe(base.plan!.planId);
+    expect(notes).toEqual([]);
     const fork = (await listCheckpoints(agent.graph, THREAD)).find((c) => c.id === checkpointId)!;
     expect(fork.parent).toBe(understood.id);
     // The checkpoint the fork branched from is unchanged.
     const again = (await agent.graph.getState(checkpointConfig(THREAD, understood.id))).values as AgentStateValue;
     expect(again.settings.maxRevisions).toBe(base.settings.maxRevisions);
+  });
+
+  // Bug: forkFrom(…, "understand") at a checkpoint that already had its plan ran that plan for a changed request
+  // (the CLI planned again; the library did not).
+  it.each([
+    ["as UNDERSTAND", Node.UNDERSTAND, "Plan a 3-day trip from Madrid to Rome for 2 people", "Rome"],
+    ["with no asNode", undefined, "4 days in Lisbon from Madrid for 2", "Lisbon"],
+    ["for a request in Spanish", Node.UNDERSTAND, "3 días a Viena desde Madrid para 2", "Vienna"],
+  ])("a changed request at a planned checkpoint is planned again (%s)", async (_, asNode, text, city) => {
+    const base = (await agent.graph.getState(checkpointConfig(THREAD, understood.id))).values as AgentStateValue;
+    const update = { request: { ...base.request, userIntent: text } };
+    const { values, checkpointId, notes } = await forkFrom(agent.graph, THREAD, understood.id, update, asNode);
+    expect(values.status).toBe("completed");
+    expect(values.plan!.objective).toBe(text);
+    expect(values.plan!.planId).not.toBe(base.plan!.planId);
+    expect(values.plan!.steps.find((s) => s.id === "hotel")!.params.city).toBe(city);
+    const all = await listCheckpoints(agent.graph, THREAD);
+    const before = all.find((c) => c.id === all.find((f) => f.id === checkpointId)!.parent)!;
+    expect(before.next).toEqual([Node.UNDERSTAND]);
+    expect(notes.join(" ")).toMatch(
+      /made for the old request, so the fork starts from checkpoint .* before understand/,
+    );
+  });
+
+  it("a changed request with an explicit later node keeps the old plan, and says so", async () => {
+    const base = (await agent.graph.getState(checkpointConfig(THREAD, understood.id))).values as AgentStateValue;
+    const update = { request: { ...base.request, userIntent: "Plan a 3-day trip from Madrid to Rome for 2 people" } };
+    const { values, notes } = await forkFrom(agent.graph, THREAD, understood.id, update, Node.EXECUTE);
+    expect(values.plan!.planId).toBe(base.plan!.planId);
+    expect(notes.join(" ")).toMatch(/asNode execute keeps it/);
+  });
+
+  it("a changed request and plan together at a planned checkpoint is refused: the plan is made again", async () => {
+    const base = (await agent.graph.getState(checkpointConfig(THREAD, understood.id))).values as AgentStateValue;
+    const update = { request: { ...base.request, userIntent: "Rome instead" }, plan: base.plan };
+    await expect(forkFrom(agent.graph, THREAD, understood.id, update, Node.UNDERSTAND)).rejects.toMatchObject({
+      code: "INVALID_REQUEST",
+      message: expect.stringContaining("changes the request and the plan together"),
+    });
   });
 
   it("an update the state schema refuses is INVALID_REQUEST with the graph's reason, and nothing is written", async () => {

@@ -344,7 +344,7 @@ describe("a clause no step serves is named whatever its verb, and a person is as
     "3 días en Lisboa desde Madrid para 2 personas, sin hotel",
     "read README.md and count the words",
     "Go to Rome instead",
-    "quiero ir a Oporto desde Valencia, 3 días",
+    "quiero ir a Oporto desde Sevilla, 3 días",
     "I'm looking for a hotel in Amsterdam for 3 nights",
     "a relaxing 3-day city break in Porto from London",
     "organise a family holiday to Nice from Lyon for 4 people, 7 days",
@@ -441,16 +441,17 @@ describe("dates and starting points in travellers' words (issue 9)", () => {
     const flights = plan("8 days across Seville and Granada starting in Valencia").steps.filter(
       (s) => s.tools[0] === "search_flights",
     );
-    expect(flights[0]?.params).toMatchObject({ origin: "Valencia", destination: "Sevilla" });
+    // Valencia, Spain: Seville and Granada are in Spain (Valencia, Venezuela is of comparable size).
+    expect(flights[0]?.params).toMatchObject({ origin: "Valencia, Spain", destination: "Sevilla" });
   });
 });
 
 describe("a place name several places share is said, and a country picks one (issue 9)", () => {
   // Bug: "Valencia" silently became Valencia, Venezuela, and "Valencia, Spain" lost its country on the way to the tools.
-  it("the most populous is taken and the record says which, with the others", () => {
-    const a = plan("4 days in Valencia from Lyon").understanding.assumptions.find((x) => x.name === 'place "Valencia"');
-    expect(a?.value).toBe("Valencia, Venezuela");
-    expect(a?.why).toMatch(/also Valencia, Spain/);
+  it("a clear winner by size is taken and the record says which, with the others", () => {
+    const a = plan("4 days in Athens from Lyon").understanding.assumptions.find((x) => x.name === 'place "Athens"');
+    expect(a?.value).toBe("Athens, Greece");
+    expect(a?.why).toMatch(/also Athens, Georgia, United States/);
   });
 
   it("'Valencia, Spain' reaches the tools with its country, and nothing is left unread", () => {

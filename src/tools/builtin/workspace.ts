@@ -4,6 +4,7 @@ import { CandorError, ErrorCode } from "../../errors.js";
 import { defineTool, paramText, type RequestFacts, type Toolkit } from "../types.js";
 import { ConfinedRoot } from "./confine.js";
 import { summarizeTextTool } from "./summarize.js";
+import { dirIn, dirParam, fileIn, readWorkspaceRequest } from "./workspace-reading.js";
 
 export { insideRoot } from "./confine.js";
 
@@ -12,10 +13,7 @@ const MAX_READ_BYTES = 200_000;
 
 /** The first file-looking word of a request (e.g. "README.md", "src/index.ts"). */
 function pathIn(facts: RequestFacts): string | null {
-  const match = /(?:^|\s)["'`]?((?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]{1,8})["'`]?(?=[\s,.;:!?]|$)/.exec(
-    facts.text,
-  );
-  return match?.[1] ?? null;
+  return fileIn(facts.text)?.text ?? null;
 }
 
 const TextResult = z.object({ path: z.string(), text: z.string(), truncated: z.boolean(), summary: z.string() });
@@ -78,8 +76,13 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         produces: ["file_list"],
         sideEffect: "none",
         needsApproval: false,
-        schema: z.object({ dir: z.string().default(".") }),
+        schema: z.object({ dir: z.string().min(1).default(".") }),
         estimates: { durationMs: 20, cost: 0 },
+        // The folder the request names ("the files in src"); none named, the workspace itself.
+        extractParams: (facts) => {
+          const dir = dirIn(facts.text);
+          return { dir: dir ? dirParam(dir.text) : "." };
+        },
         describeStep: (p) => `List files in ${paramText(p.dir, ".")}`,
         run: async ({ dir }) => {
           const entries = await (await confined()).list(dir);
@@ -164,6 +167,7 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
       }),
       summarizeTextTool(),
     ],
+    interpret: (facts) => readWorkspaceRequest(facts, root),
     workers: [
       {
         name: "reader",
