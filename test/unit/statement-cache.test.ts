@@ -7,10 +7,10 @@ describe("withStatementCache", () => {
     const db = new Database(":memory:");
     const prepared: string[] = [];
     const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
+    db.prepare = (sql: string) => {
       prepared.push(sql);
       return prepare(sql);
-    });
+    };
     const cached = withStatementCache(db);
     cached.exec("CREATE TABLE t (n INTEGER)");
     for (let i = 0; i < 5; i++) cached.prepare("INSERT INTO t VALUES (?)").run(i);
