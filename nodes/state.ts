@@ -22,8 +22,22 @@ const append = <T extends z.ZodType>(item: T) =>
     {
       inputSchema: z.array(item),
       reducer: (current: z.infer<T>[], writes: z.infer<T>[][]) => [...current, ...writes.flat()],
+      // Read by stateFieldsOf (src/replay.ts): a fork may not replace a list the run only appends to.
+      jsonSchemaExtra: { appendOnly: true },
     },
   );
+
+/**
+ * A value each update replaces, kept out of checkpoints: the plan (hundreds of bytes per step) was written into
+ * every checkpoint of a run whether it changed or not — most of a run's bytes. As a DeltaValue it is stored once
+ * per update that sets it and rebuilt on read. "Last write wins" is batching-invariant, as a DeltaValue's
+ * reducer must be (a batch with no write keeps the value).
+ */
+const latest = <T extends z.ZodType>(value: T) =>
+  new DeltaValue(value, {
+    inputSchema: value,
+    reducer: (current: z.infer<T>, writes: z.infer<T>[]) => (writes.length > 0 ? writes[writes.length - 1]! : current),
+  });
 
 /** The strategy select_strategy chose, read by its router and by the strategy node. */
 export const PendingStrategy = z.object({
@@ -46,7 +60,7 @@ export const AgentState = new StateSchema({
   /** Caps and thresholds for this run, kept in state so a resumed thread keeps them. */
   settings: RunSettings.default(() => RunSettings.parse({})),
   /** The current plan; strategies revise it in place (partial replanning). */
-  plan: Plan.nullable().default(null),
+  plan: latest(Plan.nullable().default(null)),
   /**
    * The planner's own confidence in the plan that runs, before calibration: what REFLECT records as the outcome's
    * confidence. Set by UNDERSTAND, and again when a plan not yet approved is made again with a person's guidance.

@@ -242,7 +242,8 @@ export async function forkFrom<S>(
 
 /**
  * The top-level fields of a graph's state, for checking `--set` paths and values: each field's zod schema, or
- * "appended" for a field the graph only appends to through a reducer (a fork cannot replace its history).
+ * "appended" for a field the graph only appends to through a reducer (a fork cannot replace its history). A
+ * DeltaValue that is not append-only (the plan: each update replaces it) is checked against its value schema.
  */
 export type StateFields = Readonly<Record<string, z.ZodType | "appended">>;
 
@@ -251,11 +252,13 @@ export function stateFieldsOf(schema: { fields: Record<string, unknown> }): Stat
   return Object.fromEntries(
     Object.entries(schema.fields).map(([key, field]) => [
       key,
-      ReducedValue.isInstance(field) || DeltaValue.isInstance(field)
+      ReducedValue.isInstance(field) || (DeltaValue.isInstance(field) && field.jsonSchemaExtra?.appendOnly === true)
         ? "appended"
-        : field instanceof z.ZodType
-          ? field
-          : z.unknown(),
+        : DeltaValue.isInstance(field) && field.valueSchema instanceof z.ZodType
+          ? field.valueSchema
+          : field instanceof z.ZodType
+            ? field
+            : z.unknown(),
     ]),
   );
 }
