@@ -85,7 +85,14 @@ export function reflectOnRun(facts: RunFacts): Reflection {
   const unrecoveredSteps = facts.plan.steps
     .filter((s) => s.status === "failed" || (s.status === "skipped" && s.skipCause === "failed"))
     .map((s) => s.id);
-  if (failures.length === 0) lessons.push("Every step succeeded on its first dispatch: the plan worked as designed.");
+  // A plan rejected (or aborted) before anything ran has no steps to judge: "it worked" would be a lesson never earned.
+  const ran = facts.plan.steps.some((s) => s.dispatches > 0 || s.status !== "pending");
+  if (!ran)
+    lessons.push(
+      `No step ran (the run ended ${facts.status} before execution), so this run says nothing about the plan's steps or tools.`,
+    );
+  else if (failures.length === 0)
+    lessons.push("Every step succeeded on its first dispatch: the plan worked as designed.");
   if (unrecoveredSteps.length > 0)
     lessons.push(
       `Not recovered: ${unrecoveredSteps.join(", ")}. Consider another tool or relaxing the request's constraints.`,
