@@ -21,7 +21,19 @@ const VERSION = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version;
 
-const COMMANDS = new Set(["demo", "run", "resume", "threads", "history", "report", "logs", "replay", "fork", "help"]);
+const COMMANDS = new Set([
+  "demo",
+  "run",
+  "resume",
+  "feedback",
+  "threads",
+  "history",
+  "report",
+  "logs",
+  "replay",
+  "fork",
+  "help",
+]);
 const HELP_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
 
 /**
@@ -107,6 +119,7 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
         `  ${p} threads                            every thread, newest first, and what each waits for`,
         `  ${p} fork run-1a2b3c4d --from <checkpoint> --set settings.maxRevisions=1`,
         `  ${p} logs --thread run-1a2b3c4d --step flight`,
+        `  ${p} feedback run-1a2b3c4d --reject "the hotel was too basic"   learn from a finished run`,
         "",
         "At a terminal, a run that waits for a decision asks for it inline; elsewhere (or with --no-input) it exits 3.",
         "Exit codes: 0 completed · 2 bad usage or input, or the thread is busy in another process · 3 waiting for a human · 4 failed, rejected, aborted or partial.",
@@ -151,6 +164,19 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       .option("--no-input", NO_INPUT),
   ).action(async (thread: string, opts) =>
     setCode(await (await import("./commands/resume.js")).resumeCommand(thread, opts, io)),
+  );
+
+  withCommon(
+    program
+      .command("feedback")
+      .description("say how a finished run went; a rejection is reflected on at once and may change later runs")
+      .argument("<thread>", "the thread id of a finished run")
+      .option("--accept", "the answer was right")
+      .option("--reject <reason>", "the answer was wrong, and why (what Candor learns from)")
+      .option("--comment <text>", "a remark with the verdict"),
+    "print what was stored and learned as JSON",
+  ).action(async (thread: string, opts) =>
+    setCode(await (await import("./commands/feedback.js")).feedbackCommand(thread, opts, io)),
   );
 
   withCommon(

@@ -25,8 +25,9 @@ export function userNamespace(userId: string, leaf: string): string[] {
 
 /**
  * The newest valid items of one namespace (keys sort chronologically), parsed with `schema`. Items that no longer
- * match (older versions, hand edits) are skipped rather than failing the run that wants its memory. Reads every
- * item and sorts by key, because stores differ in search order (SqliteStore newest first, InMemoryStore oldest
+ * match (older versions, hand edits) are skipped rather than failing the run that wants its memory, and so are
+ * items whose `expiresAt` has passed (nothing expired is read, whether or not the store has swept it yet). Reads
+ * every item and sorts by key, because stores differ in search order (SqliteStore newest first, InMemoryStore oldest
  * first), and skips deeper namespaces, since search is a prefix match.
  */
 export async function newestItems<T>(
@@ -34,17 +35,36 @@ export async function newestItems<T>(
   namespace: string[],
   schema: z.ZodType<T>,
   limit: number,
+  now: number = Date.now(),
 ): Promise<T[]> {
+  return (await newestEntries(store, namespace, schema, limit, now)).map((e) => e.value);
+}
+
+/** As `newestItems`, with each item's key (to write an item back, e.g. an episode with its evaluation). */
+export async function newestEntries<T>(
+  store: BaseStore,
+  namespace: string[],
+  schema: z.ZodType<T>,
+  limit: number,
+  now: number = Date.now(),
+): Promise<{ key: string; value: T }[]> {
   const found: { key: string; value: T }[] = [];
   for (let offset = 0; ; offset += PAGE_SIZE) {
     const page = await store.search(namespace, { limit: PAGE_SIZE, offset });
     for (const item of page) {
       if (item.namespace.length !== namespace.length) continue;
+      if (isExpired(item.value, now)) continue;
       const parsed = schema.safeParse(item.value);
       if (parsed.success) found.push({ key: item.key, value: parsed.data });
     }
     if (page.length < PAGE_SIZE) break;
   }
   found.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
-  return found.slice(0, Math.max(0, limit)).map((f) => f.value);
+  return found.slice(0, Math.max(0, limit));
+}
+
+/** True when a stored value carries an `expiresAt` that has passed. */
+export function isExpired(value: unknown, now: number): boolean {
+  const at = (value as { expiresAt?: unknown } | null)?.expiresAt;
+  return typeof at === "string" && Date.parse(at) <= now;
 }

@@ -12,6 +12,9 @@ import { inputsOf } from "../tools/types.js";
 import { planPrompt } from "../../prompts/plan.js";
 import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { reviewPrompt, synthesizePrompt } from "../../prompts/synthesize.js";
+import { reflectPrompt } from "../../prompts/reflect.js";
+import type { ReflectionDraft } from "../domain/reflection.js";
+import type { Result } from "../result.js";
 import type { AnswerReview } from "../planning/coverage.js";
 import type {
   PlanResult,
@@ -19,8 +22,20 @@ import type {
   Reasoner,
   RecoveryProposal,
   RecoveryQuestion,
+  ReflectionAnswer,
+  ReflectionQuestion,
   SynthesisInput,
 } from "./types.js";
+
+/** A reflection as the model is asked for it (strict mode: flat, every field required). */
+const ModelReflection = z.object({
+  whatHappened: z.string(),
+  why: z.string(),
+  rootCause: z.string(),
+  patternsIdentified: z.array(z.string()),
+  strategyAdjustments: z.array(z.string()),
+  learning: z.string(),
+});
 
 /** What a model is asked when it reviews an answer (strict mode: every field required). */
 const ModelAnswerReview = z.object({
@@ -242,6 +257,51 @@ export class LlmReasoner implements Reasoner {
     return null;
   }
 
+  /**
+   * Seed 001: asks the model for a reflection, with the prompt of the improvement loop's attempt. `ok: false` says
+   * why there is none (late, unreachable, another shape); the caller falls back to the rules. Only cancellation
+   * through `question.signal` propagates. The draft is checked for shape only: the quality gate judges it.
+   */
+  async reflect(question: ReflectionQuestion): Promise<Result<ReflectionAnswer>> {
+    const caller = question.signal;
+    caller?.throwIfAborted();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
+    const structured = this.model.withStructuredOutput(ModelReflection, {
+      includeRaw: true,
+      name: "reflection",
+      ...(this.method ? { method: this.method } : {}),
+    });
+    const prompt = reflectPrompt({ input: question.input, attempt: question.attempt, previous: question.previous });
+    let out: { raw: BaseMessage; parsed: unknown };
+    try {
+      out = await untilAborted(structured.invoke(prompt, { signal }), signal);
+    } catch (e) {
+      if (caller?.aborted) throw e;
+      if (timeout.aborted) return { ok: false, reason: `the model did not answer within ${this.timeoutMs} ms` };
+      return { ok: false, reason: `the model's reflection is unusable: ${briefError(e, "reflection")}` };
+    }
+    let value = out.parsed;
+    if (value === null || value === undefined) {
+      try {
+        value = extractJson(structuredText(out.raw), "the reflection");
+      } catch (e) {
+        return { ok: false, reason: `the model's reflection has no usable JSON: ${briefError(e, "reflection")}` };
+      }
+    }
+    const parsed = ModelReflection.safeParse(value);
+    if (!parsed.success)
+      return { ok: false, reason: `the model's reflection is unusable: ${briefError(parsed.error, "reflection")}` };
+    const r = parsed.data;
+    const draft: ReflectionDraft = {
+      analysis: { whatHappened: r.whatHappened, why: r.why, rootCause: r.rootCause },
+      patternsIdentified: r.patternsIdentified,
+      strategyAdjustments: r.strategyAdjustments,
+      learning: r.learning,
+    };
+    return { ok: true, value: { draft, usage: usageOf(out.raw, this.model) } };
+  }
+
   private async askForPlan(
     prompt: string,
     request: PlanningRequest,
@@ -430,4 +490,19 @@ function structuredText(raw: BaseMessage): string {
 function sentence(text: string): string {
   const t = text.trim();
   return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/** The tokens a call used, from the message's usage metadata; zero when the server sent none. */
+function usageOf(raw: BaseMessage, model: BaseChatModel): { model: string; inputTokens: number; outputTokens: number } {
+  const m = raw as BaseMessage & {
+    usage_metadata?: { input_tokens?: number; output_tokens?: number };
+    response_metadata?: { model_name?: string; model?: string };
+  };
+  const name =
+    m.response_metadata?.model_name ?? m.response_metadata?.model ?? (model as { model?: string }).model ?? "unknown";
+  return {
+    model: name,
+    inputTokens: m.usage_metadata?.input_tokens ?? 0,
+    outputTokens: m.usage_metadata?.output_tokens ?? 0,
+  };
 }
