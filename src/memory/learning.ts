@@ -58,7 +58,11 @@ export async function userReflections(
 /** Records one reflection attempt for the metrics. */
 export async function recordReflectionRun(store: BaseStore, userId: string, run: ReflectionRun): Promise<void> {
   const parsed = ReflectionRun.parse(run);
-  await store.put(userNamespace(userId, REFLECTION_RUNS), `${parsed.at}_${parsed.reflectionId ?? randomBytes(4).toString("hex")}`, parsed);
+  await store.put(
+    userNamespace(userId, REFLECTION_RUNS),
+    `${parsed.at}_${parsed.reflectionId ?? randomBytes(4).toString("hex")}`,
+    parsed,
+  );
 }
 
 /** The user's reflection attempts that have not expired, newest first. */

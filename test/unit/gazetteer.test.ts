@@ -69,7 +69,12 @@ describe("the curated cities", () => {
     for (const a of CITIES) {
       for (const b of CITIES) if (a !== b) all.push(flightsFor(a, b, "primary"), flightsFor(a, b, "backup"));
       for (const b of CITIES) if (a !== b) before.push(flightsFor(a, b, "primary"), flightsFor(a, b, "backup"));
-      before.push(hotelsIn(a).slice(0, 6).map(({ rating: _rating, ...h }) => h), activitiesIn(a));
+      before.push(
+        hotelsIn(a)
+          .slice(0, 6)
+          .map(({ rating: _rating, ...h }) => h),
+        activitiesIn(a),
+      );
       all.push(hotelsIn(a), activitiesIn(a));
     }
     expect(stableHash(JSON.stringify(before))).toBe(3672186843);
