@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import { z } from "zod";
 import { Episode } from "../domain/report.js";
 import { Reflection, ReflectionRun, UserConfig } from "../domain/reflection.js";
 import { loadUserConfig, saveUserConfig } from "./episodes.js";
@@ -85,4 +86,46 @@ export async function loadLearnedConfig(store: BaseStore, userId: string): Promi
 
 export async function saveLearnedConfig(store: BaseStore, userId: string, config: UserConfig): Promise<void> {
   await saveUserConfig(store, userId, UserConfig.parse(config));
+}
+
+const METACOGNITION = "metacognition";
+
+/** What a user's reflections cost the model on one (UTC) day. */
+export const DailyCost = z.object({
+  day: z.string(),
+  cost: z.number().min(0),
+  tokens: z.number().int().min(0),
+  calls: z.number().int().min(0),
+  expiresAt: z.string(),
+});
+export type DailyCost = z.infer<typeof DailyCost>;
+
+/** The UTC day of a time, as the ledger keys it ("2025-11-16"). */
+export function dayOf(now: number): string {
+  return new Date(now).toISOString().slice(0, 10);
+}
+
+/** What the user's reflections have cost today. */
+export async function costToday(store: BaseStore, userId: string, now: number): Promise<DailyCost> {
+  const day = dayOf(now);
+  const item = await store.get(userNamespace(userId, METACOGNITION), `cost-${day}`);
+  const parsed = DailyCost.safeParse(item?.value);
+  return parsed.success ? parsed.data : { day, cost: 0, tokens: 0, calls: 0, expiresAt: expiryOf(now) };
+}
+
+/** Adds one model call's cost to today's ledger. */
+export async function addCost(
+  store: BaseStore,
+  userId: string,
+  now: number,
+  cost: number,
+  tokens: number,
+): Promise<void> {
+  const today = await costToday(store, userId, now);
+  await store.put(userNamespace(userId, METACOGNITION), `cost-${today.day}`, {
+    ...today,
+    cost: today.cost + cost,
+    tokens: today.tokens + tokens,
+    calls: today.calls + 1,
+  });
 }

@@ -82,6 +82,7 @@ type Attempt = PlanResult | { why: string };
  */
 export class LlmReasoner implements Reasoner {
   readonly kind = "llm" as const;
+  readonly modelName: string;
   private readonly model: BaseChatModel;
   private readonly fallback: Reasoner;
   private readonly timeoutMs: number;
@@ -91,6 +92,7 @@ export class LlmReasoner implements Reasoner {
 
   constructor(opts: LlmReasonerOptions) {
     this.model = opts.model;
+    this.modelName = (opts.model as { model?: unknown }).model?.toString() ?? "unknown";
     this.fallback = opts.fallback;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.recoveryTimeoutMs = opts.recoveryTimeoutMs ?? DEFAULT_RECOVERY_TIMEOUT_MS;

@@ -88,6 +88,8 @@ export interface RecoveryQuestion {
  */
 export interface Reasoner {
   readonly kind: "rules" | "llm";
+  /** The chat model's name, for pricing its calls; absent for the rules. */
+  readonly modelName?: string;
   plan(request: PlanningRequest, ctx: PlanningContext): Promise<PlanResult>;
   synthesize(input: SynthesisInput): Promise<string>;
   /**

@@ -4,6 +4,8 @@ import type { Episode } from "../domain/report.js";
 import type { Adjustment, AdjustmentOp, Evaluation, Pattern, Reflection, UserConfig } from "../domain/reflection.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import {
+  addCost,
+  costToday,
   expiryOf,
   findEpisode,
   liveEpisodes,
@@ -19,7 +21,9 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { DecisionLog } from "../transparency/decision-log.js";
 import { describeOp, parseAdjustment } from "./adjustments.js";
 import { blamedKeys, diagnose, type Diagnosis } from "./diagnose.js";
-import { generateQualityReflection } from "./improve.js";
+import { generateQualityReflection, type LoopOutcome } from "./improve.js";
+import { costOf, DEFAULT_LIMITS, estimatedCost, usd, type ReflectionLimits } from "./limits.js";
+import type { ModelUsage } from "../reasoning/types.js";
 import { knobsOf, type Knob } from "./knobs.js";
 import { minePatterns, splitBlamed } from "./patterns.js";
 import { failureIsReflectable, type ReflectionInput } from "./rules-reflection.js";
@@ -33,6 +37,8 @@ export interface LearningDeps {
   decisionLog?: DecisionLog;
   /** The clock in ms; injected so expiry can be tested. */
   now?: () => number;
+  /** Budget, time limit and prices of model reflection; DEFAULT_LIMITS where absent. */
+  limits?: Partial<ReflectionLimits>;
 }
 
 /** A finished run as feedback addresses it. */
@@ -174,9 +180,79 @@ export async function reflectOnEpisode(
     ...(episode.choices ?? []).map((c) => c.tool),
     ...episode.failures.map((f) => `${f.tool ?? ""} ${f.failureClass}`),
   ];
-  const loop = await generateQualityReflection(deps.reasoner ?? rulesOnly, input, { evidence, first });
   const at = new Date(now).toISOString();
   const valid = patterns.filter((p) => p.valid);
+  const limits: ReflectionLimits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const reasoner = deps.reasoner ?? rulesOnly;
+  let spent = (await costToday(deps.store, userId, now)).cost;
+  const calls: ModelUsage[] = [];
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  let loop: LoopOutcome;
+  try {
+    loop = await generateQualityReflection(
+      reasoner,
+      input,
+      { evidence, first },
+      {
+        signal: timeout,
+        beforeModelCall: () => {
+          const next = spent + estimatedCost(reasoner.modelName ?? "*", limits);
+          return next > limits.dailyBudgetUsd
+            ? {
+                ok: false,
+                reason: `MetacognitionCostExceeded: Would exceed daily budget: ${usd(next)} > ${usd(limits.dailyBudgetUsd)}; no model reflection until tomorrow (UTC)`,
+              }
+            : { ok: true, value: undefined };
+        },
+        afterModelCall: (usage) => {
+          calls.push(usage);
+          spent += costOf(usage, limits.prices);
+        },
+      },
+    );
+  } catch (e) {
+    if (!timeout.aborted) throw e;
+    await recordCosts(deps.store, userId, now, calls, limits);
+    const why = `MetacognitionTimeout: the reflection took longer than ${limits.timeoutMs / 1000} s, so it was stopped and nothing from it was stored (non-reflective mode for this run)`;
+    await recordReflectionRun(deps.store, userId, {
+      at,
+      threadId: episode.threadId,
+      trigger,
+      source: reasoner.kind,
+      iterations: calls.length,
+      reflectionId: null,
+      scores: null,
+      violations: [],
+      degraded: "timeout",
+      cost: calls.reduce((sum, u) => sum + costOf(u, limits.prices), 0),
+      tokens: calls.reduce((sum, u) => sum + u.inputTokens + u.outputTokens, 0),
+      adjustmentsActivated: 0,
+      expiresAt: expiryOf(now),
+      ...(simulated ? { simulated } : {}),
+    });
+    deps.decisionLog?.record({
+      operation: "reflect",
+      planId: episode.planId,
+      threadId: episode.threadId,
+      input: `${trigger}: ${evaluation.reason ?? ""}`,
+      decision: "degraded: reflection timed out",
+      reasoning: why,
+    });
+    return { reflection: null, notStored: why, patterns: valid, adjustments: [], messages: [`Not learned: ${why}.`] };
+  }
+  await recordCosts(deps.store, userId, now, calls, limits);
+  const cost = calls.reduce((sum, u) => sum + costOf(u, limits.prices), 0);
+  const tokens = calls.reduce((sum, u) => sum + u.inputTokens + u.outputTokens, 0);
+  if (loop.degraded === "budget")
+    deps.decisionLog?.record({
+      operation: "reflect",
+      planId: episode.planId,
+      threadId: episode.threadId,
+      input: `${trigger}: ${evaluation.reason ?? ""}`,
+      decision: "degraded: daily reflection budget",
+      reasoning: loop.notes.join(" "),
+      cost,
+    });
   const messages = loop.notes.map((n) => `Reflection: ${n}`);
   if (!loop.verdict.valid) {
     const why = `the reflection failed the quality gate (quality ${loop.verdict.scores.quality}${loop.verdict.violations.length > 0 ? `: ${loop.verdict.violations.join("; ")}` : ""}), so it was not stored and nothing was learned`;
@@ -190,8 +266,8 @@ export async function reflectOnEpisode(
       scores: loop.verdict.scores,
       violations: loop.verdict.violations,
       degraded: loop.degraded,
-      cost: 0,
-      tokens: 0,
+      cost,
+      tokens,
       adjustmentsActivated: 0,
       expiresAt: expiryOf(now),
       ...(simulated ? { simulated } : {}),
@@ -250,8 +326,8 @@ export async function reflectOnEpisode(
     scores: loop.verdict.scores,
     violations: [],
     degraded: loop.degraded,
-    cost: 0,
-    tokens: 0,
+    cost,
+    tokens,
     adjustmentsActivated: activated,
     expiresAt: expiryOf(now),
     ...(simulated ? { simulated } : {}),
@@ -300,6 +376,17 @@ export async function reflectOnRunFailures(
   const diagnosis: Diagnosis = { namedTools: [], matches: [] };
   if (!failureIsReflectable({ episode: judged, diagnosis, registry: deps.registry })) return null;
   return reflectOnEpisode(deps, userId, judged, evaluation, diagnosis, "failure", undefined, now);
+}
+
+/** Adds each model call's cost to the user's ledger for the day. */
+async function recordCosts(
+  store: BaseStore,
+  userId: string,
+  now: number,
+  calls: readonly ModelUsage[],
+  limits: ReflectionLimits,
+): Promise<void> {
+  for (const u of calls) await addCost(store, userId, now, costOf(u, limits.prices), u.inputTokens + u.outputTokens);
 }
 
 /** The rules reasoner's reflection without constructing a reasoner (any `Reasoner` would do; only `reflect` is used). */

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { judgedRunOf } from "../../reflection/feedback.js";
 import { recordFeedback, type LearningOutcome } from "../../reflection/learn.js";
+import { DEFAULT_PRICES, PriceTable, type ReflectionLimits } from "../../reflection/limits.js";
+import type { CandorEnv } from "../../env.js";
 import { RulesReasoner } from "../../reasoning/rules.js";
 import type { Reasoner } from "../../reasoning/types.js";
 import { ToolRegistry } from "../../tools/registry.js";
@@ -39,6 +41,7 @@ export async function feedbackCommand(rawId: string, rawFlags: unknown, io: CliI
         registry: ToolRegistry.create(buildToolkits(record?.faults ?? [])),
         reasoner,
         decisionLog: fileDecisionLog(session.logFile, io.env.CANDOR_LOG_LEVEL ?? "info"),
+        limits: limitsFrom(io.env),
       },
       run,
       {
@@ -72,6 +75,28 @@ async function reflectingReasoner(kind: "rules" | "llm", model: string | null, i
     model: model ?? undefined,
   });
   return new LlmReasoner({ model: chat, fallback: new RulesReasoner(), onFallback: (n) => io.err(noteLine(n)) });
+}
+
+/** The reflection budget and prices from the environment; a price table that is not valid JSON is refused. */
+function limitsFrom(env: CandorEnv): Partial<ReflectionLimits> {
+  const limits: Partial<ReflectionLimits> = {};
+  if (env.CANDOR_REFLECTION_BUDGET_USD !== undefined) limits.dailyBudgetUsd = env.CANDOR_REFLECTION_BUDGET_USD;
+  if (env.CANDOR_MODEL_PRICES !== undefined) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(env.CANDOR_MODEL_PRICES);
+    } catch {
+      raw = null;
+    }
+    const parsed = PriceTable.safeParse(raw);
+    if (!parsed.success)
+      throw new CandorError(
+        `CANDOR_MODEL_PRICES is not a price table: write JSON like {"gpt-4o-mini": {"input": 0.15, "output": 0.6}, "*": {"input": 2.5, "output": 10}} (USD per million tokens).`,
+        ErrorCode.CONFIGURATION,
+      );
+    limits.prices = { ...DEFAULT_PRICES, ...parsed.data };
+  }
+  return limits;
 }
 
 function feedbackJson(threadId: string, o: LearningOutcome) {
