@@ -26,6 +26,7 @@ const COMMANDS = new Set([
   "run",
   "resume",
   "feedback",
+  "memory",
   "threads",
   "history",
   "report",
@@ -120,6 +121,7 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
         `  ${p} fork run-1a2b3c4d --from <checkpoint> --set settings.maxRevisions=1`,
         `  ${p} logs --thread run-1a2b3c4d --step flight`,
         `  ${p} feedback run-1a2b3c4d --reject "the hotel was too basic"   learn from a finished run`,
+        `  ${p} memory --user ana                  what was learned, and from what; memory revoke <id> withdraws it`,
         "",
         "At a terminal, a run that waits for a decision asks for it inline; elsewhere (or with --no-input) it exits 3.",
         "Exit codes: 0 completed · 2 bad usage or input, or the thread is busy in another process · 3 waiting for a human · 4 failed, rejected, aborted or partial.",
@@ -177,6 +179,18 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
     "print what was stored and learned as JSON",
   ).action(async (thread: string, opts) =>
     setCode(await (await import("./commands/feedback.js")).feedbackCommand(thread, opts, io)),
+  );
+
+  withCommon(
+    program
+      .command("memory")
+      .description("what Candor learned about a user: adjustments, patterns, reflections, episodes; or revoke one")
+      .argument("[action]", "revoke, to withdraw an adjustment")
+      .argument("[id]", "the adjustment id to revoke")
+      .option("--user <id>", "whose memory (default: default)"),
+    "print the memory as JSON",
+  ).action(async (action: string | undefined, id: string | undefined, opts) =>
+    setCode(await (await import("./commands/memory.js")).memoryCommand(action, id, opts, io)),
   );
 
   withCommon(

@@ -145,6 +145,16 @@ export function describeOp(op: AdjustmentOp): string {
   }
 }
 
+/** Another registered tool that produces everything `tool` produces, or null. */
+export function alternativeTo(tool: string, registry: ToolRegistry): string | null {
+  const spec = registry.tool(tool);
+  if (!spec || spec.produces.length === 0) return null;
+  const other = registry
+    .producersOf(spec.produces)
+    .find((t) => t.name !== tool && spec.produces.every((p) => t.produces.includes(p)));
+  return other?.name ?? null;
+}
+
 /** What applying the user's active adjustments did to a plan, and what it could not do. */
 export interface AppliedLearning {
   plan: Plan;
@@ -156,7 +166,7 @@ export interface AppliedLearning {
  * Pure. The plan with the user's active adjustments applied to the steps that call their tools: the parameter set
  * (a list extended), checked with the tool's schema, recorded as an assumption of the understanding record and in
  * `plan.learned`. A value the request itself gave wins over a learned one (and the note says so). `remove_tool`
- * is not applied here: the planner avoids the tool (see `avoidedTools`).
+ * puts the step on a tool that produces the same thing (with its worker), when its parameters fit that tool.
  */
 export function applyAdjustments(
   plan: Plan,
@@ -169,11 +179,26 @@ export function applyAdjustments(
   const assumptions = [...plan.understanding.assumptions];
   let steps = plan.steps;
   for (const adj of adjustments) {
-    if (adj.status !== "active" || adj.op.type === "remove_tool") continue;
+    if (adj.status !== "active") continue;
     const op = adj.op;
     const touched: string[] = [];
     const refused: string[] = [];
     steps = steps.map((s) => {
+      if (op.type === "remove_tool") {
+        if (s.tools[0] !== op.tool) return s;
+        const instead = alternativeTo(op.tool, registry);
+        const worker = instead ? registry.workerForTool(instead) : undefined;
+        if (!instead || !worker || !registry.tool(instead)?.schema.safeParse(s.params).success) {
+          refused.push(`${s.id}: no tool can stand in for ${op.tool} with these parameters`);
+          return s;
+        }
+        touched.push(s.id);
+        return {
+          ...s,
+          tools: [instead, ...s.tools.filter((t) => t !== instead && t !== op.tool)],
+          workerType: worker.name,
+        };
+      }
       if (s.tools[0] !== op.tool) return s;
       const change = paramValue(op, s.params[op.param]);
       if (!change) return s;
@@ -195,10 +220,10 @@ export function applyAdjustments(
     if (touched.length > 0) {
       const summary = describeOp(op);
       learned.push({ adjustmentId: adj.id, reflectionId: adj.reflectionId, stepIds: touched, summary });
-      const change = paramValue(op, undefined)!;
+      const change = paramValue(op, undefined);
       assumptions.push({
-        name: change.param,
-        value: change.value,
+        name: change?.param ?? "tool",
+        value: change?.value ?? `not ${op.tool}`,
         why: `learned from your feedback (reflection ${adj.reflectionId}, adjustment ${adj.id}): ${adj.why}`,
         stepIds: touched,
       });
@@ -210,9 +235,4 @@ export function applyAdjustments(
   }
   if (learned.length === plan.learned.length && notes.length === 0) return { plan, notes };
   return { plan: { ...plan, steps, learned, understanding: { ...plan.understanding, assumptions } }, notes };
-}
-
-/** Tools the user's active adjustments remove: the planner treats them as unreliable and plans an alternative. */
-export function avoidedTools(adjustments: readonly Adjustment[]): string[] {
-  return adjustments.flatMap((a) => (a.status === "active" && a.op.type === "remove_tool" ? [a.op.tool] : []));
 }

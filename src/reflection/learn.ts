@@ -192,7 +192,7 @@ export async function reflectOnEpisode(
     loop = await generateQualityReflection(
       reasoner,
       input,
-      { evidence, first },
+      { evidence, first, patternsExpected: valid.length > 0 },
       {
         signal: timeout,
         beforeModelCall: () => {

@@ -14,6 +14,11 @@ export interface QualityContext {
   evidence: readonly string[];
   /** The user's first reflection (no past experience): no patterns are expected and 0.6 passes (scenario 17). */
   first?: boolean;
+  /**
+   * Whether memory holds a valid pattern the reflection could cite (default: yes unless `first`). A reflection is
+   * not incomplete for leaving out patterns that do not exist yet.
+   */
+  patternsExpected?: boolean;
 }
 
 export interface QualityVerdict {
@@ -61,7 +66,7 @@ const STOP = new Set(
 /**
  * Pure. Scores a reflection:
  * - completeness: share of the parts present — analysis, adjustments, a learning of ≥ 50 characters, and patterns
- *   (not expected of a first reflection);
+ *   (only when memory has a valid one to cite);
  * - depth: 0.3 for saying what happened, 0.2 for a why, 0.4 for a root cause that names a strategy or assumption
  *   (0.15 for one that does not), 0.1 for being specific (a number or a quoted value);
  * - actionability: per adjustment 1 in an actionable form, else 0.4; the mean (0 with none);
@@ -74,7 +79,7 @@ export function scoreReflection(r: ReflectionDraft, ctx: QualityContext): Reflec
     a.whatHappened.trim().length > 0,
     r.strategyAdjustments.some((s) => s.trim().length > 0),
     r.learning.trim().length >= QUALITY_THRESHOLDS.learningChars,
-    ...(ctx.first ? [] : [r.patternsIdentified.length > 0]),
+    ...((ctx.patternsExpected ?? !ctx.first) ? [r.patternsIdentified.length > 0] : []),
   ];
   const completeness = present.filter(Boolean).length / present.length;
 

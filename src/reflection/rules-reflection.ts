@@ -1,7 +1,7 @@
 import type { Episode } from "../domain/report.js";
 import type { Evaluation, Pattern, ReflectionDraft, StepChoice } from "../domain/reflection.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { adjustmentText, removeToolText } from "./adjustments.js";
+import { adjustmentText, alternativeTo, removeToolText } from "./adjustments.js";
 import type { Diagnosis, KnobMatch } from "./diagnose.js";
 import { knobKey, show, type Knob } from "./knobs.js";
 import { MIN_OCCURRENCES, splitBlamed } from "./patterns.js";
@@ -141,16 +141,6 @@ export function failureIsReflectable(input: Pick<ReflectionInput, "episode" | "d
   return input.episode.failures.some(
     (f) => f.tool !== null && TOOL_FAULTS.has(f.failureClass) && alternativeTo(f.tool, input.registry) !== null,
   );
-}
-
-/** Another registered tool that produces everything `tool` produces, or null. */
-export function alternativeTo(tool: string, registry: ToolRegistry): string | null {
-  const spec = registry.tool(tool);
-  if (!spec || spec.produces.length === 0) return null;
-  const other = registry
-    .producersOf(spec.produces)
-    .find((t) => t.name !== tool && spec.produces.every((p) => t.produces.includes(p)));
-  return other?.name ?? null;
 }
 
 interface Strengthened {

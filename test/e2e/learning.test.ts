@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { giveFeedback } from "../../src/reflection/feedback.js";
+import { startAgent, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import { travelRegistry } from "../fakes/toolkit-fixtures.js";
 import { runCli, perTest, STACK_LINE } from "./helpers.js";
 
 const TRIP = "Plan a 2-day trip from Paris to Rome for 1 person";
@@ -26,6 +29,75 @@ describe("candor feedback (issue 12 item 1)", () => {
       const both = await runCli(["feedback", "t1", "--db", db]);
       expect(both.code).toBe(2);
       expect(both.stderr).toMatch(/exactly one of --accept or --reject/);
+    },
+  );
+});
+
+describe("candor memory (issue 12 item 5)", () => {
+  it(
+    "lists what was learned with ids and sources; a run announces what it applies; revoke withdraws it",
+    { timeout: LONG },
+    async () => {
+      const db = freshDb();
+      // Three rejections for the same reason, given through the library on the same database.
+      const a = startAgent({ dbPath: db });
+      const deps = { store: a.persistence.store, registry: travelRegistry() };
+      for (const [i, to] of ["Paris", "Rome", "London"].entries()) {
+        await a.graph.invoke(
+          tripInput(`Plan a 3-day trip from Madrid to ${to} for 2 people`, {}, "ana"),
+          threadConfig(`s${i}`),
+        );
+        await giveFeedback(
+          a.graph,
+          `s${i}`,
+          { verdict: "rejected", reason: "a really shabby hotel", comment: null },
+          deps,
+        );
+      }
+      a.close();
+      const listed = await runCli(["memory", "--user", "ana", "--json", "--db", db]);
+      expect(listed.code).toBe(0);
+      const view = JSON.parse(listed.stdout) as {
+        adjustments: { id: string; status: string; reflectionId: string }[];
+        patterns: { key: string; occurrences: number; validity: number; valid: boolean }[];
+        reflections: { id: string; scores: { quality: number } }[];
+        episodes: unknown[];
+      };
+      expect(view.episodes).toHaveLength(3);
+      expect(view.reflections).toHaveLength(3);
+      const active = view.adjustments.filter((x) => x.status === "active");
+      expect(active).toHaveLength(2);
+      expect(view.reflections.map((r) => r.id)).toContain(active[0]!.reflectionId);
+      expect(view.patterns).toContainEqual(
+        expect.objectContaining({
+          key: "rejected:search_hotels.priority=quality",
+          occurrences: 3,
+          validity: 1,
+          valid: true,
+        }),
+      );
+
+      const fourth = await runCli([
+        "run",
+        "Plan a 3-day trip from Madrid to Lisbon for 2 people",
+        "--user",
+        "ana",
+        "--db",
+        db,
+      ]);
+      expect(fourth.code).toBe(0);
+      expect(fourth.stderr).toContain(`Applied from reflection ${active[0]!.reflectionId}`);
+
+      const revoked = await runCli(["memory", "revoke", active[0]!.id, "--user", "ana", "--db", db]);
+      expect(revoked.code).toBe(0);
+      expect(revoked.stdout).toMatch(
+        new RegExp(`^Revoked ${active[0]!.id}: later runs of user ana no longer apply it`),
+      );
+      const text = await runCli(["memory", "--user", "ana", "--db", db]);
+      expect(text.stdout).toMatch(new RegExp(`${active[0]!.id}\\s+revoked`));
+      const again = await runCli(["memory", "revoke", active[0]!.id, "--user", "ana", "--db", db]);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toMatch(/already revoked/);
     },
   );
 });
