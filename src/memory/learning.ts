@@ -4,7 +4,7 @@ import { z } from "zod";
 import { Episode } from "../domain/report.js";
 import { Reflection, ReflectionRun, UserConfig } from "../domain/reflection.js";
 import { loadUserConfig, saveUserConfig } from "./episodes.js";
-import { newestEntries, newestItems, userNamespace } from "./user-items.js";
+import { newestEntries, newestItems, putExpiring, userNamespace } from "./user-items.js";
 
 /** Episodes, reflections and reflection runs are forgotten this long after they are written (seed 001). */
 export const MEMORY_TTL_DAYS = 90;
@@ -32,8 +32,14 @@ export async function findEpisode(
 }
 
 /** Writes an episode back under its key (e.g. with the evaluation the user gave it). */
-export async function putEpisode(store: BaseStore, userId: string, key: string, episode: Episode): Promise<void> {
-  await store.put(userNamespace(userId, EPISODES), key, Episode.parse(episode));
+export async function putEpisode(
+  store: BaseStore,
+  userId: string,
+  key: string,
+  episode: Episode,
+  now: number = Date.now(),
+): Promise<void> {
+  await putExpiring(store, userNamespace(userId, EPISODES), key, Episode.parse(episode), now);
 }
 
 /** The user's episodes that have not expired, newest first. */
@@ -42,9 +48,14 @@ export async function liveEpisodes(store: BaseStore, userId: string, now: number
 }
 
 /** Stores a reflection that passed the quality gate. */
-export async function saveReflection(store: BaseStore, userId: string, reflection: Reflection): Promise<void> {
+export async function saveReflection(
+  store: BaseStore,
+  userId: string,
+  reflection: Reflection,
+  now: number = Date.now(),
+): Promise<void> {
   const parsed = Reflection.parse(reflection);
-  await store.put(userNamespace(userId, REFLECTIONS), `${parsed.createdAt}_${parsed.id}`, parsed);
+  await putExpiring(store, userNamespace(userId, REFLECTIONS), `${parsed.createdAt}_${parsed.id}`, parsed, now);
 }
 
 /** The user's reflections that have not expired, newest first. */
@@ -59,10 +70,12 @@ export async function userReflections(
 /** Records one reflection attempt for the metrics. */
 export async function recordReflectionRun(store: BaseStore, userId: string, run: ReflectionRun): Promise<void> {
   const parsed = ReflectionRun.parse(run);
-  await store.put(
+  await putExpiring(
+    store,
     userNamespace(userId, REFLECTION_RUNS),
     `${parsed.at}_${parsed.reflectionId ?? randomBytes(4).toString("hex")}`,
     parsed,
+    Date.parse(parsed.at),
   );
 }
 
@@ -122,10 +135,16 @@ export async function addCost(
   tokens: number,
 ): Promise<void> {
   const today = await costToday(store, userId, now);
-  await store.put(userNamespace(userId, METACOGNITION), `cost-${today.day}`, {
-    ...today,
-    cost: today.cost + cost,
-    tokens: today.tokens + tokens,
-    calls: today.calls + 1,
-  });
+  await putExpiring(
+    store,
+    userNamespace(userId, METACOGNITION),
+    `cost-${today.day}`,
+    {
+      ...today,
+      cost: today.cost + cost,
+      tokens: today.tokens + tokens,
+      calls: today.calls + 1,
+    },
+    now,
+  );
 }

@@ -68,3 +68,37 @@ export function isExpired(value: unknown, now: number): boolean {
   const at = (value as { expiresAt?: unknown } | null)?.expiresAt;
   return typeof at === "string" && Date.parse(at) <= now;
 }
+
+/**
+ * Stores an item that expires at `expiresAt` (ISO): on a store that keeps TTLs (SqliteStore) the store itself
+ * forgets it and sweeps it; on any other store the value's own `expiresAt` keeps it from being read after then.
+ */
+export async function putExpiring(
+  store: BaseStore,
+  namespace: string[],
+  key: string,
+  value: Record<string, unknown> & { expiresAt?: string },
+  now: number = Date.now(),
+): Promise<void> {
+  const at = value.expiresAt === undefined ? NaN : Date.parse(value.expiresAt);
+  const ttl = Number.isNaN(at) ? null : Math.max(1 / 60, (at - now) / 60_000);
+  if (ttl !== null && keepsTtl(store))
+    await (store as unknown as TtlStore).put(namespace, key, value, undefined, { ttl });
+  else await store.put(namespace, key, value);
+}
+
+/** The TTL contract's put: `ttl` in minutes. */
+interface TtlStore {
+  put(
+    ns: string[],
+    key: string,
+    value: Record<string, unknown>,
+    index?: false | string[],
+    o?: { ttl?: number | null },
+  ): Promise<void>;
+}
+
+/** A store that takes the TTL contract's per-put `ttl` (SqliteStore), told apart without instanceof. */
+function keepsTtl(store: BaseStore): boolean {
+  return typeof (store as { sweep?: unknown }).sweep === "function";
+}

@@ -117,7 +117,7 @@ export async function recordFeedback(
   };
   const previous = found.episode.evaluation;
   const episode: Episode = { ...found.episode, evaluation };
-  await putEpisode(deps.store, run.userId, found.key, episode);
+  await putEpisode(deps.store, run.userId, found.key, episode, now);
   const messages: string[] = [];
   if (previous?.source === "user")
     messages.push(`This replaces your earlier feedback on this run (${previous.verdict} at ${previous.at}).`);
@@ -313,7 +313,7 @@ export async function reflectOnEpisode(
     expiresAt: expiryOf(now),
     ...(simulated ? { simulated } : {}),
   };
-  await saveReflection(deps.store, userId, reflection);
+  await saveReflection(deps.store, userId, reflection, now);
   await saveLearnedConfig(deps.store, userId, merged.config);
   const activated = merged.changed.filter((a) => a.status === "active" && a.activatedAt === at).length;
   await recordReflectionRun(deps.store, userId, {
@@ -371,7 +371,7 @@ export async function reflectOnRunFailures(
     appliedFrom: [...new Set((episode.applied ?? []).map((a) => a.reflectionId))],
   };
   const judged: Episode = { ...episode, evaluation };
-  await putEpisode(deps.store, userId, key, judged);
+  await putEpisode(deps.store, userId, key, judged, now);
   // A failure's words are not a preference: "no hotel rated 9 or more" must not raise the minimum rating again.
   const diagnosis: Diagnosis = { namedTools: [], matches: [] };
   if (!failureIsReflectable({ episode: judged, diagnosis, registry: deps.registry })) return null;
