@@ -27,6 +27,7 @@ const COMMANDS = new Set([
   "resume",
   "feedback",
   "memory",
+  "metrics",
   "threads",
   "history",
   "report",
@@ -192,6 +193,14 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
   ).action(async (action: string | undefined, id: string | undefined, opts) =>
     setCode(await (await import("./commands/memory.js")).memoryCommand(action, id, opts, io)),
   );
+
+  withCommon(
+    program
+      .command("metrics")
+      .description("figures: planning, reflection quality, adjustments, success after reflection, calibration")
+      .option("--user <id>", "one user's figures (default: every user)"),
+    "print the figures as JSON",
+  ).action(async (opts) => setCode(await (await import("./commands/metrics.js")).metricsCommand(opts, io)));
 
   withCommon(
     program.command("threads").description("the threads in the database, newest first: status and what each waits for"),

@@ -106,6 +106,8 @@ export const Episode = z.object({
   evaluation: Evaluation.optional(),
   /** Learned adjustments UNDERSTAND applied to the run's plan. */
   applied: z.array(AppliedAdjustment).optional(),
+  /** From the run's start to its plan (planning duration, seed 002); absent in episodes stored before it existed. */
+  planningMs: z.number().min(0).optional(),
   /** When the episode is forgotten (90 days after the run); absent in episodes stored before TTLs existed. */
   expiresAt: z.string().optional(),
 });

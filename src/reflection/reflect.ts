@@ -125,6 +125,7 @@ export function reflectOnRun(facts: RunFacts): Reflection {
     cost: facts.feedback.reduce((sum, f) => sum + f.cost, 0),
     at: new Date(now).toISOString(),
     choices: choicesOf(facts.plan),
+    planningMs: Math.max(0, Date.parse(facts.plan.createdAt) - Date.parse(facts.startedAt)) || 0,
     ...(facts.plan.learned.length > 0 ? { applied: facts.plan.learned } : {}),
     expiresAt: expiryOf(now),
   };

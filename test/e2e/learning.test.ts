@@ -33,7 +33,7 @@ describe("candor feedback (issue 12 item 1)", () => {
   );
 });
 
-describe("candor memory (issue 12 item 5)", () => {
+describe("candor memory and metrics (issue 12 items 5, 10)", () => {
   it(
     "lists what was learned with ids and sources; a run announces what it applies; revoke withdraws it",
     { timeout: LONG },
@@ -87,6 +87,15 @@ describe("candor memory (issue 12 item 5)", () => {
       ]);
       expect(fourth.code).toBe(0);
       expect(fourth.stderr).toContain(`Applied from reflection ${active[0]!.reflectionId}`);
+
+      const figures = await runCli(["metrics", "--user", "ana", "--json", "--db", db]);
+      expect(figures.code).toBe(0);
+      expect(JSON.parse(figures.stdout)).toMatchObject({
+        scope: { users: ["ana"] },
+        reflection: { reflections: 3, rejected: 0 },
+        adjustments: { applied: 2 },
+        planning: { plansCreated: 4 },
+      });
 
       const revoked = await runCli(["memory", "revoke", active[0]!.id, "--user", "ana", "--db", db]);
       expect(revoked.code).toBe(0);

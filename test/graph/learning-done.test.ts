@@ -3,6 +3,7 @@ import { loadLearnedConfig } from "../../src/memory/learning.js";
 import { giveFeedback } from "../../src/reflection/feedback.js";
 import type { LearningDeps } from "../../src/reflection/learn.js";
 import { revokeAdjustment, userMemory } from "../../src/reflection/memory-view.js";
+import { collectMetrics } from "../../src/reflection/collect-metrics.js";
 import { agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
 import { travelRegistry } from "../fakes/toolkit-fixtures.js";
 
@@ -81,6 +82,14 @@ describe("learning that changes the next run (issue 12 done-when; seed 001 scena
     const ok = await giveFeedback(a.graph, "ana-3", { verdict: "accepted", reason: null, comment: null }, deps);
     expect(ok.evaluation.appliedFrom).toEqual([minRating.reflectionId]);
     expect(ok.messages[1]).toMatch(/counted as a success after reflection\.$/);
+
+    // Scenario 20: the learning in figures.
+    const metrics = await collectMetrics(a.persistence.store, { userId: "ana" });
+    expect(metrics.reflection.reflections).toBe(3);
+    expect(metrics.reflection.rejected).toBe(0);
+    expect(metrics.reflection.qualityAverage).toBeGreaterThanOrEqual(0.8);
+    expect(metrics.adjustments).toMatchObject({ applied: 2, judgedAfterReflection: 1, successAfterReflectionRate: 1 });
+    expect(metrics.planning).toMatchObject({ plansCreated: 4, planSuccessRate: 1 });
 
     // Revoked: the fifth run is back to the provider's pick.
     for (const x of active) await revokeAdjustment(a.persistence.store, "ana", x.id);
