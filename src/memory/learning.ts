@@ -7,7 +7,7 @@ import { loadUserConfig, saveUserConfig } from "./episodes.js";
 import { newestEntries, newestItems, putExpiring, userNamespace } from "./user-items.js";
 
 /** Episodes, reflections and reflection runs are forgotten this long after they are written (seed 001). */
-export const MEMORY_TTL_DAYS = 90;
+const MEMORY_TTL_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const EPISODES = "episodes";
@@ -114,7 +114,7 @@ export const DailyCost = z.object({
 export type DailyCost = z.infer<typeof DailyCost>;
 
 /** The UTC day of a time, as the ledger keys it ("2025-11-16"). */
-export function dayOf(now: number): string {
+function dayOf(now: number): string {
   return new Date(now).toISOString().slice(0, 10);
 }
 

@@ -64,7 +64,7 @@ export async function newestEntries<T>(
 }
 
 /** True when a stored value carries an `expiresAt` that has passed. */
-export function isExpired(value: unknown, now: number): boolean {
+function isExpired(value: unknown, now: number): boolean {
   const at = (value as { expiresAt?: unknown } | null)?.expiresAt;
   return typeof at === "string" && Date.parse(at) <= now;
 }

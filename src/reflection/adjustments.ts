@@ -12,7 +12,7 @@ import { knobFor, knobKey, show, type Knob } from "./knobs.js";
  */
 
 /** Seed 001's actionable forms: "Change X to Y", "Add constraint: Z", "Remove W", "Filter results where V". */
-export const ACTIONABLE_PATTERNS: readonly RegExp[] = [
+const ACTIONABLE_PATTERNS: readonly RegExp[] = [
   /^change\s+\S.*\bto\s+\S/i,
   /^add constraint:\s*\S/i,
   /^remove\s+\S/i,

@@ -51,7 +51,7 @@ export function normalize(text: string): string {
 }
 
 /** The words of `terms` found in the normalized text: whole words, a plural "s", or a longer word they begin. */
-export function termsIn(normalized: string, terms: readonly string[]): string[] {
+function termsIn(normalized: string, terms: readonly string[]): string[] {
   const words = normalized.trim().split(" ");
   const found = new Set<string>();
   for (const raw of terms) {

@@ -5,7 +5,7 @@ import { validateReflection, type QualityContext, type QualityVerdict } from "./
 import { reflectWithRules, type ReflectionInput } from "./rules-reflection.js";
 
 /** Model attempts of the improvement loop (seed 001 scenario 7). */
-export const MAX_REFLECTION_ATTEMPTS = 3;
+const MAX_REFLECTION_ATTEMPTS = 3;
 
 /** What the improvement loop produced: the last draft judged, its verdict, and how it got there. */
 export interface LoopOutcome {

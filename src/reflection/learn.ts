@@ -149,7 +149,7 @@ export async function recordFeedback(
  * gate, storage, and the adjustments merged into the user's config. Stores nothing when the reflection fails the
  * gate. Practice runs learn only from practice runs and teach only practice runs.
  */
-export async function reflectOnEpisode(
+async function reflectOnEpisode(
   deps: LearningDeps,
   userId: string,
   episode: Episode,

@@ -7,8 +7,8 @@ import type { ModelUsage } from "../reasoning/types.js";
  */
 
 /** USD per million input and output tokens. */
-export const TokenPrice = z.object({ input: z.number().min(0), output: z.number().min(0) });
-export type TokenPrice = z.infer<typeof TokenPrice>;
+const TokenPrice = z.object({ input: z.number().min(0), output: z.number().min(0) });
+type TokenPrice = z.infer<typeof TokenPrice>;
 
 /** Model name → price; "*" prices any model not listed. Configure with CANDOR_MODEL_PRICES (JSON). */
 export const PriceTable = z.record(z.string(), TokenPrice);
@@ -41,7 +41,7 @@ export const DEFAULT_LIMITS: ReflectionLimits = {
 };
 
 /** The price of a model: its own entry, else a dated variant's base ("gpt-4o-mini-2024-07-18"), else "*". */
-export function priceOf(model: string, prices: PriceTable): TokenPrice {
+function priceOf(model: string, prices: PriceTable): TokenPrice {
   if (prices[model]) return prices[model];
   const base = Object.keys(prices)
     .filter((k) => k !== "*" && model.startsWith(`${k}-`))

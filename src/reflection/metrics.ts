@@ -3,9 +3,9 @@ import type { Reflection, ReflectionRun } from "../domain/reflection.js";
 import { calculateCalibration, type PlanOutcome } from "../confidence/calibrator.js";
 
 /** Seed 000's target for the correlation between a plan's confidence and its success. */
-export const CALIBRATION_TARGET = 0.7;
+const CALIBRATION_TARGET = 0.7;
 /** Seed 001's target for the share of runs under a learned adjustment that the user accepts. */
-export const SUCCESS_AFTER_REFLECTION_TARGET = 0.78;
+const SUCCESS_AFTER_REFLECTION_TARGET = 0.78;
 
 /** What `candor metrics` reports (seed 001 scenario 20, seed 002's plan metrics, seed 000's calibration). */
 export interface LearningMetrics {

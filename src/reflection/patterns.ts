@@ -9,7 +9,7 @@ import { knobFor, show, type Knob } from "./knobs.js";
  */
 
 export const MIN_OCCURRENCES = 3;
-export const MIN_VALIDITY = 0.75;
+const MIN_VALIDITY = 0.75;
 
 /** Failure classes that say something about the tool itself, not about the request. */
 const TOOL_FAULTS: ReadonlySet<string> = new Set(["timeout", "agent_unavailable", "unknown"]);

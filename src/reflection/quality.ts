@@ -131,11 +131,8 @@ export function validateReflection(r: ReflectionDraft, ctx: QualityContext): Qua
   return { valid: violations.length === 0 && scores.quality >= minimum, scores, violations };
 }
 
-/** The seed's class name, for readers coming from it. */
-export const ReflectionQualityValidator = { validateReflection, scoreReflection } as const;
-
 /** Words of four letters or more that carry content. */
-export function contentWords(text: string): string[] {
+function contentWords(text: string): string[] {
   return normalize(text)
     .trim()
     .split(" ")

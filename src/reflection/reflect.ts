@@ -136,7 +136,7 @@ export function reflectOnRun(facts: RunFacts): Reflection {
 const MAX_CHOICE_TEXT = 300;
 
 /** What each step that succeeded chose: its parameters and the primitive fields of its result. */
-export function choicesOf(plan: Plan): StepChoice[] {
+function choicesOf(plan: Plan): StepChoice[] {
   return plan.steps.flatMap((s) => {
     if (s.status !== "done" || !s.tools[0]) return [];
     const params = Object.fromEntries(
