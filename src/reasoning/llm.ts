@@ -13,6 +13,7 @@ import { planPrompt } from "../../prompts/plan.js";
 import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { reviewPrompt, synthesizePrompt } from "../../prompts/synthesize.js";
 import { reflectPrompt } from "../../prompts/reflect.js";
+import { gradePrompt } from "../../prompts/grade.js";
 import type { ReflectionDraft } from "../domain/reflection.js";
 import type { Result } from "../result.js";
 import type { AnswerReview } from "../planning/coverage.js";
@@ -24,8 +25,12 @@ import type {
   RecoveryQuestion,
   ReflectionAnswer,
   ReflectionQuestion,
+  RelevanceQuestion,
   SynthesisInput,
 } from "./types.js";
+
+/** Grades as the model is asked for them (strict mode). */
+const ModelGrades = z.object({ grades: z.array(z.object({ index: z.number().int(), score: z.number() })) });
 
 /** A reflection as the model is asked for it (strict mode: flat, every field required). */
 const ModelReflection = z.object({
@@ -302,6 +307,38 @@ export class LlmReasoner implements Reasoner {
       learning: r.learning,
     };
     return { ok: true, value: { draft, usage: usageOf(out.raw, this.model) } };
+  }
+
+  /**
+   * Grades passages with the model. Null (and `onFallback` told why) when it is late, unreachable, or leaves a
+   * passage ungraded: term coverage grades then. Only cancellation through `question.signal` propagates.
+   */
+  async gradeRelevance(question: RelevanceQuestion): Promise<number[] | null> {
+    const caller = question.signal;
+    caller?.throwIfAborted();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
+    const structured = this.model.withStructuredOutput(ModelGrades, {
+      name: "relevance_grades",
+      ...(this.method ? { method: this.method } : {}),
+    });
+    let why: string;
+    try {
+      const parsed = ModelGrades.safeParse(
+        await untilAborted(structured.invoke(gradePrompt(question), { signal }), signal),
+      );
+      if (parsed.success) {
+        const scores = question.passages.map((_, i) => parsed.data.grades.find((g) => g.index === i)?.score);
+        if (scores.every((x): x is number => typeof x === "number"))
+          return scores.map((x) => Math.min(1, Math.max(0, x)));
+        why = "it left some passages ungraded";
+      } else why = briefError(parsed.error, "grades");
+    } catch (e) {
+      if (caller?.aborted) throw e;
+      why = timeout.aborted ? `it did not answer within ${this.timeoutMs} ms` : briefError(e, "grades");
+    }
+    this.onFallback?.(`The model could not grade the passages (${why}); term coverage graded them instead.`);
+    return null;
   }
 
   private async askForPlan(

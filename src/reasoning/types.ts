@@ -108,4 +108,17 @@ export interface Reasoner {
    * back to the rules. Absent: the caller uses the rules. Must honour `signal`.
    */
   reflect?(question: ReflectionQuestion): Promise<Result<ReflectionAnswer>>;
+  /**
+   * Grades passages found for a query (0..1 each, in order) for the task they serve, or null when the reasoner
+   * cannot (the rules never do: term coverage grades then). Must honour `signal`.
+   */
+  gradeRelevance?(question: RelevanceQuestion): Promise<number[] | null>;
+}
+
+/** Passages a document search found, to grade for a query and its task. */
+export interface RelevanceQuestion {
+  query: string;
+  task: string;
+  passages: readonly { path: string; text: string }[];
+  signal?: AbortSignal;
 }

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { giveFeedback } from "../../src/reflection/feedback.js";
 import { startAgent, threadConfig, tripInput } from "../fakes/graph-harness.js";
@@ -107,6 +109,26 @@ describe("candor memory and metrics (issue 12 items 5, 10)", () => {
       const again = await runCli(["memory", "revoke", active[0]!.id, "--user", "ana", "--db", db]);
       expect(again.code).toBe(2);
       expect(again.stderr).toMatch(/already revoked/);
+    },
+  );
+});
+
+describe("the docs toolkit from the command line (issue 12 item 9)", () => {
+  it(
+    "CANDOR_DOCS makes search_docs a researcher's step; the answer cites the files it used",
+    { timeout: LONG },
+    async () => {
+      const db = freshDb();
+      const docs = path.join(path.dirname(db), "docs");
+      mkdirSync(docs);
+      writeFileSync(path.join(docs, "beginners.md"), "# Ski resorts for beginners\n\nGentle slopes and ski lessons.\n");
+      writeFileSync(path.join(docs, "experts.md"), "# Advanced\n\nOff-piste for experts.\n");
+      const r = await runCli(["run", "search the docs for ski resorts for beginners", "--db", db], {
+        CANDOR_DOCS: docs,
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/relevant passage\(s\) for "ski resorts for beginners".*Sources: beginners\.md\./);
+      expect(r.stderr).toContain("[researcher]");
     },
   );
 });
