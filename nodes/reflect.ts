@@ -3,6 +3,7 @@ import { ConfidenceCalibrator } from "../src/confidence/calibrator.js";
 import { clampConfidence, confidencePoint } from "../src/confidence/update.js";
 import { saveEpisode } from "../src/memory/episodes.js";
 import { finalStatus, reflectOnRun } from "../src/reflection/reflect.js";
+import { reflectOnRunFailures } from "../src/reflection/learn.js";
 import { threadIdOf, type NodeDeps } from "./deps.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
@@ -40,7 +41,19 @@ export function reflectNode(deps: NodeDeps) {
       confidenceFinal: confidence,
       ...(simulated ? { simulated } : {}),
     };
-    if (config.store) await saveEpisode(config.store, state.request.userContext.userId, episode);
+    const userId = state.request.userContext.userId;
+    // A run that failed evaluates itself; its reflection is the rules' (fast, no model), so the answer never waits.
+    let learned: string[] = [];
+    if (config.store) {
+      const key = await saveEpisode(config.store, userId, episode);
+      const outcome = await reflectOnRunFailures(
+        { store: config.store, registry: deps.registry, decisionLog: deps.decisionLog },
+        userId,
+        key,
+        episode,
+      );
+      learned = outcome?.reflection ? [`Reflection ${outcome.reflection.id}: ${outcome.reflection.learning}`] : [];
+    }
     // A rejected plan never ran, so it says nothing about whether its confidence was right. `initial` is the planner's
     // raw score (UNDERSTAND's first history point), so calibration never learns from its own corrections.
     const outcomeStore = status === "rejected" ? undefined : config.store;
@@ -54,7 +67,7 @@ export function reflectNode(deps: NodeDeps) {
         at: episode.at,
         ...(simulated ? { simulated } : {}),
       };
-      await new ConfidenceCalibrator(outcomeStore, state.request.userContext.userId).record(outcome);
+      await new ConfidenceCalibrator(outcomeStore, userId).record(outcome);
     }
     deps.decisionLog.record({
       operation: "reflect",
@@ -73,7 +86,7 @@ export function reflectNode(deps: NodeDeps) {
     return {
       plan: { ...plan, confidence },
       status,
-      reflection: { lessons, unrecoveredSteps: reflection.unrecoveredSteps },
+      reflection: { lessons: [...lessons, ...learned], unrecoveredSteps: reflection.unrecoveredSteps },
       confidenceHistory: delta === 0 ? [] : [confidencePoint(confidence, reason)],
       failureReason:
         state.failureReason ??

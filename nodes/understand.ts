@@ -8,6 +8,7 @@ import type { Plan } from "../src/domain/plan.js";
 import type { PlanningRequest } from "../src/domain/request.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { recentEpisodes, summarizeLessons } from "../src/memory/episodes.js";
+import { applyLearning } from "../src/reflection/apply.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
 import { approvalNotification } from "../src/transparency/explain.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -51,18 +52,21 @@ export async function planWithMemory(
     unreliableTools: memory.unreliableTools,
     signal: config.signal,
   });
+  // What this user's feedback taught (issue 12): learned settings on the steps, each announced with its source.
+  const learned = await applyLearning(config.store, userId, result.plan, deps.registry, simulated);
   // Before the approval check, so a history of failed high-confidence plans brings this one to a human sooner.
   const calibration = config.store
     ? await new ConfidenceCalibrator(config.store, userId).calibrate(result.plan.confidence)
     : null;
   const notes = [
     ...result.notes,
+    ...learned.notes,
     ...memory.lessons.map((l) => `Memory: ${l}`),
     ...(leftOut > 0
       ? [`Memory: ${leftOut} recent run(s) with injected faults left out; practice runs do not teach real ones.`]
       : []),
   ];
-  return { raw: result.plan, plan: applyCalibration(result.plan, calibration), notes, calibration };
+  return { raw: learned.plan, plan: applyCalibration(learned.plan, calibration), notes, calibration };
 }
 
 /** UNDERSTAND: plan (with lessons from this user's episodes), calibrate confidence on past outcomes, decide on approval. */

@@ -12,6 +12,12 @@ const EnvSchema = z.object({
   CANDOR_MODEL: z.string().optional(),
   CANDOR_DB: z.string().optional(),
   CANDOR_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  /** A folder of documents for the docs toolkit's search_docs (indexed in the database). */
+  CANDOR_DOCS: z.string().optional(),
+  /** USD a user's model reflections may cost per day (default 5). */
+  CANDOR_REFLECTION_BUDGET_USD: z.coerce.number().min(0).optional(),
+  /** JSON: model name → {input, output} USD per million tokens ("*" for any other model). */
+  CANDOR_MODEL_PRICES: z.string().optional(),
 });
 export type CandorEnv = z.infer<typeof EnvSchema>;
 

@@ -32,6 +32,17 @@ export { STRATEGY_DELTAS, outcomeDelta } from "./confidence/update.js";
 export { SqliteStore } from "./memory/sqlite-store.js";
 export { openPersistence, decisionLogPath, type Persistence } from "./memory/persistence.js";
 export { recentEpisodes, saveEpisode, summarizeLessons } from "./memory/episodes.js";
+export { giveFeedback, judgedRunOf, type ThreadStateReader } from "./reflection/feedback.js";
+export {
+  recordFeedback,
+  type FeedbackInput,
+  type JudgedRun,
+  type LearningDeps,
+  type LearningOutcome,
+} from "./reflection/learn.js";
+export { learnable, type Learnable } from "./reflection/knobs.js";
+export { validateReflection, scoreReflection, QUALITY_THRESHOLDS } from "./reflection/quality.js";
+export { validatePattern, minePatterns } from "./reflection/patterns.js";
 export {
   fileDecisionLog,
   memoryDecisionLog,

@@ -537,6 +537,8 @@ export interface Hotel {
   stars: number;
   distanceKm: number;
   pricePerNight: number;
+  /** Guest rating, 0–10: what guests thought of it, beside the stars (what it offers). */
+  rating: number;
   /** The central hotel chosen when the request says nothing else. */
   preferred: boolean;
 }
@@ -556,13 +558,19 @@ const HOTEL_NAMES = [
   "Royal",
   "Boulevard",
 ];
+/**
+ * The provider's ladder, its own order (the preferred central hotel first). The preferred hotel's guests rate it
+ * middling (6.1–7.7): a guest who cares about quality has reason to object, and the centre has a 5★ palace rated
+ * 8.9–9.6 that a search ranked by quality or rating finds. Rungs are only ever appended, so ids stay stable.
+ */
 const HOTEL_LADDER = [
-  { kind: "Hotel", stars: 4, km: [0.3, 0.8], factor: 1, preferred: true },
-  { kind: "Inn", stars: 3, km: [0.5, 1.0], factor: 0.72, preferred: false },
-  { kind: "Suites", stars: 4, km: [3, 5], factor: 0.94, preferred: false },
-  { kind: "Hotel", stars: 3, km: [5, 8], factor: 0.62, preferred: false },
-  { kind: "Hostel", stars: 2, km: [8, 12], factor: 0.42, preferred: false },
-  { kind: "Lodge", stars: 3, km: [18, 24], factor: 0.5, preferred: false },
+  { kind: "Hotel", stars: 4, km: [0.3, 0.8], factor: 1, rating: [6.1, 7.7], preferred: true },
+  { kind: "Inn", stars: 3, km: [0.5, 1.0], factor: 0.72, rating: [5.6, 7.2], preferred: false },
+  { kind: "Suites", stars: 4, km: [3, 5], factor: 0.94, rating: [7.9, 8.8], preferred: false },
+  { kind: "Hotel", stars: 3, km: [5, 8], factor: 0.62, rating: [6.5, 7.6], preferred: false },
+  { kind: "Hostel", stars: 2, km: [8, 12], factor: 0.42, rating: [5.0, 7.0], preferred: false },
+  { kind: "Lodge", stars: 3, km: [18, 24], factor: 0.5, rating: [7.2, 8.3], preferred: false },
+  { kind: "Palace", stars: 5, km: [0.2, 0.9], factor: 1.45, rating: [8.9, 9.6], preferred: false },
 ] as const;
 
 /** Hotels in a known city, best first. */
@@ -577,6 +585,8 @@ export function hotelsIn(city: City): Hotel[] {
       stars: rung.stars,
       distanceKm: Math.round((near + (far - near) * unit(`${city.name}:hotel:${i}:km`)) * 10) / 10,
       pricePerNight: Math.round(base * rung.factor * jitter(`${city.name}:hotel:${i}:p`, 0.02)),
+      rating:
+        Math.round((rung.rating[0] + (rung.rating[1] - rung.rating[0]) * unit(`${city.name}:hotel:${i}:r`)) * 10) / 10,
       preferred: rung.preferred,
     };
   });

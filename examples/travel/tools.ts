@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../src/errors.js";
+import { learnable } from "../../src/reflection/knobs.js";
 import { sleep } from "../../src/tools/sleep.js";
 import { analyzeRequest, overlaps } from "../../src/planning/lexicon.js";
 import { keywordHits } from "../../src/planning/understanding.js";
@@ -75,6 +76,8 @@ export const HotelResult = z.object({
   stars: z.number().int(),
   distanceKm: z.number(),
   pricePerNight: z.number(),
+  /** Guest rating, 0–10. */
+  rating: z.number().min(0).max(10),
   preferred: z.boolean(),
   nights: z.number().int().min(1),
   rooms: z.number().int().min(1),
@@ -167,12 +170,101 @@ const knownCity = (missing: string) =>
     .min(1, missing)
     .refine((name) => findCity(name) !== undefined, { error: (issue) => unplacedMessage(String(issue.input)) });
 
+/*
+ * The settings a traveller's feedback can steer (see src/reflection/knobs.ts): what a hotel search ranks by and the
+ * least guest rating it accepts; nonstop flights and airlines to avoid. The words are the travel domain's, so
+ * they live here: a rejection reason that shares one of them lands on the setting, however it is worded.
+ */
+
+/** Words that complain about quality (the place itself), comfort or standing. */
+const QUALITY_WORDS = [
+  "quality",
+  "stars",
+  "star",
+  "luxury",
+  "luxurious",
+  "upscale",
+  "nicer",
+  "better",
+  "shabby",
+  "run down",
+  "rundown",
+  "dump",
+  "dingy",
+  "grim",
+  "basic",
+  "cheap looking",
+  "cheaply",
+  "tacky",
+  "comfort",
+  "comfortable",
+  "uncomfortable",
+  "standard",
+  "classy",
+  "posh",
+  "fancy",
+  "elegant",
+  "awful",
+  "terrible",
+  "horrible",
+  "poor",
+  "low end",
+  "budget hotel",
+];
+/** Words about what guests said of a place: reviews, cleanliness, noise. */
+const RATING_WORDS = [
+  "rating",
+  "rated",
+  "ratings",
+  "review",
+  "reviews",
+  "reviewed",
+  "guests",
+  "score",
+  "dirty",
+  "filthy",
+  "clean",
+  "unclean",
+  "noisy",
+  "smelly",
+  "bugs",
+  "stained",
+];
+/** Words about price. */
+const PRICE_WORDS = ["expensive", "pricey", "overpriced", "cheaper", "cheapest", "afford", "costly", "too much money"];
+
 export const FlightSearchArgs = z.object({
   origin: knownCity('no origin given: say where from, e.g. "from Madrid"'),
   destination: knownCity('no destination given: say where to go, e.g. "to Paris"'),
   travellers: z.number().int().min(1).max(20).default(1),
   /** Cap on the total flight price for all travellers. */
   maxCost: cap,
+  /** Only flights without stops. */
+  nonstop: learnable(z.boolean().default(false), {
+    kind: "flag",
+    about: "nonstop flights",
+    terms: [
+      "stop",
+      "stops",
+      "stopover",
+      "layover",
+      "layovers",
+      "connection",
+      "connecting",
+      "nonstop",
+      "non stop",
+      "direct",
+      "transfer",
+      "change planes",
+    ],
+  }),
+  /** Airlines whose flights are never chosen. */
+  avoidAirlines: learnable(z.array(z.string().min(1)).max(20).default([]), {
+    kind: "exclude",
+    about: "airlines to avoid",
+    field: "airline",
+    terms: ["airline", "carrier", "crew", "never fly", "never again with"],
+  }),
 });
 export type FlightSearchArgs = z.infer<typeof FlightSearchArgs>;
 
@@ -184,6 +276,30 @@ export const HotelSearchArgs = z.object({
   radiusKm: z.number().min(0).max(50).default(0),
   /** Cap on the hotel total for all nights and rooms. */
   maxCost: cap,
+  /**
+   * What comes first: the provider's own pick (`recommended`, the preferred central hotel), the lowest total
+   * (`price`), the most stars then the best rating (`quality`), or the best guest rating (`rating`).
+   */
+  priority: learnable(z.enum(["recommended", "price", "quality", "rating"]).default("recommended"), {
+    kind: "choice",
+    about: "hotel quality",
+    default: "recommended",
+    options: {
+      price: { terms: PRICE_WORDS, says: "cheapest first" },
+      quality: { terms: QUALITY_WORDS, says: "most stars, then best guest rating, first" },
+      rating: { terms: RATING_WORDS, says: "best guest rating first" },
+    },
+  }),
+  /** The least guest rating (0–10) a hotel may have. */
+  minRating: learnable(z.number().min(0).max(10).nullish(), {
+    kind: "minimum",
+    about: "the hotel's guest rating",
+    field: "rating",
+    terms: [...QUALITY_WORDS, ...RATING_WORDS],
+    floor: 7,
+    step: 1,
+    max: 9,
+  }),
 });
 export type HotelSearchArgs = z.infer<typeof HotelSearchArgs>;
 
@@ -474,13 +590,26 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
           args.destination,
         );
       }
-      const options = flightsFor(from, to, provider);
+      const avoided = new Set(args.avoidAirlines.map((a) => a.toLowerCase()));
+      const options = flightsFor(from, to, provider).filter(
+        (f) => (!args.nonstop || f.stops === 0) && !avoided.has(f.airline.toLowerCase()),
+      );
+      const wanted = [
+        ...(args.nonstop ? ["nonstop"] : []),
+        ...(args.avoidAirlines.length > 0 ? [`not on ${args.avoidAirlines.join(", ")}`] : []),
+      ].join(", ");
+      if (options.length === 0)
+        throw new CandorError(
+          `No flight from ${from.name} to ${to.name} is ${wanted}.`,
+          ErrorCode.RESOURCE_UNAVAILABLE,
+          { details: { nonstop: args.nonstop, avoidAirlines: args.avoidAirlines } },
+        );
       const total = (f: (typeof options)[number]): number => f.pricePerTraveller * args.travellers;
       const cheapest = Math.min(...options.map(total));
       const chosen = args.maxCost == null ? options[0] : options.find((f) => total(f) <= (args.maxCost ?? 0));
       if (!chosen) {
         throw new CandorError(
-          `No flight from ${from.name} to ${to.name} under ${money(args.maxCost ?? 0)} for ${args.travellers} traveller(s); the cheapest costs ${money(cheapest)}.`,
+          `No flight from ${from.name} to ${to.name}${wanted ? ` (${wanted})` : ""} under ${money(args.maxCost ?? 0)} for ${args.travellers} traveller(s); the cheapest costs ${money(cheapest)}.`,
           ErrorCode.RESOURCE_UNAVAILABLE,
           { details: { maxCost: args.maxCost, cheapest } },
         );
@@ -560,17 +689,32 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
       const where = central
         ? `in the centre of ${city.name}`
         : `within ${args.radiusKm} km of the centre of ${city.name}`;
-      const inArea = hotelsIn(city).filter((h) =>
-        central ? h.distanceKm <= CENTRAL_KM : h.distanceKm > CENTRAL_KM && h.distanceKm <= args.radiusKm,
-      );
+      const rated = (h: { rating: number }): boolean => args.minRating == null || h.rating >= args.minRating;
       const total = (h: { pricePerNight: number }): number => h.pricePerNight * args.nights * rooms;
+      const inArea = rankHotels(
+        hotelsIn(city).filter(
+          (h) =>
+            rated(h) &&
+            (central ? h.distanceKm <= CENTRAL_KM : h.distanceKm > CENTRAL_KM && h.distanceKm <= args.radiusKm),
+        ),
+        args.priority,
+        total,
+      );
       const chosen = args.maxCost == null ? inArea[0] : inArea.find((h) => total(h) <= (args.maxCost ?? 0));
       if (!chosen) {
         const cheapest = inArea.length > 0 ? Math.min(...inArea.map(total)) : null;
+        const ratedText = args.minRating == null ? "" : ` rated ${args.minRating} or more`;
         throw new CandorError(
-          `No hotel ${where}${args.maxCost == null ? "" : ` under ${money(args.maxCost)}`} for ${args.nights} night(s), ${rooms} room(s)${cheapest === null ? "" : `; the cheapest there costs ${money(cheapest)}`}.`,
+          `No hotel${ratedText} ${where}${args.maxCost == null ? "" : ` under ${money(args.maxCost)}`} for ${args.nights} night(s), ${rooms} room(s)${cheapest === null ? "" : `; the cheapest there costs ${money(cheapest)}`}.`,
           ErrorCode.RESOURCE_UNAVAILABLE,
-          { details: { maxCost: args.maxCost ?? null, cheapest, radiusKm: args.radiusKm } },
+          {
+            details: {
+              maxCost: args.maxCost ?? null,
+              cheapest,
+              radiusKm: args.radiusKm,
+              minRating: args.minRating ?? null,
+            },
+          },
         );
       }
       const cost = total(chosen);
@@ -582,13 +726,29 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
         cost,
         cheapestCost: Math.min(
           ...hotelsIn(city)
-            .filter((h) => h.distanceKm <= Math.max(args.radiusKm, WIDE_RADIUS_KM))
+            .filter((h) => rated(h) && h.distanceKm <= Math.max(args.radiusKm, WIDE_RADIUS_KM))
             .map(total),
         ),
-        summary: `${chosen.name} (${chosen.stars}★, ${chosen.distanceKm} km from the centre): ${money(chosen.pricePerNight)} × ${args.nights} night(s) × ${rooms} room(s) = ${money(cost)}`,
+        summary: `${chosen.name} (${chosen.stars}★, guests rate it ${chosen.rating}/10, ${chosen.distanceKm} km from the centre): ${money(chosen.pricePerNight)} × ${args.nights} night(s) × ${rooms} room(s) = ${money(cost)}`,
       };
     },
   });
+}
+
+/** Hotels in the order a search with this priority takes them (`recommended`: the provider's own order). */
+function rankHotels<H extends { stars: number; rating: number }>(
+  hotels: H[],
+  priority: HotelSearchArgs["priority"],
+  total: (h: H) => number,
+): H[] {
+  const by: Record<HotelSearchArgs["priority"], ((a: H, b: H) => number) | null> = {
+    recommended: null,
+    price: (a, b) => total(a) - total(b),
+    quality: (a, b) => b.stars - a.stars || b.rating - a.rating,
+    rating: (a, b) => b.rating - a.rating || b.stars - a.stars,
+  };
+  const compare = by[priority];
+  return compare ? [...hotels].sort(compare) : hotels;
 }
 
 /** One activity per day from `options` (best first) within the cap, free days where nothing fits or is left. */

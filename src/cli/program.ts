@@ -21,7 +21,21 @@ const VERSION = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version;
 
-const COMMANDS = new Set(["demo", "run", "resume", "threads", "history", "report", "logs", "replay", "fork", "help"]);
+const COMMANDS = new Set([
+  "demo",
+  "run",
+  "resume",
+  "feedback",
+  "memory",
+  "metrics",
+  "threads",
+  "history",
+  "report",
+  "logs",
+  "replay",
+  "fork",
+  "help",
+]);
 const HELP_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
 
 /**
@@ -107,6 +121,8 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
         `  ${p} threads                            every thread, newest first, and what each waits for`,
         `  ${p} fork run-1a2b3c4d --from <checkpoint> --set settings.maxRevisions=1`,
         `  ${p} logs --thread run-1a2b3c4d --step flight`,
+        `  ${p} feedback run-1a2b3c4d --reject "the hotel was too basic"   learn from a finished run`,
+        `  ${p} memory --user ana                  what was learned, and from what; memory revoke <id> withdraws it`,
         "",
         "At a terminal, a run that waits for a decision asks for it inline; elsewhere (or with --no-input) it exits 3.",
         "Exit codes: 0 completed · 2 bad usage or input, or the thread is busy in another process · 3 waiting for a human · 4 failed, rejected, aborted or partial.",
@@ -152,6 +168,39 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
   ).action(async (thread: string, opts) =>
     setCode(await (await import("./commands/resume.js")).resumeCommand(thread, opts, io)),
   );
+
+  withCommon(
+    program
+      .command("feedback")
+      .description("say how a finished run went; a rejection is reflected on at once and may change later runs")
+      .argument("<thread>", "the thread id of a finished run")
+      .option("--accept", "the answer was right")
+      .option("--reject <reason>", "the answer was wrong, and why (what Candor learns from)")
+      .option("--comment <text>", "a remark with the verdict"),
+    "print what was stored and learned as JSON",
+  ).action(async (thread: string, opts) =>
+    setCode(await (await import("./commands/feedback.js")).feedbackCommand(thread, opts, io)),
+  );
+
+  withCommon(
+    program
+      .command("memory")
+      .description("what Candor learned about a user: adjustments, patterns, reflections, episodes; or revoke one")
+      .argument("[action]", "revoke, to withdraw an adjustment")
+      .argument("[id]", "the adjustment id to revoke")
+      .option("--user <id>", "whose memory (default: default)"),
+    "print the memory as JSON",
+  ).action(async (action: string | undefined, id: string | undefined, opts) =>
+    setCode(await (await import("./commands/memory.js")).memoryCommand(action, id, opts, io)),
+  );
+
+  withCommon(
+    program
+      .command("metrics")
+      .description("figures: planning, reflection quality, adjustments, success after reflection, calibration")
+      .option("--user <id>", "one user's figures (default: every user)"),
+    "print the figures as JSON",
+  ).action(async (opts) => setCode(await (await import("./commands/metrics.js")).metricsCommand(opts, io)));
 
   withCommon(
     program.command("threads").description("the threads in the database, newest first: status and what each waits for"),

@@ -17,6 +17,7 @@ import { RulesReasoner } from "../reasoning/rules.js";
 import type { Reasoner } from "../reasoning/types.js";
 import { parseFaultSpecs, withFaults } from "../tools/faults.js";
 import type { Toolkit } from "../tools/types.js";
+import { docsToolkit, type DocsToolkitOptions } from "../tools/builtin/docs.js";
 import { fileDecisionLog } from "../transparency/decision-log.js";
 import { openEffectLedger } from "../tools/effects.js";
 import { interruptsOf } from "../interrupts.js";
@@ -34,8 +35,19 @@ export interface Session {
 }
 
 /** The default toolkits (workspace + travel) with the requested faults; malformed specs and unknown tools are INVALID_REQUEST. */
-export function buildToolkits(faults: readonly string[]): Toolkit[] {
-  return withFaults(defaultToolkits(), parseFaultSpecs(faults));
+export function buildToolkits(faults: readonly string[], docs?: DocsToolkitOptions): Toolkit[] {
+  return withFaults([...defaultToolkits(), ...(docs ? [docsToolkit(docs)] : [])], parseFaultSpecs(faults));
+}
+
+/** The docs toolkit over CANDOR_DOCS, indexed in the run's database, graded by the model when there is one. */
+function docsOptions(env: CandorEnv, dbPath: string, reasoner: Reasoner): DocsToolkitOptions | undefined {
+  if (!env.CANDOR_DOCS) return undefined;
+  const grade = reasoner.gradeRelevance?.bind(reasoner);
+  return {
+    dir: env.CANDOR_DOCS,
+    dbPath,
+    ...(grade ? { grader: (query, task, passages, signal) => grade({ query, task, passages, signal }) } : {}),
+  };
 }
 
 /**
@@ -65,18 +77,19 @@ async function buildReasoner(
  * compiles the agent on it.
  */
 export async function openSession(spec: SessionSpec): Promise<Session> {
-  const toolkits = buildToolkits(spec.faults);
   const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
+  const toolkits = buildToolkits(spec.faults, docsOptions(spec.env, spec.dbPath, reasoner));
   return compileOn(openPersistence(spec.dbPath), toolkits, reasoner, spec.env);
 }
 
 /** Compiles the agent on an already open database (resume, report, history: the thread says which faults). */
 export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
   try {
+    const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
     return compileOn(
       persistence,
-      buildToolkits(spec.faults),
-      await buildReasoner(spec.reasoner, spec.env, spec.onNote),
+      buildToolkits(spec.faults, docsOptions(spec.env, persistence.dbPath, reasoner)),
+      reasoner,
       spec.env,
     );
   } catch (e) {

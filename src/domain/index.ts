@@ -5,3 +5,4 @@ export * from "./revision.js";
 export * from "./notification.js";
 export * from "./approval.js";
 export * from "./report.js";
+export * from "./reflection.js";

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { Understanding } from "./understanding.js";
+import { AppliedAdjustment } from "./reflection.js";
 
 export const StepStatus = z.enum(["pending", "running", "done", "failed", "skipped"]);
 export type StepStatus = z.infer<typeof StepStatus>;
@@ -114,6 +115,8 @@ export const Plan = z.object({
    * from a checkpoint written before the record existed gets an empty one (`by: "none"`).
    */
   understanding: Understanding.default(() => Understanding.parse({})),
+  /** Adjustments learned from this user's feedback that UNDERSTAND applied to the steps (see reflection/adjustments.ts). */
+  learned: z.array(AppliedAdjustment).default([]),
 });
 export type Plan = z.infer<typeof Plan>;
 export type PlanInput = z.input<typeof Plan>;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { FailureClass, FeedbackType } from "./feedback.js";
 import { RevisionStrategy, ConfidencePoint } from "./revision.js";
+import { AppliedAdjustment, Evaluation, StepChoice } from "./reflection.js";
 
 export const RunStatus = z.enum([
   "planning",
@@ -99,5 +100,15 @@ export const Episode = z.object({
    * never makes a real one avoid a tool that only failed on purpose. Absent in episodes stored before it existed.
    */
   simulated: z.boolean().optional(),
+  /** What each step that succeeded chose; absent in episodes stored before it existed. */
+  choices: z.array(StepChoice).optional(),
+  /** How the run was judged (`candor feedback`, or the run's own failures); absent until it is. */
+  evaluation: Evaluation.optional(),
+  /** Learned adjustments UNDERSTAND applied to the run's plan. */
+  applied: z.array(AppliedAdjustment).optional(),
+  /** From the run's start to its plan (planning duration, seed 002); absent in episodes stored before it existed. */
+  planningMs: z.number().min(0).optional(),
+  /** When the episode is forgotten (90 days after the run); absent in episodes stored before TTLs existed. */
+  expiresAt: z.string().optional(),
 });
 export type Episode = z.infer<typeof Episode>;

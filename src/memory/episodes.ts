@@ -1,7 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { CandorError, ErrorCode } from "../errors.js";
 import { Episode } from "../domain/report.js";
-import { newestItems, userNamespace } from "./user-items.js";
+import { newestItems, putExpiring, userNamespace } from "./user-items.js";
 import type { FailureClass } from "../domain/feedback.js";
 import type { RevisionStrategy } from "../domain/revision.js";
 
@@ -18,7 +18,12 @@ const FINISHED: ReadonlySet<Episode["status"]> = new Set(["completed", "partial"
  * @throws CandorError INVALID_REQUEST for a user id that cannot be a namespace label, or an episode that
  *   does not match the Episode schema or has an unparseable `at`.
  */
-export async function saveEpisode(store: BaseStore, userId: string, episode: Episode): Promise<string> {
+export async function saveEpisode(
+  store: BaseStore,
+  userId: string,
+  episode: Episode,
+  now: number = Date.now(),
+): Promise<string> {
   const parsed = Episode.safeParse(episode);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -36,7 +41,8 @@ export async function saveEpisode(store: BaseStore, userId: string, episode: Epi
     );
   }
   const key = `${at.toISOString()}_${parsed.data.planId}`;
-  await store.put(userNamespace(userId, EPISODES), key, parsed.data);
+  // An episode with an expiry (90 days after the run) is forgotten then, by the store itself where it keeps TTLs.
+  await putExpiring(store, userNamespace(userId, EPISODES), key, parsed.data, now);
   return key;
 }
 

@@ -42,7 +42,10 @@ export function openPersistence(dbPath: string): Persistence {
   try {
     db.pragma("journal_mode = WAL");
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    const store = new SqliteStore(db);
+    // Memory expires where it is written (episodes and reflections: 90 days after), never because it was read;
+    // what expired since the last command is swept now.
+    const store = new SqliteStore(db, { ttl: { refreshOnRead: false } });
+    store.sweep();
     const checkpointer = new SqliteSaver(withStatementCache(db));
     return {
       checkpointer,

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import {
   BaseStore,
+  validateNamespace,
   type GetOperation,
   type Item,
   type ListNamespacesOperation,
@@ -25,7 +26,42 @@ export const STORE_TABLE = "candor_store";
 const BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_SEARCH_LIMIT = 10;
 
-type Row = { namespace: string; key: string; value: string; created_at: number; updated_at: number };
+type Row = {
+  namespace: string;
+  key: string;
+  value: string;
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+  ttl_minutes: number | null;
+};
+
+/**
+ * LangGraph's store TTL contract (TTLConfig of the Postgres store and of Python's BaseStore): minutes, a default for
+ * new items, whether reads push expiry back, and how often expired items are swept.
+ */
+export interface TTLConfig {
+  /** Minutes a new item lives when its put gives no `ttl`; absent: items without a ttl never expire. */
+  defaultTtl?: number;
+  /** Whether a get or search that returns an item restarts its ttl (default true, as in the contract). */
+  refreshOnRead?: boolean;
+  /** Minutes between sweeps of expired items once `start()` is called; absent: sweep only when `sweep()` is called. */
+  sweepIntervalMinutes?: number;
+}
+
+export interface SqliteStoreOptions {
+  ttl?: TTLConfig;
+  /** The clock in ms (default Date.now); injected so expiry can be tested. */
+  now?: () => number;
+}
+
+/** Per-put options, as the contract's `PutOptions`: `ttl` in minutes, null for an item that never expires. */
+export interface PutOptions {
+  ttl?: number | null;
+}
+
+const MINUTE_MS = 60_000;
+const ROW_COLUMNS = "s.namespace, s.key, s.value, s.created_at, s.updated_at, s.expires_at, s.ttl_minutes";
 type Primitive = string | number | boolean | null;
 
 /**
@@ -39,16 +75,23 @@ type Primitive = string | number | boolean | null;
  *   sees the put.
  * - Pass an open Database to share one file (and one connection) with `SqliteSaver`; the store then never
  *   closes it. WAL mode lets several processes read and write the same file.
+ * - Items may expire (`put(…, { ttl })` in minutes, or `ttl.defaultTtl`): an expired item is never returned, and
+ *   `sweep()` (or the sweeper `start()` runs) deletes it.
  */
 export class SqliteStore extends BaseStore {
   /** The connection, exposed so callers can share it (e.g. with SqliteSaver). */
   readonly db: Database.Database;
   private readonly ownsDb: boolean;
+  private readonly ttl: TTLConfig;
+  private readonly now: () => number;
+  private sweeper: ReturnType<typeof setInterval> | null = null;
   private readonly stmt: {
-    get: Database.Statement<[string, string], Row>;
-    upsert: Database.Statement<[string, string, string, number, number]>;
+    get: Database.Statement<[string, string, number], Row>;
+    upsert: Database.Statement<[string, string, string, number, number, number | null, number | null]>;
     remove: Database.Statement<[string, string]>;
-    namespaces: Database.Statement<[], { namespace: string }>;
+    namespaces: Database.Statement<[number], { namespace: string }>;
+    refresh: Database.Statement<[number, number, string, string]>;
+    sweep: Database.Statement<[number]>;
   };
 
   /**
@@ -56,8 +99,10 @@ export class SqliteStore extends BaseStore {
    *   (shared; `close()` leaves it open).
    * @throws CandorError STORAGE when the file cannot be opened or the table cannot be created.
    */
-  constructor(source: string | Database.Database) {
+  constructor(source: string | Database.Database, options: SqliteStoreOptions = {}) {
     super();
+    this.ttl = options.ttl ?? {};
+    this.now = options.now ?? Date.now;
     if (typeof source === "string") {
       try {
         this.db = new Database(source, { timeout: BUSY_TIMEOUT_MS });
@@ -84,16 +129,31 @@ CREATE TABLE IF NOT EXISTS ${STORE_TABLE} (
   PRIMARY KEY (namespace, key)
 );
 CREATE INDEX IF NOT EXISTS ${STORE_TABLE}_seq ON ${STORE_TABLE} (seq);`);
+      // Files written before items could expire lack the two columns; adding them keeps every item, none expiring.
+      const columns = new Set(
+        this.db
+          .prepare<[], { name: string }>(`PRAGMA table_info(${STORE_TABLE})`)
+          .all()
+          .map((c) => c.name),
+      );
+      if (!columns.has("expires_at")) this.db.exec(`ALTER TABLE ${STORE_TABLE} ADD COLUMN expires_at INTEGER`);
+      if (!columns.has("ttl_minutes")) this.db.exec(`ALTER TABLE ${STORE_TABLE} ADD COLUMN ttl_minutes REAL`);
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${STORE_TABLE}_expires ON ${STORE_TABLE} (expires_at)`);
       this.stmt = {
         get: this.db.prepare(
-          `SELECT namespace, key, value, created_at, updated_at FROM ${STORE_TABLE} WHERE namespace = ? AND key = ?`,
+          `SELECT ${ROW_COLUMNS} FROM ${STORE_TABLE} AS s WHERE s.namespace = ? AND s.key = ? AND ${LIVE}`,
         ),
         upsert: this.db.prepare(`
-INSERT INTO ${STORE_TABLE} (namespace, key, value, created_at, updated_at, seq)
-VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${STORE_TABLE}))
-ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, seq = excluded.seq`),
+INSERT INTO ${STORE_TABLE} (namespace, key, value, created_at, updated_at, seq, expires_at, ttl_minutes)
+VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM ${STORE_TABLE}), ?, ?)
+ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, seq = excluded.seq,
+  expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes`),
         remove: this.db.prepare(`DELETE FROM ${STORE_TABLE} WHERE namespace = ? AND key = ?`),
-        namespaces: this.db.prepare(`SELECT DISTINCT namespace FROM ${STORE_TABLE}`),
+        namespaces: this.db.prepare(`SELECT DISTINCT s.namespace FROM ${STORE_TABLE} AS s WHERE ${LIVE}`),
+        refresh: this.db.prepare(
+          `UPDATE ${STORE_TABLE} SET expires_at = ? + ttl_minutes * ? WHERE namespace = ? AND key = ? AND ttl_minutes IS NOT NULL`,
+        ),
+        sweep: this.db.prepare(`DELETE FROM ${STORE_TABLE} WHERE expires_at IS NOT NULL AND expires_at <= ?`),
       };
     } catch (e) {
       if (this.ownsDb) this.db.close();
@@ -119,9 +179,59 @@ ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = 
     }
   }
 
+  /**
+   * Stores an item, as BaseStore.put, with the contract's `ttl` (minutes; null: never expires; absent: the
+   * store's `defaultTtl`).
+   */
+  override async put(
+    namespace: string[],
+    key: string,
+    value: Record<string, unknown>,
+    index?: false | string[],
+    options?: PutOptions,
+  ): Promise<void> {
+    validateNamespace(namespace);
+    const op: PutOperation & PutOptions = { namespace, key, value, index };
+    if (options?.ttl !== undefined) op.ttl = options.ttl;
+    await this.batch([op]);
+  }
+
+  /** Deletes every expired item now. @returns how many were deleted. */
+  sweep(): number {
+    return this.stmt.sweep.run(this.now()).changes;
+  }
+
+  /** Sweeps every `ttl.sweepIntervalMinutes` (if set) without keeping the process alive for it. */
+  override start(): void {
+    const minutes = this.ttl.sweepIntervalMinutes;
+    if (this.sweeper || minutes === undefined || minutes <= 0) return;
+    this.sweeper = setInterval(() => {
+      if (this.db.open) this.sweep();
+    }, minutes * MINUTE_MS);
+    this.sweeper.unref();
+  }
+
+  override stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
   /** Closes the connection if this store opened it; a shared connection belongs to whoever passed it in. */
   close(): void {
+    this.stop();
     if (this.ownsDb && this.db.open) this.db.close();
+  }
+
+  /** The contract's refresh on read: a returned item with a ttl lives another ttl from now. */
+  private refreshed<R extends Row>(rows: R[]): R[] {
+    if (this.ttl.refreshOnRead === false) return rows;
+    const now = this.now();
+    for (const r of rows)
+      if (r.ttl_minutes !== null) {
+        this.stmt.refresh.run(now, MINUTE_MS, r.namespace, r.key);
+        r.expires_at = now + r.ttl_minutes * MINUTE_MS;
+      }
+    return rows;
   }
 
   private runOne(op: Operation): Item | SearchItem[] | string[][] | null | undefined {
@@ -132,26 +242,37 @@ ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = 
   }
 
   private runGet(op: GetOperation): Item | null {
-    const row = this.stmt.get.get(joinNamespace(op.namespace, { allowEmpty: true }), op.key);
-    return row === undefined ? null : toItem(row);
+    const row = this.stmt.get.get(joinNamespace(op.namespace, { allowEmpty: true }), op.key, this.now());
+    return row === undefined ? null : toItem(this.refreshed([row])[0]!);
   }
 
-  private runPut(op: PutOperation): undefined {
+  private runPut(op: PutOperation & PutOptions): undefined {
     const ns = joinNamespace(op.namespace, { allowEmpty: false });
     if (op.value === null) {
       this.stmt.remove.run(ns, op.key);
       return undefined;
     }
-    const now = Date.now();
-    this.stmt.upsert.run(ns, op.key, JSON.stringify(op.value), now, now);
+    const now = this.now();
+    const ttl = op.ttl === undefined ? (this.ttl.defaultTtl ?? null) : op.ttl;
+    if (ttl !== null && !(Number.isFinite(ttl) && ttl > 0))
+      throw storageError(`A ttl is a positive number of minutes (or null for no expiry); got ${String(ttl)}.`);
+    this.stmt.upsert.run(
+      ns,
+      op.key,
+      JSON.stringify(op.value),
+      now,
+      now,
+      ttl === null ? null : now + ttl * MINUTE_MS,
+      ttl,
+    );
     return undefined;
   }
 
   private runSearch(op: SearchOperation): SearchItem[] {
     const limit = nonNegativeInt(op.limit ?? DEFAULT_SEARCH_LIMIT, "search limit");
     const offset = nonNegativeInt(op.offset ?? 0, "search offset");
-    const where: string[] = [];
-    const params: (string | number)[] = [];
+    const where: string[] = [LIVE];
+    const params: (string | number)[] = [this.now()];
     if (op.namespacePrefix.length > 0) {
       const prefix = joinNamespace(op.namespacePrefix, { allowEmpty: false });
       // A byte range rather than LIKE: labels may contain % and _, and the range uses the primary key index.
@@ -164,11 +285,11 @@ ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = 
       where.push(clause);
       params.push(...args);
     }
-    const sql = `SELECT s.namespace, s.key, s.value, s.created_at, s.updated_at FROM ${STORE_TABLE} AS s
-${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+    const sql = `SELECT ${ROW_COLUMNS} FROM ${STORE_TABLE} AS s
+WHERE ${where.join(" AND ")}
 ORDER BY s.seq DESC LIMIT ? OFFSET ?`;
     const rows = this.db.prepare<(string | number)[], Row>(sql).all(...params, limit, offset);
-    return rows.map(toItem);
+    return this.refreshed(rows).map(toItem);
   }
 
   private runListNamespaces(op: ListNamespacesOperation): string[][] {
@@ -177,7 +298,7 @@ ORDER BY s.seq DESC LIMIT ? OFFSET ?`;
     const conditions = op.matchConditions ?? [];
     // Wildcards and suffixes do not map onto an index, and namespaces are few next to items: match in JS.
     let namespaces = this.stmt.namespaces
-      .all()
+      .all(this.now())
       .map((r) => r.namespace.split(NAMESPACE_SEPARATOR))
       .filter((ns) => conditions.every((c) => matches(c, ns)));
     if (op.maxDepth !== undefined) {
@@ -193,6 +314,9 @@ ORDER BY s.seq DESC LIMIT ? OFFSET ?`;
     return namespaces.slice(offset, offset + limit);
   }
 }
+
+/** An item that has not expired; its parameter is the current time in ms. */
+const LIVE = "(s.expires_at IS NULL OR s.expires_at > ?)";
 
 function isSearch(op: Operation): op is SearchOperation {
   return "namespacePrefix" in op;

@@ -12,6 +12,10 @@ import { inputsOf } from "../tools/types.js";
 import { planPrompt } from "../../prompts/plan.js";
 import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { reviewPrompt, synthesizePrompt } from "../../prompts/synthesize.js";
+import { reflectPrompt } from "../../prompts/reflect.js";
+import { gradePrompt } from "../../prompts/grade.js";
+import type { ReflectionDraft } from "../domain/reflection.js";
+import type { Result } from "../result.js";
 import type { AnswerReview } from "../planning/coverage.js";
 import type {
   PlanResult,
@@ -19,8 +23,24 @@ import type {
   Reasoner,
   RecoveryProposal,
   RecoveryQuestion,
+  ReflectionAnswer,
+  ReflectionQuestion,
+  RelevanceQuestion,
   SynthesisInput,
 } from "./types.js";
+
+/** Grades as the model is asked for them (strict mode). */
+const ModelGrades = z.object({ grades: z.array(z.object({ index: z.number().int(), score: z.number() })) });
+
+/** A reflection as the model is asked for it (strict mode: flat, every field required). */
+const ModelReflection = z.object({
+  whatHappened: z.string(),
+  why: z.string(),
+  rootCause: z.string(),
+  patternsIdentified: z.array(z.string()),
+  strategyAdjustments: z.array(z.string()),
+  learning: z.string(),
+});
 
 /** What a model is asked when it reviews an answer (strict mode: every field required). */
 const ModelAnswerReview = z.object({
@@ -67,6 +87,7 @@ type Attempt = PlanResult | { why: string };
  */
 export class LlmReasoner implements Reasoner {
   readonly kind = "llm" as const;
+  readonly modelName: string;
   private readonly model: BaseChatModel;
   private readonly fallback: Reasoner;
   private readonly timeoutMs: number;
@@ -76,6 +97,7 @@ export class LlmReasoner implements Reasoner {
 
   constructor(opts: LlmReasonerOptions) {
     this.model = opts.model;
+    this.modelName = (opts.model as { model?: unknown }).model?.toString() ?? "unknown";
     this.fallback = opts.fallback;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.recoveryTimeoutMs = opts.recoveryTimeoutMs ?? DEFAULT_RECOVERY_TIMEOUT_MS;
@@ -239,6 +261,83 @@ export class LlmReasoner implements Reasoner {
         `The model could not review the answer (${why}); the understanding record alone decides what was answered.`,
       );
     }
+    return null;
+  }
+
+  /**
+   * Seed 001: asks the model for a reflection, with the prompt of the improvement loop's attempt. `ok: false` says
+   * why there is none (late, unreachable, another shape); the caller falls back to the rules. Only cancellation
+   * through `question.signal` propagates. The draft is checked for shape only: the quality gate judges it.
+   */
+  async reflect(question: ReflectionQuestion): Promise<Result<ReflectionAnswer>> {
+    const caller = question.signal;
+    caller?.throwIfAborted();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
+    const structured = this.model.withStructuredOutput(ModelReflection, {
+      includeRaw: true,
+      name: "reflection",
+      ...(this.method ? { method: this.method } : {}),
+    });
+    const prompt = reflectPrompt({ input: question.input, attempt: question.attempt, previous: question.previous });
+    let out: { raw: BaseMessage; parsed: unknown };
+    try {
+      out = await untilAborted(structured.invoke(prompt, { signal }), signal);
+    } catch (e) {
+      if (caller?.aborted) throw e;
+      if (timeout.aborted) return { ok: false, reason: `the model did not answer within ${this.timeoutMs} ms` };
+      return { ok: false, reason: `the model's reflection is unusable: ${briefError(e, "reflection")}` };
+    }
+    let value = out.parsed;
+    if (value === null || value === undefined) {
+      try {
+        value = extractJson(structuredText(out.raw), "the reflection");
+      } catch (e) {
+        return { ok: false, reason: `the model's reflection has no usable JSON: ${briefError(e, "reflection")}` };
+      }
+    }
+    const parsed = ModelReflection.safeParse(value);
+    if (!parsed.success)
+      return { ok: false, reason: `the model's reflection is unusable: ${briefError(parsed.error, "reflection")}` };
+    const r = parsed.data;
+    const draft: ReflectionDraft = {
+      analysis: { whatHappened: r.whatHappened, why: r.why, rootCause: r.rootCause },
+      patternsIdentified: r.patternsIdentified,
+      strategyAdjustments: r.strategyAdjustments,
+      learning: r.learning,
+    };
+    return { ok: true, value: { draft, usage: usageOf(out.raw, this.model) } };
+  }
+
+  /**
+   * Grades passages with the model. Null (and `onFallback` told why) when it is late, unreachable, or leaves a
+   * passage ungraded: term coverage grades then. Only cancellation through `question.signal` propagates.
+   */
+  async gradeRelevance(question: RelevanceQuestion): Promise<number[] | null> {
+    const caller = question.signal;
+    caller?.throwIfAborted();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
+    const structured = this.model.withStructuredOutput(ModelGrades, {
+      name: "relevance_grades",
+      ...(this.method ? { method: this.method } : {}),
+    });
+    let why: string;
+    try {
+      const parsed = ModelGrades.safeParse(
+        await untilAborted(structured.invoke(gradePrompt(question), { signal }), signal),
+      );
+      if (parsed.success) {
+        const scores = question.passages.map((_, i) => parsed.data.grades.find((g) => g.index === i)?.score);
+        if (scores.every((x): x is number => typeof x === "number"))
+          return scores.map((x) => Math.min(1, Math.max(0, x)));
+        why = "it left some passages ungraded";
+      } else why = briefError(parsed.error, "grades");
+    } catch (e) {
+      if (caller?.aborted) throw e;
+      why = timeout.aborted ? `it did not answer within ${this.timeoutMs} ms` : briefError(e, "grades");
+    }
+    this.onFallback?.(`The model could not grade the passages (${why}); term coverage graded them instead.`);
     return null;
   }
 
@@ -430,4 +529,19 @@ function structuredText(raw: BaseMessage): string {
 function sentence(text: string): string {
   const t = text.trim();
   return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/** The tokens a call used, from the message's usage metadata; zero when the server sent none. */
+function usageOf(raw: BaseMessage, model: BaseChatModel): { model: string; inputTokens: number; outputTokens: number } {
+  const m = raw as BaseMessage & {
+    usage_metadata?: { input_tokens?: number; output_tokens?: number };
+    response_metadata?: { model_name?: string; model?: string };
+  };
+  const name =
+    m.response_metadata?.model_name ?? m.response_metadata?.model ?? (model as { model?: string }).model ?? "unknown";
+  return {
+    model: name,
+    inputTokens: m.usage_metadata?.input_tokens ?? 0,
+    outputTokens: m.usage_metadata?.output_tokens ?? 0,
+  };
 }

@@ -1,6 +1,16 @@
 import type { PlanningRequest } from "../domain/request.js";
 import { planAssumptions, planWithRules } from "../planning/rules-planner.js";
-import type { PlanResult, PlanningContext, Reasoner, RecoveryProposal, SynthesisInput } from "./types.js";
+import { reflectWithRules } from "../reflection/rules-reflection.js";
+import type { Result } from "../result.js";
+import type {
+  PlanResult,
+  PlanningContext,
+  Reasoner,
+  RecoveryProposal,
+  ReflectionAnswer,
+  ReflectionQuestion,
+  SynthesisInput,
+} from "./types.js";
 
 /** One line for a step's result: its own `summary` when it has one, else compact JSON. */
 function describeResult(result: unknown): string {
@@ -24,6 +34,11 @@ export class RulesReasoner implements Reasoner {
   /** Rules classify every failure they know before asking; an unknown one gets no proposal from rules. */
   async proposeRecovery(): Promise<RecoveryProposal | null> {
     return null;
+  }
+
+  /** Deterministic: the same input gives the same reflection, whatever the attempt. */
+  async reflect(question: ReflectionQuestion): Promise<Result<ReflectionAnswer>> {
+    return { ok: true, value: { draft: reflectWithRules(question.input), usage: null } };
   }
 
   async synthesize(input: SynthesisInput): Promise<string> {

@@ -4,6 +4,31 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { StrategyType } from "../domain/revision.js";
 import type { FailureContext } from "../replanning/context.js";
 import type { AnswerReview } from "../planning/coverage.js";
+import type { ReflectionDraft } from "../domain/reflection.js";
+import type { ReflectionInput } from "../reflection/rules-reflection.js";
+import type { Result } from "../result.js";
+
+/** One attempt of the reflection improvement loop (seed 001 scenario 7). */
+export interface ReflectionQuestion {
+  input: ReflectionInput;
+  /** 1: the standard prompt; 2: with quality guidance and what was wrong last time; 3: with an example too. */
+  attempt: 1 | 2 | 3;
+  previous: { draft: ReflectionDraft; violations: string[]; quality: number } | null;
+  signal?: AbortSignal;
+}
+
+/** Tokens a model call used, for cost tracking. */
+export interface ModelUsage {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ReflectionAnswer {
+  draft: ReflectionDraft;
+  /** Null when no model was called (the rules). */
+  usage: ModelUsage | null;
+}
 
 /** What the planner may consider besides the request: lessons from this user's earlier episodes. */
 export interface PlanningContext {
@@ -63,6 +88,8 @@ export interface RecoveryQuestion {
  */
 export interface Reasoner {
   readonly kind: "rules" | "llm";
+  /** The chat model's name, for pricing its calls; absent for the rules. */
+  readonly modelName?: string;
   plan(request: PlanningRequest, ctx: PlanningContext): Promise<PlanResult>;
   synthesize(input: SynthesisInput): Promise<string>;
   /**
@@ -75,4 +102,23 @@ export interface Reasoner {
    * reasoner cannot judge (the rules reasoner never does: the record alone decides). Validated by the caller.
    */
   reviewAnswer?(input: SynthesisInput): Promise<AnswerReview | null>;
+  /**
+   * A reflection on a judged run (seed 001). The rules reasoner builds it deterministically; a model reasoner asks
+   * the model and says why not (`ok: false`) when the answer is late, unreachable or unusable, so the caller falls
+   * back to the rules. Absent: the caller uses the rules. Must honour `signal`.
+   */
+  reflect?(question: ReflectionQuestion): Promise<Result<ReflectionAnswer>>;
+  /**
+   * Grades passages found for a query (0..1 each, in order) for the task they serve, or null when the reasoner
+   * cannot (the rules never do: term coverage grades then). Must honour `signal`.
+   */
+  gradeRelevance?(question: RelevanceQuestion): Promise<number[] | null>;
+}
+
+/** Passages a document search found, to grade for a query and its task. */
+export interface RelevanceQuestion {
+  query: string;
+  task: string;
+  passages: readonly { path: string; text: string }[];
+  signal?: AbortSignal;
 }

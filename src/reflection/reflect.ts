@@ -5,6 +5,8 @@ import { missingSteps } from "../planning/schedule.js";
 import { unansweredByUnderstanding } from "../planning/coverage.js";
 import type { PlanRevision } from "../domain/revision.js";
 import { outcomeDelta } from "../confidence/update.js";
+import type { StepChoice } from "../domain/reflection.js";
+import { expiryOf } from "../memory/learning.js";
 
 export interface RunFacts {
   threadId: string | null;
@@ -15,6 +17,8 @@ export interface RunFacts {
   status: RunStatus;
   initialConfidence: number;
   startedAt: string;
+  /** The clock in ms (default: now); the episode expires 90 days after it. */
+  now?: number;
 }
 
 export interface Reflection {
@@ -85,13 +89,21 @@ export function reflectOnRun(facts: RunFacts): Reflection {
   const unrecoveredSteps = facts.plan.steps
     .filter((s) => s.status === "failed" || (s.status === "skipped" && s.skipCause === "failed"))
     .map((s) => s.id);
-  if (failures.length === 0) lessons.push("Every step succeeded on its first dispatch: the plan worked as designed.");
+  // A plan rejected (or aborted) before anything ran has no steps to judge: "it worked" would be a lesson never earned.
+  const ran = facts.plan.steps.some((s) => s.dispatches > 0 || s.status !== "pending");
+  if (!ran)
+    lessons.push(
+      `No step ran (the run ended ${facts.status} before execution), so this run says nothing about the plan's steps or tools.`,
+    );
+  else if (failures.length === 0)
+    lessons.push("Every step succeeded on its first dispatch: the plan worked as designed.");
   if (unrecoveredSteps.length > 0)
     lessons.push(
       `Not recovered: ${unrecoveredSteps.join(", ")}. Consider another tool or relaxing the request's constraints.`,
     );
 
-  const durationMs = Math.max(0, Date.now() - Date.parse(facts.startedAt));
+  const now = facts.now ?? Date.now();
+  const durationMs = Math.max(0, now - Date.parse(facts.startedAt));
   const episode: Episode = {
     threadId: facts.threadId,
     planId: facts.plan.planId,
@@ -111,7 +123,41 @@ export function reflectOnRun(facts: RunFacts): Reflection {
     lessons,
     durationMs,
     cost: facts.feedback.reduce((sum, f) => sum + f.cost, 0),
-    at: new Date().toISOString(),
+    at: new Date(now).toISOString(),
+    choices: choicesOf(facts.plan),
+    planningMs: Math.max(0, Date.parse(facts.plan.createdAt) - Date.parse(facts.startedAt)) || 0,
+    ...(facts.plan.learned.length > 0 ? { applied: facts.plan.learned } : {}),
+    expiresAt: expiryOf(now),
   };
   return { episode, lessons, unrecoveredSteps, outcomeDelta: outcomeDelta(unrecoveredSteps.length) };
+}
+
+/** Longest text value of a result kept in a choice: enough for a name or a summary line. */
+const MAX_CHOICE_TEXT = 300;
+
+/** What each step that succeeded chose: its parameters and the primitive fields of its result. */
+function choicesOf(plan: Plan): StepChoice[] {
+  return plan.steps.flatMap((s) => {
+    if (s.status !== "done" || !s.tools[0]) return [];
+    const params = Object.fromEntries(
+      Object.entries(s.params).filter(
+        ([, v]) => isPrimitive(v) || (Array.isArray(v) && v.every((x) => isPrimitive(x) && x !== null)),
+      ),
+    );
+    const result =
+      s.result && typeof s.result === "object" && !Array.isArray(s.result)
+        ? Object.fromEntries(
+            Object.entries(s.result as Record<string, unknown>).flatMap(([k, v]) =>
+              isPrimitive(v) ? [[k, typeof v === "string" ? v.slice(0, MAX_CHOICE_TEXT) : v]] : [],
+            ),
+          )
+        : typeof s.result === "string"
+          ? { summary: s.result.slice(0, MAX_CHOICE_TEXT) }
+          : {};
+    return [{ stepId: s.id, tool: s.tools[0], params, result }];
+  });
+}
+
+function isPrimitive(v: unknown): v is string | number | boolean | null {
+  return v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
 }

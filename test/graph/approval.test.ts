@@ -60,6 +60,9 @@ describe("plan approval (a plan below the confidence threshold waits for a human
     expect(done.plan!.steps.every((s) => s.status === "pending")).toBe(true);
     expect(done.failureReason).toMatch(/rejected by a human: too pricey/);
     expect(done.report!.summary).toMatchObject({ status: "rejected", stepsSucceeded: 0 });
+    // Regression (issue 12 item 11): the report and the stored episode said the plan "worked as designed".
+    expect(done.report!.lessonsLearned.join(" ")).not.toMatch(/worked as designed/);
+    expect(done.report!.lessonsLearned[0]).toMatch(/^No step ran/);
     // A plan nobody ran says nothing about its quality: confidence is left as planned.
     expect(done.plan!.confidence).toBe(0.85);
     expect((await a.graph.getState(config)).next).toEqual([]);

@@ -47,7 +47,7 @@ describe("retryWithHumanParams (resume --retry --set)", () => {
     expect(retry({ radiusKM: 20 })).toMatchObject({
       ok: false,
       error:
-        'search_hotels has no parameter "radiusKM"; its parameters are city, nights, travellers, radiusKm, maxCost.',
+        'search_hotels has no parameter "radiusKM"; its parameters are city, nights, travellers, radiusKm, maxCost, priority, minRating.',
     });
   });
 

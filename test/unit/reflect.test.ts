@@ -85,6 +85,17 @@ describe("reflectOnRun", () => {
     expect(() => Episode.parse(r.episode)).not.toThrow();
   });
 
+  it("a plan rejected before it ran is not said to have worked as designed (issue 12 item 11)", () => {
+    // Regression: a rejected plan's report and stored episode said "Every step succeeded on its first dispatch".
+    const p = travelPlan(NO_BUDGET_REQUEST);
+    const r = reflectOnRun(factsOf({ plan: p, feedback: [], revisions: [] }, { status: "rejected" }));
+    expect(r.lessons.join(" ")).not.toMatch(/Every step succeeded|worked as designed/);
+    expect(r.lessons).toEqual([
+      "No step ran (the run ended rejected before execution), so this run says nothing about the plan's steps or tools.",
+    ]);
+    expect(r.episode.lessons).toEqual(r.lessons);
+  });
+
   it("a recovered failure: names the failure and the strategy that fixed it, and the unreliable tool", async () => {
     const run = await flightTimeoutRun(true);
     const r = reflectOnRun(factsOf(run));

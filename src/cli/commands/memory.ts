@@ -1,0 +1,70 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { CandorError, ErrorCode } from "../../errors.js";
+import { openPersistence } from "../../memory/persistence.js";
+import { memoryLines, revokeAdjustment, userMemory } from "../../reflection/memory-view.js";
+import { ToolRegistry } from "../../tools/registry.js";
+import { Exit, type CliIo } from "../io.js";
+import { CommonFlags, parseFlags, resolveDbPath } from "../options.js";
+import { buildToolkits } from "../session.js";
+
+const MemoryFlags = CommonFlags.extend({
+  user: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_@-]{1,64}$/, "--user is 1-64 letters, digits, '_', '-' or '@'")
+    .default("default"),
+});
+
+/**
+ * `candor memory [--user U] [--json]`: what Candor remembers of a user — adjustments (with ids and the reflection
+ * each came from), patterns (occurrences, validity), reflections (scores), episodes. `candor memory revoke <id>`
+ * withdraws an adjustment.
+ */
+export async function memoryCommand(
+  action: string | undefined,
+  id: string | undefined,
+  rawFlags: unknown,
+  io: CliIo,
+): Promise<Exit> {
+  const flags = parseFlags(MemoryFlags, rawFlags);
+  if (action !== undefined && action !== "revoke")
+    throw new CandorError(
+      `"${action}" is not a memory action: use ${io.invokedAs} memory to list, or ${io.invokedAs} memory revoke <adjustment id>.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  if (action === "revoke" && !id)
+    throw new CandorError(
+      `Say which adjustment to revoke: ${io.invokedAs} memory revoke <id> (the ids are in ${io.invokedAs} memory${flags.user === "default" ? "" : ` --user ${flags.user}`}).`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  const dbPath = resolveDbPath(flags.db, io.env);
+  if (!existsSync(path.resolve(dbPath))) {
+    if (action === "revoke")
+      throw new CandorError(
+        `There is no Candor database at ${dbPath}, so there is nothing to revoke.`,
+        ErrorCode.INVALID_REQUEST,
+      );
+    io.err(`No memory yet: there is no Candor database at ${dbPath}.`);
+    if (flags.json)
+      io.out(
+        JSON.stringify({ userId: flags.user, episodes: [], reflections: [], patterns: [], adjustments: [] }, null, 2),
+      );
+    return Exit.COMPLETED;
+  }
+  const persistence = openPersistence(dbPath);
+  try {
+    if (action === "revoke") {
+      const revoked = await revokeAdjustment(persistence.store, flags.user, id!);
+      if (flags.json) io.out(JSON.stringify({ revoked }, null, 2));
+      else io.out(`Revoked ${revoked.id}: later runs of user ${flags.user} no longer apply it (${revoked.text}).`);
+      return Exit.COMPLETED;
+    }
+    const view = await userMemory(persistence.store, flags.user, ToolRegistry.create(buildToolkits([])));
+    io.out(flags.json ? JSON.stringify(view, null, 2) : memoryLines(view).join("\n"));
+    return Exit.COMPLETED;
+  } finally {
+    persistence.close();
+  }
+}

@@ -1,0 +1,103 @@
+import { z } from "zod";
+import type { ToolRegistry } from "../tools/registry.js";
+
+/**
+ * What a toolkit says about a tool parameter that a person's feedback may steer, registered on the parameter's
+ * schema with `learnable(schema, {...})`. The words that point at a parameter belong to the toolkit's domain, so
+ * they live with its tools, never in src/. A registry of its own (not zod's global one) keeps this out of the JSON
+ * schemas models are shown.
+ *
+ * - `choice`: a ranking or mode; each option lists the words that ask for it ("expensive" → `price`).
+ * - `minimum`: a lower bound on a result field (`rating`), raised above what the rejected answer had.
+ * - `flag`: a boolean filter the words ask to turn on ("layover" → `nonstop: true`).
+ * - `exclude`: a list of result-field values to avoid; the rejected answer's value is added ("that airline").
+ */
+export const Learnable = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("choice"),
+    about: z.string(),
+    default: z.string(),
+    options: z.record(z.string(), z.object({ terms: z.array(z.string()), says: z.string() })),
+  }),
+  z.object({
+    kind: z.literal("minimum"),
+    about: z.string(),
+    terms: z.array(z.string()),
+    /** The result field the bound applies to. */
+    field: z.string(),
+    /** The least value learned; `step` above the rejected answer's value otherwise, never above `max`. */
+    floor: z.number(),
+    step: z.number().positive(),
+    max: z.number(),
+  }),
+  z.object({ kind: z.literal("flag"), about: z.string(), terms: z.array(z.string()) }),
+  z.object({ kind: z.literal("exclude"), about: z.string(), terms: z.array(z.string()), field: z.string() }),
+]);
+export type Learnable = z.infer<typeof Learnable>;
+
+const LEARNABLE = z.registry<Learnable>();
+
+/**
+ * Marks a tool parameter as steerable by feedback; returns the same schema, so it goes last in the chain:
+ * `minRating: learnable(z.number().min(0).max(10).nullish(), { kind: "minimum", … })`.
+ * @throws ZodError when `learn` is not a Learnable (a toolkit's mistake, found when the toolkit is built).
+ */
+export function learnable<S extends z.ZodType>(schema: S, learn: Learnable): S {
+  LEARNABLE.add(schema, Learnable.parse(learn));
+  return schema;
+}
+
+/** One steerable parameter of one tool. */
+export interface Knob {
+  tool: string;
+  param: string;
+  learn: Learnable;
+  /** The parameter's own schema: a learned value must pass it. */
+  schema: z.ZodType;
+}
+
+/** The key patterns and evaluations use for a knob ("search_hotels.priority"). */
+export function knobKey(k: Pick<Knob, "tool" | "param">): string {
+  return `${k.tool}.${k.param}`;
+}
+
+/** Every parameter of the registry's tools that was marked `learnable`. */
+export function knobsOf(registry: ToolRegistry): Knob[] {
+  const out: Knob[] = [];
+  for (const tool of registry.tools.values()) {
+    const shape = (tool.schema as { shape?: Record<string, z.ZodType> }).shape;
+    if (!shape) continue;
+    for (const [param, schema] of Object.entries(shape)) {
+      const learn = LEARNABLE.get(schema);
+      if (learn) out.push({ tool: tool.name, param, learn, schema });
+    }
+  }
+  return out;
+}
+
+/** The knob of a tool's parameter, if it has one. */
+export function knobFor(knobs: readonly Knob[], tool: string, param: string): Knob | undefined {
+  return knobs.find((k) => k.tool === tool && k.param === param);
+}
+
+/** One line per knob for a prompt or a message: what it steers and the values it takes. */
+export function describeKnob(k: Knob): string {
+  const l = k.learn;
+  switch (l.kind) {
+    case "choice":
+      return `${knobKey(k)} (${l.about}): one of ${Object.entries(l.options)
+        .map(([v, o]) => `'${v}' (${o.says})`)
+        .join(", ")}; default '${l.default}'`;
+    case "minimum":
+      return `${knobKey(k)} (${l.about}): a minimum of the result's ${l.field}, up to ${l.max}`;
+    case "flag":
+      return `${knobKey(k)} (${l.about}): true or false`;
+    case "exclude":
+      return `${knobKey(k)} (${l.about}): a list of ${l.field} values to leave out`;
+  }
+}
+
+/** A setting's value in words: text as it is, anything else as JSON. */
+export function show(v: unknown): string {
+  return typeof v === "string" ? v : (JSON.stringify(v) ?? String(v));
+}

@@ -1,0 +1,105 @@
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { Adjustment, Pattern, Reflection } from "../domain/reflection.js";
+import type { Episode } from "../domain/report.js";
+import { CandorError, ErrorCode } from "../errors.js";
+import { liveEpisodes, loadLearnedConfig, saveLearnedConfig, userReflections } from "../memory/learning.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { describeOp } from "./adjustments.js";
+import { knobsOf } from "./knobs.js";
+import { minePatterns } from "./patterns.js";
+
+/** Everything Candor remembers about one user and what it does with it (`candor memory`). */
+export interface MemoryView {
+  userId: string;
+  /** Newest first, none expired. */
+  episodes: Episode[];
+  reflections: Reflection[];
+  /** Every candidate pattern of the real (not practice) episodes, valid or not, with why. */
+  patterns: Pattern[];
+  adjustments: Adjustment[];
+}
+
+/** The user's memory as it stands now: nothing expired, and one user's memory only. */
+export async function userMemory(
+  store: BaseStore,
+  userId: string,
+  registry: ToolRegistry,
+  now: number = Date.now(),
+): Promise<MemoryView> {
+  const episodes = await liveEpisodes(store, userId, now);
+  return {
+    userId,
+    episodes,
+    reflections: await userReflections(store, userId, now),
+    patterns: minePatterns(
+      episodes.filter((e) => !e.simulated),
+      knobsOf(registry),
+    ),
+    adjustments: (await loadLearnedConfig(store, userId)).adjustments,
+  };
+}
+
+/**
+ * Withdraws one of the user's adjustments: it is kept, revoked, and never applied or proposed again as it was.
+ * @throws CandorError INVALID_REQUEST for an id the user has no adjustment with, or one already revoked.
+ */
+export async function revokeAdjustment(
+  store: BaseStore,
+  userId: string,
+  id: string,
+  now: number = Date.now(),
+): Promise<Adjustment> {
+  const config = await loadLearnedConfig(store, userId);
+  const i = config.adjustments.findIndex((a) => a.id === id);
+  const found = config.adjustments[i];
+  if (!found) {
+    const ids = config.adjustments.filter((a) => a.status !== "revoked").map((a) => a.id);
+    throw new CandorError(
+      `User ${userId} has no adjustment "${id}"${ids.length > 0 ? `; theirs are ${ids.join(", ")}` : " (they have none)"}. See them with: candor memory${userId === "default" ? "" : ` --user ${userId}`}`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  }
+  if (found.status === "revoked")
+    throw new CandorError(
+      `Adjustment ${id} was already revoked at ${found.revokedAt ?? "?"}.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  const revoked: Adjustment = {
+    ...found,
+    status: "revoked",
+    revokedAt: new Date(now).toISOString(),
+    why: `revoked by the user (was ${found.status}: ${found.why})`,
+  };
+  const adjustments = [...config.adjustments];
+  adjustments[i] = revoked;
+  await saveLearnedConfig(store, userId, { ...config, adjustments });
+  return revoked;
+}
+
+/** The memory as lines for a person. */
+export function memoryLines(m: MemoryView): string[] {
+  const out = [`Memory of user ${m.userId}:`];
+  out.push(``, `Adjustments (${m.adjustments.length}):`);
+  for (const a of m.adjustments)
+    out.push(`  ${a.id}  ${a.status.padEnd(10)} ${describeOp(a.op)}  from reflection ${a.reflectionId} — ${a.why}`);
+  if (m.adjustments.length === 0) out.push("  none");
+  out.push(``, `Patterns (${m.patterns.length}):`);
+  for (const p of m.patterns)
+    out.push(
+      `  ${p.valid ? "valid  " : "not yet"} ${p.text} — ${p.occurrences} occurrence(s), validity ${p.validity.toFixed(2)}: ${p.reason}`,
+    );
+  if (m.patterns.length === 0) out.push("  none");
+  out.push(``, `Reflections (${m.reflections.length}):`);
+  for (const r of m.reflections)
+    out.push(
+      `  ${r.id}  ${r.createdAt}  ${r.source}, quality ${r.scores.quality} (depth ${r.scores.depth}, actionability ${r.scores.actionability}) on ${r.threadId ?? r.planId}: ${r.learning}`,
+    );
+  if (m.reflections.length === 0) out.push("  none");
+  out.push(``, `Episodes (${m.episodes.length}):`);
+  for (const e of m.episodes)
+    out.push(
+      `  ${e.at}  ${e.threadId ?? e.planId}  ${e.status}${e.simulated ? " (practice)" : ""}${e.evaluation ? `, ${e.evaluation.verdict} by the ${e.evaluation.source}${e.evaluation.reason && e.evaluation.source === "user" ? `: "${e.evaluation.reason}"` : ""}` : ""}${(e.applied ?? []).length > 0 ? `, ran under ${(e.applied ?? []).map((x) => x.adjustmentId).join(", ")}` : ""}  "${e.request}"`,
+    );
+  if (m.episodes.length === 0) out.push("  none");
+  return out;
+}
