@@ -21,7 +21,19 @@ const VERSION = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version;
 
-const COMMANDS = new Set(["demo", "run", "resume", "threads", "history", "report", "logs", "replay", "fork", "help"]);
+const COMMANDS = new Set([
+  "demo",
+  "run",
+  "resume",
+  "threads",
+  "history",
+  "report",
+  "logs",
+  "replay",
+  "fork",
+  "db",
+  "help",
+]);
 const HELP_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
 
 /**
@@ -39,7 +51,10 @@ const bounds = ({ min, max }: { min: number; max: number }) => `${min}-${max}`;
 
 function withCommon(c: Command, json = "print one JSON object on stdout instead of text"): Command {
   return c
-    .option("--db <path>", "SQLite file for checkpoints and memory (default: CANDOR_DB or .candor/candor.db)")
+    .option(
+      "--db <path|url>",
+      "the database: a SQLite file, or a postgres:// URL (migrated once with: db migrate); default: CANDOR_DB or .candor/candor.db",
+    )
     .option("--json", json)
     .option("--debug", "print the stack trace of an unexpected error");
 }
@@ -214,6 +229,15 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
     .option("--step <id>", "only this step (task id)")
     .addOption(new Option("--operation <name>", "only this operation").choices(LOG_OPERATIONS))
     .action(async (opts) => setCode(await (await import("./commands/logs.js")).logsCommand(opts, io)));
+
+  const db = program.command("db").description("the database itself: set up its tables");
+  withCommon(
+    db
+      .command("migrate")
+      .description(
+        "create or upgrade Candor's tables (PostgreSQL: needed once before first use; safe to repeat, and from several machines at once)",
+      ),
+  ).action(async (opts) => setCode(await (await import("./commands/db.js")).dbMigrateCommand(opts, io)));
 
   return program;
 }

@@ -1,5 +1,3 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
@@ -12,13 +10,11 @@ import type { RunStatus } from "../domain/report.js";
 import { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { CandorEnv } from "../env.js";
 import { CandorError, ErrorCode } from "../errors.js";
-import { decisionLogPath, openPersistence, type Persistence } from "../memory/persistence.js";
+import { databaseMayExist, openDatabase, type Persistence } from "../memory/persistence.js";
 import { RulesReasoner } from "../reasoning/rules.js";
 import type { Reasoner } from "../reasoning/types.js";
 import { parseFaultSpecs, withFaults } from "../tools/faults.js";
 import type { Toolkit } from "../tools/types.js";
-import { fileDecisionLog } from "../transparency/decision-log.js";
-import { openEffectLedger } from "../tools/effects.js";
 import { interruptsOf } from "../interrupts.js";
 import { THREADS_NAMESPACE, ThreadRecord, type ReasonerChoice } from "./options.js";
 
@@ -28,9 +24,10 @@ export type CandorGraph = ReturnType<typeof compileAgent>;
 export interface Session {
   graph: CandorGraph;
   persistence: Persistence;
-  /** The decision log beside the database (`candor logs` reads it). */
+  /** Where the decision log is: the file beside a SQLite database, or its table in PostgreSQL (`candor logs` reads it). */
   logFile: string;
-  close(): void;
+  /** Waits for the decision log's writes, then closes the database; fails when a decision could not be written. */
+  close(): Promise<void>;
 }
 
 /** The default toolkits (workspace + travel) with the requested faults; malformed specs and unknown tools are INVALID_REQUEST. */
@@ -67,20 +64,20 @@ async function buildReasoner(
 export async function openSession(spec: SessionSpec): Promise<Session> {
   const toolkits = buildToolkits(spec.faults);
   const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
-  return compileOn(openPersistence(spec.dbPath), toolkits, reasoner, spec.env);
+  return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env);
 }
 
 /** Compiles the agent on an already open database (resume, report, history: the thread says which faults). */
 export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
   try {
-    return compileOn(
+    return await compileOn(
       persistence,
       buildToolkits(spec.faults),
       await buildReasoner(spec.reasoner, spec.env, spec.onNote),
       spec.env,
     );
   } catch (e) {
-    persistence.close();
+    await persistence.close();
     throw e;
   }
 }
@@ -93,16 +90,27 @@ export interface SessionSpec {
   onNote?: (note: string) => void;
 }
 
-function compileOn(persistence: Persistence, toolkits: Toolkit[], reasoner: Reasoner, env: CandorEnv): Session {
-  const logFile = decisionLogPath(persistence.dbPath);
+async function compileOn(
+  persistence: Persistence,
+  toolkits: Toolkit[],
+  reasoner: Reasoner,
+  env: CandorEnv,
+): Promise<Session> {
+  const logFile = persistence.decisions.where;
   try {
-    const decisionLog = fileDecisionLog(logFile, env.CANDOR_LOG_LEVEL ?? "info");
-    // Side-effecting tool calls are recorded in the same file, so a resumed or replayed thread never repeats one.
-    const ledger = openEffectLedger(persistence.store.db);
-    const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger }, persistence);
-    return { graph, persistence, logFile, close: () => persistence.close() };
+    const decisionLog = persistence.decisions.open(env.CANDOR_LOG_LEVEL ?? "info");
+    // Side-effecting tool calls are recorded in the same database, so a resumed or replayed thread never repeats one.
+    const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger: persistence.ledger }, persistence);
+    const close = async () => {
+      try {
+        await decisionLog.flush();
+      } finally {
+        await persistence.close();
+      }
+    };
+    return { graph, persistence, logFile, close };
   } catch (e) {
-    persistence.close();
+    await persistence.close();
     throw e;
   }
 }
@@ -111,14 +119,14 @@ function compileOn(persistence: Persistence, toolkits: Toolkit[], reasoner: Reas
  * Opens a database that must already exist: reading a thread never creates an empty database (or its
  * directory) as a side effect of a typo.
  */
-export function openExisting(dbPath: string, threadId: string): Persistence {
-  if (!existsSync(path.resolve(dbPath))) {
+export async function openExisting(dbPath: string, threadId: string): Promise<Persistence> {
+  if (!databaseMayExist(dbPath)) {
     throw new CandorError(
       `There is no thread "${threadId}": no Candor database exists at ${dbPath}. Pass --db with the database the run used, or start a run with: run "<request>".`,
       ErrorCode.UNKNOWN_THREAD,
     );
   }
-  return openPersistence(dbPath);
+  return openDatabase(dbPath);
 }
 
 /** The RunnableConfig that addresses a thread's checkpoints. */

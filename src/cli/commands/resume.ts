@@ -245,7 +245,7 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
       },
     );
   } finally {
-    session.close();
+    await session.close();
   }
 }
 
