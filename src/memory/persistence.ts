@@ -243,6 +243,8 @@ export async function migrateDatabase(location: string, onWait?: () => void): Pr
   }
   const persistence = openPersistence(location);
   try {
+    // Each part makes its tables on first use: one read of each makes them all.
+    await persistence.checkpointer.getTuple({ configurable: { thread_id: "" } });
     await persistence.ledger.verdict({ threadId: "", stepId: "", dispatch: 0 });
     await persistence.leases.holder("");
   } finally {

@@ -120,7 +120,7 @@ export abstract class RowEffectLedger implements EffectLedger {
  * What the records of a dispatch say about calling the tool now: a completed call is reused, a call that was
  * started but never finished may have happened (a crash mid-call), otherwise the tool may be called.
  */
-export function verdictOf(records: readonly EffectRecord[]): EffectVerdict {
+function verdictOf(records: readonly EffectRecord[]): EffectVerdict {
   const done = records.find((r) => r.status === "done");
   if (done) return { kind: "done", record: done };
   const started = records.find((r) => r.status === "started");
@@ -207,7 +207,7 @@ function stableJson(value: unknown): string {
 }
 
 /** A row of either backend as a record; a row that does not fit the table's shape is an error, not a guess. */
-export function effectFromRow(raw: unknown): EffectRecord {
+function effectFromRow(raw: unknown): EffectRecord {
   const row = Row.parse(raw);
   return {
     threadId: row.thread_id,

@@ -28,8 +28,7 @@ export const TEST_LATENCY_MS = 10;
  * The backend of this test run's databases. The `postgres` project (vitest.config.ts) runs the graph suite's key
  * files again with CANDOR_TEST_BACKEND=postgres: the same tests, each database a fresh PostgreSQL one.
  */
-export const TEST_BACKEND: "sqlite" | "postgres" =
-  process.env.CANDOR_TEST_BACKEND === "postgres" ? "postgres" : "sqlite";
+const TEST_BACKEND: "sqlite" | "postgres" = process.env.CANDOR_TEST_BACKEND === "postgres" ? "postgres" : "sqlite";
 
 /**
  * A fresh directory and a fresh database for one test: a SQLite file in the directory, or (postgres project) a

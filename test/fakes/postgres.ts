@@ -29,7 +29,7 @@ export interface ThrowawayPostgres {
 const FALLBACK_BIN = "/usr/lib/postgresql/15/bin";
 
 /** The directory of initdb and pg_ctl, or why there is none. */
-export function postgresBinaries(): { ok: true; bin: string } | { ok: false; why: string } {
+function postgresBinaries(): { ok: true; bin: string } | { ok: false; why: string } {
   let bin: string | null;
   try {
     bin = execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
@@ -178,15 +178,16 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
 export const TEMPLATE_DATABASE = "candor_template";
 
 /**
- * A new database copied from the migrated template, made synchronously (the `createdb` client, ~50 ms) so that
- * synchronous test helpers (`tempDir`) can hand out PostgreSQL databases as they hand out SQLite files.
+ * A new database on the throwaway server, made synchronously with the `createdb` client (~50 ms), so that
+ * synchronous test helpers (`tempDir`) can hand out PostgreSQL databases as they hand out SQLite files. By default
+ * it is a copy of the migrated template (ready for Candor at once); `{ migrated: false }` gives an empty one.
  */
-export function createDatabaseFromTemplate(serverUrl: string, bin: string): string {
+export function createDatabaseFromTemplate(serverUrl: string, bin: string, { migrated = true } = {}): string {
   const url = new URL(serverUrl);
   const name = `candor_${randomBytes(6).toString("hex")}`;
   execFileSync(
     path.join(bin, "createdb"),
-    ["-h", url.hostname, "-p", url.port, "-U", url.username, "-T", TEMPLATE_DATABASE, name],
+    ["-h", url.hostname, "-p", url.port, "-U", url.username, ...(migrated ? ["-T", TEMPLATE_DATABASE] : []), name],
     { stdio: ["ignore", "ignore", "pipe"], timeout: 30_000 },
   );
   return `postgres://${url.username}@${url.hostname}:${url.port}/${name}`;
