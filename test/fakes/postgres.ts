@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,8 +12,8 @@ import pg from "pg";
  * server refuses to run as root). The server is stopped by `stop()`, and on process exit as a backstop, so a
  * failing test file does not leave it running.
  *
- * Whether the PostgreSQL half of the suite runs: binaries found (`pg_config --bindir`, else
- * /usr/lib/postgresql/15/bin) → it runs; not found → it is skipped with a message, unless CANDOR_REQUIRE_PG=1
+ * Whether the PostgreSQL half of the suite runs: binaries found (`pg_config --bindir`, else Debian's
+ * /usr/lib/postgresql/<version>/bin) → it runs; not found → it is skipped with a message, unless CANDOR_REQUIRE_PG=1
  * (CI), where a missing PostgreSQL fails the suite. CANDOR_TEST_PG=0 skips it even when PostgreSQL is installed.
  */
 export interface ThrowawayPostgres {
@@ -26,7 +26,17 @@ export interface ThrowawayPostgres {
   stop(): void;
 }
 
-const FALLBACK_BIN = "/usr/lib/postgresql/15/bin";
+/** Where Debian puts each major version's server binaries when `pg_config` is not installed. */
+const DEBIAN_ROOT = "/usr/lib/postgresql";
+
+/** Debian's server binary directories, newest major version first. */
+function debianBinDirs(): string[] {
+  if (!existsSync(DEBIAN_ROOT)) return [];
+  return readdirSync(DEBIAN_ROOT)
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a))
+    .map((v) => path.join(DEBIAN_ROOT, v, "bin"));
+}
 
 /** The directory of initdb and pg_ctl, or why there is none. */
 function postgresBinaries(): { ok: true; bin: string } | { ok: false; why: string } {
@@ -34,15 +44,15 @@ function postgresBinaries(): { ok: true; bin: string } | { ok: false; why: strin
   try {
     bin = execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   } catch {
-    bin = null; // pg_config missing (only the client package, or nothing): try Debian's fixed path.
+    bin = null; // pg_config missing (only the client package, or nothing): try Debian's fixed paths.
   }
-  for (const dir of [bin, FALLBACK_BIN]) {
+  for (const dir of [bin, ...debianBinDirs()]) {
     if (dir && existsSync(path.join(dir, "initdb")) && existsSync(path.join(dir, "pg_ctl")))
       return { ok: true, bin: dir };
   }
   return {
     ok: false,
-    why: `PostgreSQL server binaries not found (neither \`pg_config --bindir\` nor ${FALLBACK_BIN} has initdb and pg_ctl); install Debian's postgresql package (apt-get install -y postgresql)`,
+    why: `PostgreSQL server binaries not found (neither \`pg_config --bindir\` nor ${DEBIAN_ROOT}/<version>/bin has initdb and pg_ctl); install Debian's postgresql package (apt-get install -y postgresql)`,
   };
 }
 
