@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { PlanAdjustment } from "../../domain/approval.js";
+import { PlanAdjustment, type DecisionName } from "../../domain/approval.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ResumeFlags } from "../options.js";
@@ -15,8 +15,20 @@ import { describeReasoner, headerLines } from "./run.js";
 import { decideInteractively, lastRefusal } from "../interactive.js";
 import { openThread, type OpenThread } from "./thread.js";
 
-const DECISIONS = ["approve", "reject", "adjust", "skip", "retry", "abort", "deny", "replan"] as const;
+/** A flag per decision, in the order the CLI lists them; a decision without its flag fails the typecheck below. */
+const DECISIONS = [
+  "approve",
+  "reject",
+  "adjust",
+  "skip",
+  "retry",
+  "abort",
+  "deny",
+  "replan",
+] as const satisfies readonly DecisionName[];
 type DecisionFlag = (typeof DECISIONS)[number];
+const everyDecision: Exclude<DecisionName, DecisionFlag> extends never ? true : never = true;
+void everyDecision;
 
 const ADJUST_EXAMPLE = `--adjust '[{"taskId":"hotel","field":"params.nights","newValue":3}]'`;
 
