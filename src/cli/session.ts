@@ -3,7 +3,7 @@ import { z } from "zod";
 import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
-import { InterruptRequest, type PlanAdjustment } from "../domain/approval.js";
+import { InterruptRequest, TOOL_APPROVAL_DECISIONS, type PlanAdjustment } from "../domain/approval.js";
 import { CandorEvent } from "../domain/notification.js";
 import { Plan } from "../domain/plan.js";
 import type { RunStatus } from "../domain/report.js";
@@ -275,7 +275,7 @@ export async function streamThread(
  */
 const ToolApprovalWait = z.looseObject({
   kind: z.literal("tool_approval"),
-  decisions: z.array(z.string()).default(["approve", "deny"]),
+  decisions: z.array(z.string()).default([...TOOL_APPROVAL_DECISIONS]),
   question: z.string().default("A step wants to call a tool that needs approval. Approve the call, or deny it?"),
   taskId: z.string().optional(),
   tool: z.string().optional(),

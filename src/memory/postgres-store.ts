@@ -57,6 +57,11 @@ const decode = (namespace: string[]) => namespace.map(decodeLabel);
 export class CandorPostgresStore extends PostgresStore {
   constructor(connection: pg.PoolConfig) {
     super({ connectionOptions: connection, ensureTables: false });
+    // PostgresStore makes its own pool and adds no "error" listener to it: an idle connection the server drops (a
+    // restart, pg_terminate_backend) would then be an unheard "error" event, which kills the process. The pool has
+    // already discarded that connection; the next query opens a new one or fails with the real reason.
+    const pool = (this as unknown as { core?: { pool?: unknown } }).core?.pool;
+    if (pool && typeof (pool as pg.Pool).on === "function") (pool as pg.Pool).on("error", () => undefined);
   }
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {

@@ -269,3 +269,21 @@ describe("opening a PostgreSQL database", () => {
     expect(e.message).toMatch(/has Candor's schema version 100, newer than this Candor's \d+: .*Upgrade Candor/);
   });
 });
+
+describe("a server that drops idle connections", () => {
+  it("does not kill the process: the next operations of the store, ledger and leases open new connections", async () => {
+    const url = postgresDatabase();
+    const p = await open(url);
+    await p.store.put(["u", "config"], "k", { v: 1 });
+    await p.ledger.verdict({ threadId: "t", stepId: "s", dispatch: 1 });
+    // Both pools now hold an idle connection; the server ends every one of them (as a restart would).
+    const ended = await query(
+      url,
+      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = 'candor' AND pid <> pg_backend_pid()",
+    );
+    expect(ended.length).toBeGreaterThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await p.store.get(["u", "config"], "k"))?.value).toEqual({ v: 1 });
+    expect(await p.ledger.verdict({ threadId: "t", stepId: "s", dispatch: 1 })).toEqual({ kind: "call" });
+  });
+});
