@@ -31,6 +31,8 @@ const COMMANDS = new Set([
   "logs",
   "replay",
   "fork",
+  "submit",
+  "worker",
   "db",
   "help",
 ]);
@@ -229,6 +231,22 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
     .option("--step <id>", "only this step (task id)")
     .addOption(new Option("--operation <name>", "only this operation").choices(LOG_OPERATIONS))
     .action(async (opts) => setCode(await (await import("./commands/logs.js")).logsCommand(opts, io)));
+
+  withRunOptions(
+    program
+      .command("submit")
+      .description("put a request on the run queue in PostgreSQL and print its thread id; a worker runs it")
+      .argument("<request...>", "what you want done, in plain words"),
+  ).action(async (words: string[], opts) =>
+    setCode(await (await import("./commands/submit.js")).submitCommand(words.join(" "), opts, io)),
+  );
+
+  withCommon(
+    program
+      .command("worker")
+      .description("run submitted threads from the run queue in PostgreSQL, one at a time, until stopped")
+      .option("--exit-when-idle", "exit once no thread is queued or running"),
+  ).action(async (opts) => setCode(await (await import("./commands/worker.js")).workerCommand(opts, io)));
 
   const db = program.command("db").description("the database itself: set up its tables");
   withCommon(

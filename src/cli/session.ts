@@ -82,6 +82,20 @@ export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec
   }
 }
 
+/**
+ * Compiles the agent on a database the caller keeps open (a worker runs many threads on one connection pool):
+ * `close` waits for the decision log's writes and leaves the database open.
+ */
+export async function sessionSharing(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
+  return compileOn(
+    persistence,
+    buildToolkits(spec.faults),
+    await buildReasoner(spec.reasoner, spec.env, spec.onNote),
+    spec.env,
+    false,
+  );
+}
+
 export interface SessionSpec {
   dbPath: string;
   reasoner: ReasonerChoice;
@@ -95,6 +109,7 @@ async function compileOn(
   toolkits: Toolkit[],
   reasoner: Reasoner,
   env: CandorEnv,
+  ownsDatabase = true,
 ): Promise<Session> {
   const logFile = persistence.decisions.where;
   try {
@@ -105,12 +120,12 @@ async function compileOn(
       try {
         await decisionLog.flush();
       } finally {
-        await persistence.close();
+        if (ownsDatabase) await persistence.close();
       }
     };
     return { graph, persistence, logFile, close };
   } catch (e) {
-    await persistence.close();
+    if (ownsDatabase) await persistence.close();
     throw e;
   }
 }

@@ -9,6 +9,7 @@ import { fileDecisionLog, type DecisionJournal } from "../transparency/decision-
 import { sqliteLeases, type ThreadLeases } from "./lease.js";
 import { describeKind, ensureDirectory } from "./paths.js";
 import type { CandorPostgresSaver } from "./postgres.js";
+import type { RunQueue } from "./postgres-queue.js";
 import type { CandorPostgresStore } from "./postgres-store.js";
 import { isPostgresUrl, redactUrl } from "./postgres-url.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -52,6 +53,8 @@ export interface PostgresPersistence extends PersistenceParts {
   backend: "postgres";
   checkpointer: CandorPostgresSaver;
   store: CandorPostgresStore;
+  /** The run queue `candor submit` fills and `candor worker`s take from. */
+  queue: RunQueue;
   /** Ends the pools once pending writes are done; safe to call twice. */
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { CandorError, ErrorCode } from "../errors.js";
 import { EFFECTS_TABLE } from "../tools/effects.js";
 import { DECISIONS_TABLE, postgresDecisionJournal } from "./postgres-decisions.js";
 import { PostgresEffectLedger } from "./postgres-effects.js";
+import { RunQueue, RUNS_TABLE_SQL } from "./postgres-queue.js";
 import { postgresLeases } from "./postgres-lease.js";
 import { CandorPostgresStore } from "./postgres-store.js";
 import { LEASE_TABLE } from "./lease.js";
@@ -58,6 +59,8 @@ const CANDOR_MIGRATIONS: readonly string[] = [
     line TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS ${DECISIONS_TABLE}_thread ON ${DECISIONS_TABLE} (thread_id, id)`,
+  // The run queue `candor submit` fills and `candor worker`s take from.
+  RUNS_TABLE_SQL,
 ];
 
 const SCHEMA_TABLE = "candor_schema_migrations";
@@ -244,6 +247,7 @@ export function connectPostgres(url: string, pool: pg.Pool = newPool(url, POOL_S
     ledger: new PostgresEffectLedger(pool, url),
     leases: postgresLeases(pool, url),
     decisions: postgresDecisionJournal(pool, where),
+    queue: new RunQueue(pool, url),
     close() {
       closing ??= (async () => {
         await store.stop();

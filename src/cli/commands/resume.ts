@@ -223,6 +223,16 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
           }
           input = { kind: "continue" };
         }
+        // A submitted thread goes back on the run queue with the decision: a worker continues it.
+        const queued = session.persistence.backend === "postgres" ? session.persistence.queue : null;
+        if (queued && (await queued.get(threadId))) {
+          await queued.enqueue(threadId, input);
+          if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: session.persistence.dbPath }));
+          io.err(
+            `Thread ${threadId} is back on the run queue${input.kind === "decision" ? ` with --${input.decision}` : ""}: a worker continues it (${prefix} worker${db}). Follow it with: ${prefix} threads${db}`,
+          );
+          return Exit.COMPLETED;
+        }
         const what: [string, string] =
           input.kind === "decision"
             ? [

@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { databaseMayExist, describeDatabase, openDatabase } from "../../memory/persistence.js";
+import type { QueuedRun } from "../../memory/postgres-queue.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, resolveDbPath, THREADS_NAMESPACE, ThreadRecord, ThreadsFlags } from "../options.js";
 import { stamp } from "../render.js";
@@ -20,6 +21,8 @@ export interface ThreadRow {
   runningIn: number | null;
   /** The machine that process runs on (its pid means something only there), else null. */
   runningOn: string | null;
+  /** For a submitted thread (PostgreSQL): where it stands on the run queue and which worker took it last. */
+  queue: { state: string; worker: string | null; attempts: number; note: string | null } | null;
 }
 
 /** `candor threads`: the threads the CLI started in this database, newest first, with what each waits for. */
@@ -45,6 +48,10 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
       return parsed.success ? [parsed.data] : [];
     });
     records.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    const runs =
+      session.persistence.backend === "postgres"
+        ? new Map((await session.persistence.queue.list()).map((q) => [q.threadId, q]))
+        : new Map<string, QueuedRun>();
     const rows: ThreadRow[] = [];
     for (const r of flags.limit ? records.slice(0, flags.limit) : records) {
       const holder = await session.persistence.leases.holder(r.threadId);
@@ -54,6 +61,7 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
         request: r.request,
         runningIn: holder?.pid ?? null,
         runningOn: holder?.host ?? null,
+        queue: queueOf(runs.get(r.threadId)),
       };
       if (!(await threadExists(session.persistence, r.threadId))) {
         rows.push({ ...base, status: null, finished: false, waitingFor: null, next: [] });
@@ -86,6 +94,10 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
   }
 }
 
+function queueOf(run: QueuedRun | undefined): ThreadRow["queue"] {
+  return run ? { state: run.state, worker: run.worker, attempts: run.attempts, note: run.note } : null;
+}
+
 function waitingSummary(w: WaitingRequest): NonNullable<ThreadRow["waitingFor"]> {
   const where =
     w.kind === "tool_approval"
@@ -99,6 +111,8 @@ function waitingSummary(w: WaitingRequest): NonNullable<ThreadRow["waitingFor"]>
  * reads as if it were running: a thread that waits for a person says so, whatever the state's status.
  */
 function shownStatus(r: ThreadRow): string {
+  if (r.queue?.state === "queued" && r.runningIn === null) return "queued";
+  if (r.queue?.state === "failed") return "worker failed";
   if (r.status === null) return "not started";
   if (r.waitingFor && r.runningIn === null && !r.status.startsWith("awaiting")) return "waiting";
   return r.status;
@@ -107,8 +121,12 @@ function shownStatus(r: ThreadRow): string {
 function describeRow(r: ThreadRow): string {
   if (r.runningIn !== null) {
     const on = r.runningOn && r.runningOn !== hostname() ? ` on ${r.runningOn}` : "";
-    return `running now in pid ${r.runningIn}${on} · ${r.request}`;
+    const worker = r.queue?.state === "running" ? "worker " : "";
+    return `running now in ${worker}pid ${r.runningIn}${on} · ${r.request}`;
   }
+  if (r.queue?.state === "failed") return `a worker could not run it: ${r.queue.note ?? "?"}`;
+  if (r.queue?.state === "queued")
+    return `queued for a worker${r.queue.note ? ` (${r.queue.note})` : ""} · ${r.request}`;
   if (r.waitingFor) {
     const call = r.waitingFor.tool ? ` (${[r.waitingFor.taskId, r.waitingFor.tool].filter(Boolean).join(": ")})` : "";
     return `${r.waitingFor.kind}${call}: ${r.waitingFor.decisions.map((d) => `--${d}`).join(" | ")}`;
