@@ -1,12 +1,54 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { postgresWanted, warnPostgresSkipped } from "./test/fakes/postgres.js";
+
+// Graph tests open real databases and e2e tests spawn the CLI: give them room on a shared 2-core box. The default
+// model provider throws in tests so nothing reaches a network.
+const shared = { testTimeout: 60_000, hookTimeout: 60_000, env: { CANDOR_TEST: "1", OPENAI_API_KEY: "" } };
+
+/**
+ * The graph suite's key tests (happy path, recovery, approval and resume, crash-resume at most once, restart,
+ * replay and fork) run a second time on PostgreSQL, beside the tests only PostgreSQL has (test/pg). Only the
+ * `sqlite` project runs when PostgreSQL is not installed (or CANDOR_TEST_PG=0); with CANDOR_REQUIRE_PG=1 (CI) a
+ * missing PostgreSQL fails the run instead. `npx vitest run --project sqlite` runs only the SQLite part.
+ */
+const ON_POSTGRES = [
+  "test/graph/happy-path.test.ts",
+  "test/graph/recovery.test.ts",
+  "test/graph/approval.test.ts",
+  "test/graph/effects.test.ts",
+  "test/graph/restart.test.ts",
+  "test/graph/replay-fork.test.ts",
+  "test/pg/**/*.test.ts",
+];
+
+const postgres = postgresWanted();
+if (!postgres.run) warnPostgresSkipped(postgres.why);
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // Graph tests open real SQLite files and e2e tests spawn the CLI: give them room on a shared 2-core box.
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    // The default model provider throws in tests so nothing reaches a network.
-    env: { CANDOR_TEST: "1", OPENAI_API_KEY: "" },
+    ...shared,
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: "sqlite",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "test/pg/**"],
+        },
+      },
+      ...(postgres.run
+        ? [
+            {
+              test: {
+                ...shared,
+                name: "postgres",
+                include: ON_POSTGRES,
+                globalSetup: ["test/fakes/pg-global-setup.ts"],
+                env: { ...shared.env, CANDOR_TEST_BACKEND: "postgres" },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

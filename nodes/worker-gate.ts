@@ -32,7 +32,7 @@ export function workerGateNode(deps: NodeDeps) {
     if (!call) return {};
     const threadId = threadIdOf(config);
     const key = { threadId: threadId ?? "", stepId: step.id, dispatch: step.dispatches };
-    if (deps.ledger && threadId && deps.ledger.verdict(key).kind === "done") {
+    if (deps.ledger && threadId && (await deps.ledger.verdict(key)).kind === "done") {
       // The approved call already ran (a replay, or a resume after it finished): act reuses its recorded result.
       const recorded: ToolCallDecision = {
         decision: "recorded",

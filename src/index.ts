@@ -30,7 +30,17 @@ export { selectStrategy, STRATEGY_PREFERENCES } from "./replanning/select.js";
 export { STRATEGIES } from "./replanning/strategies/index.js";
 export { STRATEGY_DELTAS, outcomeDelta } from "./confidence/update.js";
 export { SqliteStore } from "./memory/sqlite-store.js";
-export { openPersistence, decisionLogPath, type Persistence } from "./memory/persistence.js";
+export {
+  openPersistence,
+  openDatabase,
+  migrateDatabase,
+  isPostgresUrl,
+  decisionLogPath,
+  type Persistence,
+  type SqlitePersistence,
+  type PostgresPersistence,
+  type MigrationReport,
+} from "./memory/persistence.js";
 export { recentEpisodes, saveEpisode, summarizeLessons } from "./memory/episodes.js";
 export { giveFeedback, judgedRunOf, type ThreadStateReader } from "./reflection/feedback.js";
 export {
@@ -85,6 +95,7 @@ export {
   LEASE_TTL_MS,
   LEASE_RENEW_MS,
   type Lease,
+  type ThreadLeases,
   type LeaseHolder,
   type LeaseResult,
 } from "./memory/lease.js";

@@ -58,7 +58,7 @@ export async function inspectThread(db: string, threadId: string): Promise<Inspe
       values: o.values,
     };
   } finally {
-    session.close();
+    await session.close();
   }
 }
 

@@ -1,5 +1,6 @@
 import { interruptsOf } from "../interrupts.js";
-import { EDITABLE_STEP_FIELDS, type PlanAdjustment } from "../domain/approval.js";
+import { DecisionName, EDITABLE_STEP_FIELDS, type PlanAdjustment } from "../domain/approval.js";
+import { DECISION_INPUT } from "../domain/decisions.js";
 import type { Plan } from "../domain/plan.js";
 import { CandorError } from "../errors.js";
 import { updateFromAssignments } from "../replay.js";
@@ -23,20 +24,8 @@ export interface Choice {
   meaning: string;
 }
 
-/** The same key for a decision whatever asks for it, so a person learns them once. */
-const KEYS: Record<string, string> = {
-  approve: "a",
-  reject: "r",
-  adjust: "e",
-  skip: "s",
-  retry: "t",
-  replan: "p",
-  abort: "x",
-  deny: "d",
-};
-
 /** At the prompt the follow-up questions replace the flags the resume commands mention. */
-const ASKED_NEXT: Record<string, string> = {
+const ASKED_NEXT: Partial<Record<DecisionName, string>> = {
   adjust: "change steps, then run the adjusted plan (the edits are asked next)",
   retry: "allow one more recovery attempt (new parameters for the step are asked next, optional)",
 };
@@ -48,7 +37,8 @@ function meaningAt(decision: string, request: WaitingRequest): string {
   if (decision === "retry" && request.kind === "unknown_outcome") return decisionMeaning(decision, request);
   if (decision === "retry" && request.kind === "infeasible_constraint")
     return "check again with a limit that can be met (asked next)";
-  return ASKED_NEXT[decision] ?? decisionMeaning(decision, request);
+  const known = DecisionName.safeParse(decision);
+  return (known.success ? ASKED_NEXT[known.data] : undefined) ?? decisionMeaning(decision, request);
 }
 
 /** What replan does depends on what waits: a plan not yet run is made again; after a failure, the rest is. */
@@ -61,7 +51,9 @@ const replanMeaning = (request: WaitingRequest) =>
 export function decisionChoices(request: WaitingRequest): Choice[] {
   const taken = new Set<string>();
   return request.decisions.map((decision) => {
-    const preferred = KEYS[decision];
+    // The same key for a decision whatever asks for it, so a person learns them once (the table's keys).
+    const known = DecisionName.safeParse(decision);
+    const preferred = known.success ? DECISION_INPUT[known.data].key : undefined;
     const key =
       preferred && !taken.has(preferred)
         ? preferred

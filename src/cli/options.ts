@@ -166,6 +166,13 @@ export const ThreadsFlags = CommonFlags.extend({
 });
 export type ThreadsFlags = z.infer<typeof ThreadsFlags>;
 
+/** `candor worker`. */
+export const WorkerFlags = CommonFlags.extend({
+  /** Exit once nothing is queued or running (benchmarks, scripts) instead of waiting for more threads. */
+  exitWhenIdle: z.boolean().default(false),
+});
+export type WorkerFlags = z.infer<typeof WorkerFlags>;
+
 /** Every operation the decision log records; `satisfies` and the check below keep it in step with `Decision`. */
 export const LOG_OPERATIONS = [
   "plan",

@@ -3,13 +3,18 @@ import type { CandorEvent } from "../domain/notification.js";
 import type { Plan } from "../domain/plan.js";
 import type { RunStatus } from "../domain/report.js";
 import { DEFAULT_DB_PATH } from "../env.js";
+import { describeDatabase, isPostgresUrl } from "../memory/persistence.js";
 import { renderReport } from "../transparency/report.js";
 import { Exit, type CliIo } from "./io.js";
 import { EventPrinter, planLines, resumeCommands, shellArg, waitingLines } from "./render.js";
 import { readOutcome, streamThread, type Session, type ThreadInput, type ThreadOutcome } from "./session.js";
 
-/** The --db argument to repeat in printed commands: only when the database is not the default one. */
+/**
+ * The --db argument to repeat in printed commands: only when the database is not the default one. A PostgreSQL
+ * URL is repeated without its password (printed commands end up in logs; the password belongs in PGPASSWORD).
+ */
 export function dbArgFor(dbPath: string): string | null {
+  if (isPostgresUrl(dbPath)) return describeDatabase(dbPath);
   return path.resolve(dbPath) === path.resolve(DEFAULT_DB_PATH) ? null : dbPath;
 }
 
@@ -151,7 +156,7 @@ export function presentOutcome(outcome: ThreadOutcome | "interrupted", threadId:
       JSON.stringify(
         {
           threadId,
-          db: path.resolve(ctx.dbPath),
+          db: describeDatabase(ctx.dbPath),
           reasoner: ctx.reasoner,
           status: v.status,
           finished: outcome.finished,

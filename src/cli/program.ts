@@ -34,6 +34,9 @@ const COMMANDS = new Set([
   "logs",
   "replay",
   "fork",
+  "submit",
+  "worker",
+  "db",
   "help",
 ]);
 const HELP_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
@@ -53,7 +56,10 @@ const bounds = ({ min, max }: { min: number; max: number }) => `${min}-${max}`;
 
 function withCommon(c: Command, json = "print one JSON object on stdout instead of text"): Command {
   return c
-    .option("--db <path>", "SQLite file for checkpoints and memory (default: CANDOR_DB or .candor/candor.db)")
+    .option(
+      "--db <path|url>",
+      "the database: a SQLite file, or a postgres:// URL (migrated once with: db migrate); default: CANDOR_DB or .candor/candor.db",
+    )
     .option("--json", json)
     .option("--debug", "print the stack trace of an unexpected error");
 }
@@ -263,6 +269,31 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
     .option("--step <id>", "only this step (task id)")
     .addOption(new Option("--operation <name>", "only this operation").choices(LOG_OPERATIONS))
     .action(async (opts) => setCode(await (await import("./commands/logs.js")).logsCommand(opts, io)));
+
+  withRunOptions(
+    program
+      .command("submit")
+      .description("put a request on the run queue in PostgreSQL and print its thread id; a worker runs it")
+      .argument("<request...>", "what you want done, in plain words"),
+  ).action(async (words: string[], opts) =>
+    setCode(await (await import("./commands/submit.js")).submitCommand(words.join(" "), opts, io)),
+  );
+
+  withCommon(
+    program
+      .command("worker")
+      .description("run submitted threads from the run queue in PostgreSQL, one at a time, until stopped")
+      .option("--exit-when-idle", "exit once no thread is queued or running"),
+  ).action(async (opts) => setCode(await (await import("./commands/worker.js")).workerCommand(opts, io)));
+
+  const db = program.command("db").description("the database itself: set up its tables");
+  withCommon(
+    db
+      .command("migrate")
+      .description(
+        "create or upgrade Candor's tables (PostgreSQL: needed once before first use; safe to repeat, and from several machines at once)",
+      ),
+  ).action(async (opts) => setCode(await (await import("./commands/db.js")).dbMigrateCommand(opts, io)));
 
   return program;
 }

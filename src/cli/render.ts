@@ -1,8 +1,11 @@
 import type { CandorEvent, Notification, Progress } from "../domain/notification.js";
 import type { Plan } from "../domain/plan.js";
-import type { FailureEscalationRequest } from "../domain/approval.js";
+import { DecisionName, type FailureEscalationRequest } from "../domain/approval.js";
+import { DECISION_INPUT, decisionMeaning, kindTitle } from "../domain/decisions.js";
 import { understandingLines } from "../domain/understanding.js";
 import type { WaitingRequest } from "./session.js";
+
+export { decisionMeaning, kindTitle };
 
 const STEP_WIDTH = 14;
 /** Continuation lines start under the step column: "HH:MM:SS x ". */
@@ -154,30 +157,10 @@ function toolCall(tool: string, args: unknown): string {
   return `${tool}(${JSON.stringify(args ?? {})})`;
 }
 
-const MEANING: Record<string, (r: WaitingRequest) => string> = {
-  approve: (r) => (r.kind === "tool_approval" ? "let the step make this call" : "run the plan as it is"),
-  deny: () => "refuse the call: the step fails as POLICY_BLOCKED and is replanned",
-  reject: () => "stop without running any step",
-  adjust: () => "change steps (taskId, field such as params.<key>, newValue), then run the adjusted plan",
-  skip: (r) => `give up on ${"taskId" in r ? r.taskId : "the failed step"} and finish the rest`,
-  retry: (r) =>
-    r.kind === "unknown_outcome"
-      ? "it did not take effect: run the step again"
-      : r.kind === "request_change"
-        ? "accept the change: run the step with the new values shown"
-        : r.kind === "infeasible_constraint"
-          ? "check again with a limit that can be met"
-          : "allow one more recovery attempt (add --set key=value to change the step's parameters)",
-  replan: (r) =>
-    r.kind === "plan_approval"
-      ? "make the plan again, following your guidance"
-      : "plan the unfinished work again, following your guidance; finished steps are kept",
-  abort: () => "stop the run here",
-};
-
-/** What choosing `decision` does, in a few words. */
-export function decisionMeaning(decision: string, request: WaitingRequest): string {
-  return MEANING[decision]?.(request) ?? decision;
+/** What follows `--<decision>` in a printed command (a placeholder for the value it needs), from the table. */
+function flagArg(decision: string): string {
+  const known = DecisionName.safeParse(decision);
+  return known.success ? DECISION_INPUT[known.data].flagArg : "";
 }
 
 export interface ResumeCommand {
@@ -185,11 +168,6 @@ export interface ResumeCommand {
   command: string;
   meaning: string;
 }
-
-const DECISION_ARG: Record<string, string> = {
-  adjust: ` '[{"taskId":"<step>","field":"params.<key>","newValue":<value>}]'`,
-  replan: ` "<guidance>"`,
-};
 
 /** The exact commands that continue a waiting thread, one per decision it accepts. */
 export function resumeCommands(
@@ -208,28 +186,12 @@ export function resumeCommands(
       ? retryWith
           .map(([k, v]) => ` --set ${shellArg(`${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)}`)
           .join("")
-      : (DECISION_ARG[decision] ?? "");
+      : flagArg(decision);
   return request.decisions.map((decision) => ({
     decision,
     command: `${ctx.commandPrefix} resume ${threadId} --${decision}${args(decision)}${db}`,
     meaning: decisionMeaning(decision, request),
   }));
-}
-
-const KIND_TITLE: Record<string, string> = {
-  plan_approval: "approve the plan before it runs",
-  max_revisions: "the run used all its revisions",
-  step_failures: "a step kept failing",
-  low_confidence: "confidence fell too low to go on",
-  infeasible_constraint: "a limit cannot be met",
-  unknown_outcome: "check whether a call took effect",
-  request_change: "a recovery would change what you asked for",
-  tool_approval: "approve a tool call before it runs",
-};
-
-/** A one-line title for what a waiting thread asks (`candor threads` shows it too). */
-export function kindTitle(kind: string): string {
-  return KIND_TITLE[kind] ?? kind;
 }
 
 function isEscalation(r: WaitingRequest): r is FailureEscalationRequest {

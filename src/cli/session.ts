@@ -1,25 +1,23 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
-import { InterruptRequest, type PlanAdjustment } from "../domain/approval.js";
+import { InterruptRequest, TOOL_APPROVAL_DECISIONS, type PlanAdjustment } from "../domain/approval.js";
 import { CandorEvent } from "../domain/notification.js";
 import { Plan } from "../domain/plan.js";
 import type { RunStatus } from "../domain/report.js";
 import { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { CandorEnv } from "../env.js";
 import { CandorError, ErrorCode } from "../errors.js";
-import { decisionLogPath, openPersistence, type Persistence } from "../memory/persistence.js";
+import { databaseMayExist, openDatabase, type Persistence } from "../memory/persistence.js";
 import { RulesReasoner } from "../reasoning/rules.js";
 import type { Reasoner } from "../reasoning/types.js";
 import { parseFaultSpecs, withFaults } from "../tools/faults.js";
 import type { Toolkit } from "../tools/types.js";
 import { docsToolkit, type DocsToolkitOptions } from "../tools/builtin/docs.js";
-import { fileDecisionLog } from "../transparency/decision-log.js";
-import { openEffectLedger } from "../tools/effects.js";
+import { isPostgresUrl } from "../memory/postgres-url.js";
+import { DEFAULT_DB_PATH } from "../env.js";
 import { interruptsOf } from "../interrupts.js";
 import { THREADS_NAMESPACE, ThreadRecord, type ReasonerChoice } from "./options.js";
 
@@ -29,9 +27,10 @@ export type CandorGraph = ReturnType<typeof compileAgent>;
 export interface Session {
   graph: CandorGraph;
   persistence: Persistence;
-  /** The decision log beside the database (`candor logs` reads it). */
+  /** Where the decision log is: the file beside a SQLite database, or its table in PostgreSQL (`candor logs` reads it). */
   logFile: string;
-  close(): void;
+  /** Waits for the decision log's writes, then closes the database; fails when a decision could not be written. */
+  close(): Promise<void>;
 }
 
 /** The default toolkits (workspace + travel) with the requested faults; malformed specs and unknown tools are INVALID_REQUEST. */
@@ -45,7 +44,8 @@ function docsOptions(env: CandorEnv, dbPath: string, reasoner: Reasoner): DocsTo
   const grade = reasoner.gradeRelevance?.bind(reasoner);
   return {
     dir: env.CANDOR_DOCS,
-    dbPath,
+    // The index is SQLite FTS5: on a PostgreSQL database it lives in the default local file instead.
+    dbPath: isPostgresUrl(dbPath) ? DEFAULT_DB_PATH : dbPath,
     ...(grade ? { grader: (query, task, passages, signal) => grade({ query, task, passages, signal }) } : {}),
   };
 }
@@ -79,23 +79,37 @@ async function buildReasoner(
 export async function openSession(spec: SessionSpec): Promise<Session> {
   const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
   const toolkits = buildToolkits(spec.faults, docsOptions(spec.env, spec.dbPath, reasoner));
-  return compileOn(openPersistence(spec.dbPath), toolkits, reasoner, spec.env);
+  return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env);
 }
 
 /** Compiles the agent on an already open database (resume, report, history: the thread says which faults). */
 export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
   try {
     const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
-    return compileOn(
+    return await compileOn(
       persistence,
       buildToolkits(spec.faults, docsOptions(spec.env, persistence.dbPath, reasoner)),
       reasoner,
       spec.env,
     );
   } catch (e) {
-    persistence.close();
+    await persistence.close();
     throw e;
   }
+}
+
+/**
+ * Compiles the agent on a database the caller keeps open (a worker runs many threads on one connection pool):
+ * `close` waits for the decision log's writes and leaves the database open.
+ */
+export async function sessionSharing(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
+  return compileOn(
+    persistence,
+    buildToolkits(spec.faults),
+    await buildReasoner(spec.reasoner, spec.env, spec.onNote),
+    spec.env,
+    false,
+  );
 }
 
 export interface SessionSpec {
@@ -106,16 +120,28 @@ export interface SessionSpec {
   onNote?: (note: string) => void;
 }
 
-function compileOn(persistence: Persistence, toolkits: Toolkit[], reasoner: Reasoner, env: CandorEnv): Session {
-  const logFile = decisionLogPath(persistence.dbPath);
+async function compileOn(
+  persistence: Persistence,
+  toolkits: Toolkit[],
+  reasoner: Reasoner,
+  env: CandorEnv,
+  ownsDatabase = true,
+): Promise<Session> {
+  const logFile = persistence.decisions.where;
   try {
-    const decisionLog = fileDecisionLog(logFile, env.CANDOR_LOG_LEVEL ?? "info");
-    // Side-effecting tool calls are recorded in the same file, so a resumed or replayed thread never repeats one.
-    const ledger = openEffectLedger(persistence.store.db);
-    const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger }, persistence);
-    return { graph, persistence, logFile, close: () => persistence.close() };
+    const decisionLog = persistence.decisions.open(env.CANDOR_LOG_LEVEL ?? "info");
+    // Side-effecting tool calls are recorded in the same database, so a resumed or replayed thread never repeats one.
+    const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger: persistence.ledger }, persistence);
+    const close = async () => {
+      try {
+        await decisionLog.flush();
+      } finally {
+        if (ownsDatabase) await persistence.close();
+      }
+    };
+    return { graph, persistence, logFile, close };
   } catch (e) {
-    persistence.close();
+    if (ownsDatabase) await persistence.close();
     throw e;
   }
 }
@@ -124,14 +150,14 @@ function compileOn(persistence: Persistence, toolkits: Toolkit[], reasoner: Reas
  * Opens a database that must already exist: reading a thread never creates an empty database (or its
  * directory) as a side effect of a typo.
  */
-export function openExisting(dbPath: string, threadId: string): Persistence {
-  if (!existsSync(path.resolve(dbPath))) {
+export async function openExisting(dbPath: string, threadId: string): Promise<Persistence> {
+  if (!databaseMayExist(dbPath)) {
     throw new CandorError(
       `There is no thread "${threadId}": no Candor database exists at ${dbPath}. Pass --db with the database the run used, or start a run with: run "<request>".`,
       ErrorCode.UNKNOWN_THREAD,
     );
   }
-  return openPersistence(dbPath);
+  return openDatabase(dbPath);
 }
 
 /** The RunnableConfig that addresses a thread's checkpoints. */
@@ -280,7 +306,7 @@ export async function streamThread(
  */
 const ToolApprovalWait = z.looseObject({
   kind: z.literal("tool_approval"),
-  decisions: z.array(z.string()).default(["approve", "deny"]),
+  decisions: z.array(z.string()).default([...TOOL_APPROVAL_DECISIONS]),
   question: z.string().default("A step wants to call a tool that needs approval. Approve the call, or deny it?"),
   taskId: z.string().optional(),
   tool: z.string().optional(),

@@ -1,4 +1,6 @@
-import { acquireLease, LEASE_RENEW_MS, LEASE_TTL_MS, releaseLease, renewLease, type Lease } from "../memory/lease.js";
+import { hostname } from "node:os";
+import { errorMessage } from "../errors.js";
+import { LEASE_RENEW_MS, LEASE_TTL_MS, type Lease } from "../memory/lease.js";
 import type { CliIo } from "./io.js";
 import { stamp } from "./render.js";
 import type { Session } from "./session.js";
@@ -9,7 +11,7 @@ interface HeldThread {
   signal: AbortSignal;
   /** True when renewal found the lease taken by another process (this one stalled past the expiry). */
   lost(): boolean;
-  release(): void;
+  release(): Promise<void>;
 }
 
 interface LeaseTiming {
@@ -20,52 +22,72 @@ interface LeaseTiming {
 /**
  * Takes the thread's lease for a command that writes to it (run, resume, replay, fork), or returns the message
  * that says who holds it. Renewal runs on an unref'd timer so it never keeps the process alive; the lease is
- * released by `release`, and on process exit too (a second Ctrl-C).
+ * released by `release`, and on process exit too (a second Ctrl-C): on SQLite at once, on PostgreSQL the exit
+ * cannot wait for the network, so the lease ends when it expires.
  */
-function holdThread(
+async function holdThread(
   session: Session,
   threadId: string,
   io: CliIo,
   timing: LeaseTiming = { ttlMs: LEASE_TTL_MS, renewMs: LEASE_RENEW_MS },
-): HeldThread | { busy: string } {
-  const db = session.persistence.store.db;
-  const result = acquireLease(db, threadId, timing.ttlMs);
+): Promise<HeldThread | { busy: string }> {
+  const { leases } = session.persistence;
+  const result = await leases.acquire(threadId, timing.ttlMs);
   if (!result.acquired) {
-    const { pid, expiresAt } = result.heldBy;
+    const { pid, host, expiresAt } = result.heldBy;
+    const where = host === hostname() ? `pid ${pid}` : `pid ${pid} on ${host}`;
     return {
-      busy: `Thread ${threadId} is busy: another process (pid ${pid}) is running it and holds its lease until ${stamp(new Date(expiresAt).toISOString())} (renewed while it runs). Two writers on one thread would lose one's updates, so this command did nothing. Wait for the other process to finish and try again; a crashed process does not hold it (the lease ends with its process, a zombie included, or within ${Math.round(timing.ttlMs / 1000)} s if it ran on another machine).`,
+      busy: `Thread ${threadId} is busy: another process (${where}) is running it and holds its lease until ${stamp(new Date(expiresAt).toISOString())} (renewed while it runs). Two writers on one thread would lose one's updates, so this command did nothing. Wait for the other process to finish and try again; a crashed process does not hold it (the lease ends with its process, a zombie included, or within ${Math.round(timing.ttlMs / 1000)} s if it ran on another machine).`,
     };
   }
   const lease: Lease = result.lease;
   const controller = new AbortController();
   let lost = false;
+  let renewing = false;
   const onAbort = () => controller.abort();
   io.signal?.addEventListener("abort", onAbort, { once: true });
   if (io.signal?.aborted) controller.abort();
-  const timer = setInterval(() => {
-    if (!db.open || renewLease(db, lease, timing.ttlMs)) return;
-    lost = true;
-    io.err(
-      `Lost the lease on thread ${threadId}: another process took it after this one stalled past its expiry. Stopping at the next step boundary.`,
-    );
+  const stop = (message: string) => {
+    io.err(message);
     controller.abort();
+  };
+  const timer = setInterval(() => {
+    // A renewal slower than the interval (a slow network) must not pile up behind itself.
+    if (renewing) return;
+    renewing = true;
+    void leases
+      .renew(lease, timing.ttlMs)
+      .then(
+        (held) => {
+          if (held || lost) return;
+          lost = true;
+          stop(
+            `Lost the lease on thread ${threadId}: another process took it after this one stalled past its expiry. Stopping at the next step boundary.`,
+          );
+        },
+        (e: unknown) =>
+          stop(
+            `Could not renew the lease on thread ${threadId} (${errorMessage(e)}): another process may take the thread when it expires, so this one stops at the next step boundary.`,
+          ),
+      )
+      .finally(() => (renewing = false));
   }, timing.renewMs);
   timer.unref();
   let released = false;
-  const release = () => {
+  const release = async () => {
     if (released) return;
     released = true;
     clearInterval(timer);
     io.signal?.removeEventListener("abort", onAbort);
-    if (!lost && db.open) releaseLease(db, lease);
+    if (!lost) await leases.release(lease);
   };
-  const forget = io.atExit?.(release);
+  const forget = io.atExit?.(() => void release());
   return {
     signal: controller.signal,
     lost: () => lost,
-    release: () => {
-      release();
+    release: async () => {
       forget?.();
+      await release();
     },
   };
 }
@@ -81,7 +103,7 @@ export async function whileHolding<T>(
   busy: () => T,
   body: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const held = holdThread(session, threadId, io);
+  const held = await holdThread(session, threadId, io);
   if ("busy" in held) {
     io.err(held.busy);
     return busy();
@@ -89,6 +111,6 @@ export async function whileHolding<T>(
   try {
     return await body(held.signal);
   } finally {
-    held.release();
+    await held.release();
   }
 }

@@ -163,6 +163,10 @@ export function needsPlanApproval(plan: Plan, threshold: number): boolean {
   return plan.confidence < threshold || openQuestions(plan.understanding).length > 0;
 }
 
+/** Every decision a person can give; which ones a request takes is in the interrupt table (src/domain/decisions.ts). */
+export const DecisionName = z.enum(["approve", "adjust", "reject", "skip", "retry", "replan", "abort", "deny"]);
+export type DecisionName = z.infer<typeof DecisionName>;
+
 /**
  * A person's answer, given as the resume value. `approve`/`adjust`/`reject` answer a plan approval; `skip` (give
  * up on the failed step, finish the rest), `retry` (one more attempt beyond the cap, with `params` replacing some
@@ -171,7 +175,7 @@ export function needsPlanApproval(plan: Plan, threshold: number): boolean {
  * with `retry` only, `guidance` with `replan` only (and is required there).
  */
 export const HumanDecision = z.object({
-  decision: z.enum(["approve", "adjust", "reject", "skip", "retry", "replan", "abort", "deny"]),
+  decision: DecisionName,
   comment: z.string().nullable().default(null),
   by: z.string().nullable().default(null),
   adjustments: z.array(PlanAdjustment).nullable().default(null),
@@ -226,11 +230,59 @@ export const HumanResponse = z.object({
 });
 export type HumanResponse = z.infer<typeof HumanResponse>;
 
-/**
- * What `interrupt()` carries: a HumanInterrupt, Candor's request both spread at the top level (what the CLI and
- * existing clients read) and whole under `candor`, and the error of the previous answer when it was refused.
+/*
+ * LangChain v1's human-in-the-loop request (`humanInTheLoopMiddleware`), which agent-chat-ui renders: the actions
+ * to review and, per action, the decisions a person may take. Python and agent-chat-ui spell it in snake_case, the
+ * JavaScript middleware in camelCase: payloads carry both. A resume answers with `{decisions: [...]}`, one per
+ * action.
  */
-export type InterruptPayload = HumanInterrupt & InterruptRequest & { candor: InterruptRequest; error?: string };
+export const HitlDecisionType = z.enum(["approve", "edit", "reject"]);
+export type HitlDecisionType = z.infer<typeof HitlDecisionType>;
+
+export const HitlActionRequest = z.object({
+  name: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  description: z.string().optional(),
+});
+export const HitlReviewConfig = z.object({
+  action_name: z.string(),
+  allowed_decisions: z.array(HitlDecisionType),
+});
+export const HitlRequest = z.object({
+  action_requests: z.array(HitlActionRequest),
+  review_configs: z.array(HitlReviewConfig),
+  actionRequests: z.array(HitlActionRequest),
+  reviewConfigs: z.array(z.object({ actionName: z.string(), allowedDecisions: z.array(HitlDecisionType) })),
+});
+export type HitlRequest = z.infer<typeof HitlRequest>;
+
+/** One v1 decision, in either casing (`edited_action` or `editedAction`). */
+export const HitlDecision = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("approve") }),
+  z.object({ type: z.literal("reject"), message: z.string().optional() }),
+  z.object({
+    type: z.literal("edit"),
+    edited_action: z.object({ name: z.string(), args: z.record(z.string(), z.unknown()) }).optional(),
+    editedAction: z.object({ name: z.string(), args: z.record(z.string(), z.unknown()) }).optional(),
+  }),
+]);
+export type HitlDecision = z.infer<typeof HitlDecision>;
+
+/**
+ * What `interrupt()` carries: a HumanInterrupt (Agent Inbox), LangChain v1's HITL request (agent-chat-ui), Candor's
+ * request both spread at the top level (what the CLI and existing clients read) and whole under `candor`, and the
+ * error of the previous answer when it was refused.
+ */
+export type InterruptPayload = HumanInterrupt &
+  HitlRequest &
+  InterruptRequest & { candor: InterruptRequest; error?: string };
+
+/** The editable view of each step, as a plan approval shows it and as an edit sends it back. */
+export function editableSteps(plan: Plan): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(
+    plan.steps.map((s) => [s.id, Object.fromEntries(EDITABLE_STEP_FIELDS.map((f) => [f, s[f]]))]),
+  );
+}
 
 /**
  * What the worker's gate decided about a call that needs approval: approved or denied by a person, or already

@@ -8,9 +8,10 @@ import type Database from "better-sqlite3";
  * read the same checkpoint and both write on top of it, so one update is lost. A lease row in the same SQLite
  * file says who may write; it expires, so a holder that crashed (kill -9) blocks the thread only until then —
  * and not even that long on the same machine, where a holder whose process is gone is known to be dead (see
- * `holderAlive`: a zombie, or a pid now used by another process, counts as gone).
+ * `holderAlive`: a zombie, or a pid now used by another process, counts as gone). The functions below work on a
+ * SQLite connection; `ThreadLeases` is the same contract on either backend (PostgreSQL: postgres-lease.ts).
  */
-const LEASE_TABLE = "candor_leases";
+export const LEASE_TABLE = "candor_leases";
 
 /** How long a lease lasts without renewal; the CLI renews every LEASE_RENEW_MS while it streams. */
 export const LEASE_TTL_MS = 30_000;
@@ -55,7 +56,8 @@ export interface LeaseOptions {
 
 export type LeaseResult = { acquired: true; lease: Lease } | { acquired: false; heldBy: LeaseHolder };
 
-interface Row {
+/** A lease row as both backends store it. */
+export interface LeaseRow {
   holder: string;
   pid: number;
   host: string;
@@ -141,8 +143,8 @@ export function holderAlive(pid: number, startTime: string | null): boolean {
 }
 
 /** A row still binds when it has not expired and its holder is not known to be dead. */
-function binding(
-  row: Row | undefined,
+export function bindingHolder(
+  row: LeaseRow | undefined,
   now: number,
   host: string,
   isAlive: NonNullable<LeaseOptions["isAlive"]>,
@@ -153,7 +155,7 @@ function binding(
 }
 
 /** A holder id for this process: the pid (shown to the user) and randomness (pids are reused). */
-function newHolder(pid = process.pid): string {
+export function newHolder(pid = process.pid): string {
   return `${pid}-${randomBytes(6).toString("hex")}`;
 }
 
@@ -175,7 +177,12 @@ export function acquireLease(
   const holder = options.holder ?? newHolder(pid);
   const startTime = options.startTime !== undefined ? options.startTime : processStartTime(pid);
   const take = db.transaction((now: number): LeaseResult => {
-    const held = binding(db.prepare<[string], Row>(SELECT).get(threadId), now, host, options.isAlive ?? holderAlive);
+    const held = bindingHolder(
+      db.prepare<[string], LeaseRow>(SELECT).get(threadId),
+      now,
+      host,
+      options.isAlive ?? holderAlive,
+    );
     if (held && held.holder !== holder) return { acquired: false, heldBy: held };
     const expiresAt = now + ttlMs;
     db.prepare(
@@ -215,10 +222,32 @@ export function leaseHolder(
   options: Pick<LeaseOptions, "host" | "now" | "isAlive"> = {},
 ): LeaseHolder | null {
   ensureTable(db);
-  return binding(
-    db.prepare<[string], Row>(SELECT).get(threadId),
+  return bindingHolder(
+    db.prepare<[string], LeaseRow>(SELECT).get(threadId),
     options.now ?? Date.now(),
     options.host ?? hostname(),
     options.isAlive ?? holderAlive,
   );
+}
+
+/**
+ * One writer per thread on whichever database holds the thread: what `candor` commands use, so they do not care
+ * whether the thread lives in SQLite or PostgreSQL. The semantics are those of the functions above.
+ */
+export interface ThreadLeases {
+  acquire(threadId: string, ttlMs?: number, options?: LeaseOptions): Promise<LeaseResult>;
+  /** False when the lease was lost: the caller should stop writing. */
+  renew(lease: Lease, ttlMs?: number, now?: number): Promise<boolean>;
+  release(lease: Lease): Promise<void>;
+  holder(threadId: string, options?: Pick<LeaseOptions, "host" | "now" | "isAlive">): Promise<LeaseHolder | null>;
+}
+
+/** The leases of a SQLite file, on its connection; after the connection closes, renew and release do nothing. */
+export function sqliteLeases(db: Database.Database): ThreadLeases {
+  return {
+    acquire: async (threadId, ttlMs, options) => acquireLease(db, threadId, ttlMs, options),
+    renew: async (lease, ttlMs, now) => !db.open || renewLease(db, lease, ttlMs, now),
+    release: async (lease) => releaseLease(db, lease),
+    holder: async (threadId, options) => leaseHolder(db, threadId, options),
+  };
 }

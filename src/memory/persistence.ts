@@ -1,24 +1,90 @@
-import { accessSync, closeSync, constants, openSync, statSync, type Stats } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { openEffectLedger, type EffectLedger } from "../tools/effects.js";
+import { fileDecisionLog, type DecisionJournal } from "../transparency/decision-log.js";
+import { sqliteLeases, type ThreadLeases } from "./lease.js";
 import { describeKind, ensureDirectory } from "./paths.js";
+import type { CandorPostgresSaver } from "./postgres.js";
+import type { RunQueue } from "./postgres-queue.js";
+import type { CandorPostgresStore } from "./postgres-store.js";
+import { isPostgresUrl, redactUrl } from "./postgres-url.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { withStatementCache } from "./statement-cache.js";
+
+export { isPostgresUrl } from "./postgres-url.js";
 
 const BUSY_TIMEOUT_MS = 5000;
 /** Appended to the database's file name: one decision log per database, never shared by a folder. */
 const DECISION_LOG_SUFFIX = ".decisions.log";
 
-/** Checkpoints and long-term memory in one SQLite file, over one connection. */
-export interface Persistence {
+/**
+ * Everything Candor keeps about threads, in one database: the rest of the code uses these and does not care
+ * which backend holds them. SQLite (a file, the default) or PostgreSQL (`--db postgres://…`, for many processes
+ * and machines).
+ */
+interface PersistenceParts {
+  checkpointer: BaseCheckpointSaver;
+  /** Long-term memory (episodes, calibration, config, thread records). */
+  store: SqliteStore | CandorPostgresStore;
+  /** Calls with side effects, so a resume or replay never repeats one. */
+  ledger: EffectLedger;
+  /** One writer per thread. */
+  leases: ThreadLeases;
+  /** Where decisions are logged and read back. */
+  decisions: DecisionJournal;
+  /** What messages show: the database file's absolute path, or the PostgreSQL URL without its password. */
+  dbPath: string;
+}
+
+/** Checkpoints, store, ledger and leases in one SQLite file, over one connection; the decision log beside it. */
+export interface SqlitePersistence extends PersistenceParts {
+  backend: "sqlite";
   checkpointer: SqliteSaver;
   store: SqliteStore;
-  /** The absolute path of the database file. */
-  dbPath: string;
   /** Closes the shared connection; safe to call twice. */
   close(): void;
+}
+
+/** The same on a PostgreSQL database (made by `candor db migrate`), the decision log in a table of it. */
+export interface PostgresPersistence extends PersistenceParts {
+  backend: "postgres";
+  checkpointer: CandorPostgresSaver;
+  store: CandorPostgresStore;
+  /** The run queue `candor submit` fills and `candor worker`s take from. */
+  queue: RunQueue;
+  /** Ends the pools once pending writes are done; safe to call twice. */
+  close(): Promise<void>;
+}
+
+export type Persistence = SqlitePersistence | PostgresPersistence;
+
+/**
+ * Opens the database a `--db` value (or CANDOR_DB) names: a `postgres://` URL opens PostgreSQL (which must have
+ * been migrated), anything else is a SQLite file path (created if needed, as `openPersistence` does).
+ *
+ * @throws CandorError STORAGE naming the database, the reason and the fix.
+ */
+export async function openDatabase(location: string): Promise<Persistence> {
+  if (!isPostgresUrl(location)) return openPersistence(location);
+  const { openPostgres } = await import("./postgres.js");
+  return openPostgres(location);
+}
+
+/**
+ * Whether the database a location names may hold threads already: a SQLite file that exists, or any PostgreSQL
+ * URL (a server is asked when opened, and says what is wrong). Reading commands never create a database.
+ */
+export function databaseMayExist(location: string): boolean {
+  return isPostgresUrl(location) || existsSync(path.resolve(location));
+}
+
+/** A location as messages and JSON show it: the absolute file path, or the URL without its password. */
+export function describeDatabase(location: string): string {
+  return isPostgresUrl(location) ? redactUrl(location.trim()) : path.resolve(location);
 }
 
 /**
@@ -30,7 +96,7 @@ export interface Persistence {
  *   path cannot hold a database (its directory cannot be created or written, it is on a kernel filesystem such
  *   as /proc, it is not a regular file) or the file is not a SQLite database or is corrupt.
  */
-export function openPersistence(dbPath: string): Persistence {
+export function openPersistence(dbPath: string): SqlitePersistence {
   const absolute = path.resolve(dbPath);
   ensureWritable(absolute);
   let db: Database.Database;
@@ -47,9 +113,18 @@ export function openPersistence(dbPath: string): Persistence {
     const store = new SqliteStore(db, { ttl: { refreshOnRead: false } });
     store.sweep();
     const checkpointer = new SqliteSaver(withStatementCache(db));
+    let ledger: EffectLedger | null = null;
     return {
+      backend: "sqlite",
       checkpointer,
       store,
+      // Made on first use: its table is created then, so opening a database to read it adds no table.
+      get ledger() {
+        ledger ??= openEffectLedger(db);
+        return ledger;
+      },
+      leases: sqliteLeases(db),
+      decisions: sqliteDecisionJournal(absolute),
       dbPath: absolute,
       close() {
         if (db.open) db.close();
@@ -59,6 +134,27 @@ export function openPersistence(dbPath: string): Persistence {
     db.close();
     throw unusable(absolute, CandorError.isInstance(e) && e.cause !== undefined ? e.cause : e);
   }
+}
+
+/** The decision log of a SQLite database: JSON lines in a file beside it (see `decisionLogPath`). */
+export function sqliteDecisionJournal(dbPath: string): DecisionJournal {
+  const file = decisionLogPath(dbPath);
+  return {
+    where: file,
+    open: (level) => ({ ...fileDecisionLog(file, level), flush: async () => undefined }),
+    async read() {
+      if (!existsSync(file)) return null;
+      try {
+        return readFileSync(file, "utf8").split("\n");
+      } catch (e) {
+        throw new CandorError(
+          `Cannot read the decision log "${file}": ${errorMessage(e)}. It is the file beside the database, named after it, that run and resume write; move what is at that path away, or pass --db with the database your runs used.`,
+          ErrorCode.STORAGE,
+          { cause: e },
+        );
+      }
+    },
+  };
 }
 
 /**
@@ -127,4 +223,39 @@ function unusable(file: string, cause: unknown): CandorError {
     ErrorCode.STORAGE,
     { cause, details: { dbPath: file } },
   );
+}
+
+/** What `candor db migrate` did to a database. */
+export interface MigrationReport {
+  backend: Persistence["backend"];
+  /** As messages show it (no password). */
+  dbPath: string;
+  /** Candor's schema version before (null: no Candor tables) and after; SQLite has none (its tables are made on open). */
+  before: number | null;
+  after: number | null;
+  /** True when another process was migrating the same database and this one waited for it. */
+  waited: boolean;
+}
+
+/**
+ * Creates or upgrades the tables of the database a location names. PostgreSQL: every table (checkpoints, store,
+ * ledger, leases, decisions) under an advisory lock, so several processes may run it at once. SQLite creates its
+ * tables when it is opened; migrating opens it and makes the ledger's and leases' tables too.
+ */
+export async function migrateDatabase(location: string, onWait?: () => void): Promise<MigrationReport> {
+  if (isPostgresUrl(location)) {
+    const { migratePostgres } = await import("./postgres.js");
+    const outcome = await migratePostgres(location, onWait);
+    return { backend: "postgres", dbPath: describeDatabase(location), ...outcome };
+  }
+  const persistence = openPersistence(location);
+  try {
+    // Each part makes its tables on first use: one read of each makes them all.
+    await persistence.checkpointer.getTuple({ configurable: { thread_id: "" } });
+    await persistence.ledger.verdict({ threadId: "", stepId: "", dispatch: 0 });
+    await persistence.leases.holder("");
+  } finally {
+    persistence.close();
+  }
+  return { backend: "sqlite", dbPath: persistence.dbPath, before: null, after: null, waited: false };
 }

@@ -300,7 +300,7 @@ ORDER BY s.seq DESC LIMIT ? OFFSET ?`;
     let namespaces = this.stmt.namespaces
       .all(this.now())
       .map((r) => r.namespace.split(NAMESPACE_SEPARATOR))
-      .filter((ns) => conditions.every((c) => matches(c, ns)));
+      .filter((ns) => conditions.every((c) => matchesCondition(c, ns)));
     if (op.maxDepth !== undefined) {
       const depth = nonNegativeInt(op.maxDepth, "listNamespaces maxDepth");
       const seen = new Map<string, string[]>();
@@ -390,14 +390,16 @@ function unwrapEq(field: string, expected: unknown): Primitive {
   );
 }
 
-function matches(condition: MatchCondition, ns: string[]): boolean {
+/** Whether a namespace meets one listNamespaces condition (`*` matches any label); PostgreSQL's store uses it too. */
+export function matchesCondition(condition: MatchCondition, ns: string[]): boolean {
   const { path, matchType } = condition;
   if (path.length > ns.length) return false;
   const start = matchType === "prefix" ? 0 : ns.length - path.length;
   return path.every((label, i) => label === "*" || ns[start + i] === label);
 }
 
-function compareNamespaces(a: string[], b: string[]): number {
+/** Namespaces in label order, shorter first on a tie. */
+export function compareNamespaces(a: string[], b: string[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
     const x = a[i] as string;
     const y = b[i] as string;

@@ -1,13 +1,15 @@
 import { afterPersonEdits } from "../planning/understanding.js";
 import {
   EDITABLE_STEP_FIELDS,
+  editableSteps,
+  HitlDecision,
   HumanDecision,
   HumanResponse,
   PlanAdjustment,
-  type HumanInterrupt,
   type InterruptPayload,
   type InterruptRequest,
 } from "../domain/approval.js";
+import { hitlMeaning, hitlRequestOf, humanInterruptOf } from "../domain/decisions.js";
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest, RunSettings } from "../domain/request.js";
@@ -40,6 +42,21 @@ export type DecisionContext = Pick<InterruptRequest, "decisions" | "kind"> & {
 export function parseDecision(raw: unknown, request: DecisionContext): ParsedDecision {
   const fits = `Send one of: ${request.decisions.join(", ")}.`;
   let candidate: unknown = typeof raw === "string" ? { decision: raw.trim().toLowerCase() } : raw;
+  // LangChain v1: {decisions: [one per action]}; Candor asks about one action at a time.
+  if (isObject(candidate) && "decisions" in candidate && !("decision" in candidate)) {
+    const list = candidate.decisions;
+    if (!Array.isArray(list) || list.length !== 1)
+      return {
+        ok: false,
+        error: `"decisions" must hold exactly one decision for the one action asked about, e.g. {"decisions":[{"type":"approve"}]}. ${fits}`,
+      };
+    candidate = list[0];
+  }
+  if (isHitlDecision(candidate)) {
+    const mapped = fromHitlDecision(candidate, request);
+    if (!mapped.ok) return mapped;
+    candidate = mapped.decision;
+  }
   if (Array.isArray(candidate)) {
     if (candidate.length !== 1)
       return {
@@ -118,6 +135,57 @@ export function parseDecision(raw: unknown, request: DecisionContext): ParsedDec
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A v1 decision: `approve` or `reject`, or an `edit` with an edited action (a HumanResponse edit has `args`). */
+function isHitlDecision(v: unknown): v is Record<string, unknown> {
+  if (!isObject(v) || "decision" in v) return false;
+  return (
+    v.type === "approve" || v.type === "reject" || (v.type === "edit" && ("edited_action" in v || "editedAction" in v))
+  );
+}
+
+/**
+ * Maps a LangChain v1 decision onto Candor's, by the interrupt table: approve and reject become the kind's
+ * decisions for them (a reject's message is the comment: the reason), edit goes the way a HumanResponse edit goes.
+ * Edited values a form sends back as text (`"[...]"`, `"{...}"`) are read as the JSON they hold.
+ */
+function fromHitlDecision(
+  raw: Record<string, unknown>,
+  request: DecisionContext,
+): { ok: true; decision: unknown } | { ok: false; error: string } {
+  const parsed = HitlDecision.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return {
+      ok: false,
+      error: `The decision ${JSON.stringify(raw)} is not a valid v1 decision (${issue?.path.join(".") || "value"}: ${issue?.message}). Send {"type": "approve"}, {"type": "reject", "message": "…"} or {"type": "edit", "edited_action": {"name", "args"}}.`,
+    };
+  }
+  const d = parsed.data;
+  if (d.type === "edit") {
+    const action = d.edited_action ?? d.editedAction;
+    if (!action || hitlMeaning(request.kind, "edit") === null)
+      return {
+        ok: false,
+        error: `A ${request.kind} request cannot be edited${action ? "" : " (and the edit carries no edited_action)"}: approve or reject it. Send one of: ${request.decisions.join(", ")}.`,
+      };
+    const args = Object.fromEntries(Object.entries(action.args).map(([k, v]) => [k, jsonText(v)]));
+    return { ok: true, decision: { type: "edit", args: { action: action.name, args } } };
+  }
+  const decision = hitlMeaning(request.kind, d.type);
+  const message = d.type === "reject" && d.message?.trim() ? d.message.trim() : null;
+  return { ok: true, decision: { decision, comment: message } };
+}
+
+/** A value a form sent back as text: the JSON object or list it spells, else the text itself. */
+function jsonText(v: unknown): unknown {
+  if (typeof v !== "string" || !/^\s*[[{]/.test(v)) return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v; // Not JSON after all: the text is the value, and the step's schema judges it.
+  }
+}
 
 /**
  * Maps a HumanResponse onto Candor's decisions. Plan approval: accept → approve, edit → adjust (the edited
@@ -223,13 +291,6 @@ function fromHumanResponse(
   if (diff.adjustments.length === 0)
     return { ok: true, decision: { decision: "approve", comment: "edited without changes" } };
   return { ok: true, decision: { decision: "adjust", adjustments: diff.adjustments } };
-}
-
-/** The editable view of each step, as the interrupt shows it and as an `edit` response sends it back. */
-function editableSteps(plan: Plan): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(
-    plan.steps.map((s) => [s.id, Object.fromEntries(EDITABLE_STEP_FIELDS.map((f) => [f, s[f]]))]),
-  );
 }
 
 /** Turns an edited copy of the editable view into adjustments: one per changed field. */
@@ -353,95 +414,13 @@ export function applyAdjustments(
 }
 
 /**
- * The `interrupt()` payload for a request: LangGraph's HumanInterrupt (so Agent Inbox and agent-chat-ui can
- * answer it) plus Candor's request, spread at the top level for existing readers and whole under `candor`.
+ * The `interrupt()` payload for a request, in the three dialects clients speak: LangGraph's HumanInterrupt (Agent
+ * Inbox), LangChain v1's HITL request in both casings (agent-chat-ui), and Candor's request, spread at the top level
+ * for existing readers and whole under `candor`. The kind's entry in the interrupt table says what each holds.
  */
 export function interruptPayload(request: InterruptRequest, error?: string): InterruptPayload {
-  const human: HumanInterrupt =
-    request.kind === "tool_approval"
-      ? {
-          action_request: { action: request.tool, args: request.args },
-          // The call is approved or denied as shown; edited arguments would bypass the plan's validation.
-          config: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: true },
-          description: [
-            request.question,
-            "",
-            `Step ${request.taskId} will call ${request.tool}(${JSON.stringify(request.args)}) (side effect: ${request.sideEffect}).`,
-            "",
-            "Accept runs the call, ignore denies it, respond denies it with your note as the reason.",
-          ].join("\n"),
-        }
-      : request.kind === "plan_approval"
-        ? {
-            action_request: {
-              action: "approve_plan",
-              args: { planId: request.planId, confidence: request.confidence, steps: editableSteps(request.plan) },
-            },
-            config: { allow_accept: true, allow_edit: true, allow_respond: true, allow_ignore: true },
-            description: [
-              request.question,
-              "",
-              "Why the confidence is low:",
-              ...request.reasons.map((r) => `- ${r}`),
-              "",
-              `Accept runs the plan, edit adjusts it (edit \`steps\`), ${request.decisions.includes("replan") ? "respond plans it again following your text, ignore rejects it" : "respond or ignore rejects it"}.`,
-            ].join("\n"),
-          }
-        : request.kind === "unknown_outcome"
-          ? {
-              action_request: {
-                action: "check_call",
-                args: {
-                  taskId: request.taskId,
-                  failureCount: request.failureCount,
-                  errors: request.errors,
-                  suggestedActions: request.suggestedActions,
-                },
-              },
-              // Accept and ignore are the two answers a check can give; a free-text note would not say which.
-              config: {
-                allow_accept: request.decisions.includes("retry"),
-                allow_edit: false,
-                allow_respond: false,
-                allow_ignore: true,
-              },
-              description: [
-                request.question,
-                "",
-                ...request.errors.map((e) => `- ${e}`),
-                "",
-                request.decisions.includes("retry")
-                  ? "Accept if it did not take effect (the step runs again); ignore if it did (the step is skipped)."
-                  : "Ignore skips the step (it took effect, or is not wanted).",
-              ].join("\n"),
-            }
-          : {
-              action_request: {
-                action: "recover_step",
-                args: {
-                  taskId: request.taskId,
-                  kind: request.kind,
-                  failureCount: request.failureCount,
-                  errors: request.errors,
-                  suggestedActions: request.suggestedActions,
-                  params: request.params ?? {},
-                },
-              },
-              config: {
-                allow_accept: true,
-                allow_edit: Object.keys(request.params ?? {}).length > 0,
-                allow_respond: true,
-                allow_ignore: request.decisions.includes("skip"),
-              },
-              description: [
-                request.question,
-                "",
-                ...request.errors.map((e) => `- ${e}`),
-                "",
-                `Accept retries once more, edit retries with the parameters you change, ignore skips the step, ${request.decisions.includes("replan") ? "respond plans the unfinished work again following your text" : "respond retries with your note recorded"}.`,
-              ].join("\n"),
-            };
-  return { ...request, ...human, candor: request, ...(error ? { error } : {}) };
+  const human = humanInterruptOf(request);
+  return { ...request, ...human, ...hitlRequestOf(request, human), candor: request, ...(error ? { error } : {}) };
 }
 
 /** What a human decision does to the run, as data; the node turns it into a state update and notifications. */
@@ -603,7 +582,7 @@ export function decisionEffect(args: {
         reasoning: `a human chose to skip ${request.taskId}`,
       };
     }
-    default: {
+    case "abort": {
       const reason = `${request.reason} A human chose to abort${note}.`;
       return {
         status: "failed",
@@ -612,6 +591,23 @@ export function decisionEffect(args: {
         reasoning: reason,
         failureReason: reason,
       };
+    }
+    case "approve":
+    case "adjust":
+    case "reject":
+    case "deny":
+      // parseDecision admits only the decisions the request offers, and no escalation offers these.
+      throw new CandorError(
+        `"${decision.decision}" does not answer a ${request.kind} escalation; it offers ${request.decisions.join(", ")}.`,
+        ErrorCode.INVALID_DECISION,
+      );
+    default: {
+      // A decision added to DecisionName without an effect here fails the typecheck.
+      const unhandled: never = decision.decision;
+      throw new CandorError(
+        `No effect is defined for the decision "${String(unhandled)}".`,
+        ErrorCode.INVALID_DECISION,
+      );
     }
   }
 }

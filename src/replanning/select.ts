@@ -1,5 +1,6 @@
 import { OUTCOME_UNKNOWN, type ExecutionFeedback, type FailureClass } from "../domain/feedback.js";
 import type { FailureEscalationRequest } from "../domain/approval.js";
+import { ESCALATION_DECISIONS, UNKNOWN_OUTCOME_DECISIONS } from "../domain/decisions.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { PlanRevision, StrategyType } from "../domain/revision.js";
@@ -269,8 +270,6 @@ export function nextFailedStep(plan: Plan) {
   return plan.steps.filter((s) => s.status === "failed").sort((a, b) => a.order - b.order)[0];
 }
 
-const ESCALATION_DECISIONS = ["skip", "retry", "replan", "abort"];
-
 function escalate(
   kind: FailureEscalationRequest["kind"],
   plan: Plan,
@@ -294,7 +293,7 @@ function escalate(
       params: failure.step.params,
       ...(overrides.retryWith ? { retryWith: overrides.retryWith } : {}),
       suggestedActions: suggestions,
-      decisions: overrides.decisions ?? ESCALATION_DECISIONS,
+      decisions: overrides.decisions ?? [...ESCALATION_DECISIONS],
       question:
         overrides.question ??
         `${reason} Skip ${failure.step.id} and finish the rest, retry once more (with new parameters if you like), replan the unfinished work with your guidance, or abort the run?`,
@@ -334,7 +333,7 @@ function infeasibleConstraint(plan: Plan, failure: FailureContext, revisionCount
   const id = failure.step.id;
   const least = `$${Math.ceil(hopeless.least).toLocaleString("en-US")}`;
   const reason = `The limit checked by ${id} cannot be met. ${hopeless.reason}.`;
-  const decisions = ESCALATION_DECISIONS;
+  const decisions: string[] = [...ESCALATION_DECISIONS];
   const replan = decisions.includes("replan");
   // The check's parameter that holds the limit, so the retry can be spelled out (`budget` for check_budget).
   const param = Object.entries(failure.step.params).find(([, v]) => v === hopeless.limit)?.[0];
@@ -402,7 +401,7 @@ function unknownOutcome(
       `If it did, or you no longer want it: skip ${id}`,
     ],
     {
-      decisions: spent ? ["skip", "abort"] : ["retry", "skip", "abort"],
+      decisions: UNKNOWN_OUTCOME_DECISIONS.filter((d) => !spent || d !== "retry"),
       question: spent
         ? `${reason} Check, then skip ${id} or abort the run?`
         : `${reason} Check, then retry ${id} if it did not happen (${again}), skip it if it did, or abort the run?`,

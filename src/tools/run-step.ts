@@ -112,7 +112,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
   const ledger = input.ledger && input.threadId && tool.sideEffect !== "none" ? input.ledger : null;
   const dispatchKey = { threadId: input.threadId ?? "", stepId: step.id, dispatch };
   if (ledger) {
-    const verdict = ledger.verdict(dispatchKey);
+    const verdict = await ledger.verdict(dispatchKey);
     if (verdict.kind === "done" && verdict.record.argsHash !== argsHash(parsed.data)) {
       // A fork changed the step's arguments after the call was made: neither the old result nor a second call is right.
       return fail(
@@ -156,9 +156,10 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     }
     const attemptStart = now();
     const key: EffectKey = { ...dispatchKey, attempt };
-    ledger?.recordStarted(key, tool.name, parsed.data);
+    await ledger?.recordStarted(key, tool.name, parsed.data);
+    let result: unknown;
     try {
-      const result = await callWithTimeout(
+      result = await callWithTimeout(
         tool,
         parsed.data,
         { inputs: input.inputs, ...missingOf(step), stepId: step.id, attempt },
@@ -166,9 +167,6 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
         input.signal,
       );
       checkOutput(tool, result);
-      ledger?.recordDone(key, tool.name, parsed.data, result);
-      attempts.push({ attempt, error: null, durationMs: now() - attemptStart });
-      return success(result, attempt, attempts);
     } catch (e) {
       const message = errorMessage(e);
       const outputs = CandorError.isInstance(e) ? e.details : {};
@@ -181,7 +179,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
         attempts.push({ attempt, error: unknown, durationMs: now() - attemptStart });
         return { ...fail(unknown, "policy_blocked", attempts, tool.name, outputs, e), errorType: OUTCOME_UNKNOWN };
       }
-      ledger?.recordFailed(key, tool.name, parsed.data, message);
+      await ledger?.recordFailed(key, tool.name, parsed.data, message);
       const failureClass = classifyFailure(message, e);
       lastClass = failureClass;
       attempts.push({ attempt, error: message, durationMs: now() - attemptStart });
@@ -191,7 +189,13 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
       const wait = step.retry.backoffMs[Math.min(attempt - 1, step.retry.backoffMs.length - 1)] ?? 0;
       input.onAttemptFailed?.({ attempt, error: message, failureClass, nextInMs: wait });
       await sleep(wait, input.signal).catch(() => undefined);
+      continue;
     }
+    // Outside the try: a database that cannot record the call's success is a storage failure, not the tool's, and
+    // must never be retried as one (the call took effect; its row stays "started", so a resume asks a person).
+    await ledger?.recordDone(key, tool.name, parsed.data, result);
+    attempts.push({ attempt, error: null, durationMs: now() - attemptStart });
+    return success(result, attempt, attempts);
   }
 }
 

@@ -40,6 +40,49 @@ export interface DecisionLog {
 }
 
 /**
+ * A decision log whose writes may still be on their way (PostgreSQL). `flush` waits for every write so far and
+ * fails, naming how many decisions were lost and why, when one could not be written; a file log is always flushed.
+ */
+export interface FlushableDecisionLog extends DecisionLog {
+  flush(): Promise<void>;
+}
+
+/**
+ * Where a database keeps its decisions: a file beside a SQLite database, a table in PostgreSQL. `candor logs`
+ * reads them back from the same place.
+ */
+export interface DecisionJournal {
+  /** What notifications and headers say: the log file, or the table and database. */
+  where: string;
+  /** A log that records decisions at `level` (pino's names; decisions are `info`). */
+  open(level: string): FlushableDecisionLog;
+  /** Every recorded decision as the JSON line `candor logs --json` prints, oldest first; null when none was ever written. */
+  read(): Promise<string[] | null>;
+}
+
+/** pino's level numbers: a decision is written when the log level is `info` or lower. */
+const LEVELS: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+const INFO = 30;
+
+/** Whether decisions (recorded at `info`) are written at this log level; `silent` and unknown names write none. */
+export function recordsDecisions(level: string): boolean {
+  return (LEVELS[level] ?? Number.POSITIVE_INFINITY) <= INFO;
+}
+
+/** The JSON line of a decision, as the file log writes it (pino's fields first, then the decision, then `msg`). */
+export function decisionLine(d: Decision, at: Date = new Date()): string {
+  return JSON.stringify({
+    level: INFO,
+    time: at.toISOString(),
+    app: "candor",
+    ...d,
+    taskId: d.taskId ?? null,
+    cost: d.cost ?? 0,
+    msg: `${d.operation}: ${d.decision}`,
+  });
+}
+
+/**
  * Writes decisions as JSON lines with pino (timestamp ISO 8601, level INFO), synchronously so a crash loses
  * nothing already decided. `candor logs` reads the same file back and filters it by plan, step and operation.
  *

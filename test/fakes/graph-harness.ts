@@ -3,28 +3,66 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isInterrupted, type StateSnapshot } from "@langchain/langgraph";
-import { afterAll } from "vitest";
+import pg from "pg";
+import { afterAll, inject } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent, type AgentDeps } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
 import { Plan, type PlanInput } from "../../src/domain/plan.js";
 import type { Notification } from "../../src/domain/notification.js";
-import { openPersistence, type Persistence } from "../../src/memory/persistence.js";
+import { isPostgresUrl, openPersistence, type Persistence } from "../../src/memory/persistence.js";
+import { connectPostgres } from "../../src/memory/postgres.js";
 import { RulesReasoner } from "../../src/reasoning/rules.js";
 import type { PlanResult, PlanningContext, Reasoner, SynthesisInput } from "../../src/reasoning/types.js";
 import type { PlanningRequest, PlanningRequestInput, RunSettingsInput } from "../../src/domain/request.js";
 import { parseFaultSpecs, withFaults } from "../../src/tools/faults.js";
 import type { Toolkit } from "../../src/tools/types.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
+import { createDatabaseFromTemplate } from "./postgres.js";
 
 /** Fast enough for tests, slow enough that three parallel searches overlap. */
 export const TEST_LATENCY_MS = 10;
 
-/** A fresh directory for one test's SQLite file; `cleanup` removes it. */
+/**
+ * The backend of this test run's databases. The `postgres` project (vitest.config.ts) runs the graph suite's key
+ * files again with CANDOR_TEST_BACKEND=postgres: the same tests, each database a fresh PostgreSQL one.
+ */
+const TEST_BACKEND: "sqlite" | "postgres" = process.env.CANDOR_TEST_BACKEND === "postgres" ? "postgres" : "sqlite";
+
+/**
+ * A fresh directory and a fresh database for one test: a SQLite file in the directory, or (postgres project) a
+ * new PostgreSQL database copied from the migrated template. `cleanup` removes the directory; the PostgreSQL
+ * server, with its databases, is thrown away when the run ends.
+ */
 export function tempDir(): { dir: string; dbPath: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), "candor-graph-"));
-  return { dir, dbPath: path.join(dir, "candor.db"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const dbPath =
+    TEST_BACKEND === "postgres"
+      ? createDatabaseFromTemplate(inject("candorPostgresUrl"), inject("candorPostgresBin"))
+      : path.join(dir, "candor.db");
+  return { dir, dbPath, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Opens a test database synchronously: a SQLite file, or a PostgreSQL database that `tempDir` made (migrated,
+ * so nothing needs asking before the pools connect).
+ */
+export function openTestDatabase(dbPath: string): Persistence {
+  return isPostgresUrl(dbPath) ? connectPostgres(dbPath) : openPersistence(dbPath);
+}
+
+/** Every row of the effect ledger, by step and status, read straight from the table of either backend. */
+export async function effectRows(persistence: Persistence): Promise<{ step_id: string; status: string }[]> {
+  const sql = "SELECT step_id, status FROM candor_effects ORDER BY step_id, dispatch, attempt";
+  if (persistence.backend === "sqlite") return persistence.store.db.prepare(sql).all() as never;
+  const client = new pg.Client({ connectionString: persistence.dbPath });
+  await client.connect();
+  try {
+    return (await client.query<{ step_id: string; status: string }>(sql)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Counts every call of every tool (each attempt counts, faulted ones included), keyed by tool name. */
@@ -101,7 +139,7 @@ export interface AgentOptions {
 }
 
 /**
- * The travel agent compiled on a real SQLite file: tools at test latency, counted, optionally faulty, the rules
+ * The travel agent compiled on a real database (a SQLite file, or PostgreSQL in the postgres project): tools at test latency, counted, optionally faulty, the rules
  * reasoner (no model), and an in-memory decision log to inspect.
  */
 export function startAgent(options: AgentOptions) {
@@ -111,7 +149,7 @@ export function startAgent(options: AgentOptions) {
   const hanging = new Set(faults.filter((f) => f.kind === "timeout").map((f) => f.tool));
   const { toolkits, calls } = countingToolkits(faulty);
   const decisionLog = memoryDecisionLog();
-  const persistence: Persistence = openPersistence(options.dbPath);
+  const persistence: Persistence = openTestDatabase(options.dbPath);
   const deps: AgentDeps = {
     toolkits,
     decisionLog,
@@ -120,7 +158,8 @@ export function startAgent(options: AgentOptions) {
       : { reasoner: new ShortTimeoutReasoner(hanging, options.stepTimeoutMs) }),
   };
   const graph = compileAgent(deps, persistence);
-  return { graph, persistence, calls, decisionLog, close: () => persistence.close() };
+  // A PostgreSQL database closes in the background (its pools end); a failure there surfaces as an unhandled error.
+  return { graph, persistence, calls, decisionLog, close: () => void persistence.close() };
 }
 export type Agent = ReturnType<typeof startAgent>;
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
 import { ConfidenceCalibrator, type PlanOutcome } from "../../src/confidence/calibrator.js";
-import { openPersistence, type Persistence } from "../../src/memory/persistence.js";
+import { openPersistence, type SqlitePersistence } from "../../src/memory/persistence.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
 
 const TRIP = "Plan a 3-day trip from Madrid to Paris for 2 people";
@@ -31,7 +31,7 @@ function failedHighConfidenceHistory(): PlanOutcome[] {
 
 describe("confidence calibration across runs (SQLite checkpointer and store)", () => {
   let dir: string;
-  let persistence: Persistence;
+  let persistence: SqlitePersistence;
   const decisionLog = memoryDecisionLog();
   let graph: ReturnType<typeof compileAgent>;
 

@@ -6,10 +6,8 @@
 import { Command } from "@langchain/langgraph";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
-import { openPersistence } from "../../src/memory/persistence.js";
-import { openEffectLedger } from "../../src/tools/effects.js";
 import type { Toolkit } from "../../src/tools/types.js";
-import { threadConfig, tripInput } from "../fakes/graph-harness.js";
+import { openTestDatabase, threadConfig, tripInput } from "../fakes/graph-harness.js";
 
 const [dbPath, threadId] = process.argv.slice(2);
 if (!dbPath || !threadId) {
@@ -33,8 +31,8 @@ const hanging: Toolkit = {
       : t,
   ),
 };
-const persistence = openPersistence(dbPath);
-const graph = compileAgent({ toolkits: [hanging], ledger: openEffectLedger(persistence.store.db) }, persistence);
+const persistence = openTestDatabase(dbPath);
+const graph = compileAgent({ toolkits: [hanging], ledger: persistence.ledger }, persistence);
 const config = threadConfig(threadId);
 await graph.invoke(tripInput("Plan a 3-day trip from Madrid to Paris for 2 people and book it"), config);
 console.log("WAITING");

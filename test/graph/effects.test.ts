@@ -5,9 +5,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
 import type { AgentStateValue } from "../../nodes/state.js";
-import { openPersistence } from "../../src/memory/persistence.js";
-import { openEffectLedger } from "../../src/tools/effects.js";
-import { countingToolkits, interruptValues, tempDir, threadConfig } from "../fakes/graph-harness.js";
+import {
+  countingToolkits,
+  effectRows,
+  interruptValues,
+  openTestDatabase,
+  tempDir,
+  threadConfig,
+} from "../fakes/graph-harness.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = tempDir();
@@ -44,16 +49,12 @@ describe("a crash in the middle of an irreversible call (issue 4 item 4)", () =>
     const threadId = "killed-mid-booking";
     await killDuringBooking(threadId);
 
-    const persistence = openPersistence(tmp.dbPath);
+    const persistence = openTestDatabase(tmp.dbPath);
     try {
-      const ledger = openEffectLedger(persistence.store.db);
       const { toolkits, calls } = countingToolkits([travelToolkit({ latencyMs: 5 })]);
-      const graph = compileAgent({ toolkits, ledger }, persistence);
+      const graph = compileAgent({ toolkits, ledger: persistence.ledger }, persistence);
       const config = threadConfig(threadId);
-      const started = persistence.store.db.prepare("SELECT step_id, status FROM candor_effects").all() as {
-        step_id: string;
-        status: string;
-      }[];
+      const started = await effectRows(persistence);
       expect(started.map((r) => r.status)).toEqual(["started"]);
 
       // The approval was checkpointed before the call, so resuming continues with act; the call's outcome is
@@ -86,7 +87,7 @@ describe("a crash in the middle of an irreversible call (issue 4 item 4)", () =>
       expect(done.status).toBe("completed");
       expect(calls.count("book_trip")).toBe(1);
     } finally {
-      persistence.close();
+      await persistence.close();
     }
   }, 60_000);
 });

@@ -4,7 +4,7 @@ import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
 import { HumanInterrupt, InterruptRequest } from "../../src/domain/approval.js";
-import { openPersistence, type Persistence } from "../../src/memory/persistence.js";
+import { openPersistence, type SqlitePersistence } from "../../src/memory/persistence.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
 import {
   EASY_TRIP,
@@ -16,7 +16,7 @@ import {
 } from "../fakes/graph-harness.js";
 
 const tmp = tempDir();
-const opened: Persistence[] = [];
+const opened: SqlitePersistence[] = [];
 afterAll(() => {
   for (const p of opened) p.close();
   tmp.cleanup();

@@ -31,38 +31,38 @@ function stepFor(tool: string, extra: Partial<TaskStepInput> = {}): TaskStep {
 }
 
 describe("EffectLedger", () => {
-  it("records a call as started, then done with its result, keyed by thread, step, dispatch and attempt", () => {
+  it("records a call as started, then done with its result, keyed by thread, step, dispatch and attempt", async () => {
     const l = ledger();
-    expect(l.lookup({ ...KEY, attempt: 1 })).toBeNull();
-    expect(l.verdict(KEY)).toEqual({ kind: "call" });
-    l.recordStarted({ ...KEY, attempt: 1 }, "pay", { n: 1 });
-    expect(l.lookup({ ...KEY, attempt: 1 })).toMatchObject({
+    expect(await l.lookup({ ...KEY, attempt: 1 })).toBeNull();
+    expect(await l.verdict(KEY)).toEqual({ kind: "call" });
+    await l.recordStarted({ ...KEY, attempt: 1 }, "pay", { n: 1 });
+    expect(await l.lookup({ ...KEY, attempt: 1 })).toMatchObject({
       status: "started",
       tool: "pay",
       argsHash: argsHash({ n: 1 }),
       result: null,
     });
-    l.recordDone({ ...KEY, attempt: 1 }, "pay", { n: 1 }, { ref: "R1" });
-    expect(l.lookup({ ...KEY, attempt: 1 })).toMatchObject({ status: "done", result: { ref: "R1" } });
-    expect(l.verdict(KEY)).toMatchObject({ kind: "done", record: { attempt: 1, result: { ref: "R1" } } });
+    await l.recordDone({ ...KEY, attempt: 1 }, "pay", { n: 1 }, { ref: "R1" });
+    expect(await l.lookup({ ...KEY, attempt: 1 })).toMatchObject({ status: "done", result: { ref: "R1" } });
+    expect(await l.verdict(KEY)).toMatchObject({ kind: "done", record: { attempt: 1, result: { ref: "R1" } } });
     // Another thread, dispatch or step is another call.
-    expect(l.verdict({ ...KEY, threadId: "t2" })).toEqual({ kind: "call" });
-    expect(l.verdict({ ...KEY, dispatch: 2 })).toEqual({ kind: "call" });
-    expect(l.verdict({ ...KEY, stepId: "s2" })).toEqual({ kind: "call" });
+    expect(await l.verdict({ ...KEY, threadId: "t2" })).toEqual({ kind: "call" });
+    expect(await l.verdict({ ...KEY, dispatch: 2 })).toEqual({ kind: "call" });
+    expect(await l.verdict({ ...KEY, stepId: "s2" })).toEqual({ kind: "call" });
   });
 
-  it("a started call without done is an unknown outcome; a failed one may be called again", () => {
+  it("a started call without done is an unknown outcome; a failed one may be called again", async () => {
     const l = ledger();
-    l.recordFailed({ ...KEY, attempt: 1 }, "pay", {}, "503");
-    expect(l.verdict(KEY)).toEqual({ kind: "call" });
-    l.recordStarted({ ...KEY, attempt: 2 }, "pay", {});
-    expect(l.verdict(KEY)).toMatchObject({ kind: "unknown", record: { attempt: 2, status: "started" } });
+    await l.recordFailed({ ...KEY, attempt: 1 }, "pay", {}, "503");
+    expect(await l.verdict(KEY)).toEqual({ kind: "call" });
+    await l.recordStarted({ ...KEY, attempt: 2 }, "pay", {});
+    expect(await l.verdict(KEY)).toMatchObject({ kind: "unknown", record: { attempt: 2, status: "started" } });
   });
 
-  it("lives in the database it is given, so it survives a reopen of the file", () => {
+  it("lives in the database it is given, so it survives a reopen of the file", async () => {
     const l = ledger();
-    l.recordDone({ ...KEY, attempt: 1 }, "pay", {}, 42);
-    expect(openEffectLedger(db).verdict(KEY)).toMatchObject({ kind: "done", record: { result: 42 } });
+    await l.recordDone({ ...KEY, attempt: 1 }, "pay", {}, 42);
+    expect(await openEffectLedger(db).verdict(KEY)).toMatchObject({ kind: "done", record: { result: 42 } });
     expect(db.prepare("SELECT count(*) AS n FROM candor_effects").get()).toEqual({ n: 1 });
   });
 
@@ -105,7 +105,7 @@ describe("runStep with the effect ledger (at most once)", () => {
   it("a call started but never finished (a crash mid-call) is not repeated: policy_blocked, a human must check", async () => {
     const l = ledger();
     const pay = countingTool("pay", { sideEffect: "irreversible" });
-    l.recordStarted({ ...KEY, attempt: 1 }, "pay", { n: 1 });
+    await l.recordStarted({ ...KEY, attempt: 1 }, "pay", { n: 1 });
     const feedback = await runStep({
       step: stepFor("pay"),
       inputs: {},
@@ -129,7 +129,7 @@ describe("runStep with the effect ledger (at most once)", () => {
   it("a done call with other arguments (a fork changed them) is neither reused nor repeated", async () => {
     const l = ledger();
     const pay = countingTool("pay", { sideEffect: "irreversible" });
-    l.recordDone({ ...KEY, attempt: 1 }, "pay", { n: 2 }, { ref: "R1" });
+    await l.recordDone({ ...KEY, attempt: 1 }, "pay", { n: 2 }, { ref: "R1" });
     const feedback = await runStep({
       step: stepFor("pay"),
       inputs: {},
@@ -160,8 +160,8 @@ describe("runStep with the effect ledger (at most once)", () => {
       threadId: "t1",
     });
     expect(feedback).toMatchObject({ feedbackType: "SUCCESS", attempt: 2 });
-    expect(l.lookup({ ...KEY, attempt: 1 })).toMatchObject({ status: "failed", result: "service unavailable" });
-    expect(l.lookup({ ...KEY, attempt: 2 })).toMatchObject({
+    expect(await l.lookup({ ...KEY, attempt: 1 })).toMatchObject({ status: "failed", result: "service unavailable" });
+    expect(await l.lookup({ ...KEY, attempt: 2 })).toMatchObject({
       status: "done",
       tool: "hold_seat",
       result: { seat: "12A" },

@@ -4,12 +4,12 @@ import path from "node:path";
 import { Annotation, END, START, StateGraph, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CandorError, ErrorCode } from "../../src/errors.js";
-import { decisionLogPath, openPersistence, type Persistence } from "../../src/memory/persistence.js";
+import { decisionLogPath, openPersistence, type SqlitePersistence } from "../../src/memory/persistence.js";
 
 let dir: string;
-const opened: Persistence[] = [];
+const opened: SqlitePersistence[] = [];
 
-function open(dbPath: string): Persistence {
+function open(dbPath: string): SqlitePersistence {
   const p = openPersistence(dbPath);
   opened.push(p);
   return p;

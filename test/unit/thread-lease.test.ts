@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import type { Session } from "../../src/cli/session.js";
 import { whileHolding } from "../../src/cli/thread-lease.js";
-import { acquireLease, leaseHolder } from "../../src/memory/lease.js";
+import { acquireLease, leaseHolder, sqliteLeases } from "../../src/memory/lease.js";
 
 let cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -14,7 +14,7 @@ afterEach(() => {
   cleanups = [];
 });
 
-/** whileHolding needs only the session's database; the rest of a Session is not touched. */
+/** whileHolding needs only the session's leases; the rest of a Session is not touched. */
 function sessionOnTempDb(): { session: Session; db: Database.Database } {
   const dir = mkdtempSync(path.join(tmpdir(), "candor-hold-"));
   const db = new Database(path.join(dir, "candor.db"));
@@ -22,7 +22,7 @@ function sessionOnTempDb(): { session: Session; db: Database.Database } {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { session: { persistence: { store: { db } } } as unknown as Session, db };
+  return { session: { persistence: { leases: sqliteLeases(db) } } as unknown as Session, db };
 }
 
 function io(): CliIo & { errors: string[] } {

@@ -53,6 +53,6 @@ export async function historyCommand(rawId: string, rawFlags: unknown, io: CliIo
     }
     return Exit.COMPLETED;
   } finally {
-    session.close();
+    await session.close();
   }
 }

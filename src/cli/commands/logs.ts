@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { CandorError, ErrorCode, errorMessage } from "../../errors.js";
-import { decisionLogPath } from "../../memory/persistence.js";
+import { isPostgresUrl, openDatabase, sqliteDecisionJournal } from "../../memory/persistence.js";
 import { Exit, type CliIo } from "../io.js";
 import { LogsFlags, parseFlags, resolveDbPath } from "../options.js";
 import { stamp } from "../render.js";
@@ -38,16 +37,15 @@ export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(LogsFlags, rawFlags);
   const dbPath = resolveDbPath(flags.db, io.env);
   if (flags.thread) await requireThread(dbPath, parseThreadId(flags.thread));
-  const file = decisionLogPath(dbPath);
-  if (!existsSync(file)) {
+  const { where, lines } = await readDecisions(dbPath);
+  if (lines === null) {
     io.err(
-      `No decision log at ${file} yet: run or resume writes it. Pass --db if your runs used another database.${legacyNote(file)}`,
+      `No decision log at ${where} yet: run or resume writes it. Pass --db if your runs used another database.${isPostgresUrl(dbPath) ? "" : legacyNote(where)}`,
     );
     return Exit.COMPLETED;
   }
-  const text = readLog(file);
   const matches: { raw: string; line: LogLine }[] = [];
-  for (const raw of text.split("\n")) {
+  for (const raw of lines) {
     if (!raw.trim()) continue;
     let json: unknown;
     try {
@@ -68,7 +66,7 @@ export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
     const filters = (["thread", "plan", "step", "operation"] as const)
       .filter((k) => flags[k])
       .map((k) => `--${k} ${flags[k]}`);
-    io.err(`No decisions in ${file}${filters.length ? ` match ${filters.join(" ")}` : ""}.`);
+    io.err(`No decisions in ${where}${filters.length ? ` match ${filters.join(" ")}` : ""}.`);
     return Exit.COMPLETED;
   }
   if (flags.json) {
@@ -86,23 +84,28 @@ export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
 
 /** Fails with UNKNOWN_THREAD (naming the database's threads) unless the database has the thread. */
 async function requireThread(dbPath: string, threadId: string): Promise<void> {
-  const persistence = openExisting(dbPath, threadId);
+  const persistence = await openExisting(dbPath, threadId);
   try {
     await loadThreadRecord(persistence, threadId);
   } finally {
-    persistence.close();
+    await persistence.close();
   }
 }
 
-function readLog(file: string): string {
+/**
+ * The database's decisions as JSON lines: from the file beside a SQLite database (read without opening the
+ * database), or from the table of a PostgreSQL one.
+ */
+async function readDecisions(dbPath: string): Promise<{ where: string; lines: string[] | null }> {
+  if (!isPostgresUrl(dbPath)) {
+    const journal = sqliteDecisionJournal(dbPath);
+    return { where: journal.where, lines: await journal.read() };
+  }
+  const persistence = await openDatabase(dbPath);
   try {
-    return readFileSync(file, "utf8");
-  } catch (e) {
-    throw new CandorError(
-      `Cannot read the decision log "${file}": ${errorMessage(e)}. It is the file beside the database, named after it, that run and resume write; move what is at that path away, or pass --db with the database your runs used.`,
-      ErrorCode.STORAGE,
-      { cause: e },
-    );
+    return { where: persistence.decisions.where, lines: await persistence.decisions.read() };
+  } finally {
+    await persistence.close();
   }
 }
 

@@ -159,6 +159,6 @@ async function onBranch(
       },
     );
   } finally {
-    session.close();
+    await session.close();
   }
 }

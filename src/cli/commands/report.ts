@@ -77,6 +77,6 @@ export async function reportCommand(rawId: string, rawFlags: unknown, io: CliIo)
     if (ready) return Exit.COMPLETED;
     return outcome.waitingFor ? Exit.WAITING : Exit.NOT_COMPLETED;
   } finally {
-    session.close();
+    await session.close();
   }
 }

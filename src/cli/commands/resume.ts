@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { PlanAdjustment } from "../../domain/approval.js";
+import { PlanAdjustment, type DecisionName } from "../../domain/approval.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ResumeFlags } from "../options.js";
@@ -15,8 +15,20 @@ import { describeReasoner, headerLines } from "./run.js";
 import { decideInteractively, lastRefusal } from "../interactive.js";
 import { openThread, type OpenThread } from "./thread.js";
 
-const DECISIONS = ["approve", "reject", "adjust", "skip", "retry", "abort", "deny", "replan"] as const;
+/** A flag per decision, in the order the CLI lists them; a decision without its flag fails the typecheck below. */
+const DECISIONS = [
+  "approve",
+  "reject",
+  "adjust",
+  "skip",
+  "retry",
+  "abort",
+  "deny",
+  "replan",
+] as const satisfies readonly DecisionName[];
 type DecisionFlag = (typeof DECISIONS)[number];
+const everyDecision: Exclude<DecisionName, DecisionFlag> extends never ? true : never = true;
+void everyDecision;
 
 const ADJUST_EXAMPLE = `--adjust '[{"taskId":"hotel","field":"params.nights","newValue":3}]'`;
 
@@ -211,6 +223,16 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
           }
           input = { kind: "continue" };
         }
+        // A submitted thread goes back on the run queue with the decision: a worker continues it.
+        const queued = session.persistence.backend === "postgres" ? session.persistence.queue : null;
+        if (queued && (await queued.get(threadId))) {
+          await queued.enqueue(threadId, input);
+          if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: session.persistence.dbPath }));
+          io.err(
+            `Thread ${threadId} is back on the run queue${input.kind === "decision" ? ` with --${input.decision}` : ""}: a worker continues it (${prefix} worker${db}). Follow it with: ${prefix} threads${db}`,
+          );
+          return Exit.COMPLETED;
+        }
         const what: [string, string] =
           input.kind === "decision"
             ? [
@@ -245,7 +267,7 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
       },
     );
   } finally {
-    session.close();
+    await session.close();
   }
 }
 

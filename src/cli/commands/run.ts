@@ -124,6 +124,6 @@ export async function startRun(
       },
     );
   } finally {
-    session.close();
+    await session.close();
   }
 }

@@ -38,12 +38,12 @@ export async function openThread(
 ): Promise<OpenThread> {
   const threadId = parseThreadId(rawId);
   const dbPath = resolveDbPath(dbFlag, io.env);
-  const persistence = openExisting(dbPath, threadId);
+  const persistence = await openExisting(dbPath, threadId);
   let stored: StoredThread;
   try {
     stored = await loadThreadRecord(persistence, threadId);
   } catch (e) {
-    persistence.close();
+    await persistence.close();
     throw e;
   }
   const { record, started } = stored;
@@ -51,7 +51,7 @@ export async function openThread(
     ? { kind: record.reasoner, model: record.model }
     : { kind: "rules", model: null };
   if (mode === "execute" && startedWith.kind === "llm" && !io.env.OPENAI_API_KEY) {
-    persistence.close();
+    await persistence.close();
     throw new CandorError(
       `Thread ${threadId} was started with the llm reasoner (model ${startedWith.model}), so continuing it needs OPENAI_API_KEY. Set it (and OPENAI_BASE_URL if the run used another server) and run the command again.`,
       ErrorCode.CONFIGURATION,

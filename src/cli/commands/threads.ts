@@ -1,7 +1,6 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { leaseHolder } from "../../memory/lease.js";
-import { openPersistence } from "../../memory/persistence.js";
+import { hostname } from "node:os";
+import { databaseMayExist, describeDatabase, openDatabase } from "../../memory/persistence.js";
+import type { QueuedRun } from "../../memory/postgres-queue.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, resolveDbPath, THREADS_NAMESPACE, ThreadRecord, ThreadsFlags } from "../options.js";
 import { stamp } from "../render.js";
@@ -20,20 +19,24 @@ export interface ThreadRow {
   next: string[];
   /** The pid of the process that runs the thread now (it holds the lease), else null. */
   runningIn: number | null;
+  /** The machine that process runs on (its pid means something only there), else null. */
+  runningOn: string | null;
+  /** For a submitted thread (PostgreSQL): where it stands on the run queue and which worker took it last. */
+  queue: { state: string; worker: string | null; attempts: number; note: string | null } | null;
 }
 
 /** `candor threads`: the threads the CLI started in this database, newest first, with what each waits for. */
 export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(ThreadsFlags, rawFlags);
   const dbPath = resolveDbPath(flags.db, io.env);
-  if (!existsSync(path.resolve(dbPath))) {
+  if (!databaseMayExist(dbPath)) {
     io.err(
       `No threads yet: there is no Candor database at ${dbPath}. Start one with: ${io.invokedAs} run "<request>" (or pass --db with the database your runs used).`,
     );
-    if (flags.json) io.out(JSON.stringify({ db: path.resolve(dbPath), threads: [] }, null, 2));
+    if (flags.json) io.out(JSON.stringify({ db: describeDatabase(dbPath), threads: [] }, null, 2));
     return Exit.COMPLETED;
   }
-  const session = await sessionOn(openPersistence(dbPath), {
+  const session = await sessionOn(await openDatabase(dbPath), {
     reasoner: { kind: "rules", model: null },
     faults: [],
     env: io.env,
@@ -45,10 +48,21 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
       return parsed.success ? [parsed.data] : [];
     });
     records.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    const runs =
+      session.persistence.backend === "postgres"
+        ? new Map((await session.persistence.queue.list()).map((q) => [q.threadId, q]))
+        : new Map<string, QueuedRun>();
     const rows: ThreadRow[] = [];
     for (const r of flags.limit ? records.slice(0, flags.limit) : records) {
-      const holder = leaseHolder(session.persistence.store.db, r.threadId);
-      const base = { threadId: r.threadId, createdAt: r.createdAt, request: r.request, runningIn: holder?.pid ?? null };
+      const holder = await session.persistence.leases.holder(r.threadId);
+      const base = {
+        threadId: r.threadId,
+        createdAt: r.createdAt,
+        request: r.request,
+        runningIn: holder?.pid ?? null,
+        runningOn: holder?.host ?? null,
+        queue: queueOf(runs.get(r.threadId)),
+      };
       if (!(await threadExists(session.persistence, r.threadId))) {
         rows.push({ ...base, status: null, finished: false, waitingFor: null, next: [] });
         continue;
@@ -76,8 +90,12 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
       io.out(`  ${stamp(r.createdAt)}  ${r.threadId.padEnd(14)}  ${shownStatus(r).padEnd(17)}  ${describeRow(r)}`);
     return Exit.COMPLETED;
   } finally {
-    session.close();
+    await session.close();
   }
+}
+
+function queueOf(run: QueuedRun | undefined): ThreadRow["queue"] {
+  return run ? { state: run.state, worker: run.worker, attempts: run.attempts, note: run.note } : null;
 }
 
 function waitingSummary(w: WaitingRequest): NonNullable<ThreadRow["waitingFor"]> {
@@ -93,13 +111,22 @@ function waitingSummary(w: WaitingRequest): NonNullable<ThreadRow["waitingFor"]>
  * reads as if it were running: a thread that waits for a person says so, whatever the state's status.
  */
 function shownStatus(r: ThreadRow): string {
+  if (r.queue?.state === "queued" && r.runningIn === null) return "queued";
+  if (r.queue?.state === "failed") return "worker failed";
   if (r.status === null) return "not started";
   if (r.waitingFor && r.runningIn === null && !r.status.startsWith("awaiting")) return "waiting";
   return r.status;
 }
 
 function describeRow(r: ThreadRow): string {
-  if (r.runningIn !== null) return `running now in pid ${r.runningIn} · ${r.request}`;
+  if (r.runningIn !== null) {
+    const on = r.runningOn && r.runningOn !== hostname() ? ` on ${r.runningOn}` : "";
+    const worker = r.queue?.state === "running" ? "worker " : "";
+    return `running now in ${worker}pid ${r.runningIn}${on} · ${r.request}`;
+  }
+  if (r.queue?.state === "failed") return `a worker could not run it: ${r.queue.note ?? "?"}`;
+  if (r.queue?.state === "queued")
+    return `queued for a worker${r.queue.note ? ` (${r.queue.note})` : ""} · ${r.request}`;
   if (r.waitingFor) {
     const call = r.waitingFor.tool ? ` (${[r.waitingFor.taskId, r.waitingFor.tool].filter(Boolean).join(": ")})` : "";
     return `${r.waitingFor.kind}${call}: ${r.waitingFor.decisions.map((d) => `--${d}`).join(" | ")}`;

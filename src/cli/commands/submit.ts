@@ -1,0 +1,77 @@
+import { PlanningRequest, RunSettings } from "../../domain/request.js";
+import { CandorError, ErrorCode } from "../../errors.js";
+import { describeDatabase, isPostgresUrl, openDatabase } from "../../memory/persistence.js";
+import { Exit, type CliIo } from "../io.js";
+import {
+  chooseReasoner,
+  EXAMPLE_REQUEST,
+  newThreadId,
+  parseFlags,
+  resolveDbPath,
+  RunFlags,
+  type ThreadRecord,
+} from "../options.js";
+import { dbFlagFor } from "../present.js";
+import { shellArg } from "../render.js";
+import { buildToolkits, saveThreadRecord, threadExists } from "../session.js";
+
+/**
+ * `candor submit "<request>"`: records a new thread as `run` would and puts it on the run queue in PostgreSQL,
+ * prints its id and returns; a `candor worker` runs it. Everything is checked first (flags, faults, model key),
+ * so a bad submission never reaches the queue.
+ */
+export async function submitCommand(requestText: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
+  const flags = parseFlags(RunFlags, rawFlags);
+  const request = PlanningRequest.safeParse({ userIntent: requestText, userContext: { userId: flags.user } });
+  if (!request.success) {
+    throw new CandorError(
+      `The request is empty: say what you want done, e.g. ${io.invokedAs} submit ${shellArg(EXAMPLE_REQUEST)}.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  }
+  const reasoner = chooseReasoner(flags, io.env);
+  buildToolkits(flags.fault);
+  const location = resolveDbPath(flags.db, io.env);
+  if (!isPostgresUrl(location)) {
+    throw new CandorError(
+      `submit puts the thread on a run queue in PostgreSQL, and ${describeDatabase(location)} is a SQLite file. Pass --db postgres://… (or set CANDOR_DB) for a queue that workers take from, or run it here with: ${io.invokedAs} run ${shellArg(requestText)}.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  }
+  const settings = RunSettings.parse({
+    ...(flags.maxRevisions !== undefined && { maxRevisions: flags.maxRevisions }),
+    ...(flags.approvalThreshold !== undefined && { approvalThreshold: flags.approvalThreshold }),
+    ...(flags.abortBelow !== undefined && { abortBelow: flags.abortBelow }),
+  });
+  const persistence = await openDatabase(location);
+  try {
+    if (persistence.backend !== "postgres") throw new Error("a postgres:// URL opened something else");
+    const threadId = flags.thread ?? newThreadId();
+    if ((await threadExists(persistence, threadId)) || (await persistence.queue.get(threadId))) {
+      throw new CandorError(
+        `Thread "${threadId}" already exists in ${persistence.dbPath}. Leave out --thread to submit a new one.`,
+        ErrorCode.INVALID_REQUEST,
+      );
+    }
+    const record: ThreadRecord = {
+      threadId,
+      request: request.data.userIntent,
+      userId: flags.user,
+      reasoner: reasoner.kind,
+      model: reasoner.model,
+      faults: flags.fault,
+      settings,
+      createdAt: new Date().toISOString(),
+    };
+    await saveThreadRecord(persistence, record);
+    await persistence.queue.enqueue(threadId, { kind: "start" });
+    if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: persistence.dbPath }));
+    else io.out(threadId);
+    io.err(
+      `Queued thread ${threadId}: a worker runs it (${io.invokedAs} worker${dbFlagFor(location)}). Follow it with: ${io.invokedAs} threads${dbFlagFor(location)}`,
+    );
+    return Exit.COMPLETED;
+  } finally {
+    await persistence.close();
+  }
+}

@@ -1,0 +1,162 @@
+import { hostname } from "node:os";
+import { z } from "zod";
+import { PlanAdjustment } from "../../domain/approval.js";
+import { CandorError, ErrorCode, errorMessage } from "../../errors.js";
+import { describeDatabase, isPostgresUrl, openDatabase, type PostgresPersistence } from "../../memory/persistence.js";
+import { CONTINUE, type QueuedRun } from "../../memory/postgres-queue.js";
+import { lastRefusal } from "../interactive.js";
+import { Exit, type CliIo } from "../io.js";
+import { parseFlags, resolveDbPath, WorkerFlags } from "../options.js";
+import { executeThread } from "../present.js";
+import { kindTitle, shellArg } from "../render.js";
+import {
+  loadThreadRecord,
+  sessionSharing,
+  startInput,
+  threadExists,
+  type Session,
+  type ThreadInput,
+  type ThreadOutcome,
+} from "../session.js";
+import { whileHolding } from "../thread-lease.js";
+
+/** What a queued thread is sent: its start, a person's decision (from `resume`), or a continuation. */
+const QueuedInput = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("start") }),
+  z.object({ kind: z.literal("continue") }),
+  z.object({
+    kind: z.literal("decision"),
+    decision: z.string(),
+    comment: z.string().nullable(),
+    adjustments: z.array(PlanAdjustment).optional(),
+    extra: z.record(z.string(), z.unknown()).optional(),
+    interruptIds: z.array(z.string()).optional(),
+  }),
+]);
+
+/** A thread just taken is not taken again for this long: its worker takes the thread's lease well within it. */
+const CLAIM_GRACE_MS = 5_000;
+/** An idle worker looks at the queue at least this often (a notification may be missed while reconnecting). */
+const POLL_MS = 1_000;
+/** A thread whose lease another process holds (a person resuming it here) is tried again after this long. */
+const BUSY_RETRY_MS = 2_000;
+
+/**
+ * `candor worker`: takes submitted threads from the run queue in PostgreSQL, one at a time, and runs each to its
+ * end or to a person's question; run as many as you like, on as many machines. A worker killed mid-run is
+ * replaced: its thread is taken by another worker once its lease is free and continues from its last checkpoint.
+ * Ctrl-C or SIGTERM stops it at the next step boundary; its thread goes back on the queue.
+ */
+export async function workerCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
+  const flags = parseFlags(WorkerFlags, rawFlags);
+  const location = resolveDbPath(flags.db, io.env);
+  if (!isPostgresUrl(location)) {
+    throw new CandorError(
+      `A worker takes threads from a run queue in PostgreSQL, and ${describeDatabase(location)} is a SQLite file. Pass --db postgres://… (or set CANDOR_DB), the database \`candor submit\` queues threads in.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  }
+  const persistence = await openDatabase(location);
+  if (persistence.backend !== "postgres") throw new Error("a postgres:// URL opened something else");
+  const name = `${hostname()}:${process.pid}`;
+  const stop = new AbortController();
+  const onStop = () => stop.abort();
+  io.signal?.addEventListener("abort", onStop, { once: true });
+  process.once("SIGTERM", onStop);
+  const listener = await persistence.queue.listen();
+  const say = (text: string) => io.err(`[worker ${name}] ${text}`);
+  say(
+    `taking threads from ${persistence.dbPath}${flags.exitWhenIdle ? " until none is queued or running" : ""}; Ctrl-C or SIGTERM stops it after the current step.`,
+  );
+  let runs = 0;
+  try {
+    while (!stop.signal.aborted) {
+      const run = await persistence.queue.claim(name, persistence.leases, CLAIM_GRACE_MS);
+      if (!run) {
+        if (flags.exitWhenIdle && (await persistence.queue.idle())) break;
+        await listener.next(POLL_MS, stop.signal);
+        continue;
+      }
+      runs += 1;
+      await runClaimed(persistence, run, name, { ...io, err: say, signal: stop.signal });
+    }
+  } finally {
+    process.off("SIGTERM", onStop);
+    io.signal?.removeEventListener("abort", onStop);
+    await listener.close();
+    await persistence.close();
+  }
+  say(`stopped after ${runs} run(s).`);
+  return Exit.COMPLETED;
+}
+
+/** Runs one taken thread under its lease and records on the queue where it stands after. */
+async function runClaimed(persistence: PostgresPersistence, run: QueuedRun, name: string, io: CliIo): Promise<void> {
+  const { queue } = persistence;
+  const id = run.threadId;
+  let session: Session | null = null;
+  try {
+    const { record } = await loadThreadRecord(persistence, id);
+    if (!record) {
+      await queue.settle(id, name, "failed", "no thread record: it was not submitted with candor submit");
+      return;
+    }
+    const reasoner = { kind: record.reasoner, model: record.model };
+    if (reasoner.kind === "llm" && !io.env.OPENAI_API_KEY) {
+      const why = `started with the llm reasoner (model ${record.model}): this worker needs OPENAI_API_KEY`;
+      io.err(`thread ${id} not run: ${why}`);
+      await queue.settle(id, name, "failed", why);
+      return;
+    }
+    session = await sessionSharing(persistence, {
+      reasoner,
+      faults: record.faults,
+      env: io.env,
+      onNote: (note) => io.err(note),
+    });
+    const queued = QueuedInput.parse(run.input);
+    const open = session;
+    const outcome = await whileHolding<ThreadOutcome | "interrupted" | "busy">(
+      open,
+      id,
+      io,
+      () => "busy" as const,
+      async (signal) => {
+        // A thread whose worker died before its first checkpoint starts again; one with checkpoints continues.
+        const started = await threadExists(persistence, id);
+        const input: ThreadInput = !started ? startInput(record) : queued.kind === "start" ? CONTINUE : queued;
+        const again = run.attempts > 1 ? ` (taken ${run.attempts} times: a worker before this one stopped)` : "";
+        io.err(
+          `running thread ${id}: ${input.kind === "decision" ? `decision --${input.decision}` : input.kind}${again}`,
+        );
+        return executeThread(open, id, input, { ...io, signal });
+      },
+    );
+    if (outcome === "busy") {
+      await queue.settle(id, name, "queued", "another process held its lease", { delayMs: BUSY_RETRY_MS });
+    } else if (outcome === "interrupted") {
+      await queue.settle(id, name, "queued", "its worker stopped; it continues from its checkpoint", {
+        input: CONTINUE,
+      });
+      io.err(`thread ${id} put back on the queue: it continues from its checkpoint`);
+    } else if (outcome.waitingFor) {
+      const refused = queued.kind === "decision" ? await lastRefusal(open.graph, id) : null;
+      const note = `${kindTitle(outcome.waitingFor.kind)}${refused ? ` (the decision was not applied: ${refused})` : ""}`;
+      await queue.settle(id, name, "waiting", note);
+      io.err(
+        `thread ${id} waits for a person: ${note}. Answer with: candor resume ${id} --${outcome.waitingFor.decisions[0] ?? "approve"} --db ${shellArg(persistence.dbPath)}`,
+      );
+    } else if (!outcome.finished) {
+      await queue.settle(id, name, "queued", "stopped part-way; it continues from its checkpoint", { input: CONTINUE });
+    } else {
+      await queue.settle(id, name, "done", outcome.status);
+      io.err(`thread ${id} ${outcome.status}`);
+    }
+  } catch (e) {
+    const why = errorMessage(e);
+    io.err(`thread ${id} could not be run: ${why}`);
+    await queue.settle(id, name, "failed", why);
+  } finally {
+    await session?.close();
+  }
+}
