@@ -7,7 +7,6 @@ import type { CandorEnv } from "../../env.js";
 import { RulesReasoner } from "../../reasoning/rules.js";
 import type { Reasoner } from "../../reasoning/types.js";
 import { ToolRegistry } from "../../tools/registry.js";
-import { fileDecisionLog } from "../../transparency/decision-log.js";
 import { Exit, type CliIo } from "../io.js";
 import { CommonFlags, parseFlags } from "../options.js";
 import { noteLine } from "../render.js";
@@ -35,12 +34,14 @@ export async function feedbackCommand(rawId: string, rawFlags: unknown, io: CliI
   try {
     const run = await judgedRunOf(session.graph, threadId);
     const reasoner = await reflectingReasoner(record?.reasoner ?? "rules", record?.model ?? null, io);
+    const decisionLog = session.persistence.decisions.open(io.env.CANDOR_LOG_LEVEL ?? "info");
     const outcome = await recordFeedback(
       {
         store: session.persistence.store,
         registry: ToolRegistry.create(buildToolkits(record?.faults ?? [])),
         reasoner,
-        decisionLog: fileDecisionLog(session.logFile, io.env.CANDOR_LOG_LEVEL ?? "info"),
+        // The database's own decision log (a file beside SQLite, a table in PostgreSQL).
+        decisionLog,
         limits: limitsFrom(io.env),
       },
       run,
@@ -52,9 +53,10 @@ export async function feedbackCommand(rawId: string, rawFlags: unknown, io: CliI
     );
     if (flags.json) io.out(JSON.stringify(feedbackJson(threadId, outcome), null, 2));
     else io.out(outcome.messages.join("\n"));
+    await decisionLog.flush();
     return Exit.COMPLETED;
   } finally {
-    session.close();
+    await session.close();
   }
 }
 

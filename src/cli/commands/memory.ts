@@ -1,8 +1,6 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../errors.js";
-import { openPersistence } from "../../memory/persistence.js";
+import { databaseMayExist, openDatabase } from "../../memory/persistence.js";
 import { memoryLines, revokeAdjustment, userMemory } from "../../reflection/memory-view.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import { Exit, type CliIo } from "../io.js";
@@ -40,7 +38,7 @@ export async function memoryCommand(
       ErrorCode.INVALID_REQUEST,
     );
   const dbPath = resolveDbPath(flags.db, io.env);
-  if (!existsSync(path.resolve(dbPath))) {
+  if (!databaseMayExist(dbPath)) {
     if (action === "revoke")
       throw new CandorError(
         `There is no Candor database at ${dbPath}, so there is nothing to revoke.`,
@@ -53,7 +51,7 @@ export async function memoryCommand(
       );
     return Exit.COMPLETED;
   }
-  const persistence = openPersistence(dbPath);
+  const persistence = await openDatabase(dbPath);
   try {
     if (action === "revoke") {
       const revoked = await revokeAdjustment(persistence.store, flags.user, id!);
@@ -65,6 +63,6 @@ export async function memoryCommand(
     io.out(flags.json ? JSON.stringify(view, null, 2) : memoryLines(view).join("\n"));
     return Exit.COMPLETED;
   } finally {
-    persistence.close();
+    await persistence.close();
   }
 }

@@ -1,7 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { z } from "zod";
-import { decisionLogPath, openPersistence } from "../../memory/persistence.js";
+import { databaseMayExist, openDatabase } from "../../memory/persistence.js";
 import { collectMetrics } from "../../reflection/collect-metrics.js";
 import { metricsLines } from "../../reflection/metrics.js";
 import { Exit, type CliIo } from "../io.js";
@@ -22,20 +20,21 @@ const MetricsFlags = CommonFlags.extend({
 export async function metricsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(MetricsFlags, rawFlags);
   const dbPath = resolveDbPath(flags.db, io.env);
-  if (!existsSync(path.resolve(dbPath))) {
+  if (!databaseMayExist(dbPath)) {
     io.err(`No metrics yet: there is no Candor database at ${dbPath}. Start with: ${io.invokedAs} run "<request>".`);
     return Exit.COMPLETED;
   }
-  const persistence = openPersistence(dbPath);
+  const persistence = await openDatabase(dbPath);
   try {
-    const log = decisionLogPath(dbPath);
+    // The database's own decision log: the file beside SQLite, or the table in PostgreSQL.
+    const lines = await persistence.decisions.read();
     const metrics = await collectMetrics(persistence.store, {
       ...(flags.user ? { userId: flags.user } : {}),
-      decisionLog: existsSync(log) ? readFileSync(log, "utf8") : null,
+      decisionLog: lines ? lines.join("\n") : null,
     });
     io.out(flags.json ? JSON.stringify(metrics, null, 2) : metricsLines(metrics).join("\n"));
     return Exit.COMPLETED;
   } finally {
-    persistence.close();
+    await persistence.close();
   }
 }
