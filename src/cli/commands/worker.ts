@@ -6,7 +6,7 @@ import { describeDatabase, isPostgresUrl, openDatabase, type PostgresPersistence
 import { CONTINUE, type QueuedRun } from "../../memory/postgres-queue.js";
 import { lastRefusal } from "../interactive.js";
 import { Exit, type CliIo } from "../io.js";
-import { parseFlags, resolveDbPath, WorkerFlags } from "../options.js";
+import { parseFlags, resolveDbPath, WorkerFlags, type ThreadRecord } from "../options.js";
 import { executeThread } from "../present.js";
 import { kindTitle, shellArg } from "../render.js";
 import {
@@ -58,40 +58,77 @@ export async function workerCommand(rawFlags: unknown, io: CliIo): Promise<Exit>
   }
   const persistence = await openDatabase(location);
   if (persistence.backend !== "postgres") throw new Error("a postgres:// URL opened something else");
-  const name = `${hostname()}:${process.pid}`;
   const stop = new AbortController();
   const onStop = () => stop.abort();
   io.signal?.addEventListener("abort", onStop, { once: true });
   process.once("SIGTERM", onStop);
-  const listener = await persistence.queue.listen();
-  const say = (text: string) => io.err(`[worker ${name}] ${text}`);
-  say(
-    `taking threads from ${persistence.dbPath}${flags.exitWhenIdle ? " until none is queued or running" : ""}; Ctrl-C or SIGTERM stops it after the current step.`,
-  );
-  let runs = 0;
   try {
-    while (!stop.signal.aborted) {
-      const run = await persistence.queue.claim(name, persistence.leases, CLAIM_GRACE_MS);
-      if (!run) {
-        if (flags.exitWhenIdle && (await persistence.queue.idle())) break;
-        await listener.next(POLL_MS, stop.signal);
-        continue;
-      }
-      runs += 1;
-      await runClaimed(persistence, run, name, { ...io, err: say, signal: stop.signal });
-    }
+    await workLoop(persistence, { io, signal: stop.signal, exitWhenIdle: flags.exitWhenIdle });
   } finally {
     process.off("SIGTERM", onStop);
     io.signal?.removeEventListener("abort", onStop);
-    await listener.close();
     await persistence.close();
   }
-  say(`stopped after ${runs} run(s).`);
   return Exit.COMPLETED;
 }
 
+/** What a worker runs a thread with: by default the agent as the thread was submitted (its faults, its reasoner). */
+export type SessionFor = (persistence: PostgresPersistence, record: ThreadRecord, io: CliIo) => Promise<Session>;
+
+const sessionAsSubmitted: SessionFor = (persistence, record, io) =>
+  sessionSharing(persistence, {
+    reasoner: { kind: record.reasoner, model: record.model },
+    faults: record.faults,
+    env: io.env,
+    onNote: (note) => io.err(note),
+  });
+
+/**
+ * The worker's loop, for `candor worker` and for embedders (a benchmark with its own tools): takes threads one at
+ * a time until `signal` is aborted (or, with `exitWhenIdle`, until nothing is queued or running). Returns how
+ * many runs it made.
+ */
+export async function workLoop(
+  persistence: PostgresPersistence,
+  options: { io: CliIo; signal: AbortSignal; exitWhenIdle?: boolean; sessionFor?: SessionFor; name?: string },
+): Promise<number> {
+  const name = options.name ?? `${hostname()}:${process.pid}`;
+  const say = (text: string) => options.io.err(`[worker ${name}] ${text}`);
+  const listener = await persistence.queue.listen();
+  say(
+    `taking threads from ${persistence.dbPath}${options.exitWhenIdle ? " until none is queued or running" : ""}; Ctrl-C or SIGTERM stops it after the current step.`,
+  );
+  let runs = 0;
+  try {
+    while (!options.signal.aborted) {
+      const run = await persistence.queue.claim(name, persistence.leases, CLAIM_GRACE_MS);
+      if (!run) {
+        if (options.exitWhenIdle && (await persistence.queue.idle())) break;
+        await listener.next(POLL_MS, options.signal);
+        continue;
+      }
+      runs += 1;
+      await runClaimed(persistence, run, name, options.sessionFor ?? sessionAsSubmitted, {
+        ...options.io,
+        err: say,
+        signal: options.signal,
+      });
+    }
+  } finally {
+    await listener.close();
+  }
+  say(`stopped after ${runs} run(s).`);
+  return runs;
+}
+
 /** Runs one taken thread under its lease and records on the queue where it stands after. */
-async function runClaimed(persistence: PostgresPersistence, run: QueuedRun, name: string, io: CliIo): Promise<void> {
+async function runClaimed(
+  persistence: PostgresPersistence,
+  run: QueuedRun,
+  name: string,
+  sessionFor: SessionFor,
+  io: CliIo,
+): Promise<void> {
   const { queue } = persistence;
   const id = run.threadId;
   let session: Session | null = null;
@@ -101,19 +138,13 @@ async function runClaimed(persistence: PostgresPersistence, run: QueuedRun, name
       await queue.settle(id, name, "failed", "no thread record: it was not submitted with candor submit");
       return;
     }
-    const reasoner = { kind: record.reasoner, model: record.model };
-    if (reasoner.kind === "llm" && !io.env.OPENAI_API_KEY) {
+    if (record.reasoner === "llm" && !io.env.OPENAI_API_KEY) {
       const why = `started with the llm reasoner (model ${record.model}): this worker needs OPENAI_API_KEY`;
       io.err(`thread ${id} not run: ${why}`);
       await queue.settle(id, name, "failed", why);
       return;
     }
-    session = await sessionSharing(persistence, {
-      reasoner,
-      faults: record.faults,
-      env: io.env,
-      onNote: (note) => io.err(note),
-    });
+    session = await sessionFor(persistence, record, io);
     const queued = QueuedInput.parse(run.input);
     const open = session;
     const outcome = await whileHolding<ThreadOutcome | "interrupted" | "busy">(
