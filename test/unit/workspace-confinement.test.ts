@@ -155,7 +155,13 @@ function swapper(link: string, a: string, b: string) {
   const child = spawn("sh", ["-c", `while :; do ln -sfn "${a}" "${link}"; ln -sfn "${b}" "${link}"; done`], {
     stdio: "ignore",
   });
-  return () => child.kill("SIGKILL");
+  // Waits for the shell to be gone: a swapper still running `ln` while afterEach removes the folder made the
+  // removal fail (ENOTEMPTY) on a loaded machine.
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return async () => {
+    child.kill("SIGKILL");
+    await exited;
+  };
 }
 
 describe("a symlink swapped between check and use", () => {
@@ -176,7 +182,7 @@ describe("a symlink swapped between check and use", () => {
         }
       }
     } finally {
-      stop();
+      await stop();
     }
     expect(outcomes.inside + outcomes.refused).toBe(300);
   });
@@ -191,7 +197,7 @@ describe("a symlink swapped between check and use", () => {
       for (let i = 0; i < 200; i++)
         await confined.writeText(".candor/reports", `r${i}.md`, "report").catch(() => undefined);
     } finally {
-      stop();
+      await stop();
     }
     expect(readdirSync(outside)).toEqual(["secret.txt"]);
     expect(existsSync(join(root, ".candor", "real-reports"))).toBe(true);
