@@ -13,13 +13,15 @@ import { planPrompt } from "../../prompts/plan.js";
 import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { reviewPrompt, synthesizePrompt } from "../../prompts/synthesize.js";
 import type { AnswerReview } from "../planning/coverage.js";
-import type {
-  PlanResult,
-  PlanningContext,
-  Reasoner,
-  RecoveryProposal,
-  RecoveryQuestion,
-  SynthesisInput,
+import {
+  DEFAULT_MAX_MODEL_CALLS_PER_STEP,
+  type WorkerModel,
+  type PlanResult,
+  type PlanningContext,
+  type Reasoner,
+  type RecoveryProposal,
+  type RecoveryQuestion,
+  type SynthesisInput,
 } from "./types.js";
 
 /** What a model is asked when it reviews an answer (strict mode: every field required). */
@@ -52,6 +54,11 @@ export interface LlmReasonerOptions {
    * unreachable or unusable answer), since neither can return notes.
    */
   onFallback?: (note: string) => void;
+  /**
+   * Model calls a model-driven step may make, tool calls included (default 6); 0 turns model-driven workers off,
+   * so every step is a direct call as with the rules reasoner.
+   */
+  maxModelCallsPerStep?: number;
 }
 
 /** Seed 003: strategy generation must finish within 5 seconds. */
@@ -73,8 +80,17 @@ export class LlmReasoner implements Reasoner {
   private readonly method: StructuredOutputMethod | undefined;
   private readonly onFallback: ((note: string) => void) | undefined;
   private readonly recoveryTimeoutMs: number;
+  readonly workerModel?: WorkerModel;
 
   constructor(opts: LlmReasonerOptions) {
+    const maxModelCalls = opts.maxModelCallsPerStep ?? DEFAULT_MAX_MODEL_CALLS_PER_STEP;
+    if (!Number.isInteger(maxModelCalls) || maxModelCalls < 0) {
+      throw new CandorError(
+        `maxModelCallsPerStep must be a whole number of model calls, 0 or more (got ${maxModelCalls}); 0 turns model-driven workers off.`,
+        ErrorCode.CONFIGURATION,
+      );
+    }
+    if (maxModelCalls > 0) this.workerModel = { model: opts.model, maxModelCalls };
     this.model = opts.model;
     this.fallback = opts.fallback;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
