@@ -44,7 +44,7 @@ export function toolDefinitions(tools: readonly ToolSpec[]): ToolDefinition[] {
       name: t.name,
       description: t.description,
       // io "input": a parameter with a default is optional to the caller, as the schema will fill it in.
-      parameters: z.toJSONSchema(t.schema, { unrepresentable: "any", io: "input" }) as Record<string, unknown>,
+      parameters: z.toJSONSchema(t.schema, { unrepresentable: "any", io: "input" }),
     },
   }));
 }
@@ -170,8 +170,9 @@ export function loopFeedback(r: LoopRecord): ExecutionFeedback {
       : `stopped after ${r.modelCalls} model call${r.modelCalls === 1 ? "" : "s"}`;
     const what = r.called.length > 0 ? `it called ${r.called.join(", ")}` : "it made no successful tool call";
     const ended = stillCalling ? "" : ` and answered "${cut(answer, 200)}"`;
+    // No tool failed: the loop did. Naming the last tool called would make replanning avoid a tool that worked.
     return failedLoop(
-      base,
+      { ...base, tool: null },
       `The ${r.step.workerType} worker's model ${how} without producing ${missing.join(", ")}: ${what}${ended}.`,
       "no_result",
       r.produced,
