@@ -12,7 +12,9 @@ import { openEffectLedger } from "../../src/tools/effects.js";
 import { defineTool, type Toolkit } from "../../src/tools/types.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
 import { countingToolkits, interruptValues, tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
+import { createChatModel } from "../../src/reasoning/model.js";
 
 const NOTES: Record<string, string> = { readme: "Candor plans and runs steps", todo: "write the tests" };
 const TextOut = z.object({ name: z.string(), text: z.string() });
@@ -119,6 +121,7 @@ class PlannedReasoner implements Reasoner {
   }
 }
 
+const { serve } = scriptedServersPerTest();
 const tmp = tempDir();
 const closers: (() => void)[] = [];
 afterAll(() => {
@@ -301,5 +304,28 @@ describe("model-driven workers (a step whose call the plan does not determine)",
     expect(a.ledger.verdict({ threadId: "gated", stepId: "publish.call1", dispatch: 1 })).toMatchObject({
       kind: "done",
     });
+  });
+
+  it("runs over the real ChatOpenAI wire (fake OpenAI server): tools offered as functions, results sent back as tool messages", async () => {
+    const { fake, baseUrl } = await serve([
+      { toolCall: { name: "read_note", arguments: { name: "readme" } } },
+      // The fake gives every call the same id; the loop still answers each call once.
+      { toolCall: { name: "count_words", arguments: {} } },
+      "The readme has 5 words.",
+    ]);
+    const model = createChatModel({ apiKey: "test-key", baseUrl, model: "gpt-4o-mini", maxRetries: 0 });
+    const a = agent([COUNT_STEP], model);
+    const done = await a.graph.invoke(tripInput("count the words of the readme note"), threadConfig("wire"));
+    expect(done.status).toBe("completed");
+    expect(done.plan!.steps[0]!.result).toEqual({ words: 5 });
+    expect(a.calls.all()).toEqual({ read_note: 1, count_words: 1 });
+    const offered = fake.requests[0]!.body.tools!.map((t) => t.function.name).sort();
+    expect(offered).toEqual(["count_words", "publish_note", "read_note"]);
+    const third = fake.requests[2]!.body.messages!;
+    expect(third.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+      JSON.stringify({ name: "readme", text: NOTES.readme }),
+      JSON.stringify({ words: 5 }),
+    ]);
+    expect(fake.promptOf(1)).toMatch(/<must_produce>\n- analysis \(from a successful call of count_words\)/);
   });
 });
