@@ -7,7 +7,8 @@ import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
 import { InterruptRequest, type PlanAdjustment } from "../domain/approval.js";
 import { CandorEvent } from "../domain/notification.js";
-import { Plan } from "../domain/plan.js";
+import { Plan, type TaskStep } from "../domain/plan.js";
+import { modelDrivenPredicate } from "../workers/agent-step.js";
 import type { RunStatus } from "../domain/report.js";
 import { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { CandorEnv } from "../env.js";
@@ -30,6 +31,8 @@ export interface Session {
   persistence: Persistence;
   /** The decision log beside the database (`candor logs` reads it). */
   logFile: string;
+  /** Whether a step of a plan runs as a model-driven tool loop (the plan view marks those). */
+  modelDriven?: (step: TaskStep) => boolean;
   close(): void;
 }
 
@@ -100,7 +103,8 @@ function compileOn(persistence: Persistence, toolkits: Toolkit[], reasoner: Reas
     // Side-effecting tool calls are recorded in the same file, so a resumed or replayed thread never repeats one.
     const ledger = openEffectLedger(persistence.store.db);
     const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger }, persistence);
-    return { graph, persistence, logFile, close: () => persistence.close() };
+    const modelDriven = modelDrivenPredicate(toolkits, reasoner.workerModel);
+    return { graph, persistence, logFile, modelDriven, close: () => persistence.close() };
   } catch (e) {
     persistence.close();
     throw e;

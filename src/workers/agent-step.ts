@@ -5,8 +5,9 @@ import type { ExecutionFeedback, FailureClass } from "../domain/feedback.js";
 import type { TaskStep } from "../domain/plan.js";
 import type { WorkerModel } from "../reasoning/types.js";
 import { feedbackTypeFor } from "../replanning/classify.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import type { ToolSpec } from "../tools/types.js";
+import { generalToolkit } from "../tools/builtin/general.js";
+import { ToolRegistry } from "../tools/registry.js";
+import type { Toolkit, ToolSpec } from "../tools/types.js";
 
 /**
  * Whether a step runs as a model-driven tool loop rather than one direct call. The rule: a model is configured
@@ -24,6 +25,21 @@ export function isModelDriven(step: TaskStep, registry: ToolRegistry, workers: W
   if (step.tools.some((t) => !registry.isGranted(step.workerType, t))) return false;
   const tool = registry.tool(first);
   return tool !== undefined && !tool.schema.safeParse(step.params).success;
+}
+
+/**
+ * Which steps of a plan the agent built from these toolkits and this reasoner runs model-driven, for views that
+ * have no graph (the CLI's plan view). The registry is made as buildAgentGraph makes it (the `general` fallback
+ * worker added unless a toolkit has one), so both answer alike.
+ */
+export function modelDrivenPredicate(
+  toolkits: readonly Toolkit[],
+  workers: WorkerModel | undefined,
+): (step: TaskStep) => boolean {
+  if (!workers) return () => false;
+  const hasGeneral = toolkits.some((k) => k.workers.some((w) => w.name === "general"));
+  const registry = ToolRegistry.create(hasGeneral ? toolkits : [...toolkits, generalToolkit()]);
+  return (step) => isModelDriven(step, registry, workers);
 }
 
 /** The tools a model-driven step may call: the step's own list within its worker's grant, or the whole grant. */
