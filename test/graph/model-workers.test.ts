@@ -2,124 +2,17 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { ToolMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { compileAgent } from "../../graphs/agent.js";
 import { ToolApprovalRequest } from "../../src/domain/approval.js";
-import { newPlanId, Plan, type PlanInput } from "../../src/domain/plan.js";
+import type { PlanInput } from "../../src/domain/plan.js";
 import { openPersistence } from "../../src/memory/persistence.js";
-import type { PlanResult, Reasoner, SynthesisInput, WorkerModel } from "../../src/reasoning/types.js";
 import { openEffectLedger } from "../../src/tools/effects.js";
-import { defineTool, type Toolkit } from "../../src/tools/types.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
 import { countingToolkits, interruptValues, tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
 import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
+import { NOTES, notesToolkit, PlannedReasoner, PUBLISH_STEP } from "../fakes/notes-toolkit.js";
 import { createChatModel } from "../../src/reasoning/model.js";
-
-const NOTES: Record<string, string> = { readme: "Candor plans and runs steps", todo: "write the tests" };
-const TextOut = z.object({ name: z.string(), text: z.string() });
-
-/** Notes a `writer` may read, count and publish (publishing cannot be undone); deleting is an `admin`'s job. */
-function notesToolkit(): Toolkit {
-  return {
-    name: "notes",
-    tools: [
-      defineTool({
-        name: "read_note",
-        description: "Read a note by name",
-        category: "notes",
-        keywords: [],
-        consumes: [],
-        produces: ["text"],
-        sideEffect: "none",
-        needsApproval: false,
-        schema: z.object({ name: z.string().min(1) }),
-        outputSchema: TextOut,
-        estimates: { durationMs: 1, cost: 0 },
-        run: async ({ name }) => {
-          const text = NOTES[name];
-          if (text === undefined) throw new Error(`no note named "${name}"; the notes are: readme, todo`);
-          return Promise.resolve({ name, text });
-        },
-      }),
-      defineTool({
-        name: "count_words",
-        description: "Count the words of the text read before",
-        category: "notes",
-        keywords: [],
-        consumes: ["text"],
-        produces: ["analysis"],
-        sideEffect: "none",
-        needsApproval: false,
-        schema: z.looseObject({}),
-        estimates: { durationMs: 1, cost: 0 },
-        run: async (_args, ctx) => {
-          const source = TextOut.parse(ctx.inputs.text);
-          return Promise.resolve({ words: source.text.split(/\s+/).length });
-        },
-      }),
-      defineTool({
-        name: "publish_note",
-        description: "Publish a note under a title (cannot be undone)",
-        category: "notes",
-        keywords: [],
-        consumes: [],
-        produces: ["receipt"],
-        sideEffect: "irreversible",
-        needsApproval: true,
-        schema: z.object({ title: z.string().min(1) }),
-        estimates: { durationMs: 1, cost: 0 },
-        run: async ({ title }) => Promise.resolve({ published: title }),
-      }),
-      defineTool({
-        name: "delete_notes",
-        description: "Delete every note",
-        category: "admin",
-        keywords: [],
-        consumes: [],
-        produces: ["deleted"],
-        sideEffect: "irreversible",
-        needsApproval: false,
-        schema: z.looseObject({}),
-        estimates: { durationMs: 1, cost: 0 },
-        run: async () => Promise.resolve({ deleted: true }),
-      }),
-    ],
-    workers: [
-      { name: "writer", description: "Reads, counts and publishes notes", categories: ["notes"] },
-      { name: "admin", description: "Administers notes", categories: ["admin"] },
-    ],
-  };
-}
-
-/** Plans the given steps (as a model would) and lends its chat model to the workers. */
-class PlannedReasoner implements Reasoner {
-  readonly kind = "llm" as const;
-  readonly workerModel: WorkerModel;
-  constructor(
-    private readonly steps: PlanInput["steps"],
-    model: BaseChatModel,
-    maxModelCalls = 6,
-  ) {
-    this.workerModel = { model, maxModelCalls };
-  }
-  plan(): Promise<PlanResult> {
-    const plan = Plan.parse({
-      planId: newPlanId(),
-      objective: "work with notes",
-      confidence: 0.9,
-      createdBy: "llm",
-      steps: this.steps,
-    });
-    return Promise.resolve({ plan, notes: [] });
-  }
-  synthesize(input: SynthesisInput): Promise<string> {
-    return Promise.resolve(`Results of ${Object.keys(input.results).join(", ")}`);
-  }
-  proposeRecovery(): Promise<null> {
-    return Promise.resolve(null);
-  }
-}
 
 const { serve } = scriptedServersPerTest();
 const tmp = tempDir();
@@ -267,18 +160,7 @@ describe("model-driven workers (a step whose call the plan does not determine)",
 
   it("an approval-gated call inside the loop is asked once and run once, and the effect ledger records it", async () => {
     const model = new ScriptedChatModel([{ calls: [["publish_note", { title: "Readme" }]] }, "Published Readme."]);
-    const a = agent(
-      [
-        {
-          id: "publish",
-          description: "Publish the readme note",
-          workerType: "writer",
-          tools: ["publish_note"],
-          expectedOutputs: ["receipt"],
-        },
-      ],
-      model,
-    );
+    const a = agent([PUBLISH_STEP], model);
     const config = threadConfig("gated");
     const first = await a.graph.invoke(tripInput("publish the readme note"), config);
     const [payload, ...more] = interruptValues(first);
