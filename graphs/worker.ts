@@ -55,7 +55,7 @@ export function buildWorkerGraph(deps: NodeDeps) {
  * call that needs approval interrupts inside `tool`, so a resume re-runs only that call's pass; the conversation
  * is checkpointed, so the model is not asked again for what it already answered.
  */
-export function buildAgentLoopGraph(deps: NodeDeps) {
+function buildAgentLoopGraph(deps: NodeDeps) {
   const maxModelCalls = deps.reasoner.workerModel?.maxModelCalls ?? 0;
   return new StateGraph(AgentLoopState, { input: AgentLoopInput, output: AgentLoopOutput })
     .addNode(AgentLoopNode.MODEL, agentModelNode(deps))

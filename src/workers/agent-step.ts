@@ -122,7 +122,7 @@ export function toolMessage(call: ToolCall, outcome: { ok: true; result: unknown
 }
 
 /** The text of a model's last answer (its final summary when it stopped calling tools). */
-export function finalText(messages: readonly BaseMessage[]): string {
+function finalText(messages: readonly BaseMessage[]): string {
   const last = [...messages].reverse().find((m) => AIMessage.isInstance(m));
   if (!last) return "";
   return typeof last.content === "string"
