@@ -119,10 +119,11 @@ export function agentModelNode(deps: NodeDeps) {
       maxModelCalls: workers.maxModelCalls,
     });
     const task = new HumanMessage(`Do step ${step.id}: ${step.description}`);
+    // Each model call gets the step's time limit, as each tool call does: a hung server must not hang the run.
+    const limit = AbortSignal.timeout(step.timeoutMs);
+    const signal = config.signal ? AbortSignal.any([config.signal, limit]) : limit;
     try {
-      const answer = await bound.invoke([new SystemMessage(prompt), task, ...state.messages], {
-        ...(config.signal ? { signal: config.signal } : {}),
-      });
+      const answer = await bound.invoke([new SystemMessage(prompt), task, ...state.messages], { signal });
       return {
         messages: [withUniqueCallIds(answer, state.messages, step.id)],
         modelCalls: state.modelCalls + 1,
@@ -130,7 +131,10 @@ export function agentModelNode(deps: NodeDeps) {
       };
     } catch (e) {
       if (isGraphBubbleUp(e) || config.signal?.aborted) throw e;
-      const message = `The ${step.workerType} worker's model could not be asked for step ${step.id}: ${errorMessage(e)}`;
+      const why = limit.aborted
+        ? `it did not answer within the step's time limit of ${step.timeoutMs} ms (timed out)`
+        : errorMessage(e);
+      const message = `The ${step.workerType} worker's model could not be asked for step ${step.id}: ${why}`;
       const failureClass = classifyFailure(message, e);
       const halted: ExecutionFeedback = {
         ...loopFeedback(recordOf(deps, state, workers, startedAt)),
@@ -247,8 +251,9 @@ export function agentFinishNode(deps: NodeDeps) {
   return (state: AgentLoopStateValue, config: LangGraphRunnableConfig) => {
     const workers = workersOf(deps);
     const { step } = state;
+    const ended = state.halted ?? loopFeedback(recordOf(deps, state, workers, state.startedAt));
     const feedback: ExecutionFeedback = {
-      ...(state.halted ?? loopFeedback(recordOf(deps, state, workers, state.startedAt))),
+      ...(ended.failureClass === "no_result" && state.approval?.decision === "deny" ? deniedLoop(ended) : ended),
       ...(state.approval ? { approval: state.approval } : {}),
     };
     const ok = feedback.feedbackType === "SUCCESS" || feedback.feedbackType === "PARTIAL_SUCCESS";
@@ -332,6 +337,21 @@ function withUniqueCallIds(answer: BaseMessage, earlier: readonly BaseMessage[],
     response_metadata: answer.response_metadata,
     ...(answer.usage_metadata ? { usage_metadata: answer.usage_metadata } : {}),
   });
+}
+
+/**
+ * A loop left without its output after a person denied one of its calls was stopped by that decision, not by the
+ * model: it fails as policy_blocked (as a denied direct call does), so replanning does not look for another way to
+ * make the call a person refused.
+ */
+function deniedLoop(f: ExecutionFeedback): ExecutionFeedback {
+  return {
+    ...f,
+    failureClass: "policy_blocked",
+    feedbackType: feedbackTypeFor("policy_blocked"),
+    errorType: "HUMAN_DENIED",
+    errors: [`A human denied a call this step needed. ${f.errors.join(" ")}`],
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

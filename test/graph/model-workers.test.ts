@@ -188,6 +188,36 @@ describe("model-driven workers (a step whose call the plan does not determine)",
     });
   });
 
+  it("a denied call inside the loop is never made; the model is told, and the step fails as policy_blocked, not no_result", async () => {
+    const model = new ScriptedChatModel([
+      { calls: [["publish_note", { title: "Readme" }]] },
+      "A person denied publishing, so nothing was published.",
+    ]);
+    const a = agent([PUBLISH_STEP], model);
+    const config = threadConfig("denied");
+    interruptValues(await a.graph.invoke(tripInput("publish the readme note"), config));
+    const done = await a.graph.invoke(new Command({ resume: { decision: "deny", comment: "not yet" } }), config);
+    model.assertConsumed();
+    expect(a.calls.count("publish_note")).toBe(0);
+    expect(toolRepliesSeen(model, 1)).toEqual([
+      [
+        "publish_note",
+        "error",
+        expect.stringMatching(
+          /^A human denied publish_note\(\{"title":"Readme"\}\) \(not yet\); the tool was not called/,
+        ),
+      ],
+    ]);
+    const failed = done.feedback.find((f) => f.taskId === "publish")!;
+    expect(failed).toMatchObject({
+      failureClass: "policy_blocked",
+      errorType: "HUMAN_DENIED",
+      approval: { decision: "deny", comment: "not yet" },
+    });
+    expect(done.revisions.map((r) => r.strategy)).toEqual(["SKIP"]);
+    expect(done.status).not.toBe("completed");
+  });
+
   it("runs over the real ChatOpenAI wire (fake OpenAI server): tools offered as functions, results sent back as tool messages", async () => {
     const { fake, baseUrl } = await serve([
       { toolCall: { name: "read_note", arguments: { name: "readme" } } },
