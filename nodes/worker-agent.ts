@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langc
 import type { ToolCall } from "@langchain/core/messages/tool";
 import {
   isGraphBubbleUp,
-  MessagesValue,
+  MessagesDeltaValue,
   ReducedValue,
   StateSchema,
   type LangGraphRunnableConfig,
@@ -56,8 +56,11 @@ export const AgentLoopState = new StateSchema({
   step: TaskStep,
   inputs: z.record(z.string(), z.unknown()).default(() => ({})),
   planId: z.string(),
-  /** The model's answers and the tools' replies (the system prompt and the task are rebuilt each call). */
-  messages: MessagesValue,
+  /**
+   * The model's answers and the tools' replies (the system prompt and the task are rebuilt each call). A delta
+   * channel, like the main graph's lists: each checkpoint of the loop stores the new messages, not the whole talk.
+   */
+  messages: MessagesDeltaValue,
   modelCalls: z.number().int().default(0),
   /** What successful calls produced, by output name; later calls' tools receive them as inputs. */
   produced: z.record(z.string(), z.unknown()).default(() => ({})),
