@@ -12,6 +12,8 @@ const EnvSchema = z.object({
   CANDOR_MODEL: z.string().optional(),
   CANDOR_DB: z.string().optional(),
   CANDOR_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  /** Model calls a model-driven step may make (default 6); 0 keeps every step a direct call. */
+  CANDOR_MAX_MODEL_CALLS: z.coerce.number().int().min(0).optional(),
 });
 export type CandorEnv = z.infer<typeof EnvSchema>;
 

@@ -60,7 +60,12 @@ async function buildReasoner(
     baseUrl: env.OPENAI_BASE_URL,
     model: choice.model ?? undefined,
   });
-  return new LlmReasoner({ model, fallback: new RulesReasoner(), onFallback: onNote });
+  return new LlmReasoner({
+    model,
+    fallback: new RulesReasoner(),
+    onFallback: onNote,
+    ...(env.CANDOR_MAX_MODEL_CALLS !== undefined ? { maxModelCallsPerStep: env.CANDOR_MAX_MODEL_CALLS } : {}),
+  });
 }
 
 /**

@@ -2,6 +2,9 @@ import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { planLines } from "../../src/cli/render.js";
+import { readEnv } from "../../src/env.js";
+import { LlmReasoner } from "../../src/reasoning/llm.js";
+import { RulesReasoner } from "../../src/reasoning/rules.js";
 import { TaskStep, type TaskStepInput } from "../../src/domain/plan.js";
 import type { WorkerModel } from "../../src/reasoning/types.js";
 import { classifyFailure } from "../../src/replanning/classify.js";
@@ -143,5 +146,24 @@ describe("a loop's outcome is checked against what the step must produce", () =>
     expect(nextToolCall([ai1])).toMatchObject({ index: 1, call: { id: "a" } });
     expect(nextToolCall([ai1, reply("a"), ai2, reply("b")])).toMatchObject({ index: 3, call: { id: "c" } });
     expect(nextToolCall([ai1, reply("a")])).toBeNull();
+  });
+});
+
+describe("the cap on model calls per step is configurable", () => {
+  it("defaults to 6, takes CANDOR_MAX_MODEL_CALLS, and 0 turns model-driven workers off", () => {
+    const model = new ScriptedChatModel([]);
+    const reasoner = (n?: number) =>
+      new LlmReasoner({
+        model,
+        fallback: new RulesReasoner(),
+        ...(n === undefined ? {} : { maxModelCallsPerStep: n }),
+      });
+    expect(reasoner().workerModel?.maxModelCalls).toBe(6);
+    expect(reasoner(readEnv({ CANDOR_MAX_MODEL_CALLS: "3" }).CANDOR_MAX_MODEL_CALLS).workerModel?.maxModelCalls).toBe(
+      3,
+    );
+    expect(reasoner(0).workerModel).toBeUndefined();
+    expect(() => readEnv({ CANDOR_MAX_MODEL_CALLS: "-1" })).toThrow(/CANDOR_MAX_MODEL_CALLS is invalid/);
+    expect(() => reasoner(1.5)).toThrow(/maxModelCallsPerStep must be a whole number/);
   });
 });
