@@ -40,7 +40,7 @@ describe("candor run --model with a step the plan leaves open", () => {
           ["run", "read README.md", "--db", freshDb(), "--model", "fake-model", "--approval-threshold", "0"],
           { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseUrl },
         );
-      expect(r.code, r.stderr).toBe(0);
+        expect(r.code, r.stderr).toBe(0);
         expect(r.stderr).toMatch(/s1\s+Read the project's README and say what the project is \[reader, model-driven\]/);
         const worker = fake.requests[1]!.body;
         expect(worker.tools!.map((t) => t.function.name)).toEqual(["read_file"]);
