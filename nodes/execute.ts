@@ -7,6 +7,7 @@ import { CandorError, ErrorCode } from "../src/errors.js";
 import { runEagerly } from "../src/planning/run-eagerly.js";
 import { applyFeedback, dependencyInputs } from "../src/planning/schedule.js";
 import { callNeedingApproval } from "../src/tools/run-step.js";
+import { isModelDriven } from "../src/workers/agent-step.js";
 import { runWorkerStep, type WorkerStepOutcome } from "../src/tools/worker-step.js";
 import { computeProgress } from "../src/transparency/progress.js";
 import { notification, progressNotification } from "../src/transparency/notify.js";
@@ -105,7 +106,11 @@ export function executeNode(deps: NodeDeps) {
     try {
       const outcome = await runEagerly(plan, {
         inputsOf,
-        deferred: (step) => callNeedingApproval(step, deps.registry) !== null,
+        // Deferred to the worker subgraph: a call that needs approval (its gate interrupts there), and a step whose
+        // call the plan does not determine (its model-driven loop is a subgraph there, and may ask for approval).
+        deferred: (step) =>
+          callNeedingApproval(step, deps.registry) !== null ||
+          isModelDriven(step, deps.registry, deps.reasoner.workerModel),
         launch: async (step, inputs) => {
           const pending = callThrough(step.id);
           if (!pending) throw new Error(`Step ${step.id} became ready in EXECUTE but was not pending when it began`);

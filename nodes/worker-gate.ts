@@ -1,8 +1,12 @@
 import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { TOOL_APPROVAL_DECISIONS, type ToolApprovalRequest, type ToolCallDecision } from "../src/domain/approval.js";
+import type { Notification } from "../src/domain/notification.js";
+import type { TaskStep } from "../src/domain/plan.js";
 import { interruptPayload, parseDecision } from "../src/replanning/human-decision.js";
+import type { WorkerModel } from "../src/reasoning/types.js";
 import type { ToolRegistry } from "../src/tools/registry.js";
-import { inputsOf } from "../src/tools/types.js";
+import { isModelDriven } from "../src/workers/agent-step.js";
+import { inputsOf, type ToolSpec } from "../src/tools/types.js";
 import { callNeedingApproval } from "../src/tools/run-step.js";
 import { describeInputs } from "../src/transparency/inputs.js";
 import { notification } from "../src/transparency/notify.js";
@@ -10,12 +14,21 @@ import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import type { WorkerStateValue } from "./state.js";
 
 /** Node ids of the worker subgraph. */
-export const WorkerNode = { GATE: "gate", ACT: "act" } as const;
+export const WorkerNode = { GATE: "gate", ACT: "act", AGENT: "agent" } as const;
 
-export type WorkerStart = typeof WorkerNode.GATE | typeof WorkerNode.ACT;
+export type WorkerStart = typeof WorkerNode.GATE | typeof WorkerNode.ACT | typeof WorkerNode.AGENT;
 
-/** Steps whose call needs a person's approval go through the gate; the rest skip it (one superstep fewer). */
-export function routeWorkerStart(state: WorkerStateValue, registry: ToolRegistry): WorkerStart {
+/**
+ * A step whose call the plan does not determine runs as the model-driven loop (which asks for approval per call
+ * itself); a determined call that needs a person's approval goes through the gate; the rest skip it (one
+ * superstep fewer).
+ */
+export function routeWorkerStart(
+  state: WorkerStateValue,
+  registry: ToolRegistry,
+  workers: WorkerModel | undefined,
+): WorkerStart {
+  if (isModelDriven(state.step, registry, workers)) return WorkerNode.AGENT;
   return callNeedingApproval(state.step, registry) ? WorkerNode.GATE : WorkerNode.ACT;
 }
 
@@ -43,55 +56,87 @@ export function workerGateNode(deps: NodeDeps) {
       };
       return { toolDecision: recorded };
     }
-    const inputs = describeInputs(state.inputs, inputsOf(call.tool));
-    const on = Object.entries(inputs).map(([k, v]) => `${k}: ${v}`);
-    const request: ToolApprovalRequest = {
-      kind: "tool_approval",
+    const { decision, told } = askToolApproval(deps, config, {
+      step,
       planId: state.planId,
-      taskId: step.id,
-      tool: call.tool.name,
+      inputs: state.inputs,
+      tool: call.tool,
       args: call.args,
-      inputs,
-      sideEffect: call.tool.sideEffect,
-      question: `Step ${step.id} wants to call ${call.tool.name}(${JSON.stringify(call.args)})${on.length > 0 ? ` on ${on.join("; ")}` : ""}, which ${call.tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
-      decisions: [...TOOL_APPROVAL_DECISIONS],
-    };
-    let payload = interruptPayload(request);
-    // Each pass either gets the next stored resume value or throws the interrupt, so this loop always ends.
-    for (;;) {
-      const parsed = parseDecision(interrupt(payload), request);
-      if (!parsed.ok) {
-        payload = interruptPayload(request, parsed.error);
-        continue;
-      }
-      const { decision: answer, comment, by } = parsed.decision;
-      const decision: ToolCallDecision = {
-        decision: answer === "approve" ? "approve" : "deny",
-        tool: call.tool.name,
-        args: call.args,
-        comment,
-        by,
-        at: new Date().toISOString(),
-      };
-      const verb = decision.decision === "approve" ? "approved" : "denied";
-      deps.decisionLog.record({
-        operation: "human_decision",
-        planId: state.planId,
-        taskId: step.id,
-        threadId,
-        input: `tool_approval ${call.tool.name}(${JSON.stringify(call.args)})`,
-        decision: decision.decision,
-        reasoning: `a human ${verb} the call${comment ? `: ${comment}` : ""}`,
-      });
-      const told = notification({
-        severity: decision.decision === "approve" ? "INFO" : "WARNING",
-        kind: "approval",
-        taskId: step.id,
-        title: `A human ${verb} ${call.tool.name} for ${step.id}${decision.decision === "deny" ? "; the tool will not be called" : ""}.`,
-        message: comment ?? "",
-      });
-      emitNotifications(config, [told]);
-      return { toolDecision: decision, notifications: [told] };
-    }
+    });
+    return { toolDecision: decision, notifications: [told] };
   };
+}
+
+/** One call that needs a person's approval, wherever it is about to be made (the gate, or a model-driven loop). */
+export interface ApprovalQuestion {
+  step: TaskStep;
+  planId: string;
+  /** The step's inputs, described to the person with the call. */
+  inputs: Record<string, unknown>;
+  tool: ToolSpec;
+  args: Record<string, unknown>;
+}
+
+/**
+ * Asks a person to approve or deny the exact call with `interrupt()`, asking again with the error when the
+ * answer is malformed; records and announces the decision. Call it only where a resume may re-run everything
+ * before it: nothing before it in its node may have side effects.
+ */
+export function askToolApproval(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  q: ApprovalQuestion,
+): { decision: ToolCallDecision; told: Notification } {
+  const { step, tool, args } = q;
+  const threadId = threadIdOf(config);
+  const inputs = describeInputs(q.inputs, inputsOf(tool));
+  const on = Object.entries(inputs).map(([k, v]) => `${k}: ${v}`);
+  const request: ToolApprovalRequest = {
+    kind: "tool_approval",
+    planId: q.planId,
+    taskId: step.id,
+    tool: tool.name,
+    args,
+    inputs,
+    sideEffect: tool.sideEffect,
+    question: `Step ${step.id} wants to call ${tool.name}(${JSON.stringify(args)})${on.length > 0 ? ` on ${on.join("; ")}` : ""}, which ${tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
+    decisions: [...TOOL_APPROVAL_DECISIONS],
+  };
+  let payload = interruptPayload(request);
+  // Each pass either gets the next stored resume value or throws the interrupt, so this loop always ends.
+  for (;;) {
+    const parsed = parseDecision(interrupt(payload), request);
+    if (!parsed.ok) {
+      payload = interruptPayload(request, parsed.error);
+      continue;
+    }
+    const { decision: answer, comment, by } = parsed.decision;
+    const decision: ToolCallDecision = {
+      decision: answer === "approve" ? "approve" : "deny",
+      tool: tool.name,
+      args,
+      comment,
+      by,
+      at: new Date().toISOString(),
+    };
+    const verb = decision.decision === "approve" ? "approved" : "denied";
+    deps.decisionLog.record({
+      operation: "human_decision",
+      planId: q.planId,
+      taskId: step.id,
+      threadId,
+      input: `tool_approval ${tool.name}(${JSON.stringify(args)})`,
+      decision: decision.decision,
+      reasoning: `a human ${verb} the call${comment ? `: ${comment}` : ""}`,
+    });
+    const told = notification({
+      severity: decision.decision === "approve" ? "INFO" : "WARNING",
+      kind: "approval",
+      taskId: step.id,
+      title: `A human ${verb} ${tool.name} for ${step.id}${decision.decision === "deny" ? "; the tool will not be called" : ""}.`,
+      message: comment ?? "",
+    });
+    emitNotifications(config, [told]);
+    return { decision, told };
+  }
 }

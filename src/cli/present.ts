@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { CandorEvent } from "../domain/notification.js";
-import type { Plan } from "../domain/plan.js";
+import type { Plan, TaskStep } from "../domain/plan.js";
 import type { RunStatus } from "../domain/report.js";
 import { DEFAULT_DB_PATH } from "../env.js";
 import { describeDatabase, isPostgresUrl } from "../memory/persistence.js";
@@ -48,6 +48,7 @@ class LiveLog {
   constructor(
     private readonly io: CliIo,
     scope = "",
+    private readonly modelDriven?: (step: TaskStep) => boolean,
   ) {
     this.printer = new EventPrinter(io.invokedAs, scope);
   }
@@ -70,7 +71,7 @@ class LiveLog {
   plan(plan: Plan): void {
     const [headline, ...rest] = this.held ?? [];
     this.held = null;
-    this.write([...(headline ? [headline] : []), ...planLines(plan), ...rest]);
+    this.write([...(headline ? [headline] : []), ...planLines(plan, undefined, this.modelDriven), ...rest]);
   }
 
   close(): void {
@@ -107,7 +108,7 @@ export async function executeThread(
   checkpointId?: string,
 ): Promise<ThreadOutcome | "interrupted"> {
   const dbArg = dbArgFor(session.persistence.dbPath);
-  const log = new LiveLog(io, ` --thread ${threadId}${dbArg ? ` --db ${shellArg(dbArg)}` : ""}`);
+  const log = new LiveLog(io, ` --thread ${threadId}${dbArg ? ` --db ${shellArg(dbArg)}` : ""}`, session.modelDriven);
   try {
     await streamThread(
       session.graph,

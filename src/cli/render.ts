@@ -1,5 +1,5 @@
 import type { CandorEvent, Notification, Progress } from "../domain/notification.js";
-import type { Plan } from "../domain/plan.js";
+import type { Plan, TaskStep } from "../domain/plan.js";
 import { DecisionName, type FailureEscalationRequest } from "../domain/approval.js";
 import { DECISION_INPUT, decisionMeaning, kindTitle } from "../domain/decisions.js";
 import { understandingLines } from "../domain/understanding.js";
@@ -120,13 +120,17 @@ export function noteLine(note: string, at = new Date().toISOString()): string {
   return line(at, "!", "", note);
 }
 
-/** The plan as a numbered list: step id, short description, worker, and what it waits for. */
-export function planLines(plan: Plan, indent = INDENT): string[] {
+/**
+ * The plan as a numbered list: step id, short description, worker (marked when its model drives the step's tools
+ * rather than one planned call), and what it waits for.
+ */
+export function planLines(plan: Plan, indent = INDENT, modelDriven?: (step: TaskStep) => boolean): string[] {
   return [...plan.steps]
     .sort((a, b) => a.order - b.order)
     .map((s, i) => {
       const after = s.dependsOn.length > 0 ? ` — after ${s.dependsOn.join(", ")}` : "";
-      return `${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${s.description} [${s.workerType}]${after}`;
+      const worker = modelDriven?.(s) ? `${s.workerType}, model-driven` : s.workerType;
+      return `${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${s.description} [${worker}]${after}`;
     });
 }
 

@@ -5,7 +5,8 @@ import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
 import { InterruptRequest, TOOL_APPROVAL_DECISIONS, type PlanAdjustment } from "../domain/approval.js";
 import { CandorEvent } from "../domain/notification.js";
-import { Plan } from "../domain/plan.js";
+import { Plan, type TaskStep } from "../domain/plan.js";
+import { modelDrivenPredicate } from "../workers/agent-step.js";
 import type { RunStatus } from "../domain/report.js";
 import { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { CandorEnv } from "../env.js";
@@ -29,6 +30,8 @@ export interface Session {
   persistence: Persistence;
   /** Where the decision log is: the file beside a SQLite database, or its table in PostgreSQL (`candor logs` reads it). */
   logFile: string;
+  /** Whether a step of a plan runs as a model-driven tool loop (the plan view marks those). */
+  modelDriven?: (step: TaskStep) => boolean;
   /** Waits for the decision log's writes, then closes the database; fails when a decision could not be written. */
   close(): Promise<void>;
 }
@@ -69,7 +72,12 @@ async function buildReasoner(
     baseUrl: env.OPENAI_BASE_URL,
     model: choice.model ?? undefined,
   });
-  return new LlmReasoner({ model, fallback: new RulesReasoner(), onFallback: onNote });
+  return new LlmReasoner({
+    model,
+    fallback: new RulesReasoner(),
+    onFallback: onNote,
+    ...(env.CANDOR_MAX_MODEL_CALLS !== undefined ? { maxModelCallsPerStep: env.CANDOR_MAX_MODEL_CALLS } : {}),
+  });
 }
 
 /**
@@ -139,7 +147,8 @@ async function compileOn(
         if (ownsDatabase) await persistence.close();
       }
     };
-    return { graph, persistence, logFile, close };
+    const modelDriven = modelDrivenPredicate(toolkits, reasoner.workerModel);
+    return { graph, persistence, logFile, modelDriven, close };
   } catch (e) {
     if (ownsDatabase) await persistence.close();
     throw e;

@@ -22,6 +22,11 @@ export const FailureClass = z.enum([
   "policy_blocked",
   /** The step succeeded, yet a review of the answer found its result does not answer the part it serves. */
   "incomplete_result",
+  /**
+   * A model-driven step's tool loop ended (the model stopped, or its model calls per step ran out) without
+   * producing what the step must produce.
+   */
+  "no_result",
   "unknown",
 ]);
 export type FailureClass = z.infer<typeof FailureClass>;

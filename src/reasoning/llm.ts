@@ -17,16 +17,18 @@ import { gradePrompt } from "../../prompts/grade.js";
 import type { ReflectionDraft } from "../domain/reflection.js";
 import type { Result } from "../result.js";
 import type { AnswerReview } from "../planning/coverage.js";
-import type {
-  PlanResult,
-  PlanningContext,
-  Reasoner,
-  RecoveryProposal,
-  RecoveryQuestion,
-  ReflectionAnswer,
-  ReflectionQuestion,
-  RelevanceQuestion,
-  SynthesisInput,
+import {
+  DEFAULT_MAX_MODEL_CALLS_PER_STEP,
+  type WorkerModel,
+  type PlanResult,
+  type PlanningContext,
+  type Reasoner,
+  type RecoveryProposal,
+  type RecoveryQuestion,
+  type ReflectionAnswer,
+  type ReflectionQuestion,
+  type RelevanceQuestion,
+  type SynthesisInput,
 } from "./types.js";
 
 /** Grades as the model is asked for them (strict mode). */
@@ -72,6 +74,11 @@ export interface LlmReasonerOptions {
    * unreachable or unusable answer), since neither can return notes.
    */
   onFallback?: (note: string) => void;
+  /**
+   * Model calls a model-driven step may make, tool calls included (default 6); 0 turns model-driven workers off,
+   * so every step is a direct call as with the rules reasoner.
+   */
+  maxModelCallsPerStep?: number;
 }
 
 /** Seed 003: strategy generation must finish within 5 seconds. */
@@ -94,8 +101,17 @@ export class LlmReasoner implements Reasoner {
   private readonly method: StructuredOutputMethod | undefined;
   private readonly onFallback: ((note: string) => void) | undefined;
   private readonly recoveryTimeoutMs: number;
+  readonly workerModel?: WorkerModel;
 
   constructor(opts: LlmReasonerOptions) {
+    const maxModelCalls = opts.maxModelCallsPerStep ?? DEFAULT_MAX_MODEL_CALLS_PER_STEP;
+    if (!Number.isInteger(maxModelCalls) || maxModelCalls < 0) {
+      throw new CandorError(
+        `maxModelCallsPerStep must be a whole number of model calls, 0 or more (got ${maxModelCalls}); 0 turns model-driven workers off.`,
+        ErrorCode.CONFIGURATION,
+      );
+    }
+    if (maxModelCalls > 0) this.workerModel = { model: opts.model, maxModelCalls };
     this.model = opts.model;
     this.modelName = (opts.model as { model?: unknown }).model?.toString() ?? "unknown";
     this.fallback = opts.fallback;

@@ -1,3 +1,4 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { PlanningRequest } from "../domain/request.js";
 import type { Plan } from "../domain/plan.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -82,6 +83,18 @@ export interface RecoveryQuestion {
 }
 
 /**
+ * The model that drives a step whose call the plan does not fully determine (src/workers/agent-step.ts), and how
+ * many times it may be asked per step, tool calls included.
+ */
+export interface WorkerModel {
+  model: BaseChatModel;
+  maxModelCalls: number;
+}
+
+/** Model calls a model-driven step may make by default: enough for a few tool calls and an answer. */
+export const DEFAULT_MAX_MODEL_CALLS_PER_STEP = 6;
+
+/**
  * The seam every judgement goes through. `rules` is deterministic and offline; `llm` asks a chat model and falls
  * back to rules where the model's answer is unusable. Implementations must not throw for a bad model answer:
  * they fall back and say so in `notes`. They throw CandorError NO_VALID_PLAN when no plan can be made at all.
@@ -90,6 +103,8 @@ export interface Reasoner {
   readonly kind: "rules" | "llm";
   /** The chat model's name, for pricing its calls; absent for the rules. */
   readonly modelName?: string;
+  /** Present when a step's tool loop may be model-driven; absent (the rules reasoner): every step is a direct call. */
+  readonly workerModel?: WorkerModel;
   plan(request: PlanningRequest, ctx: PlanningContext): Promise<PlanResult>;
   synthesize(input: SynthesisInput): Promise<string>;
   /**

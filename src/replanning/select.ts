@@ -41,6 +41,9 @@ export const STRATEGY_PREFERENCES: Record<FailureClass, readonly StrategyType[]>
   policy_blocked: ["SKIP"],
   // The call worked but its result does not answer the part: another agent or tool may; else the part is missing.
   incomplete_result: ["RETRY_DIFFERENT_AGENT", "SWAP_TOOL", "SKIP"],
+  // A model-driven worker's loop ended without the step's output: smaller steps each fit in a loop's calls, or a
+  // worker with other tools may get there; the same worker with the same tools would loop the same way again.
+  no_result: ["DECOMPOSE", "RETRY_DIFFERENT_AGENT", "SKIP"],
   unknown: ["FIX_DEPENDENCIES", "RETRY_DIFFERENT_AGENT", "SKIP"],
 };
 

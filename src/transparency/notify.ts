@@ -26,6 +26,7 @@ const CLASS_WORDS: Record<FailureClass, string> = {
   wrong_tool: "it tried to use a tool it is not allowed to use",
   policy_blocked: "a policy blocked it",
   incomplete_result: "its result does not answer the part of the request it serves",
+  no_result: "its worker's model stopped without producing what the step must produce",
   unknown: "of an unexpected error",
 };
 

@@ -1,0 +1,362 @@
+import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
+import {
+  isGraphBubbleUp,
+  MessagesDeltaValue,
+  ReducedValue,
+  StateSchema,
+  type LangGraphRunnableConfig,
+} from "@langchain/langgraph";
+import { z } from "zod";
+import { workerPrompt } from "../prompts/worker.js";
+import { ExecutionFeedback, OUTCOME_UNKNOWN } from "../src/domain/feedback.js";
+import { Notification } from "../src/domain/notification.js";
+import { TaskStep } from "../src/domain/plan.js";
+import { CandorError, ErrorCode, errorMessage } from "../src/errors.js";
+import type { WorkerModel } from "../src/reasoning/types.js";
+import { classifyFailure, feedbackTypeFor } from "../src/replanning/classify.js";
+import { runStep } from "../src/tools/run-step.js";
+import { failureNotification, notification, successNotification } from "../src/transparency/notify.js";
+import {
+  callStep,
+  expectedOutputs,
+  loopFeedback,
+  loopTools,
+  nextToolCall,
+  toolDefinitions,
+  toolMessage,
+} from "../src/workers/agent-step.js";
+import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
+import { askToolApproval } from "./worker-gate.js";
+
+/** Node ids of the model-driven loop (the worker's `agent` subgraph). */
+export const AgentLoopNode = { MODEL: "model", TOOL: "tool", FINISH: "finish" } as const;
+
+const appendNotifications = new ReducedValue(
+  z.array(Notification).default(() => []),
+  {
+    inputSchema: z.array(Notification),
+    reducer: (current: Notification[], added: Notification[]) => [...current, ...added],
+  },
+);
+
+/** A person's answer to a call of the loop, carried to the step's feedback as the gate's is. */
+const LoopApproval = z.object({
+  decision: z.enum(["approve", "deny"]),
+  comment: z.string().nullable(),
+  by: z.string().nullable(),
+  at: z.string(),
+});
+
+/**
+ * The loop's state. Every field but the conversation is small; the conversation is checkpointed with the loop, so
+ * a resume (after an approval, or a crash) continues the same conversation instead of asking the model again.
+ */
+export const AgentLoopState = new StateSchema({
+  step: TaskStep,
+  inputs: z.record(z.string(), z.unknown()).default(() => ({})),
+  planId: z.string(),
+  /**
+   * The model's answers and the tools' replies (the system prompt and the task are rebuilt each call). A delta
+   * channel, like the main graph's lists: each checkpoint of the loop stores the new messages, not the whole talk.
+   */
+  messages: MessagesDeltaValue,
+  modelCalls: z.number().int().default(0),
+  /** What successful calls produced, by output name; later calls' tools receive them as inputs. */
+  produced: z.record(z.string(), z.unknown()).default(() => ({})),
+  /** Tools called successfully, in order. */
+  called: z.array(z.string()).default(() => []),
+  cost: z.number().default(0),
+  startedAt: z.string().nullable().default(null),
+  /** Set when the loop must end at once (the model unreachable, a call whose outcome is unknown): the failure. */
+  halted: ExecutionFeedback.nullable().default(null),
+  approval: LoopApproval.nullable().default(null),
+  feedback: z.array(ExecutionFeedback).default(() => []),
+  notifications: appendNotifications,
+});
+export type AgentLoopStateValue = typeof AgentLoopState.State;
+/** What the loop is given: the worker's step (nothing of the worker's lists, so nothing is handed back twice). */
+export const AgentLoopInput = new StateSchema({
+  step: TaskStep,
+  inputs: z.record(z.string(), z.unknown()).default(() => ({})),
+  planId: z.string(),
+});
+export const AgentLoopOutput = new StateSchema({
+  feedback: z.array(ExecutionFeedback).default(() => []),
+  notifications: appendNotifications,
+});
+
+function workersOf(deps: NodeDeps): WorkerModel {
+  const workers = deps.reasoner.workerModel;
+  if (!workers) {
+    throw new CandorError(
+      "A step reached the model-driven worker, but the reasoner has no worker model: configure a model, or plan steps with complete tool calls.",
+      ErrorCode.CONFIGURATION,
+    );
+  }
+  return workers;
+}
+
+/**
+ * Asks the model for the step's next move, offering exactly the step's granted tools. A model that cannot be
+ * reached ends the loop with the failure classified (as a tool's would be); cancellation propagates.
+ */
+export function agentModelNode(deps: NodeDeps) {
+  return async (state: AgentLoopStateValue, config: LangGraphRunnableConfig) => {
+    const { step } = state;
+    const workers = workersOf(deps);
+    const tools = loopTools(step, deps.registry);
+    const startedAt = state.startedAt ?? new Date().toISOString();
+    if (!workers.model.bindTools) {
+      throw new CandorError(
+        `The worker model cannot call tools (it has no bindTools), so step ${step.id} cannot run model-driven: use a chat model with tool calling.`,
+        ErrorCode.CONFIGURATION,
+      );
+    }
+    const bound = workers.model.bindTools(toolDefinitions(tools));
+    const prompt = workerPrompt({
+      step,
+      inputs: state.inputs,
+      expected: expectedOutputs(step, tools),
+      missing: (step.missingInputs ?? []).map((m) => `${m.input}: ${m.reason}`),
+      maxModelCalls: workers.maxModelCalls,
+    });
+    const task = new HumanMessage(`Do step ${step.id}: ${step.description}`);
+    // Each model call gets the step's time limit, as each tool call does: a hung server must not hang the run.
+    const limit = AbortSignal.timeout(step.timeoutMs);
+    const signal = config.signal ? AbortSignal.any([config.signal, limit]) : limit;
+    try {
+      const answer = await bound.invoke([new SystemMessage(prompt), task, ...state.messages], { signal });
+      return {
+        messages: [withUniqueCallIds(answer, state.messages, step.id)],
+        modelCalls: state.modelCalls + 1,
+        startedAt,
+      };
+    } catch (e) {
+      if (isGraphBubbleUp(e) || config.signal?.aborted) throw e;
+      const why = limit.aborted
+        ? `it did not answer within the step's time limit of ${step.timeoutMs} ms (timed out)`
+        : errorMessage(e);
+      const message = `The ${step.workerType} worker's model could not be asked for step ${step.id}: ${why}`;
+      const failureClass = classifyFailure(message, e);
+      const halted: ExecutionFeedback = {
+        ...loopFeedback(recordOf(deps, state, workers, startedAt)),
+        feedbackType: feedbackTypeFor(failureClass),
+        errors: [message],
+        failureClass,
+        outputs: {},
+      };
+      return { halted, modelCalls: state.modelCalls + 1, startedAt };
+    }
+  };
+}
+
+/**
+ * Answers the model's next tool call, one call per pass so an approval's resume re-runs only this call's gate: a
+ * tool outside the step's grant is refused and the model told, never called; a call that needs approval asks a
+ * person first (once: the effect ledger holds an approved call's result, and a resume reuses it); every call is
+ * validated and run by runStep with its own ledger key, and its error goes back to the model as an error message.
+ */
+export function agentToolNode(deps: NodeDeps) {
+  return async (state: AgentLoopStateValue, config: LangGraphRunnableConfig) => {
+    const next = nextToolCall(state.messages);
+    if (!next) return {};
+    const { call, index } = next;
+    const { step } = state;
+    const threadId = threadIdOf(config);
+    const tools = loopTools(step, deps.registry);
+    const tool = tools.find((t) => t.name === call.name);
+    if (!tool) {
+      const allowed = tools.map((t) => t.name).join(", ") || "nothing";
+      const error = `Tool ${call.name} is not granted to the ${step.workerType} worker for step ${step.id}, so the call was refused and nothing ran. You may use: ${allowed}.`;
+      deps.decisionLog.record({
+        operation: "dispatch",
+        planId: state.planId,
+        taskId: step.id,
+        threadId,
+        input: `${call.name}(${JSON.stringify(call.args)})`,
+        decision: `refuse ${call.name}`,
+        reasoning: error,
+      });
+      const told = notification({
+        severity: "WARNING",
+        kind: "step_started",
+        taskId: step.id,
+        title: `${step.description} (${step.id}): its model asked for ${call.name}, which the ${step.workerType} worker may not use; refused, nothing ran.`,
+      });
+      emitNotifications(config, [told]);
+      return { messages: [toolMessage(call, { ok: false, error })], notifications: [told] };
+    }
+    const asStep = callStep(step, call, index);
+    const inputs = { ...state.inputs, ...state.produced };
+    let approval: z.infer<typeof LoopApproval> | null = null;
+    const told: Notification[] = [];
+    if (tool.sideEffect === "irreversible" || tool.needsApproval) {
+      const valid = tool.schema.safeParse(call.args);
+      const recorded =
+        deps.ledger && threadId
+          ? (await deps.ledger.verdict({ threadId, stepId: asStep.id, dispatch: asStep.dispatches })).kind
+          : "call";
+      // Invalid arguments fail below without a call, so there is nothing to approve; a recorded call (done, or of
+      // unknown outcome) is settled by the ledger in runStep, never asked again.
+      if (valid.success && recorded === "call") {
+        const args = isRecord(valid.data) ? valid.data : { value: valid.data };
+        const asked = askToolApproval(deps, config, { step, planId: state.planId, inputs, tool, args });
+        told.push(asked.told);
+        const { decision, comment, by, at } = asked.decision;
+        if (decision === "approve" || decision === "deny") {
+          approval = { decision, comment, by, at: at ?? new Date().toISOString() };
+        }
+        if (decision === "deny") {
+          const error = `A human denied ${tool.name}(${JSON.stringify(args)})${comment ? ` (${comment})` : ""}; the tool was not called. Do not ask for it again.`;
+          return { messages: [toolMessage(call, { ok: false, error })], notifications: told, approval };
+        }
+      }
+    }
+    deps.decisionLog.record({
+      operation: "dispatch",
+      planId: state.planId,
+      taskId: step.id,
+      threadId,
+      input: `${tool.name}(${JSON.stringify(call.args)})`,
+      decision: `call ${tool.name} (call ${index} of the model-driven loop)`,
+      reasoning: "the step's model asked for it and the step's grant allows it",
+    });
+    const f = await runStep({
+      step: asStep,
+      inputs,
+      registry: deps.registry,
+      dispatch: asStep.dispatches,
+      ...(config.signal ? { signal: config.signal } : {}),
+      ...(deps.ledger ? { ledger: deps.ledger, threadId } : {}),
+    });
+    const update = { notifications: told, ...(approval ? { approval } : {}) };
+    if (f.errorType === OUTCOME_UNKNOWN) {
+      // The call may have taken effect: the loop stops here and a person decides, as for a direct call.
+      const halted: ExecutionFeedback = { ...f, taskId: step.id, params: step.params, attempt: state.modelCalls };
+      return { ...update, messages: [toolMessage(call, { ok: false, error: f.errors.join(" | ") })], halted };
+    }
+    const ok = f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS";
+    if (!ok) return { ...update, messages: [toolMessage(call, { ok: false, error: f.errors.join(" | ") })] };
+    const result = f.outputs.result;
+    return {
+      ...update,
+      messages: [toolMessage(call, { ok: true, result })],
+      produced: { ...state.produced, ...Object.fromEntries(tool.produces.map((name) => [name, result])) },
+      called: [...state.called, tool.name],
+      cost: state.cost + f.cost,
+    };
+  };
+}
+
+/** Ends the loop: the step's feedback, checked against what it must produce, announced and logged with why. */
+export function agentFinishNode(deps: NodeDeps) {
+  return (state: AgentLoopStateValue, config: LangGraphRunnableConfig) => {
+    const workers = workersOf(deps);
+    const { step } = state;
+    const ended = state.halted ?? loopFeedback(recordOf(deps, state, workers, state.startedAt));
+    const feedback: ExecutionFeedback = {
+      ...(ended.failureClass === "no_result" && state.approval?.decision === "deny" ? deniedLoop(ended) : ended),
+      ...(state.approval ? { approval: state.approval } : {}),
+    };
+    const ok = feedback.feedbackType === "SUCCESS" || feedback.feedbackType === "PARTIAL_SUCCESS";
+    const told = ok ? successNotification(step, feedback) : failureNotification(step, feedback, deps.logFile);
+    emitNotifications(config, [told]);
+    deps.decisionLog.record({
+      operation: "step_result",
+      planId: state.planId,
+      taskId: step.id,
+      threadId: threadIdOf(config),
+      input: `${step.description} (model-driven: ${state.modelCalls} model call(s), tools ${state.called.join(", ") || "none"})`,
+      decision: feedback.feedbackType,
+      reasoning: ok
+        ? `its model finished in ${state.modelCalls} call(s) with what the step must produce`
+        : `${feedback.failureClass}: ${feedback.errors.join(" | ")}`,
+      cost: feedback.cost,
+    });
+    return { feedback: [feedback], notifications: [told] };
+  };
+}
+
+export type AfterAgentModel = typeof AgentLoopNode.TOOL | typeof AgentLoopNode.FINISH;
+
+/** The model asked for tools: answer them; it answered without (or could not be asked): finish. */
+export function routeAfterAgentModel(state: AgentLoopStateValue): AfterAgentModel {
+  if (state.halted) return AgentLoopNode.FINISH;
+  return nextToolCall(state.messages) ? AgentLoopNode.TOOL : AgentLoopNode.FINISH;
+}
+
+export type AfterAgentTool = typeof AgentLoopNode.TOOL | typeof AgentLoopNode.MODEL | typeof AgentLoopNode.FINISH;
+
+/**
+ * More calls of the same answer go first; then the model sees the results, unless its calls per step are spent
+ * (the cap lives in state, so a resumed loop keeps counting) or a call's outcome is unknown.
+ */
+export function routeAfterAgentTool(state: AgentLoopStateValue, maxModelCalls: number): AfterAgentTool {
+  if (state.halted) return AgentLoopNode.FINISH;
+  if (nextToolCall(state.messages)) return AgentLoopNode.TOOL;
+  return state.modelCalls >= maxModelCalls ? AgentLoopNode.FINISH : AgentLoopNode.MODEL;
+}
+
+function recordOf(deps: NodeDeps, state: AgentLoopStateValue, workers: WorkerModel, startedAt: string | null) {
+  return {
+    step: state.step,
+    tools: loopTools(state.step, deps.registry),
+    messages: state.messages,
+    produced: state.produced,
+    called: state.called,
+    modelCalls: state.modelCalls,
+    maxModelCalls: workers.maxModelCalls,
+    durationMs: startedAt ? Date.now() - Date.parse(startedAt) : 1,
+    cost: state.cost,
+  };
+}
+
+/**
+ * Gives every tool call an id no earlier call of the loop has: some OpenAI-compatible servers send none, or the
+ * same one every time, and the loop matches each reply to its call by id.
+ */
+function withUniqueCallIds(answer: BaseMessage, earlier: readonly BaseMessage[], stepId: string): BaseMessage {
+  if (!AIMessage.isInstance(answer) || (answer.tool_calls ?? []).length === 0) return answer;
+  const seen = new Set(earlier.flatMap((m) => (AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => c.id) : [])));
+  let n = seen.size;
+  let changed = false;
+  const calls: ToolCall[] = (answer.tool_calls ?? []).map((c) => {
+    n += 1;
+    if (c.id && !seen.has(c.id)) {
+      seen.add(c.id);
+      return c;
+    }
+    changed = true;
+    const id = `${stepId}-call${n}`;
+    seen.add(id);
+    return { ...c, id };
+  });
+  if (!changed) return answer;
+  return new AIMessage({
+    content: answer.content,
+    tool_calls: calls,
+    ...(answer.id ? { id: answer.id } : {}),
+    response_metadata: answer.response_metadata,
+    ...(answer.usage_metadata ? { usage_metadata: answer.usage_metadata } : {}),
+  });
+}
+
+/**
+ * A loop left without its output after a person denied one of its calls was stopped by that decision, not by the
+ * model: it fails as policy_blocked (as a denied direct call does), so replanning does not look for another way to
+ * make the call a person refused.
+ */
+function deniedLoop(f: ExecutionFeedback): ExecutionFeedback {
+  return {
+    ...f,
+    failureClass: "policy_blocked",
+    feedbackType: feedbackTypeFor("policy_blocked"),
+    errorType: "HUMAN_DENIED",
+    errors: [`A human denied a call this step needed. ${f.errors.join(" ")}`],
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
