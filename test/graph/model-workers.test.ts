@@ -183,7 +183,7 @@ describe("model-driven workers (a step whose call the plan does not determine)",
       approval: { decision: "approve", by: "ops" },
     });
     expect(done.approval).toMatchObject({ kind: "tool_approval", decision: "approve", by: "ops" });
-    expect(a.ledger.verdict({ threadId: "gated", stepId: "publish.call1", dispatch: 1 })).toMatchObject({
+    expect(await a.ledger.verdict({ threadId: "gated", stepId: "publish.call1", dispatch: 1 })).toMatchObject({
       kind: "done",
     });
   });
