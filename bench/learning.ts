@@ -1,0 +1,233 @@
+/**
+ * The learning benchmark (issue 12): simulated users with hidden preferences (bench/learning/users.ts) each make
+ * N requests through the real graph (rules reasoner, offline, SQLite store in a temp dir) and judge each answer;
+ * their feedback goes through `giveFeedback`, as `candor feedback` would send it. Measured: how often an answer
+ * given after the first learned adjustment was applied is accepted (success after reflection), per preference and
+ * overall, against issue 12's goal (90%) and seed 001's target (78%).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isInterrupted } from "@langchain/langgraph";
+import { compileAgent } from "../graphs/agent.js";
+import { travelToolkit } from "../examples/travel/index.js";
+import { openPersistence } from "../src/memory/persistence.js";
+import { giveFeedback } from "../src/reflection/feedback.js";
+import { collectMetrics } from "../src/reflection/collect-metrics.js";
+import { ToolRegistry } from "../src/tools/registry.js";
+import { errorMessage } from "../src/errors.js";
+import {
+  BUDGET_PER_PERSON_DAY,
+  PREFERENCES,
+  answerOf,
+  homeOf,
+  judge,
+  requestsFor,
+  rng,
+  usualAirline,
+  type Preference,
+  type PreferenceKind,
+} from "./learning/users.js";
+
+const SEED = Number(process.env.BENCH_LEARNING_SEED ?? 12);
+const RUNS_PER_USER = Number(process.env.BENCH_LEARNING_RUNS ?? 6);
+const USERS_PER_PREFERENCE = Number(process.env.BENCH_LEARNING_USERS ?? 2);
+const GOAL = 0.9;
+const SEED_TARGET = 0.78;
+const KINDS = Object.keys(PREFERENCES) as PreferenceKind[];
+
+export interface RunRecord {
+  request: string;
+  /** Adjustments UNDERSTAND applied to this run's plan. */
+  applied: number;
+  verdict: "accepted" | "rejected" | "unanswered";
+  reason: string | null;
+  /** This rejection's reflection was refused by the quality gate. */
+  gateRefused: boolean;
+}
+
+export interface UserRecord {
+  userId: string;
+  kind: PreferenceKind;
+  preference: Preference;
+  runs: RunRecord[];
+  /** From Candor's own metrics of the user (collectMetrics). */
+  metrics: { reflections: number; gateRejected: number; adjustmentsApplied: number; costUsd: number; rate: number | null };
+}
+
+export interface LearningBench {
+  users: UserRecord[];
+  ms: number;
+}
+
+function preferenceOf(kind: PreferenceKind, seed: number): Preference {
+  if (kind === "airline") return { kind, airline: usualAirline(homeOf(seed)) };
+  if (kind === "budget") return { kind, perPersonDay: BUDGET_PER_PERSON_DAY };
+  return { kind };
+}
+
+export async function learningBench(): Promise<LearningBench> {
+  const t0 = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), "candor-learning-"));
+  const persistence = openPersistence(join(dir, "learning.db"));
+  const toolkits = [travelToolkit({ latencyMs: 0 })];
+  const graph = compileAgent({ toolkits }, persistence);
+  const deps = { store: persistence.store, registry: ToolRegistry.create(toolkits) };
+  const users: UserRecord[] = [];
+  try {
+    for (const [k, kind] of KINDS.entries())
+      for (let u = 0; u < USERS_PER_PREFERENCE; u++) {
+        const seed = SEED * 1000 + k * 10 + u;
+        const userId = `${kind}-${u + 1}`;
+        const preference = preferenceOf(kind, seed);
+        const requests = requestsFor(seed, RUNS_PER_USER, kind === "nonstop");
+        const wording = rng(seed ^ 0xfeed);
+        const runs: RunRecord[] = [];
+        for (const [i, trip] of requests.entries()) {
+          const threadId = `${userId}-${i + 1}`;
+          const out = await graph.invoke(
+            { request: { userIntent: trip.text, userContext: { userId } } },
+            { configurable: { thread_id: threadId } },
+          );
+          const applied = isInterrupted(out) ? 0 : (out.plan?.learned.length ?? 0);
+          if (isInterrupted(out) || !out.plan) {
+            // No answer to judge (a question was asked, or no plan was made): counted against Candor, no feedback.
+            runs.push({ request: trip.text, applied, verdict: "unanswered", reason: null, gateRefused: false });
+            continue;
+          }
+          const j = judge(preference, trip, answerOf(out), wording());
+          const reason = j.verdict === "rejected" ? j.reason : null;
+          let gateRefused = false;
+          try {
+            const fb = await giveFeedback(graph, threadId, { verdict: j.verdict, reason, comment: null }, deps);
+            gateRefused = fb.notStored !== null && /quality gate/.test(fb.notStored);
+          } catch (e) {
+            process.stderr.write(`learning: feedback on ${threadId} refused: ${errorMessage(e)}\n`);
+          }
+          runs.push({ request: trip.text, applied, verdict: j.verdict, reason, gateRefused });
+        }
+        const m = await collectMetrics(persistence.store, { userId });
+        users.push({
+          userId,
+          kind,
+          preference,
+          runs,
+          metrics: {
+            reflections: m.reflection.reflections,
+            gateRejected: m.reflection.rejected,
+            adjustmentsApplied: m.adjustments.applied,
+            costUsd: m.reflection.costUsd,
+            rate: m.adjustments.successAfterReflectionRate,
+          },
+        });
+      }
+  } finally {
+    persistence.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { users, ms: performance.now() - t0 };
+}
+
+/** Pure. The runs from the first one an adjustment was applied to, on: those success after reflection counts. */
+export function afterFirstAdjustment(runs: readonly RunRecord[]): RunRecord[] {
+  const first = runs.findIndex((r) => r.applied > 0);
+  return first < 0 ? [] : runs.slice(first);
+}
+
+interface Figures {
+  runs: number;
+  accepted: number;
+  after: number;
+  acceptedAfter: number;
+  /** 1-based index of each user's first accepted run (null: never). */
+  firstSuccess: (number | null)[];
+  /** 1-based index of each user's first run under an adjustment (null: never). */
+  firstApplied: (number | null)[];
+  gate: number;
+  reflections: number;
+  applied: number;
+  cost: number;
+  candorRate: { judged: number; accepted: number };
+}
+
+function figures(users: readonly UserRecord[]): Figures {
+  const f: Figures = {
+    runs: 0,
+    accepted: 0,
+    after: 0,
+    acceptedAfter: 0,
+    firstSuccess: [],
+    firstApplied: [],
+    gate: 0,
+    reflections: 0,
+    applied: 0,
+    cost: 0,
+    candorRate: { judged: 0, accepted: 0 },
+  };
+  for (const u of users) {
+    const after = afterFirstAdjustment(u.runs);
+    f.runs += u.runs.length;
+    f.accepted += u.runs.filter((r) => r.verdict === "accepted").length;
+    f.after += after.length;
+    f.acceptedAfter += after.filter((r) => r.verdict === "accepted").length;
+    const s = u.runs.findIndex((r) => r.verdict === "accepted");
+    f.firstSuccess.push(s < 0 ? null : s + 1);
+    const a = u.runs.findIndex((r) => r.applied > 0);
+    f.firstApplied.push(a < 0 ? null : a + 1);
+    f.gate += u.metrics.gateRejected;
+    f.reflections += u.metrics.reflections;
+    f.applied += u.metrics.adjustmentsApplied;
+    f.cost += u.metrics.costUsd;
+    const judged = u.runs.filter((r) => r.applied > 0 && r.verdict !== "unanswered");
+    f.candorRate.judged += judged.length;
+    f.candorRate.accepted += judged.filter((r) => r.verdict === "accepted").length;
+  }
+  return f;
+}
+
+const pct = (n: number, d: number) => (d === 0 ? "—" : `${((100 * n) / d).toFixed(0)}%`);
+const firsts = (xs: readonly (number | null)[]) => xs.map((x) => x ?? "never").join(", ");
+
+/** Pure. "met" when the rate reaches the target; a preference never learned (nothing after an adjustment) is not. */
+export function verdictOf(accepted: number, of: number, target: number): "met" | "NOT met" {
+  return of > 0 && accepted / of >= target ? "met" : "NOT met";
+}
+
+export function learningSection(b: LearningBench): string {
+  const rows = KINDS.map((kind) => {
+    const f = figures(b.users.filter((u) => u.kind === kind));
+    return `| ${PREFERENCES[kind].label} | ${PREFERENCES[kind].setting} | ${f.runs} | ${pct(f.accepted, f.runs)} | ${firsts(f.firstApplied)} | ${firsts(f.firstSuccess)} | ${f.acceptedAfter}/${f.after} = ${pct(f.acceptedAfter, f.after)} | ${verdictOf(f.acceptedAfter, f.after, GOAL)} | ${f.reflections} | ${f.gate} | ${f.applied} | $${f.cost.toFixed(2)} |`;
+  });
+  const all = figures(b.users);
+  const users = b.users.length / KINDS.length;
+  const airline = b.users
+    .filter((u) => u.kind === "airline")
+    .map((u) => `${u.userId} avoids ${u.preference.airline}`)
+    .join(", ");
+  const examples = b.users
+    .flatMap((u) => u.runs.filter((r) => r.reason !== null).map((r) => `"${r.reason}"`))
+    .slice(0, 6)
+    .join(", ");
+  return `
+## Learning from feedback: success after reflection (goal ≥ ${GOAL * 100}%, seed 001 asks > ${SEED_TARGET * 100}%)
+
+${b.users.length} simulated users (${users} per preference), ${RUNS_PER_USER} requests each (seed ${SEED}: home city,
+destinations, days, party and wording vary; bench/learning/users.ts), through the real graph with the rules reasoner
+and a SQLite store in a temp dir, offline. After every answer a simulated evaluator that knows the user's hidden
+preference accepts it when the answer meets the preference, else rejects it with a reason drawn from a list of ways
+of saying so (e.g. ${examples}); feedback goes through \`giveFeedback\`, as \`candor feedback\` sends it. The
+evaluator never sees Candor's settings. ${airline}: the airline each one's home city flies most by default.
+
+**Success after reflection** = accepted ÷ runs from the first run an adjustment was applied to, on (an
+unanswered run counts as not accepted). "First applied"/"first success" list the run number per user. Reflections,
+gate refusals, adjustments applied (one per adjustment per run) and cost come from Candor's own metrics.
+
+| hidden preference | setting that can express it | runs | accepted | first applied | first success | success after reflection | ≥ ${GOAL * 100}% | reflections | gate refused | adjustments applied | model cost |
+|---|---|---:|---:|---|---|---:|---|---:|---:|---:|---:|
+${rows.join("\n")}
+| **all** | | **${all.runs}** | **${pct(all.accepted, all.runs)}** | | | **${all.acceptedAfter}/${all.after} = ${pct(all.acceptedAfter, all.after)}** | **${verdictOf(all.acceptedAfter, all.after, GOAL)}** (seed's ${SEED_TARGET * 100}%: ${verdictOf(all.acceptedAfter, all.after, SEED_TARGET)}) | ${all.reflections} | ${all.gate} | ${all.applied} | $${all.cost.toFixed(2)} |
+
+Candor's own metric (accepted ÷ judged runs that ran under an adjustment): ${all.candorRate.accepted}/${all.candorRate.judged} = ${pct(all.candorRate.accepted, all.candorRate.judged)}.
+Model cost is 0 by construction: the rules reason and reflect. Wall time ${(b.ms / 1000).toFixed(1)} s.
+`;
+}
