@@ -44,6 +44,8 @@ export interface RunRecord {
   reason: string | null;
   /** This rejection's reflection was refused by the quality gate. */
   gateRefused: boolean;
+  /** The settings Candor read the reason as pointing at (Evaluation.blamed). */
+  blamed: string[];
 }
 
 export interface UserRecord {
@@ -52,7 +54,13 @@ export interface UserRecord {
   preference: Preference;
   runs: RunRecord[];
   /** From Candor's own metrics of the user (collectMetrics). */
-  metrics: { reflections: number; gateRejected: number; adjustmentsApplied: number; costUsd: number; rate: number | null };
+  metrics: {
+    reflections: number;
+    gateRejected: number;
+    adjustmentsApplied: number;
+    costUsd: number;
+    rate: number | null;
+  };
 }
 
 export interface LearningBench {
@@ -92,19 +100,28 @@ export async function learningBench(): Promise<LearningBench> {
           const applied = isInterrupted(out) ? 0 : (out.plan?.learned.length ?? 0);
           if (isInterrupted(out) || !out.plan) {
             // No answer to judge (a question was asked, or no plan was made): counted against Candor, no feedback.
-            runs.push({ request: trip.text, applied, verdict: "unanswered", reason: null, gateRefused: false });
+            runs.push({
+              request: trip.text,
+              applied,
+              verdict: "unanswered",
+              reason: null,
+              gateRefused: false,
+              blamed: [],
+            });
             continue;
           }
           const j = judge(preference, trip, answerOf(out), wording());
           const reason = j.verdict === "rejected" ? j.reason : null;
           let gateRefused = false;
+          let blamed: string[] = [];
           try {
             const fb = await giveFeedback(graph, threadId, { verdict: j.verdict, reason, comment: null }, deps);
             gateRefused = fb.notStored !== null && /quality gate/.test(fb.notStored);
+            blamed = fb.evaluation.blamed;
           } catch (e) {
             process.stderr.write(`learning: feedback on ${threadId} refused: ${errorMessage(e)}\n`);
           }
-          runs.push({ request: trip.text, applied, verdict: j.verdict, reason, gateRefused });
+          runs.push({ request: trip.text, applied, verdict: j.verdict, reason, gateRefused, blamed });
         }
         const m = await collectMetrics(persistence.store, { userId });
         users.push({
@@ -185,18 +202,22 @@ function figures(users: readonly UserRecord[]): Figures {
   return f;
 }
 
+const unlearned = (f: Figures) => f.firstApplied.filter((x) => x === null).length;
 const pct = (n: number, d: number) => (d === 0 ? "—" : `${((100 * n) / d).toFixed(0)}%`);
 const firsts = (xs: readonly (number | null)[]) => xs.map((x) => x ?? "never").join(", ");
 
-/** Pure. "met" when the rate reaches the target; a preference never learned (nothing after an adjustment) is not. */
-export function verdictOf(accepted: number, of: number, target: number): "met" | "NOT met" {
-  return of > 0 && accepted / of >= target ? "met" : "NOT met";
+/**
+ * Pure. "met" when the rate reaches the target and every user had a learned adjustment applied: a user who was
+ * never helped is not left out of the verdict just because no run of theirs is in the rate's denominator.
+ */
+export function verdictOf(accepted: number, of: number, target: number, unlearned: number): "met" | "NOT met" {
+  return of > 0 && unlearned === 0 && accepted / of >= target ? "met" : "NOT met";
 }
 
 export function learningSection(b: LearningBench): string {
   const rows = KINDS.map((kind) => {
     const f = figures(b.users.filter((u) => u.kind === kind));
-    return `| ${PREFERENCES[kind].label} | ${PREFERENCES[kind].setting} | ${f.runs} | ${pct(f.accepted, f.runs)} | ${firsts(f.firstApplied)} | ${firsts(f.firstSuccess)} | ${f.acceptedAfter}/${f.after} = ${pct(f.acceptedAfter, f.after)} | ${verdictOf(f.acceptedAfter, f.after, GOAL)} | ${f.reflections} | ${f.gate} | ${f.applied} | $${f.cost.toFixed(2)} |`;
+    return `| ${PREFERENCES[kind].label} | ${PREFERENCES[kind].setting} | ${f.runs} | ${pct(f.accepted, f.runs)} | ${firsts(f.firstApplied)} | ${firsts(f.firstSuccess)} | ${f.acceptedAfter}/${f.after} = ${pct(f.acceptedAfter, f.after)} | ${verdictOf(f.acceptedAfter, f.after, GOAL, unlearned(f))} | ${f.reflections} | ${f.gate} | ${f.applied} | $${f.cost.toFixed(2)} |`;
   });
   const all = figures(b.users);
   const users = b.users.length / KINDS.length;
@@ -219,15 +240,18 @@ of saying so (e.g. ${examples}); feedback goes through \`giveFeedback\`, as \`ca
 evaluator never sees Candor's settings. ${airline}: the airline each one's home city flies most by default.
 
 **Success after reflection** = accepted ÷ runs from the first run an adjustment was applied to, on (an
-unanswered run counts as not accepted). "First applied"/"first success" list the run number per user. Reflections,
+unanswered run counts as not accepted). A row is "met" only when that reaches ${GOAL * 100}% **and** every user of
+the row had an adjustment applied ("never" in "first applied" makes it NOT met). "First applied"/"first success" list the run number per user. Reflections,
 gate refusals, adjustments applied (one per adjustment per run) and cost come from Candor's own metrics.
 
 | hidden preference | setting that can express it | runs | accepted | first applied | first success | success after reflection | ≥ ${GOAL * 100}% | reflections | gate refused | adjustments applied | model cost |
 |---|---|---:|---:|---|---|---:|---|---:|---:|---:|---:|
 ${rows.join("\n")}
-| **all** | | **${all.runs}** | **${pct(all.accepted, all.runs)}** | | | **${all.acceptedAfter}/${all.after} = ${pct(all.acceptedAfter, all.after)}** | **${verdictOf(all.acceptedAfter, all.after, GOAL)}** (seed's ${SEED_TARGET * 100}%: ${verdictOf(all.acceptedAfter, all.after, SEED_TARGET)}) | ${all.reflections} | ${all.gate} | ${all.applied} | $${all.cost.toFixed(2)} |
+| **all** | | **${all.runs}** | **${pct(all.accepted, all.runs)}** | | | **${all.acceptedAfter}/${all.after} = ${pct(all.acceptedAfter, all.after)}** | **${verdictOf(all.acceptedAfter, all.after, GOAL, unlearned(all))}** (seed's ${SEED_TARGET * 100}%: ${verdictOf(all.acceptedAfter, all.after, SEED_TARGET, unlearned(all))}) | ${all.reflections} | ${all.gate} | ${all.applied} | $${all.cost.toFixed(2)} |
 
 Candor's own metric (accepted ÷ judged runs that ran under an adjustment): ${all.candorRate.accepted}/${all.candorRate.judged} = ${pct(all.candorRate.accepted, all.candorRate.judged)}.
+Users never helped by an adjustment: ${unlearned(all)} of ${b.users.length}. Runs with no answer to judge (a question asked
+first): ${b.users.flatMap((u) => u.runs).filter((r) => r.verdict === "unanswered").length}.
 Model cost is 0 by construction: the rules reason and reflect. Wall time ${(b.ms / 1000).toFixed(1)} s.
 `;
 }

@@ -114,8 +114,8 @@ export interface TripRequest {
 
 const TEMPLATES: readonly ((t: Omit<TripRequest, "text">, party: string) => string)[] = [
   (t, party) => `Plan a ${t.days}-day trip from ${t.origin} to ${t.destination} for ${party}`,
-  (t, party) => `I want to visit ${t.destination} from ${t.origin} for ${t.days} days, ${party}`,
-  (t, party) => `${t.days} days in ${t.destination}, flying from ${t.origin}, for ${party}`,
+  (t, party) => `I want to travel to ${t.destination} from ${t.origin} for ${t.days} days, ${party}`,
+  (t, party) => `A ${t.days}-day holiday in ${t.destination} from ${t.origin} for ${party}`,
   (t, party) => `Organise a getaway to ${t.destination} from ${t.origin}: ${t.days} days for ${party}`,
   (t, party) => `Can you plan a trip for ${party} from ${t.origin} to ${t.destination} for ${t.days} days?`,
   (t, party) => `Trip from ${t.origin} to ${t.destination} for ${party}, ${t.days} days`,
@@ -146,7 +146,9 @@ export function requestsFor(seed: number, n: number, withBudget: boolean): TripR
     const budget = withBudget ? Math.round((180 + r() * 120) * days * travellers) : null;
     const t = { origin, destination, days, travellers, budget };
     const party = travellers === 1 ? "1 person" : `${travellers} people`;
-    const text = pickOf(r, TEMPLATES)(t, party) + (budget === null ? "" : pickOf(r, [` with a budget of $${budget}`, `, under $${budget} in total`]));
+    const text =
+      pickOf(r, TEMPLATES)(t, party) +
+      (budget === null ? "" : pickOf(r, [` with a budget of $${budget}`, `, under $${budget} in total`]));
     out.push({ ...t, text });
   }
   return out;
