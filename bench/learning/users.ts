@@ -5,7 +5,7 @@
  * preference, never Candor's settings: it is not written to pass, and a preference Candor cannot learn fails.
  */
 import { z } from "zod";
-import { ActivitiesResult, FlightResult, HotelResult } from "../../examples/travel/tools.js";
+import { ActivitiesResult, Breakdown, FlightResult, HotelResult } from "../../examples/travel/tools.js";
 import { CITIES, flightsFor } from "../../examples/travel/catalog.js";
 
 export type PreferenceKind = "quality" | "rating" | "nonstop" | "airline" | "budget" | "museums";
@@ -187,7 +187,7 @@ export function answerOf(state: {
     }
     return null;
   };
-  const total = last(z.object({ total: z.number(), breakdown: z.object({}).passthrough() }));
+  const total = last(z.object({ total: z.number(), breakdown: Breakdown }));
   return {
     status: String(state.status),
     flight: last(FlightResult),
