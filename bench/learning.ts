@@ -9,12 +9,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isInterrupted } from "@langchain/langgraph";
+import { z } from "zod";
 import { compileAgent } from "../graphs/agent.js";
 import { travelToolkit } from "../examples/travel/index.js";
 import { openPersistence } from "../src/memory/persistence.js";
 import { giveFeedback } from "../src/reflection/feedback.js";
 import { collectMetrics } from "../src/reflection/collect-metrics.js";
 import { ToolRegistry } from "../src/tools/registry.js";
+import { MIN_OCCURRENCES } from "../src/reflection/patterns.js";
 import { errorMessage } from "../src/errors.js";
 import {
   BUDGET_PER_PERSON_DAY,
@@ -31,9 +33,11 @@ import {
 
 const SEED = Number(process.env.BENCH_LEARNING_SEED ?? 12);
 const RUNS_PER_USER = Number(process.env.BENCH_LEARNING_RUNS ?? 6);
-const USERS_PER_PREFERENCE = Number(process.env.BENCH_LEARNING_USERS ?? 2);
+const USERS_PER_PREFERENCE = Number(process.env.BENCH_LEARNING_USERS ?? 3);
 const GOAL = 0.9;
 const SEED_TARGET = 0.78;
+/** The part of a plan the bench reads when a run stopped to ask (the checkpoint's values are untyped). */
+const LearnedOf = z.object({ learned: z.array(z.unknown()) });
 const KINDS = Object.keys(PREFERENCES) as PreferenceKind[];
 
 export interface RunRecord {
@@ -97,7 +101,11 @@ export async function learningBench(): Promise<LearningBench> {
             { request: { userIntent: trip.text, userContext: { userId } } },
             { configurable: { thread_id: threadId } },
           );
-          const applied = isInterrupted(out) ? 0 : (out.plan?.learned.length ?? 0);
+          // A run that stopped to ask still planned: its plan (read from the checkpoint) says what was applied.
+          const planned: unknown = isInterrupted(out)
+            ? ((await graph.getState({ configurable: { thread_id: threadId } })).values as { plan?: unknown }).plan
+            : out.plan;
+          const applied = LearnedOf.safeParse(planned).data?.learned.length ?? 0;
           if (isInterrupted(out) || !out.plan) {
             // No answer to judge (a question was asked, or no plan was made): counted against Candor, no feedback.
             runs.push({
@@ -214,6 +222,23 @@ export function verdictOf(accepted: number, of: number, target: number, unlearne
   return of > 0 && unlearned === 0 && accepted / of >= target ? "met" : "NOT met";
 }
 
+/**
+ * Pure. Why a user's feedback never became an applied adjustment, from what Candor read in it: no rejection, no
+ * reason read as a setting, or the setting named most often and how often, against the runs judged.
+ */
+export function whyNotHelped(u: UserRecord): string {
+  const rejected = u.runs.filter((r) => r.verdict === "rejected");
+  const judged = u.runs.filter((r) => r.verdict !== "unanswered").length;
+  const head = `- ${u.userId}: ${rejected.length} of ${judged} judged answers rejected`;
+  if (rejected.length === 0) return `${head}; nothing to learn.`;
+  const counts = new Map<string, number>();
+  for (const r of rejected) for (const k of r.blamed) counts.set(k, (counts.get(k) ?? 0) + 1);
+  const read = rejected.filter((r) => r.blamed.length > 0).length;
+  if (counts.size === 0) return `${head}; no reason was read as a setting Candor can change.`;
+  const [key, n] = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]!;
+  return `${head}; ${read} read as a setting, most often ${key} (${n} of ${judged} judged).`;
+}
+
 export function learningSection(b: LearningBench): string {
   const rows = KINDS.map((kind) => {
     const f = figures(b.users.filter((u) => u.kind === kind));
@@ -225,24 +250,28 @@ export function learningSection(b: LearningBench): string {
     .filter((u) => u.kind === "airline")
     .map((u) => `${u.userId} avoids ${u.preference.airline}`)
     .join(", ");
-  const examples = b.users
-    .flatMap((u) => u.runs.filter((r) => r.reason !== null).map((r) => `"${r.reason}"`))
-    .slice(0, 6)
+  const examples = KINDS.map((kind) => {
+    const said = b.users.filter((u) => u.kind === kind).flatMap((u) => u.runs.flatMap((r) => r.reason ?? []));
+    return said.length > 0 ? `"${said[0]}"` : null;
+  })
+    .filter((x) => x !== null)
     .join(", ");
+  const why = b.users.filter((u) => !u.runs.some((r) => r.applied > 0)).map(whyNotHelped);
   return `
 ## Learning from feedback: success after reflection (goal ≥ ${GOAL * 100}%, seed 001 asks > ${SEED_TARGET * 100}%)
 
-${b.users.length} simulated users (${users} per preference), ${RUNS_PER_USER} requests each (seed ${SEED}: home city,
-destinations, days, party and wording vary; bench/learning/users.ts), through the real graph with the rules reasoner
-and a SQLite store in a temp dir, offline. After every answer a simulated evaluator that knows the user's hidden
-preference accepts it when the answer meets the preference, else rejects it with a reason drawn from a list of ways
-of saying so (e.g. ${examples}); feedback goes through \`giveFeedback\`, as \`candor feedback\` sends it. The
-evaluator never sees Candor's settings. ${airline}: the airline each one's home city flies most by default.
+${b.users.length} simulated users (${users} per preference), ${RUNS_PER_USER} requests each (seed ${SEED}: home city, destinations,
+days, party and wording vary; bench/learning/users.ts), through the real graph with the rules reasoner and a SQLite
+store in a temp dir, offline. After every answer a simulated evaluator that knows the user's hidden preference accepts
+it when the answer meets the preference, else rejects it with a reason drawn from a list of ways of saying so (e.g.
+${examples}); feedback goes through \`giveFeedback\`, as \`candor feedback\` sends it. The evaluator never sees
+Candor's settings. ${airline}: the airline each one's home city flies most by default.
 
-**Success after reflection** = accepted ÷ runs from the first run an adjustment was applied to, on (an
-unanswered run counts as not accepted). A row is "met" only when that reaches ${GOAL * 100}% **and** every user of
-the row had an adjustment applied ("never" in "first applied" makes it NOT met). "First applied"/"first success" list the run number per user. Reflections,
-gate refusals, adjustments applied (one per adjustment per run) and cost come from Candor's own metrics.
+**Success after reflection** = accepted ÷ runs from the first run an adjustment was applied to, on (a run with no
+answer counts as not accepted). A row is "met" only when that reaches ${GOAL * 100}% **and** every user of the row had
+an adjustment applied ("never" under "first applied" makes it NOT met). "First applied" and "first success" give the
+run number per user. Reflections, gate refusals, adjustments applied (one per adjustment per run) and model cost are
+Candor's own metrics (\`collectMetrics\`).
 
 | hidden preference | setting that can express it | runs | accepted | first applied | first success | success after reflection | ≥ ${GOAL * 100}% | reflections | gate refused | adjustments applied | model cost |
 |---|---|---:|---:|---|---|---:|---|---:|---:|---:|---:|
@@ -250,8 +279,16 @@ ${rows.join("\n")}
 | **all** | | **${all.runs}** | **${pct(all.accepted, all.runs)}** | | | **${all.acceptedAfter}/${all.after} = ${pct(all.acceptedAfter, all.after)}** | **${verdictOf(all.acceptedAfter, all.after, GOAL, unlearned(all))}** (seed's ${SEED_TARGET * 100}%: ${verdictOf(all.acceptedAfter, all.after, SEED_TARGET, unlearned(all))}) | ${all.reflections} | ${all.gate} | ${all.applied} | $${all.cost.toFixed(2)} |
 
 Candor's own metric (accepted ÷ judged runs that ran under an adjustment): ${all.candorRate.accepted}/${all.candorRate.judged} = ${pct(all.candorRate.accepted, all.candorRate.judged)}.
-Users never helped by an adjustment: ${unlearned(all)} of ${b.users.length}. Runs with no answer to judge (a question asked
-first): ${b.users.flatMap((u) => u.runs).filter((r) => r.verdict === "unanswered").length}.
-Model cost is 0 by construction: the rules reason and reflect. Wall time ${(b.ms / 1000).toFixed(1)} s.
+Runs with no answer to judge (a question asked first, or no plan): ${b.users.flatMap((u) => u.runs).filter((r) => r.verdict === "unanswered").length}.
+Model cost is 0 by construction (the rules reason and reflect). Wall time ${(b.ms / 1000).toFixed(1)} s.
+
+${
+  why.length === 0
+    ? "Every user was helped by an adjustment."
+    : `Users never helped by an adjustment: ${why.length} of ${b.users.length}. What their feedback came to (a setting is learned once
+${MIN_OCCURRENCES} rejections point at it and they are at least 75% of the judged runs where its tool ran unadjusted):
+
+${why.join("\n")}`
+}
 `;
 }

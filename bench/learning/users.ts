@@ -146,9 +146,10 @@ export function requestsFor(seed: number, n: number, withBudget: boolean): TripR
     const budget = withBudget ? Math.round((180 + r() * 120) * days * travellers) : null;
     const t = { origin, destination, days, travellers, budget };
     const party = travellers === 1 ? "1 person" : `${travellers} people`;
-    const text =
-      pickOf(r, TEMPLATES)(t, party) +
-      (budget === null ? "" : pickOf(r, [` with a budget of $${budget}`, `, under $${budget} in total`]));
+    const base = pickOf(r, TEMPLATES)(t, party);
+    const said = budget === null ? "" : pickOf(r, [` with a budget of $${budget}`, `, under $${budget} in total`]);
+    // The budget goes inside a question ("… for 3 days with a budget of $900?").
+    const text = base.endsWith("?") ? `${base.slice(0, -1)}${said}?` : `${base}${said}`;
     out.push({ ...t, text });
   }
   return out;
