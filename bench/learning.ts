@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { isInterrupted } from "@langchain/langgraph";
 import { z } from "zod";
 import { compileAgent } from "../graphs/agent.js";
@@ -292,3 +293,7 @@ ${why.join("\n")}`
 }
 `;
 }
+
+// `npx tsx bench/learning.ts` prints this section alone (BENCH_LEARNING_SEED, _RUNS, _USERS change the sample).
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) process.stdout.write(learningSection(await learningBench()));

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { afterFirstAdjustment, verdictOf, type RunRecord } from "../../bench/learning.js";
+import {
+  afterFirstAdjustment,
+  verdictOf,
+  whyNotHelped,
+  type RunRecord,
+  type UserRecord,
+} from "../../bench/learning.js";
 import { judge, requestsFor, REASONS, type Answer, type TripRequest } from "../../bench/learning/users.js";
 
 // The learning benchmark's pure parts: the simulated evaluator judges the answer against the hidden preference
@@ -77,5 +83,23 @@ describe("success after reflection", () => {
     expect(verdictOf(9, 10, 0.9, 0)).toBe("met");
     expect(verdictOf(9, 10, 0.9, 1)).toBe("NOT met");
     expect(verdictOf(0, 0, 0.9, 0)).toBe("NOT met");
+  });
+
+  it("says why a user was not helped: nothing read as a setting, or the setting read and how often", () => {
+    const user = (runs: RunRecord[]): UserRecord => ({
+      userId: "u-1",
+      kind: "museums",
+      preference: { kind: "museums" },
+      runs,
+      metrics: { reflections: 0, gateRejected: 0, adjustmentsApplied: 0, costUsd: 0, rate: null },
+    });
+    expect(whyNotHelped(user([run(0, "rejected"), run(0, "unanswered")]))).toBe(
+      "- u-1: 1 of 1 judged answers rejected; no reason was read as a setting Candor can change.",
+    );
+    const read = { ...run(0, "rejected"), blamed: ["search_flights.nonstop"] };
+    expect(whyNotHelped(user([read, read, run(0, "accepted")]))).toBe(
+      "- u-1: 2 of 3 judged answers rejected; 2 read as a setting, most often search_flights.nonstop (2 of 3 judged).",
+    );
+    expect(whyNotHelped(user([run(0, "accepted")]))).toBe("- u-1: 0 of 1 judged answers rejected; nothing to learn.");
   });
 });
