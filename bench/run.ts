@@ -5,7 +5,8 @@
  * failure → strategy time (transparency.ts); rules-path selection time and model calls per recovered failure
  * (replanning.ts, on the scenarios of scenarios.ts, with the counting fake server of fake-openai.ts); execution
  * against a bare LangGraph floor and the anchors (execution.ts: overhead, irregular DAGs, checkpoint bytes,
- * progress latency, scale, plan-and-execute and LLMCompiler-style designs).
+ * progress latency, scale, plan-and-execute and LLMCompiler-style designs); learning from feedback (learning.ts:
+ * simulated users with hidden preferences, success after reflection).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { setMaxListeners } from "node:events";
@@ -17,6 +18,7 @@ import { modelCallBench, selectionBench } from "./replanning.js";
 import { ms, summarize, type Summary } from "./stats.js";
 import { notificationLatency, strategyLatency } from "./transparency.js";
 import { understandingBench, understandingSection } from "./understanding.js";
+import { learningBench, learningSection } from "./learning.js";
 
 // LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
 // Node would warn about a leak that is not one, and the execution bench runs 100 threads at once. An app-level
@@ -62,6 +64,7 @@ async function main() {
   const understanding = await understandingBench();
   process.stderr.write(`model calls: ${llmCalls.length} + ${fixedCalls.length} scenarios × ${MODEL_RUNS} runs\n`);
   const execution = await executionBench();
+  const learning = await learningBench();
 
   const md = `# Benchmarks
 
@@ -72,7 +75,8 @@ ${transparencySection(latency, demo)}
 ${selectionSection(selection)}
 ${modelCallSection(llmCalls, fixedCalls)}
 ${understandingSection(understanding, ms)}
-${executionSection(execution)}`;
+${executionSection(execution)}
+${learningSection(learning)}`;
   writeFileSync(new URL("./RESULTS.md", import.meta.url), md);
   process.stdout.write(md);
 }

@@ -1,0 +1,299 @@
+/**
+ * The learning benchmark (issue 12): simulated users with hidden preferences (bench/learning/users.ts) each make
+ * N requests through the real graph (rules reasoner, offline, SQLite store in a temp dir) and judge each answer;
+ * their feedback goes through `giveFeedback`, as `candor feedback` would send it. Measured: how often an answer
+ * given after the first learned adjustment was applied is accepted (success after reflection), per preference and
+ * overall, against issue 12's goal (90%) and seed 001's target (78%).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { isInterrupted } from "@langchain/langgraph";
+import { z } from "zod";
+import { compileAgent } from "../graphs/agent.js";
+import { travelToolkit } from "../examples/travel/index.js";
+import { openPersistence } from "../src/memory/persistence.js";
+import { giveFeedback } from "../src/reflection/feedback.js";
+import { collectMetrics } from "../src/reflection/collect-metrics.js";
+import { ToolRegistry } from "../src/tools/registry.js";
+import { MIN_OCCURRENCES } from "../src/reflection/patterns.js";
+import { errorMessage } from "../src/errors.js";
+import {
+  BUDGET_PER_PERSON_DAY,
+  PREFERENCES,
+  answerOf,
+  homeOf,
+  judge,
+  requestsFor,
+  rng,
+  usualAirline,
+  type Preference,
+  type PreferenceKind,
+} from "./learning/users.js";
+
+const SEED = Number(process.env.BENCH_LEARNING_SEED ?? 12);
+const RUNS_PER_USER = Number(process.env.BENCH_LEARNING_RUNS ?? 6);
+const USERS_PER_PREFERENCE = Number(process.env.BENCH_LEARNING_USERS ?? 3);
+const GOAL = 0.9;
+const SEED_TARGET = 0.78;
+/** The part of a plan the bench reads when a run stopped to ask (the checkpoint's values are untyped). */
+const LearnedOf = z.object({ learned: z.array(z.unknown()) });
+const KINDS = Object.keys(PREFERENCES) as PreferenceKind[];
+
+export interface RunRecord {
+  request: string;
+  /** Adjustments UNDERSTAND applied to this run's plan. */
+  applied: number;
+  verdict: "accepted" | "rejected" | "unanswered";
+  reason: string | null;
+  /** This rejection's reflection was refused by the quality gate. */
+  gateRefused: boolean;
+  /** The settings Candor read the reason as pointing at (Evaluation.blamed). */
+  blamed: string[];
+}
+
+export interface UserRecord {
+  userId: string;
+  kind: PreferenceKind;
+  preference: Preference;
+  runs: RunRecord[];
+  /** From Candor's own metrics of the user (collectMetrics). */
+  metrics: {
+    reflections: number;
+    gateRejected: number;
+    adjustmentsApplied: number;
+    costUsd: number;
+    rate: number | null;
+  };
+}
+
+export interface LearningBench {
+  users: UserRecord[];
+  ms: number;
+}
+
+function preferenceOf(kind: PreferenceKind, seed: number): Preference {
+  if (kind === "airline") return { kind, airline: usualAirline(homeOf(seed)) };
+  if (kind === "budget") return { kind, perPersonDay: BUDGET_PER_PERSON_DAY };
+  return { kind };
+}
+
+export async function learningBench(): Promise<LearningBench> {
+  const t0 = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), "candor-learning-"));
+  const persistence = openPersistence(join(dir, "learning.db"));
+  const toolkits = [travelToolkit({ latencyMs: 0 })];
+  const graph = compileAgent({ toolkits }, persistence);
+  const deps = { store: persistence.store, registry: ToolRegistry.create(toolkits) };
+  const users: UserRecord[] = [];
+  try {
+    for (const [k, kind] of KINDS.entries())
+      for (let u = 0; u < USERS_PER_PREFERENCE; u++) {
+        const seed = SEED * 1000 + k * 10 + u;
+        const userId = `${kind}-${u + 1}`;
+        const preference = preferenceOf(kind, seed);
+        const requests = requestsFor(seed, RUNS_PER_USER, kind === "nonstop");
+        const wording = rng(seed ^ 0xfeed);
+        const runs: RunRecord[] = [];
+        for (const [i, trip] of requests.entries()) {
+          const threadId = `${userId}-${i + 1}`;
+          const out = await graph.invoke(
+            { request: { userIntent: trip.text, userContext: { userId } } },
+            { configurable: { thread_id: threadId } },
+          );
+          // A run that stopped to ask still planned: its plan (read from the checkpoint) says what was applied.
+          const planned: unknown = isInterrupted(out)
+            ? ((await graph.getState({ configurable: { thread_id: threadId } })).values as { plan?: unknown }).plan
+            : out.plan;
+          const applied = LearnedOf.safeParse(planned).data?.learned.length ?? 0;
+          if (isInterrupted(out) || !out.plan) {
+            // No answer to judge (a question was asked, or no plan was made): counted against Candor, no feedback.
+            runs.push({
+              request: trip.text,
+              applied,
+              verdict: "unanswered",
+              reason: null,
+              gateRefused: false,
+              blamed: [],
+            });
+            continue;
+          }
+          const j = judge(preference, trip, answerOf(out), wording());
+          const reason = j.verdict === "rejected" ? j.reason : null;
+          let gateRefused = false;
+          let blamed: string[] = [];
+          try {
+            const fb = await giveFeedback(graph, threadId, { verdict: j.verdict, reason, comment: null }, deps);
+            gateRefused = fb.notStored !== null && /quality gate/.test(fb.notStored);
+            blamed = fb.evaluation.blamed;
+          } catch (e) {
+            process.stderr.write(`learning: feedback on ${threadId} refused: ${errorMessage(e)}\n`);
+          }
+          runs.push({ request: trip.text, applied, verdict: j.verdict, reason, gateRefused, blamed });
+        }
+        const m = await collectMetrics(persistence.store, { userId });
+        users.push({
+          userId,
+          kind,
+          preference,
+          runs,
+          metrics: {
+            reflections: m.reflection.reflections,
+            gateRejected: m.reflection.rejected,
+            adjustmentsApplied: m.adjustments.applied,
+            costUsd: m.reflection.costUsd,
+            rate: m.adjustments.successAfterReflectionRate,
+          },
+        });
+      }
+  } finally {
+    persistence.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { users, ms: performance.now() - t0 };
+}
+
+/** Pure. The runs from the first one an adjustment was applied to, on: those success after reflection counts. */
+export function afterFirstAdjustment(runs: readonly RunRecord[]): RunRecord[] {
+  const first = runs.findIndex((r) => r.applied > 0);
+  return first < 0 ? [] : runs.slice(first);
+}
+
+interface Figures {
+  runs: number;
+  accepted: number;
+  after: number;
+  acceptedAfter: number;
+  /** 1-based index of each user's first accepted run (null: never). */
+  firstSuccess: (number | null)[];
+  /** 1-based index of each user's first run under an adjustment (null: never). */
+  firstApplied: (number | null)[];
+  gate: number;
+  reflections: number;
+  applied: number;
+  cost: number;
+  candorRate: { judged: number; accepted: number };
+}
+
+function figures(users: readonly UserRecord[]): Figures {
+  const f: Figures = {
+    runs: 0,
+    accepted: 0,
+    after: 0,
+    acceptedAfter: 0,
+    firstSuccess: [],
+    firstApplied: [],
+    gate: 0,
+    reflections: 0,
+    applied: 0,
+    cost: 0,
+    candorRate: { judged: 0, accepted: 0 },
+  };
+  for (const u of users) {
+    const after = afterFirstAdjustment(u.runs);
+    f.runs += u.runs.length;
+    f.accepted += u.runs.filter((r) => r.verdict === "accepted").length;
+    f.after += after.length;
+    f.acceptedAfter += after.filter((r) => r.verdict === "accepted").length;
+    const s = u.runs.findIndex((r) => r.verdict === "accepted");
+    f.firstSuccess.push(s < 0 ? null : s + 1);
+    const a = u.runs.findIndex((r) => r.applied > 0);
+    f.firstApplied.push(a < 0 ? null : a + 1);
+    f.gate += u.metrics.gateRejected;
+    f.reflections += u.metrics.reflections;
+    f.applied += u.metrics.adjustmentsApplied;
+    f.cost += u.metrics.costUsd;
+    const judged = u.runs.filter((r) => r.applied > 0 && r.verdict !== "unanswered");
+    f.candorRate.judged += judged.length;
+    f.candorRate.accepted += judged.filter((r) => r.verdict === "accepted").length;
+  }
+  return f;
+}
+
+const unlearned = (f: Figures) => f.firstApplied.filter((x) => x === null).length;
+const pct = (n: number, d: number) => (d === 0 ? "—" : `${((100 * n) / d).toFixed(0)}%`);
+const firsts = (xs: readonly (number | null)[]) => xs.map((x) => x ?? "never").join(", ");
+
+/**
+ * Pure. "met" when the rate reaches the target and every user had a learned adjustment applied: a user who was
+ * never helped is not left out of the verdict just because no run of theirs is in the rate's denominator.
+ */
+export function verdictOf(accepted: number, of: number, target: number, unlearned: number): "met" | "NOT met" {
+  return of > 0 && unlearned === 0 && accepted / of >= target ? "met" : "NOT met";
+}
+
+/**
+ * Pure. Why a user's feedback never became an applied adjustment, from what Candor read in it: no rejection, no
+ * reason read as a setting, or the setting named most often and how often, against the runs judged.
+ */
+export function whyNotHelped(u: UserRecord): string {
+  const rejected = u.runs.filter((r) => r.verdict === "rejected");
+  const judged = u.runs.filter((r) => r.verdict !== "unanswered").length;
+  const head = `- ${u.userId}: ${rejected.length} of ${judged} judged answers rejected`;
+  if (rejected.length === 0) return `${head}; nothing to learn.`;
+  const counts = new Map<string, number>();
+  for (const r of rejected) for (const k of r.blamed) counts.set(k, (counts.get(k) ?? 0) + 1);
+  const read = rejected.filter((r) => r.blamed.length > 0).length;
+  if (counts.size === 0) return `${head}; no reason was read as a setting Candor can change.`;
+  const [key, n] = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]!;
+  return `${head}; ${read} read as a setting, most often ${key} (${n} of ${judged} judged).`;
+}
+
+export function learningSection(b: LearningBench): string {
+  const rows = KINDS.map((kind) => {
+    const f = figures(b.users.filter((u) => u.kind === kind));
+    return `| ${PREFERENCES[kind].label} | ${PREFERENCES[kind].setting} | ${f.runs} | ${pct(f.accepted, f.runs)} | ${firsts(f.firstApplied)} | ${firsts(f.firstSuccess)} | ${f.acceptedAfter}/${f.after} = ${pct(f.acceptedAfter, f.after)} | ${verdictOf(f.acceptedAfter, f.after, GOAL, unlearned(f))} | ${f.reflections} | ${f.gate} | ${f.applied} | $${f.cost.toFixed(2)} |`;
+  });
+  const all = figures(b.users);
+  const users = b.users.length / KINDS.length;
+  const airline = b.users
+    .filter((u) => u.kind === "airline")
+    .map((u) => `${u.userId} avoids ${u.preference.airline}`)
+    .join(", ");
+  const examples = KINDS.map((kind) => {
+    const said = b.users.filter((u) => u.kind === kind).flatMap((u) => u.runs.flatMap((r) => r.reason ?? []));
+    return said.length > 0 ? `"${said[0]}"` : null;
+  })
+    .filter((x) => x !== null)
+    .join(", ");
+  const why = b.users.filter((u) => !u.runs.some((r) => r.applied > 0)).map(whyNotHelped);
+  return `
+## Learning from feedback: success after reflection (goal ≥ ${GOAL * 100}%, seed 001 asks > ${SEED_TARGET * 100}%)
+
+${b.users.length} simulated users (${users} per preference), ${RUNS_PER_USER} requests each (seed ${SEED}: home city, destinations,
+days, party and wording vary; bench/learning/users.ts), through the real graph with the rules reasoner and a SQLite
+store in a temp dir, offline. After every answer a simulated evaluator that knows the user's hidden preference accepts
+it when the answer meets the preference, else rejects it with a reason drawn from a list of ways of saying so (e.g.
+${examples}); feedback goes through \`giveFeedback\`, as \`candor feedback\` sends it. The evaluator never sees
+Candor's settings. ${airline}: the airline each one's home city flies most by default.
+
+**Success after reflection** = accepted ÷ runs from the first run an adjustment was applied to, on (a run with no
+answer counts as not accepted). A row is "met" only when that reaches ${GOAL * 100}% **and** every user of the row had
+an adjustment applied ("never" under "first applied" makes it NOT met). "First applied" and "first success" give the
+run number per user. Reflections, gate refusals, adjustments applied (one per adjustment per run) and model cost are
+Candor's own metrics (\`collectMetrics\`).
+
+| hidden preference | setting that can express it | runs | accepted | first applied | first success | success after reflection | ≥ ${GOAL * 100}% | reflections | gate refused | adjustments applied | model cost |
+|---|---|---:|---:|---|---|---:|---|---:|---:|---:|---:|
+${rows.join("\n")}
+| **all** | | **${all.runs}** | **${pct(all.accepted, all.runs)}** | | | **${all.acceptedAfter}/${all.after} = ${pct(all.acceptedAfter, all.after)}** | **${verdictOf(all.acceptedAfter, all.after, GOAL, unlearned(all))}** (seed's ${SEED_TARGET * 100}%: ${verdictOf(all.acceptedAfter, all.after, SEED_TARGET, unlearned(all))}) | ${all.reflections} | ${all.gate} | ${all.applied} | $${all.cost.toFixed(2)} |
+
+Candor's own metric (accepted ÷ judged runs that ran under an adjustment): ${all.candorRate.accepted}/${all.candorRate.judged} = ${pct(all.candorRate.accepted, all.candorRate.judged)}.
+Runs with no answer to judge (a question asked first, or no plan): ${b.users.flatMap((u) => u.runs).filter((r) => r.verdict === "unanswered").length}.
+Model cost is 0 by construction (the rules reason and reflect). Wall time ${(b.ms / 1000).toFixed(1)} s.
+
+${
+  why.length === 0
+    ? "Every user was helped by an adjustment."
+    : `Users never helped by an adjustment: ${why.length} of ${b.users.length}. What their feedback came to (a setting is learned once
+${MIN_OCCURRENCES} rejections point at it and they are at least 75% of the judged runs where its tool ran unadjusted):
+
+${why.join("\n")}`
+}
+`;
+}
+
+// `npx tsx bench/learning.ts` prints this section alone (BENCH_LEARNING_SEED, _RUNS, _USERS change the sample).
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) process.stdout.write(learningSection(await learningBench()));

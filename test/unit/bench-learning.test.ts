@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import {
+  afterFirstAdjustment,
+  verdictOf,
+  whyNotHelped,
+  type RunRecord,
+  type UserRecord,
+} from "../../bench/learning.js";
+import { judge, requestsFor, REASONS, type Answer, type TripRequest } from "../../bench/learning/users.js";
+
+// The learning benchmark's pure parts: the simulated evaluator judges the answer against the hidden preference
+// only, requests are reproducible from the seed, and a preference never learned cannot pass.
+
+const trip: TripRequest = { text: "t", origin: "Madrid", destination: "Rome", days: 3, travellers: 2, budget: null };
+const hotel = (stars: number, rating: number) =>
+  ({ stars, rating, name: "H", city: "Rome", cost: 700 }) as unknown as NonNullable<Answer["hotel"]>;
+const flight = (stops: number, airline: string) =>
+  ({ stops, airline, cost: 800 }) as unknown as NonNullable<Answer["flight"]>;
+const answer = (over: Partial<Answer>): Answer => ({
+  status: "completed",
+  flight: null,
+  hotel: null,
+  activities: null,
+  total: null,
+  ...over,
+});
+
+describe("the learning benchmark's simulated evaluator", () => {
+  it("accepts a quality answer only with 4★ or more rated 8 or more, and rejects with one of the preference's reasons", () => {
+    expect(judge({ kind: "quality" }, trip, answer({ hotel: hotel(5, 9.1) }), 0)).toEqual({ verdict: "accepted" });
+    const j = judge({ kind: "quality" }, trip, answer({ hotel: hotel(4, 7.0) }), 0.99);
+    expect(j.verdict).toBe("rejected");
+    expect(REASONS.quality({ kind: "quality" })).toContain(j.verdict === "rejected" ? j.reason : "");
+  });
+
+  it("judges flights by stops and by airline, and says so when the part is missing", () => {
+    expect(judge({ kind: "nonstop" }, trip, answer({ flight: flight(1, "KLM") }), 0).verdict).toBe("rejected");
+    expect(judge({ kind: "nonstop" }, trip, answer({ flight: flight(0, "KLM") }), 0).verdict).toBe("accepted");
+    const avoid = { kind: "airline" as const, airline: "Iberia" };
+    expect(judge(avoid, trip, answer({ flight: flight(0, "iberia") }), 0).verdict).toBe("rejected");
+    expect(judge(avoid, trip, answer({ flight: flight(0, "TAP") }), 0).verdict).toBe("accepted");
+    expect(judge(avoid, trip, answer({}), 0)).toEqual({ verdict: "rejected", reason: "The plan has no flight at all" });
+  });
+
+  it("holds the strict budget per person per day and rejects any nightlife", () => {
+    const budget = { kind: "budget" as const, perPersonDay: 250 };
+    expect(judge(budget, trip, answer({ total: 1500 }), 0).verdict).toBe("accepted");
+    expect(judge(budget, trip, answer({ total: 1501 }), 0).verdict).toBe("rejected");
+    const acts = (...names: string[]) =>
+      ({
+        activities: names.map((name, i) => ({ day: i + 1, name, pricePerPerson: 10 })),
+      }) as unknown as Answer["activities"];
+    const museums = { kind: "museums" as const };
+    expect(judge(museums, trip, answer({ activities: acts("Guided museum visit") }), 0).verdict).toBe("accepted");
+    const night = acts("Guided museum visit", "Evening river or harbour cruise with dinner");
+    expect(judge(museums, trip, answer({ activities: night }), 0).verdict).toBe("rejected");
+  });
+
+  it("generates the same requests from the same seed, from one home city, with budgets only when asked", () => {
+    const a = requestsFor(7, 6, true);
+    expect(requestsFor(7, 6, true)).toEqual(a);
+    expect(new Set(a.map((r) => r.origin)).size).toBe(1);
+    expect(a.every((r) => r.budget !== null && r.text.includes(`$${r.budget}`))).toBe(true);
+    expect(requestsFor(7, 6, false).every((r) => r.budget === null)).toBe(true);
+    expect(a.every((r) => r.destination !== r.origin)).toBe(true);
+  });
+});
+
+describe("success after reflection", () => {
+  const run = (applied: number, verdict: RunRecord["verdict"]): RunRecord => ({
+    request: "r",
+    applied,
+    verdict,
+    reason: null,
+    gateRefused: false,
+    blamed: [],
+  });
+
+  it("counts the runs from the first one under an adjustment on, and a user never helped makes it NOT met", () => {
+    const runs = [run(0, "rejected"), run(0, "accepted"), run(1, "accepted"), run(0, "rejected")];
+    expect(afterFirstAdjustment(runs)).toEqual(runs.slice(2));
+    expect(afterFirstAdjustment([run(0, "rejected")])).toEqual([]);
+    expect(verdictOf(9, 10, 0.9, 0)).toBe("met");
+    expect(verdictOf(9, 10, 0.9, 1)).toBe("NOT met");
+    expect(verdictOf(0, 0, 0.9, 0)).toBe("NOT met");
+  });
+
+  it("says why a user was not helped: nothing read as a setting, or the setting read and how often", () => {
+    const user = (runs: RunRecord[]): UserRecord => ({
+      userId: "u-1",
+      kind: "museums",
+      preference: { kind: "museums" },
+      runs,
+      metrics: { reflections: 0, gateRejected: 0, adjustmentsApplied: 0, costUsd: 0, rate: null },
+    });
+    expect(whyNotHelped(user([run(0, "rejected"), run(0, "unanswered")]))).toBe(
+      "- u-1: 1 of 1 judged answers rejected; no reason was read as a setting Candor can change.",
+    );
+    const read = { ...run(0, "rejected"), blamed: ["search_flights.nonstop"] };
+    expect(whyNotHelped(user([read, read, run(0, "accepted")]))).toBe(
+      "- u-1: 2 of 3 judged answers rejected; 2 read as a setting, most often search_flights.nonstop (2 of 3 judged).",
+    );
+    expect(whyNotHelped(user([run(0, "accepted")]))).toBe("- u-1: 0 of 1 judged answers rejected; nothing to learn.");
+  });
+});
