@@ -19,6 +19,7 @@ import { reflectNode } from "../nodes/reflect.js";
 import { replanWithGuidanceNode, routeAfterReplanWithGuidance } from "../nodes/replan-with-guidance.js";
 import { routeAfterSelectStrategy, selectStrategyNode, STRATEGY_NODES } from "../nodes/select-strategy.js";
 import { AgentState } from "../nodes/state.js";
+import { CandorContextSchema } from "../src/domain/config.js";
 import { routeAfterSynthesize, synthesizeNode } from "../nodes/synthesize.js";
 import { routeAfterUnderstand, understandNode } from "../nodes/understand.js";
 import { buildWorkerGraph } from "./worker.js";
@@ -65,7 +66,9 @@ export function buildAgentGraph(deps: AgentDeps) {
   };
 
   const strategyTargets = Object.values(STRATEGY_NODES);
-  const graph = new StateGraph(AgentState)
+  // The context schema lists the run settings an assistant may carry (Studio's configuration panel, the SDK's
+  // `context`); UNDERSTAND resolves them against the input's (src/domain/config.ts).
+  const graph = new StateGraph(AgentState, { context: CandorContextSchema })
     .addNode(Node.UNDERSTAND, understandNode(nodeDeps))
     .addNode(Node.EXECUTE, executeNode(nodeDeps))
     .addNode(Node.WORKER, buildWorkerGraph(nodeDeps).compile())
