@@ -43,9 +43,9 @@ export type CandorConfig = z.infer<typeof CandorConfig>;
  * settings.
  */
 export const CandorContextSchema = z.object(
-  Object.fromEntries(
-    SettingName.options.map((name) => [name, CandorConfig.shape[name].catch(undefined)]),
-  ) as { [K in SettingName]: z.ZodCatch<(typeof CandorConfig.shape)[K]> },
+  Object.fromEntries(SettingName.options.map((name) => [name, CandorConfig.shape[name].catch(undefined)])) as {
+    [K in SettingName]: z.ZodCatch<(typeof CandorConfig.shape)[K]>;
+  },
 );
 
 /**
@@ -80,7 +80,11 @@ export function mergeSettings(current: StateSettings, writes: readonly RunSettin
   for (const write of writes) {
     const given = SettingName.options.filter((name) => write[name] !== undefined);
     const values = Object.fromEntries(given.map((name) => [name, write[name]]));
-    next = { ...next, ...values, fixed: SettingName.options.filter((n) => next.fixed.includes(n) || given.includes(n)) };
+    next = {
+      ...next,
+      ...values,
+      fixed: SettingName.options.filter((n) => next.fixed.includes(n) || given.includes(n)),
+    };
   }
   return next;
 }
@@ -128,7 +132,9 @@ export function resolveRunSettings(args: {
     const parsed = CandorConfig.safeParse(picked);
     if (parsed.success) return parsed.data;
     for (const issue of parsed.error.issues)
-      problems.push(`${where} ${issue.path.join(".")} is ${JSON.stringify(picked[String(issue.path[0])])}: ${issue.message}`);
+      problems.push(
+        `${where} ${issue.path.join(".")} is ${JSON.stringify(picked[String(issue.path[0])])}: ${issue.message}`,
+      );
     return {};
   };
   const context = read(args.context, "context", true);
