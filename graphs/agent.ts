@@ -19,6 +19,8 @@ import { reflectNode } from "../nodes/reflect.js";
 import { replanWithGuidanceNode, routeAfterReplanWithGuidance } from "../nodes/replan-with-guidance.js";
 import { routeAfterSelectStrategy, selectStrategyNode, STRATEGY_NODES } from "../nodes/select-strategy.js";
 import { AgentState } from "../nodes/state.js";
+import { CandorContextSchema } from "../src/domain/config.js";
+import type { InteropZodObject } from "@langchain/core/utils/types";
 import { routeAfterSynthesize, synthesizeNode } from "../nodes/synthesize.js";
 import { routeAfterUnderstand, understandNode } from "../nodes/understand.js";
 import { buildWorkerGraph } from "./worker.js";
@@ -65,7 +67,10 @@ export function buildAgentGraph(deps: AgentDeps) {
   };
 
   const strategyTargets = Object.values(STRATEGY_NODES);
-  const graph = new StateGraph(AgentState)
+  // The context schema lists the run settings an assistant may carry (Studio's configuration panel, the SDK's
+  // `context`); UNDERSTAND resolves them against the input's (src/domain/config.ts). Typed as any zod object:
+  // LangGraph would otherwise type a run's `context` with every setting required, and a caller gives any of them.
+  const graph = new StateGraph(AgentState, { context: CandorContextSchema as InteropZodObject })
     .addNode(Node.UNDERSTAND, understandNode(nodeDeps))
     .addNode(Node.EXECUTE, executeNode(nodeDeps))
     .addNode(Node.WORKER, buildWorkerGraph(nodeDeps).compile())

@@ -5,7 +5,8 @@ import { ExecutionFeedback } from "../src/domain/feedback.js";
 import { Notification, Progress } from "../src/domain/notification.js";
 import { Plan, TaskStep } from "../src/domain/plan.js";
 import { ExecutionReport, RunStatus } from "../src/domain/report.js";
-import { PlanningRequest, RunSettings } from "../src/domain/request.js";
+import { PlanningRequest } from "../src/domain/request.js";
+import { defaultStateSettings, mergeSettings, RunSettingsPatch, StateSettings } from "../src/domain/config.js";
 import { ConfidencePoint, PlanRevision, StrategyType } from "../src/domain/revision.js";
 import { FailureClass } from "../src/domain/feedback.js";
 
@@ -57,8 +58,16 @@ export type PendingStrategy = z.infer<typeof PendingStrategy>;
 export const AgentState = new StateSchema({
   /** What the user asked for; the only required input. */
   request: PlanningRequest,
-  /** Caps and thresholds for this run, kept in state so a resumed thread keeps them. */
-  settings: RunSettings.default(() => RunSettings.parse({})),
+  /**
+   * Caps and thresholds for this run, kept in state so a resumed thread keeps them. The input may give any of
+   * them; UNDERSTAND takes the rest from the assistant's context/configurable or the defaults (src/domain/config.ts)
+   * and fixes them all. Writes are merged field by field (not replaced), so the fields an input left out stay
+   * open for the assistant's values.
+   */
+  settings: new DeltaValue(StateSettings.default(defaultStateSettings), {
+    inputSchema: RunSettingsPatch,
+    reducer: mergeSettings,
+  }),
   /** The current plan; strategies revise it in place (partial replanning). */
   plan: latest(Plan.nullable().default(null)),
   /**

@@ -1,6 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { needsPlanApproval, planApprovalRequest, type HumanApprovalRequest } from "../src/domain/approval.js";
 import { understandingNotes } from "../src/domain/understanding.js";
+import { resolveRunSettings, settingsNote } from "../src/domain/config.js";
 import { CandorError } from "../src/errors.js";
 import { checkAbortBelow, plannedChange, withAbortReason } from "../src/confidence/abort-below.js";
 import { applyCalibration, ConfidenceCalibrator, type Calibration } from "../src/confidence/calibrator.js";
@@ -73,6 +74,15 @@ export async function planWithMemory(
 export function understandNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const startedAt = state.startedAt ?? new Date().toISOString();
+    // The settings are fixed here, before anything reads them: the input's over the assistant's over the defaults.
+    // A bad assistant setting throws CandorError CONFIGURATION, so the run stops before any plan or tool.
+    const resolved = resolveRunSettings({
+      state: state.settings,
+      context: config.context,
+      configurable: config.configurable,
+    });
+    const settings = resolved.settings;
+    const fromSettings = settingsNote(resolved);
     let result: PlannedWithMemory;
     try {
       result = await planWithMemory(deps, state.request, config);
@@ -93,12 +103,13 @@ export function understandNode(deps: NodeDeps) {
         decision: "no plan",
         reasoning: e.message,
       });
-      return { startedAt, status: "failed", failureReason: e.message, notifications: [failed] };
+      return { startedAt, settings, status: "failed", failureReason: e.message, notifications: [failed] };
     }
-    const { raw, plan, notes, calibration } = result;
+    const { raw, plan, calibration } = result;
+    const notes = fromSettings ? [...result.notes, fromSettings] : result.notes;
     // --abort-below holds from the first confidence on: a plan made (and calibrated) below it waits for a person.
-    const abort = checkAbortBelow(plannedChange(raw, plan, calibration), state.settings.abortBelow);
-    const needsApproval = needsPlanApproval(plan, state.settings.approvalThreshold) || !abort.ok;
+    const abort = checkAbortBelow(plannedChange(raw, plan, calibration), settings.abortBelow);
+    const needsApproval = needsPlanApproval(plan, settings.approvalThreshold) || !abort.ok;
     const out = [
       planNotification(
         plan,
@@ -108,7 +119,7 @@ export function understandNode(deps: NodeDeps) {
     ];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {
-      const request = planApprovalRequest(plan, state.settings.approvalThreshold);
+      const request = planApprovalRequest(plan, settings.approvalThreshold);
       pendingInterrupt = abort.ok ? request : withAbortReason(request, abort.reason);
       out.push(approvalNotification(pendingInterrupt));
     }
@@ -126,6 +137,7 @@ export function understandNode(deps: NodeDeps) {
     });
     return {
       startedAt,
+      settings,
       plan,
       planNotes: notes,
       pendingInterrupt,

@@ -6,3 +6,4 @@ export * from "./notification.js";
 export * from "./approval.js";
 export * from "./report.js";
 export * from "./reflection.js";
+export { CandorConfig, resolveRunSettings, SettingName, type ResolvedSettings, type SettingSource } from "./config.js";

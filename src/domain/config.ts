@@ -1,0 +1,176 @@
+import { z } from "zod";
+import { CandorError, ErrorCode } from "../errors.js";
+import { RunSettings } from "./request.js";
+
+/**
+ * Run settings the LangGraph platform's way (issue 13): an assistant made in Studio or with the SDK carries them in
+ * its `context` (or `config.configurable`), and a run takes them when its input does not say otherwise.
+ * Precedence, field by field: the input state's `settings` › the assistant's context › its configurable › the
+ * defaults. UNDERSTAND fixes the result in state, so a resumed thread keeps it whatever the assistant says later.
+ */
+
+/** The names of the run settings, in one list: what the input may fix and what an assistant may carry. */
+export const SettingName = z.enum(["maxRevisions", "approvalThreshold", "abortBelow", "maxStepFailures"]);
+export type SettingName = z.infer<typeof SettingName>;
+
+/** A setting's own schema (bounds and all), without its default: absent means "not said here". */
+const bare = <K extends SettingName>(name: K) => RunSettings.shape[name].unwrap();
+
+/** What an assistant may carry. Every field optional: an assistant that says nothing leaves the defaults. */
+export const CandorConfig = z
+  .object({
+    maxRevisions: bare("maxRevisions")
+      .optional()
+      .describe("Plan revisions allowed before the run asks a person (default 3)."),
+    approvalThreshold: bare("approvalThreshold")
+      .optional()
+      .describe("Plans whose confidence is below this wait for a person's approval (0–1, default 0.5)."),
+    abortBelow: bare("abortBelow")
+      .optional()
+      .describe("After revisions, a confidence below this stops the run for a person (0–1, default 0.3)."),
+    maxStepFailures: bare("maxStepFailures")
+      .optional()
+      .describe("Failures of one step (with its replacements) before the run asks a person (default 3)."),
+  })
+  .strict();
+export type CandorConfig = z.infer<typeof CandorConfig>;
+
+/**
+ * The graph's context schema (`new StateGraph(AgentState, { context })`): what Studio's configuration panel
+ * lists. Each field falls back to undefined instead of failing, because LangGraph checks the context with it
+ * before any node runs and would throw a bare zod error; resolveRunSettings checks the raw values again and
+ * refuses a bad one with a coded error in plain words. Not strict: the context may carry things other than
+ * settings.
+ */
+export const CandorContextSchema = z.object(
+  Object.fromEntries(SettingName.options.map((name) => [name, CandorConfig.shape[name].catch(undefined)])) as {
+    [K in SettingName]: z.ZodCatch<(typeof CandorConfig.shape)[K]>;
+  },
+);
+
+/**
+ * The input's settings as written into state: any of the settings (validated, no defaults filled in), so the
+ * fields the input left out can still come from the assistant. `fixed` is accepted (a fork writes back the whole
+ * value it read) but ignored: the state's reducer works it out from the fields written.
+ */
+export const RunSettingsPatch = CandorConfig.extend({ fixed: z.array(SettingName).optional() }).strict();
+export type RunSettingsPatch = z.infer<typeof RunSettingsPatch>;
+
+/** Settings as kept in state: the values, and which of them are fixed for this run (by the input or UNDERSTAND). */
+export const StateSettings = RunSettings.extend({
+  /**
+   * Settings fixed for this run: those the input (or a person, or a fork) wrote, and all of them once UNDERSTAND
+   * has resolved them. The others may still come from the assistant.
+   */
+  fixed: z.array(SettingName).default(() => []),
+});
+export type StateSettings = z.infer<typeof StateSettings>;
+
+/** The settings when nothing was said: RunSettings' defaults, none fixed. */
+export function defaultStateSettings(): StateSettings {
+  return { ...RunSettings.parse({}), fixed: [] };
+}
+
+/**
+ * Folds writes into the state's settings: each write's fields replace the current ones and become fixed. Merging
+ * is associative, as a DeltaValue's reducer must be.
+ */
+export function mergeSettings(current: StateSettings, writes: readonly RunSettingsPatch[]): StateSettings {
+  let next = current;
+  for (const write of writes) {
+    const given = SettingName.options.filter((name) => write[name] !== undefined);
+    const values = Object.fromEntries(given.map((name) => [name, write[name]]));
+    next = {
+      ...next,
+      ...values,
+      fixed: SettingName.options.filter((n) => next.fixed.includes(n) || given.includes(n)),
+    };
+  }
+  return next;
+}
+
+/** Where each resolved setting came from, for the user. */
+export type SettingSource = "input" | "assistant" | "default";
+
+export interface ResolvedSettings {
+  /** The run's effective settings, every one fixed: what UNDERSTAND writes into state. */
+  settings: StateSettings;
+  sources: Record<SettingName, SettingSource>;
+  /** Context keys that are not settings (a typo, or a reasoner/model the graph cannot switch per run), to tell the user. */
+  ignored: string[];
+}
+
+/** Context keys a run may carry that are not settings and are not worth a word (LangGraph's and the platform's own). */
+const isPlatformKey = (key: string) => key.startsWith("__") || key.startsWith("langgraph_");
+
+/**
+ * The run's effective settings: per field, the input's (a field it fixed) over the assistant's context over its
+ * configurable over the defaults. Pure; `context` and `configurable` are the raw values LangGraph passed.
+ * @throws CandorError CONFIGURATION naming every bad assistant setting and what it must be; nothing runs.
+ */
+export function resolveRunSettings(args: {
+  state: StateSettings;
+  context?: unknown;
+  configurable?: unknown;
+}): ResolvedSettings {
+  const problems: string[] = [];
+  const ignored: string[] = [];
+  const read = (raw: unknown, where: string, reportUnknown: boolean): CandorConfig => {
+    if (raw === undefined || raw === null) return {};
+    if (typeof raw !== "object" || Array.isArray(raw)) {
+      problems.push(`the ${where} is not an object of settings`);
+      return {};
+    }
+    const entries = Object.entries(raw as Record<string, unknown>);
+    const picked: Record<string, unknown> = {};
+    for (const [key, value] of entries) {
+      if (SettingName.safeParse(key).success) {
+        // null and undefined mean "not said": Studio's form sends a cleared field as null.
+        if (value !== undefined && value !== null) picked[key] = value;
+      } else if (reportUnknown && !isPlatformKey(key)) ignored.push(key);
+    }
+    const parsed = CandorConfig.safeParse(picked);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues)
+      problems.push(
+        `${where} ${issue.path.join(".")} is ${JSON.stringify(picked[String(issue.path[0])])}: ${issue.message}`,
+      );
+    return {};
+  };
+  const context = read(args.context, "context", true);
+  // configurable also carries thread_id, checkpoint_ns and the like: only settings are read, nothing else is named.
+  const configurable = read(args.configurable, "configurable", false);
+  if (problems.length > 0) {
+    throw new CandorError(
+      `The assistant's settings are not usable, nothing was run: ${problems.join("; ")}. Fix them in the assistant's configuration (Studio or the SDK) or leave them out to use the defaults.`,
+      ErrorCode.CONFIGURATION,
+      { details: { problems } },
+    );
+  }
+  const defaults = RunSettings.parse({});
+  const values = {} as Record<SettingName, number>;
+  const sources = {} as Record<SettingName, SettingSource>;
+  for (const name of SettingName.options) {
+    const fromAssistant = context[name] ?? configurable[name];
+    if (args.state.fixed.includes(name)) [values[name], sources[name]] = [args.state[name], "input"];
+    else if (fromAssistant !== undefined) [values[name], sources[name]] = [fromAssistant, "assistant"];
+    else [values[name], sources[name]] = [defaults[name], "default"];
+  }
+  return { settings: { ...values, fixed: [...SettingName.options] }, sources, ignored };
+}
+
+/** What the user is told about the settings, or null when all came from the input and the defaults quietly. */
+export function settingsNote(resolved: ResolvedSettings): string | null {
+  const fromAssistant = SettingName.options.filter((n) => resolved.sources[n] === "assistant");
+  const parts = [
+    ...(fromAssistant.length > 0
+      ? [`from the assistant's configuration: ${fromAssistant.map((n) => `${n} ${resolved.settings[n]}`).join(", ")}`]
+      : []),
+    ...(resolved.ignored.length > 0
+      ? [
+          `context key(s) ${resolved.ignored.join(", ")} ignored: not settings this graph reads (the settings are ${SettingName.options.join(", ")}; the reasoner and model are chosen when the graph is built, e.g. the CLI's --reasoner and --model)`,
+        ]
+      : []),
+  ];
+  return parts.length > 0 ? `Settings ${parts.join("; ")}.` : null;
+}
