@@ -187,6 +187,21 @@ async function reflectOnEpisode(
   let spent = (await costToday(deps.store, userId, now)).cost;
   const calls: ModelUsage[] = [];
   const timeout = AbortSignal.timeout(limits.timeoutMs);
+  // Every outcome below is logged the same way: what triggered the reflection, what became of it, and why.
+  const logReflect = (decision: string, reasoning: string, cost?: number) =>
+    deps.decisionLog?.record({
+      operation: "reflect",
+      planId: episode.planId,
+      threadId: episode.threadId,
+      input: `${trigger}: ${evaluation.reason ?? ""}`,
+      decision,
+      reasoning,
+      ...(cost === undefined ? {} : { cost }),
+    });
+  const spentOn = () => ({
+    cost: calls.reduce((sum, u) => sum + costOf(u, limits.prices), 0),
+    tokens: calls.reduce((sum, u) => sum + u.inputTokens + u.outputTokens, 0),
+  });
   let loop: LoopOutcome;
   try {
     loop = await generateQualityReflection(
@@ -224,35 +239,17 @@ async function reflectOnEpisode(
       scores: null,
       violations: [],
       degraded: "timeout",
-      cost: calls.reduce((sum, u) => sum + costOf(u, limits.prices), 0),
-      tokens: calls.reduce((sum, u) => sum + u.inputTokens + u.outputTokens, 0),
+      ...spentOn(),
       adjustmentsActivated: 0,
       expiresAt: expiryOf(now),
       ...(simulated ? { simulated } : {}),
     });
-    deps.decisionLog?.record({
-      operation: "reflect",
-      planId: episode.planId,
-      threadId: episode.threadId,
-      input: `${trigger}: ${evaluation.reason ?? ""}`,
-      decision: "degraded: reflection timed out",
-      reasoning: why,
-    });
+    logReflect("degraded: reflection timed out", why);
     return { reflection: null, notStored: why, patterns: valid, adjustments: [], messages: [`Not learned: ${why}.`] };
   }
   await recordCosts(deps.store, userId, now, calls, limits);
-  const cost = calls.reduce((sum, u) => sum + costOf(u, limits.prices), 0);
-  const tokens = calls.reduce((sum, u) => sum + u.inputTokens + u.outputTokens, 0);
-  if (loop.degraded === "budget")
-    deps.decisionLog?.record({
-      operation: "reflect",
-      planId: episode.planId,
-      threadId: episode.threadId,
-      input: `${trigger}: ${evaluation.reason ?? ""}`,
-      decision: "degraded: daily reflection budget",
-      reasoning: loop.notes.join(" "),
-      cost,
-    });
+  const { cost, tokens } = spentOn();
+  if (loop.degraded === "budget") logReflect("degraded: daily reflection budget", loop.notes.join(" "), cost);
   const messages = loop.notes.map((n) => `Reflection: ${n}`);
   if (!loop.verdict.valid) {
     const why = `the reflection failed the quality gate (quality ${loop.verdict.scores.quality}${loop.verdict.violations.length > 0 ? `: ${loop.verdict.violations.join("; ")}` : ""}), so it was not stored and nothing was learned`;
@@ -272,14 +269,7 @@ async function reflectOnEpisode(
       expiresAt: expiryOf(now),
       ...(simulated ? { simulated } : {}),
     });
-    deps.decisionLog?.record({
-      operation: "reflect",
-      planId: episode.planId,
-      threadId: episode.threadId,
-      input: `${trigger}: ${evaluation.reason ?? ""}`,
-      decision: "reflection rejected by the quality gate",
-      reasoning: why,
-    });
+    logReflect("reflection rejected by the quality gate", why);
     return {
       reflection: null,
       notStored: why,
@@ -332,14 +322,10 @@ async function reflectOnEpisode(
     expiresAt: expiryOf(now),
     ...(simulated ? { simulated } : {}),
   });
-  deps.decisionLog?.record({
-    operation: "reflect",
-    planId: episode.planId,
-    threadId: episode.threadId,
-    input: `${trigger}: ${evaluation.reason ?? ""}`,
-    decision: `reflection ${id} stored (quality ${reflection.scores.quality}, ${reflection.source}); ${merged.changed.map((a) => `${a.id} ${a.status}`).join(", ") || "no adjustment"}`,
-    reasoning: `${reflection.analysis.rootCause} ${reflection.learning}`,
-  });
+  logReflect(
+    `reflection ${id} stored (quality ${reflection.scores.quality}, ${reflection.source}); ${merged.changed.map((a) => `${a.id} ${a.status}`).join(", ") || "no adjustment"}`,
+    `${reflection.analysis.rootCause} ${reflection.learning}`,
+  );
   messages.push(
     `Reflection ${id} (${reflection.source}, quality ${reflection.scores.quality}: depth ${reflection.scores.depth}, actionability ${reflection.scores.actionability}): ${reflection.analysis.rootCause}`,
     `Learned: ${reflection.learning}`,
