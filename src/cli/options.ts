@@ -269,4 +269,24 @@ export const ThreadRecord = z.object({
 });
 export type ThreadRecord = z.infer<typeof ThreadRecord>;
 
+/** What `run` and `submit` record before a thread starts, so `resume` (or a worker) can start it as it was asked. */
+export function newThreadRecord(
+  threadId: string,
+  request: string,
+  flags: { user: string; fault: string[] },
+  reasoner: { kind: ThreadRecord["reasoner"]; model: string | null },
+  settings: ThreadRecord["settings"],
+): ThreadRecord {
+  return {
+    threadId,
+    request,
+    userId: flags.user,
+    reasoner: reasoner.kind,
+    model: reasoner.model,
+    faults: flags.fault,
+    settings,
+    createdAt: new Date().toISOString(),
+  };
+}
+
 export const THREADS_NAMESPACE = ["candor", "threads"];

@@ -10,7 +10,7 @@ import {
   resolveDbPath,
   RunFlags,
   type ReasonerChoice,
-  type ThreadRecord,
+  newThreadRecord,
 } from "../options.js";
 import { dbFlagFor, executeThread, presentOutcome } from "../present.js";
 import { noteLine, shellArg } from "../render.js";
@@ -85,16 +85,7 @@ export async function startRun(
           );
         }
         // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
-        const record: ThreadRecord = {
-          threadId,
-          request: request.data.userIntent,
-          userId: flags.user,
-          reasoner: reasoner.kind,
-          model: reasoner.model,
-          faults: flags.fault,
-          settings,
-          createdAt: new Date().toISOString(),
-        };
+        const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings);
         await saveThreadRecord(session.persistence, record);
         io.err(
           headerLines(

@@ -9,7 +9,7 @@ import {
   parseFlags,
   resolveDbPath,
   RunFlags,
-  type ThreadRecord,
+  newThreadRecord,
 } from "../options.js";
 import { dbFlagFor } from "../present.js";
 import { shellArg } from "../render.js";
@@ -53,16 +53,7 @@ export async function submitCommand(requestText: string, rawFlags: unknown, io: 
         ErrorCode.INVALID_REQUEST,
       );
     }
-    const record: ThreadRecord = {
-      threadId,
-      request: request.data.userIntent,
-      userId: flags.user,
-      reasoner: reasoner.kind,
-      model: reasoner.model,
-      faults: flags.fault,
-      settings,
-      createdAt: new Date().toISOString(),
-    };
+    const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings);
     await saveThreadRecord(persistence, record);
     await persistence.queue.enqueue(threadId, { kind: "start" });
     if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: persistence.dbPath }));
