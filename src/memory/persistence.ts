@@ -13,6 +13,7 @@ import type { RunQueue } from "./postgres-queue.js";
 import type { CandorPostgresStore } from "./postgres-store.js";
 import { isPostgresUrl, redactUrl } from "./postgres-url.js";
 import { SqliteStore } from "./sqlite-store.js";
+import { FastJsonPlusSerializer } from "./fast-serde.js";
 import { withStatementCache } from "./statement-cache.js";
 
 export { isPostgresUrl } from "./postgres-url.js";
@@ -112,7 +113,7 @@ export function openPersistence(dbPath: string): SqlitePersistence {
     // what expired since the last command is swept now.
     const store = new SqliteStore(db, { ttl: { refreshOnRead: false } });
     store.sweep();
-    const checkpointer = new SqliteSaver(withStatementCache(db));
+    const checkpointer = new SqliteSaver(withStatementCache(db), new FastJsonPlusSerializer());
     let ledger: EffectLedger | null = null;
     return {
       backend: "sqlite",
