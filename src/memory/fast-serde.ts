@@ -14,11 +14,14 @@ export class FastJsonPlusSerializer extends JsonPlusSerializer {
   protected override _dumps(obj: unknown): Uint8Array {
     let text: string;
     try {
-      text = JSON.stringify(obj, (_key, value: unknown) => encodeSpecial(value));
+      // Plain data (nearly every write) needs no replacer, and JSON.stringify is twice as fast without one.
+      text = isPlainJson(obj, 0)
+        ? JSON.stringify(obj)
+        : JSON.stringify(obj, (_key, value: unknown) => encodeSpecial(value));
     } catch {
       return super._dumps(obj);
     }
-    return new TextEncoder().encode(text);
+    return ENCODER.encode(text);
   }
 
   protected override async _loads(data: string): Promise<unknown> {
@@ -26,6 +29,41 @@ export class FastJsonPlusSerializer extends JsonPlusSerializer {
     const revived = reviveSync(parsed);
     return revived === NEEDS_ASYNC ? super._loads(data) : revived;
   }
+}
+
+const ENCODER = new TextEncoder();
+
+/** Deeper than this, a value is written through the replacer (and a cycle found by JSON.stringify). */
+const MAX_PLAIN_DEPTH = 256;
+
+/**
+ * Whether the replacer would return every part of `value` unchanged, so plain JSON.stringify writes the same
+ * text: only strings, numbers, booleans, null, arrays and plain objects, nothing undefined (a hole or a missing
+ * value is written as a record), no class instance (Set, Map, Date, Error, DeltaSnapshot…), no Send look-alike.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (value === null) return true;
+  switch (typeof value) {
+    case "string":
+    case "number":
+    case "boolean":
+      return true;
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (depth > MAX_PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  const record = value as Json;
+  if (record.lg_name === "Send") return false;
+  for (const key in record) if (!isPlainJson(record[key], depth + 1)) return false;
+  return true;
 }
 
 /** Marks a value that holds a LangChain serialized object: only the async reviver can rebuild it. */

@@ -24,6 +24,12 @@ const VALUES: Record<string, unknown> = {
   date: { at: new Date("2026-01-02T03:04:05.000Z") },
   lcLookalikes: { a: { lc: 2, type: "constructor", id: ["Function"], args: [] }, b: { lc: 2, type: "other" } },
   unicode: { s: "café — ✓ \u2028 \"quoted\"" },
+  // eslint-disable-next-line no-sparse-arrays -- a hole is written as an undefined record, not as null
+  sparse: [1, , 3],
+  sendLookalike: { lg_name: "Send", node: "n", args: 1, extra: 2 },
+  nullPrototype: Object.assign(Object.create(null) as object, { a: 1 }),
+  deep: Array.from({ length: 300 }).reduce<unknown>((inner) => ({ inner }), { leaf: undefined }),
+  numbers: { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, negZero: -0 },
 };
 
 describe("FastJsonPlusSerializer", () => {
