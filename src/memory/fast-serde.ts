@@ -75,8 +75,10 @@ type Json = Record<string, unknown>;
 function encodeSpecial(value: unknown): unknown {
   if (value === undefined) return { lc: 2, type: "undefined" };
   if (value === null || typeof value !== "object") return value;
-  if (value instanceof DeltaSnapshot) return { lc: 2, type: "delta_snapshot", value: value.value };
-  if (value instanceof Set || value instanceof Map) return constructorRecord(value.constructor.name, null, [Array.from(value)]);
+  if (value instanceof DeltaSnapshot)
+    return { lc: 2, type: "delta_snapshot", value: (value as DeltaSnapshot<unknown>).value };
+  if (value instanceof Set || value instanceof Map)
+    return constructorRecord(value.constructor.name, null, [Array.from(value)]);
   if (value instanceof RegExp) return constructorRecord("RegExp", null, [value.source, value.flags]);
   if (value instanceof Error) return constructorRecord("Error", null, [value.message]);
   const send = value as { lg_name?: unknown; node?: unknown; args?: unknown; timeout?: unknown };

@@ -23,7 +23,7 @@ const VALUES: Record<string, unknown> = {
   delta: { channel: new DeltaSnapshot([{ id: "n1" }, { id: "n2" }]) },
   date: { at: new Date("2026-01-02T03:04:05.000Z") },
   lcLookalikes: { a: { lc: 2, type: "constructor", id: ["Function"], args: [] }, b: { lc: 2, type: "other" } },
-  unicode: { s: "café — ✓ \u2028 \"quoted\"" },
+  unicode: { s: 'café — ✓ \u2028 "quoted"' },
   // eslint-disable-next-line no-sparse-arrays -- a hole is written as an undefined record, not as null
   sparse: [1, , 3],
   sendLookalike: { lg_name: "Send", node: "n", args: 1, extra: 2 },
@@ -71,7 +71,12 @@ describe("FastJsonPlusSerializer", () => {
   });
 
   it("revives LangChain messages (async load) as JsonPlusSerializer does", async () => {
-    const value = { messages: [new HumanMessage("hi"), new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "t", args: { a: 1 } }] })] };
+    const value = {
+      messages: [
+        new HumanMessage("hi"),
+        new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "t", args: { a: 1 } }] }),
+      ],
+    };
     const [type, bytes] = await reference.dumpsTyped(value);
     expect(text((await fast.dumpsTyped(value))[1])).toBe(text(bytes));
     const revived = (await fast.loadsTyped(type, bytes)) as { messages: unknown[] };
@@ -79,7 +84,7 @@ describe("FastJsonPlusSerializer", () => {
     expect(revived.messages[1]).toBeInstanceOf(AIMessage);
   });
 
-  it("still writes a value with a cycle (as \"[Circular]\") instead of throwing", async () => {
+  it('still writes a value with a cycle (as "[Circular]") instead of throwing', async () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
     const [, refBytes] = await reference.dumpsTyped(cyclic);
