@@ -58,7 +58,9 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedCallOptions> {
 
   async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
     this.calls++;
-    await sleep(this.latencyMs, options.signal);
+    // A 0 ms call waits for no timer: setTimeout(0) is 1 ms, which no model of 0 ms would cost (Candor's reasoner
+    // skips it too, bench/execution/drive.ts).
+    if (this.latencyMs > 0) await sleep(this.latencyMs, options.signal);
     const names = (options.tools ?? []).map((t) => t.function.name).sort();
     const reply = this.script(messages, names);
     // A chunk, not an AIMessage: BaseChatModel.withStructuredOutput's parser expects one.

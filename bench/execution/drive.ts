@@ -4,7 +4,7 @@
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { compileAgent } from "../../graphs/agent.js";
-import { ModelPacedReasoner, dagPlan, dagToolkit, type DagStep } from "../fixtures.js";
+import { FixedPlanReasoner, ModelPacedReasoner, dagPlan, dagToolkit, type DagStep } from "../fixtures.js";
 import { FLOOR_RECURSION_LIMIT, buildFloor } from "./floor.js";
 
 let counter = 0;
@@ -18,7 +18,11 @@ export interface Run {
 
 type CandorApp = ReturnType<typeof compileAgent>;
 
-/** Candor's app for `steps`, on dagToolkit's tools; `modelLatencyMs` paces planning and synthesis like a model. */
+/**
+ * Candor's app for `steps`, on dagToolkit's tools; `modelLatencyMs` paces planning and synthesis like a model. At
+ * 0 ms there is no model to pace: the plain FixedPlanReasoner, since a sleep(0) is a 1 ms timer (twice a run) that
+ * the floor, with no model, never waits for, and that the anchors' scripted model skips at 0 ms too.
+ */
 export function candorApp(
   steps: readonly DagStep[],
   checkpointer: BaseCheckpointSaver | undefined,
@@ -27,7 +31,9 @@ export function candorApp(
   return compileAgent(
     {
       toolkits: [dagToolkit(steps, options.returned)],
-      reasoner: new ModelPacedReasoner(dagPlan(steps), options.modelLatencyMs ?? 0),
+      reasoner: options.modelLatencyMs
+        ? new ModelPacedReasoner(dagPlan(steps), options.modelLatencyMs)
+        : new FixedPlanReasoner(dagPlan(steps)),
     },
     { checkpointer },
   );
