@@ -29,4 +29,35 @@ describe("withStatementCache", () => {
     expect(cached.prepare("SELECT 0")).not.toBe(first);
     db.close();
   });
+
+  it("runs a transaction: commits what it wrote, rolls back when it throws, nests with a savepoint", () => {
+    const db = new Database(":memory:");
+    const cached = withStatementCache(db);
+    cached.exec("CREATE TABLE t (n INTEGER)");
+    const insert = cached.prepare("INSERT INTO t VALUES (?)");
+    const many = cached.transaction((ns: number[]) => {
+      for (const n of ns) insert.run(n);
+      return ns.length;
+    });
+    expect(many([1, 2])).toBe(2);
+    expect(() =>
+      cached.transaction(() => {
+        insert.run(3);
+        throw new Error("half-way");
+      })(),
+    ).toThrow("half-way");
+    expect(cached.inTransaction).toBe(false);
+    // The inner one fails and is undone to its savepoint; the outer one still commits what it wrote.
+    cached.transaction(() => {
+      insert.run(4);
+      expect(() =>
+        cached.transaction(() => {
+          insert.run(5);
+          throw new Error("inner");
+        })(),
+      ).toThrow("inner");
+    })();
+    expect(db.prepare("SELECT n FROM t ORDER BY n").pluck().all()).toEqual([1, 2, 4]);
+    db.close();
+  });
 });
