@@ -3,6 +3,7 @@ import { CandorError, ErrorCode } from "../../errors.js";
 import { decideInteractively } from "../interactive.js";
 import { Exit, type CliIo } from "../io.js";
 import {
+  checkReactive,
   chooseReasoner,
   EXAMPLE_REQUEST,
   newThreadId,
@@ -57,7 +58,9 @@ export async function startRun(
     );
   }
   const reasoner = chooseReasoner(flags, io.env);
+  checkReactive(flags, reasoner, io.env);
   const settings = RunSettings.parse({
+    ...(flags.reactive && { planner: false }),
     ...(flags.maxRevisions !== undefined && { maxRevisions: flags.maxRevisions }),
     ...(flags.approvalThreshold !== undefined && { approvalThreshold: flags.approvalThreshold }),
     ...(flags.abortBelow !== undefined && { abortBelow: flags.abortBelow }),
