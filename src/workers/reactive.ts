@@ -99,7 +99,10 @@ export function reactiveFallback(outcome: PlanningOutcome, hasWorkerModel: boole
     const { error } = outcome;
     return PLANNING_FAILURES.includes(error.code)
       ? { ok: true, value: { kind: "planning_failed", why: error.message } }
-      : { ok: false, reason: `${error.code} is a refusal, not a planning failure: reactive mode must not get around it` };
+      : {
+          ok: false,
+          reason: `${error.code} is a refusal, not a planning failure: reactive mode must not get around it`,
+        };
   }
   if (outcome.plan.createdBy === "fallback") {
     const why = outcome.plan.confidenceReasons.join(" ").trim() || "no planner produced a usable plan";
