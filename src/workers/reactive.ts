@@ -77,7 +77,7 @@ export function reactivePlan(request: PlanningRequest, trigger: ReactiveTrigger)
     contextSummary: reactiveReason(trigger),
     steps: [step],
     confidence: REACTIVE_CONFIDENCE,
-    confidenceReasons: [reactiveReason(trigger)],
+    confidenceReasons: [`Reactive mode: no planner rated a plan, so confidence starts at ${REACTIVE_CONFIDENCE}.`],
     estimatedDurationMs: step.estimates.durationMs,
     estimatedCost: 0,
     createdBy: "reactive",
