@@ -25,12 +25,12 @@ export type ReactiveTrigger = z.infer<typeof ReactiveTrigger>;
 /** The worker type that runs a reactive request: seed 004's catch-all, granted every tool. */
 export const REACTIVE_WORKER = "general";
 /** The one step's id, which the plan view, the report and the decision log show. */
-export const REACTIVE_STEP_ID = "reactive";
+const REACTIVE_STEP_ID = "reactive";
 /**
  * Confidence of a reactive run: nobody rated a plan, so neither high nor low. At the default approval threshold
  * (0.5) it runs without asking; a user who set a higher threshold is asked before it runs, as for any plan.
  */
-export const REACTIVE_CONFIDENCE = 0.5;
+const REACTIVE_CONFIDENCE = 0.5;
 
 /**
  * Planning errors that mean "no usable plan came out" — the fallback's cue. A refusal (a budget the plan cannot
@@ -52,7 +52,7 @@ export function isReactive(plan: Pick<Plan, "createdBy"> | null | undefined): bo
 }
 
 /** One sentence on why the run is reactive, for the plan's summary, the report and the decision log. */
-export function reactiveReason(trigger: ReactiveTrigger): string {
+function reactiveReason(trigger: ReactiveTrigger): string {
   return trigger.kind === "asked"
     ? "Reactive mode was asked for (--reactive or settings.planner false): no plan was made."
     : `Planning failed: ${withoutFinalStop(trigger.why)}; running in reactive mode instead of a plan.`;
