@@ -257,6 +257,18 @@ export function chooseReasoner(flags: Pick<RunFlags, "model" | "reasoner">, env:
   return { kind, model: flags.model ?? env.CANDOR_MODEL ?? DEFAULT_MODEL };
 }
 
+/** The run settings the flags of `run` and `submit` give (what they leave out takes its default). */
+export function settingsFromFlags(
+  flags: Pick<RunFlags, "maxRevisions" | "approvalThreshold" | "abortBelow" | "reactive">,
+): RunSettings {
+  return RunSettings.parse({
+    ...(flags.maxRevisions !== undefined && { maxRevisions: flags.maxRevisions }),
+    ...(flags.approvalThreshold !== undefined && { approvalThreshold: flags.approvalThreshold }),
+    ...(flags.abortBelow !== undefined && { abortBelow: flags.abortBelow }),
+    ...(flags.reactive && { planner: false }),
+  });
+}
+
 /**
  * Refuses --reactive when the run would have no model to drive its worker loop, before anything is opened: the
  * rules reasoner, or model-driven workers turned off (CANDOR_MAX_MODEL_CALLS=0).

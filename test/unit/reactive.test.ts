@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { defaultStateSettings, resolveRunSettings } from "../../src/domain/config.js";
-import { PlanningRequest } from "../../src/domain/request.js";
+import { checkReactive, RunFlags, settingsFromFlags } from "../../src/cli/options.js";
+import { PlanningRequest, RunSettings } from "../../src/domain/request.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { fallbackPlan } from "../../src/planning/parse.js";
 import { planOf } from "../fakes/graph-harness.js";
@@ -76,5 +77,25 @@ describe("settings.planner as a run setting", () => {
     expect(() => resolveRunSettings({ state: defaultStateSettings(), context: { planner: "no" } })).toThrow(
       expect.objectContaining({ code: ErrorCode.CONFIGURATION, message: expect.stringContaining('planner is "no"') }),
     );
+  });
+});
+
+describe("--reactive at the CLI boundary (run and submit)", () => {
+  const flags = RunFlags.parse({ reactive: true });
+
+  it("sets settings.planner false, and nothing else", () => {
+    expect(settingsFromFlags(flags)).toEqual({ ...RunSettings.parse({}), planner: false });
+    expect(settingsFromFlags(RunFlags.parse({})).planner).toBe(true);
+  });
+
+  it("is refused without a model, or with model-driven workers turned off, saying what to do", () => {
+    const rules = { kind: "rules" as const, model: null };
+    const llm = { kind: "llm" as const, model: "m" };
+    expect(() => checkReactive(flags, rules, {})).toThrow(
+      expect.objectContaining({ code: ErrorCode.CONFIGURATION, message: expect.stringContaining("Pass --model") }),
+    );
+    expect(() => checkReactive(flags, llm, { CANDOR_MAX_MODEL_CALLS: 0 })).toThrow(/CANDOR_MAX_MODEL_CALLS is 0/);
+    expect(() => checkReactive(flags, llm, {})).not.toThrow();
+    expect(() => checkReactive(RunFlags.parse({}), rules, {})).not.toThrow();
   });
 });

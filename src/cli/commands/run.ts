@@ -1,4 +1,4 @@
-import { PlanningRequest, RunSettings } from "../../domain/request.js";
+import { PlanningRequest } from "../../domain/request.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { decideInteractively } from "../interactive.js";
 import { Exit, type CliIo } from "../io.js";
@@ -10,6 +10,7 @@ import {
   parseFlags,
   resolveDbPath,
   RunFlags,
+  settingsFromFlags,
   type ReasonerChoice,
   newThreadRecord,
 } from "../options.js";
@@ -59,12 +60,7 @@ export async function startRun(
   }
   const reasoner = chooseReasoner(flags, io.env);
   checkReactive(flags, reasoner, io.env);
-  const settings = RunSettings.parse({
-    ...(flags.reactive && { planner: false }),
-    ...(flags.maxRevisions !== undefined && { maxRevisions: flags.maxRevisions }),
-    ...(flags.approvalThreshold !== undefined && { approvalThreshold: flags.approvalThreshold }),
-    ...(flags.abortBelow !== undefined && { abortBelow: flags.abortBelow }),
-  });
+  const settings = settingsFromFlags(flags);
   const threadId = flags.thread ?? newThreadId();
   const dbPath = resolveDbPath(flags.db, io.env);
   const session = await openSession({
