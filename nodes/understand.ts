@@ -12,6 +12,14 @@ import { recentEpisodes, summarizeLessons } from "../src/memory/episodes.js";
 import { applyLearning } from "../src/reflection/apply.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
 import { approvalNotification } from "../src/transparency/explain.js";
+import {
+  reactiveFallback,
+  reactiveNeedsModel,
+  reactiveNotification,
+  reactivePlan,
+  REACTIVE_WORKER,
+  type ReactiveTrigger,
+} from "../src/workers/reactive.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
@@ -70,7 +78,11 @@ export async function planWithMemory(
   return { raw: learned.plan, plan: applyCalibration(learned.plan, calibration), notes, calibration };
 }
 
-/** UNDERSTAND: plan (with lessons from this user's episodes), calibrate confidence on past outcomes, decide on approval. */
+/**
+ * UNDERSTAND: plan (with lessons from this user's episodes), calibrate confidence on past outcomes, decide on
+ * approval. Reactive mode replaces the plan with one model-driven `general` step: when settings.planner is false,
+ * or when planning fails and a worker model can take over (src/workers/reactive.ts).
+ */
 export function understandNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const startedAt = state.startedAt ?? new Date().toISOString();
@@ -83,27 +95,26 @@ export function understandNode(deps: NodeDeps) {
     });
     const settings = resolved.settings;
     const fromSettings = settingsNote(resolved);
+    const canReact = deps.reasoner.workerModel !== undefined;
     let result: PlannedWithMemory;
-    try {
-      result = await planWithMemory(deps, state.request, config);
-    } catch (e) {
-      if (!CandorError.isInstance(e)) throw e;
-      const failed = notification({
-        severity: "ERROR",
-        kind: "outcome",
-        title: `No plan could be made: ${e.message}`,
-        message: `Error code ${e.code}.`,
-      });
-      emitNotifications(config, [failed]);
-      deps.decisionLog.record({
-        operation: "plan",
-        planId: null,
-        threadId: threadIdOf(config),
-        input: state.request.userIntent,
-        decision: "no plan",
-        reasoning: e.message,
-      });
-      return { startedAt, settings, status: "failed", failureReason: e.message, notifications: [failed] };
+    // Set when the run is reactive (no plan): asked for, or planning failed and a worker model can take over.
+    let reactive: ReactiveTrigger | null = null;
+    if (!settings.planner) {
+      // Asked for reactive mode without a model: refused before anything runs, rather than planned against the ask.
+      if (!canReact) throw reactiveNeedsModel();
+      reactive = { kind: "asked" };
+      result = asReactive(state.request, reactive);
+    } else {
+      try {
+        result = await planWithMemory(deps, state.request, config);
+        const fallback = reactiveFallback({ kind: "plan", plan: result.raw }, canReact);
+        if (fallback.ok) [reactive, result] = [fallback.value, asReactive(state.request, fallback.value)];
+      } catch (e) {
+        if (!CandorError.isInstance(e)) throw e;
+        const fallback = reactiveFallback({ kind: "error", error: e }, canReact);
+        if (fallback.ok) [reactive, result] = [fallback.value, asReactive(state.request, fallback.value)];
+        else return noPlan(deps, state, config, e, startedAt, settings);
+      }
     }
     const { raw, plan, calibration } = result;
     const notes = fromSettings ? [...result.notes, fromSettings] : result.notes;
@@ -111,11 +122,16 @@ export function understandNode(deps: NodeDeps) {
     const abort = checkAbortBelow(plannedChange(raw, plan, calibration), settings.abortBelow);
     const needsApproval = needsPlanApproval(plan, settings.approvalThreshold) || !abort.ok;
     const out = [
-      planNotification(
-        plan,
-        [...notes, ...understandingNotes(plan.understanding).warnings, ...(abort.ok ? [] : [abort.reason])],
-        understandingNotes(plan.understanding).info,
-      ),
+      reactive
+        ? reactiveNotification(plan, reactive, deps.registry.grant(REACTIVE_WORKER).length, [
+            ...notes,
+            ...(abort.ok ? [] : [abort.reason]),
+          ])
+        : planNotification(
+            plan,
+            [...notes, ...understandingNotes(plan.understanding).warnings, ...(abort.ok ? [] : [abort.reason])],
+            understandingNotes(plan.understanding).info,
+          ),
     ];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {
@@ -129,7 +145,7 @@ export function understandNode(deps: NodeDeps) {
       planId: plan.planId,
       threadId: threadIdOf(config),
       input: state.request.userIntent,
-      decision: `${plan.steps.length} steps: ${plan.steps.map((s) => `${s.id}[${s.workerType}]`).join(", ")}${needsApproval ? "; needs approval" : ""}`,
+      decision: `${reactive ? "reactive mode, no plan: one general worker loop" : `${plan.steps.length} steps: ${plan.steps.map((s) => `${s.id}[${s.workerType}]`).join(", ")}`}${needsApproval ? "; needs approval" : ""}`,
       reasoning: [plan.contextSummary, ...plan.confidenceReasons, ...notes].filter(Boolean).join(" "),
       confidenceBefore: calibration?.reason ? raw.confidence : null, // the planner's own score when calibration changed it
       confidenceAfter: plan.confidence,
@@ -152,6 +168,43 @@ export function understandNode(deps: NodeDeps) {
       ],
     };
   };
+}
+
+/**
+ * A reactive run in the shape planning returns: its one-step plan, nothing calibrated (no planner rated it). The
+ * planner's own notes are left out: after a failed planning they describe the plan that was not made, and the
+ * reason the run is reactive already says what failed.
+ */
+function asReactive(request: PlanningRequest, trigger: ReactiveTrigger): PlannedWithMemory {
+  const plan = reactivePlan(request, trigger);
+  return { raw: plan, plan, notes: [], calibration: null };
+}
+
+/** No plan and no reactive fallback: the run fails here, and the notification and the log say why. */
+function noPlan(
+  deps: NodeDeps,
+  state: AgentStateValue,
+  config: LangGraphRunnableConfig,
+  e: CandorError,
+  startedAt: string,
+  settings: AgentStateValue["settings"],
+): AgentStateUpdate {
+  const failed = notification({
+    severity: "ERROR",
+    kind: "outcome",
+    title: `No plan could be made: ${e.message}`,
+    message: `Error code ${e.code}.`,
+  });
+  emitNotifications(config, [failed]);
+  deps.decisionLog.record({
+    operation: "plan",
+    planId: null,
+    threadId: threadIdOf(config),
+    input: state.request.userIntent,
+    decision: "no plan",
+    reasoning: e.message,
+  });
+  return { startedAt, settings, status: "failed", failureReason: e.message, notifications: [failed] };
 }
 
 export type AfterUnderstand = typeof Node.FINALIZE | typeof Node.HUMAN_INTERRUPT | typeof Node.EXECUTE;

@@ -117,6 +117,8 @@ export const RunFlags = CommonFlags.extend({
   maxRevisions: wholeNumber("--max-revisions", FLAG_BOUNDS.maxRevisions, 2).optional(),
   approvalThreshold: Probability("--approval-threshold").optional(),
   abortBelow: Probability("--abort-below").optional(),
+  /** Reactive mode: no plan, one `general` worker loop with every tool (settings.planner false); needs a model. */
+  reactive: z.boolean().default(false),
   /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
   input: z.boolean().default(true),
 });
@@ -253,6 +255,37 @@ export function chooseReasoner(flags: Pick<RunFlags, "model" | "reasoner">, env:
     );
   }
   return { kind, model: flags.model ?? env.CANDOR_MODEL ?? DEFAULT_MODEL };
+}
+
+/** The run settings the flags of `run` and `submit` give (what they leave out takes its default). */
+export function settingsFromFlags(
+  flags: Pick<RunFlags, "maxRevisions" | "approvalThreshold" | "abortBelow" | "reactive">,
+): RunSettings {
+  return RunSettings.parse({
+    ...(flags.maxRevisions !== undefined && { maxRevisions: flags.maxRevisions }),
+    ...(flags.approvalThreshold !== undefined && { approvalThreshold: flags.approvalThreshold }),
+    ...(flags.abortBelow !== undefined && { abortBelow: flags.abortBelow }),
+    ...(flags.reactive && { planner: false }),
+  });
+}
+
+/**
+ * Refuses --reactive when the run would have no model to drive its worker loop, before anything is opened: the
+ * rules reasoner, or model-driven workers turned off (CANDOR_MAX_MODEL_CALLS=0).
+ */
+export function checkReactive(flags: Pick<RunFlags, "reactive">, reasoner: ReasonerChoice, env: CandorEnv): void {
+  if (!flags.reactive) return;
+  const why =
+    reasoner.kind === "rules"
+      ? "no chat model is configured (the rules reasoner plans offline and cannot run a worker loop)"
+      : env.CANDOR_MAX_MODEL_CALLS === 0
+        ? "CANDOR_MAX_MODEL_CALLS is 0, which turns model-driven workers off"
+        : null;
+  if (why === null) return;
+  throw new CandorError(
+    `--reactive runs the request as one worker loop driven by a chat model, but ${why}, so nothing was run. Pass --model <model> with OPENAI_API_KEY set (OPENAI_BASE_URL for an OpenAI-compatible server)${env.CANDOR_MAX_MODEL_CALLS === 0 ? " and unset CANDOR_MAX_MODEL_CALLS" : ""}, or drop --reactive to plan the request.`,
+    ErrorCode.CONFIGURATION,
+  );
 }
 
 /** What `run` stores per thread under ["candor", "threads"], so `resume` rebuilds the same tools in a new process. */

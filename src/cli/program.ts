@@ -92,6 +92,10 @@ function withRunOptions(c: Command): Command {
     )
     .option("--approval-threshold <x>", "plans with confidence below x (0..1) wait for approval (default 0.5)")
     .option("--abort-below <x>", "stop and ask a human when confidence falls below x (0..1, default 0.3)")
+    .option(
+      "--reactive",
+      "no plan: one general worker's model runs the request with every tool (needs --model or OPENAI_API_KEY)",
+    )
     .option("--no-input", NO_INPUT);
 }
 

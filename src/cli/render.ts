@@ -3,6 +3,7 @@ import type { Plan, TaskStep } from "../domain/plan.js";
 import { DecisionName, type FailureEscalationRequest } from "../domain/approval.js";
 import { DECISION_INPUT, decisionMeaning, kindTitle } from "../domain/decisions.js";
 import { understandingLines } from "../domain/understanding.js";
+import { isReactive, REACTIVE_WORKER } from "../workers/reactive.js";
 import type { WaitingRequest } from "./session.js";
 
 export { decisionMeaning, kindTitle };
@@ -125,6 +126,12 @@ export function noteLine(note: string, at = new Date().toISOString()): string {
  * rather than one planned call), and what it waits for.
  */
 export function planLines(plan: Plan, indent = INDENT, modelDriven?: (step: TaskStep) => boolean): string[] {
+  // A reactive run has no plan to show: saying "1 step" would pretend one was made.
+  if (isReactive(plan))
+    return plan.steps.map(
+      (s) =>
+        `${indent}reactive mode, no plan: ${s.description} [${s.workerType}${s.workerType === REACTIVE_WORKER ? ", every tool" : ""}, model-driven]`,
+    );
   return [...plan.steps]
     .sort((a, b) => a.order - b.order)
     .map((s, i) => {

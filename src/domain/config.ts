@@ -10,7 +10,7 @@ import { RunSettings } from "./request.js";
  */
 
 /** The names of the run settings, in one list: what the input may fix and what an assistant may carry. */
-export const SettingName = z.enum(["maxRevisions", "approvalThreshold", "abortBelow", "maxStepFailures"]);
+export const SettingName = z.enum(["maxRevisions", "approvalThreshold", "abortBelow", "maxStepFailures", "planner"]);
 export type SettingName = z.infer<typeof SettingName>;
 
 /** A setting's own schema (bounds and all), without its default: absent means "not said here". */
@@ -31,6 +31,11 @@ export const CandorConfig = z
     maxStepFailures: bare("maxStepFailures")
       .optional()
       .describe("Failures of one step (with its replacements) before the run asks a person (default 3)."),
+    planner: bare("planner")
+      .optional()
+      .describe(
+        "false: reactive mode, no plan; one general worker with every tool runs the request (needs a model). Default true.",
+      ),
   })
   .strict();
 export type CandorConfig = z.infer<typeof CandorConfig>;
@@ -43,7 +48,9 @@ export type CandorConfig = z.infer<typeof CandorConfig>;
  * settings.
  */
 export const CandorContextSchema = z.object(
-  Object.fromEntries(SettingName.options.map((name) => [name, CandorConfig.shape[name].catch(undefined)])) as {
+  Object.fromEntries(
+    SettingName.options.map((name) => [name, (CandorConfig.shape[name] as z.ZodOptional).catch(undefined)]),
+  ) as {
     [K in SettingName]: z.ZodCatch<(typeof CandorConfig.shape)[K]>;
   },
 );
@@ -148,7 +155,7 @@ export function resolveRunSettings(args: {
     );
   }
   const defaults = RunSettings.parse({});
-  const values = {} as Record<SettingName, number>;
+  const values: Record<string, unknown> = {};
   const sources = {} as Record<SettingName, SettingSource>;
   for (const name of SettingName.options) {
     const fromAssistant = context[name] ?? configurable[name];
@@ -156,7 +163,8 @@ export function resolveRunSettings(args: {
     else if (fromAssistant !== undefined) [values[name], sources[name]] = [fromAssistant, "assistant"];
     else [values[name], sources[name]] = [defaults[name], "default"];
   }
-  return { settings: { ...values, fixed: [...SettingName.options] }, sources, ignored };
+  // Parsed, not cast: the settings are of several types now, and each value was already checked where it came from.
+  return { settings: { ...RunSettings.parse(values), fixed: [...SettingName.options] }, sources, ignored };
 }
 
 /** What the user is told about the settings, or null when all came from the input and the defaults quietly. */

@@ -108,7 +108,8 @@ export const Plan = z.object({
   confidenceReasons: z.array(z.string()).default([]),
   estimatedDurationMs: z.number().min(0).default(0),
   estimatedCost: z.number().min(0).default(0),
-  createdBy: z.enum(["rules", "llm", "fallback", "human"]).default("rules"),
+  /** `reactive`: no plan was made; one model-driven `general` step carries the request (src/workers/reactive.ts). */
+  createdBy: z.enum(["rules", "llm", "fallback", "human", "reactive"]).default("rules"),
   createdAt: z.string().default(() => new Date().toISOString()),
   /**
    * What the planner understood of the request and how each part is served (see domain/understanding.ts). A plan

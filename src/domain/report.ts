@@ -66,6 +66,8 @@ export const ExecutionReport = z.object({
   confidenceEvolution: z.array(ConfidencePoint),
   /** Why the plan's confidence is what it is (the planner's reasons); empty in reports stored before it existed. */
   confidenceReasons: z.array(z.string()).default([]),
+  /** Why the run was reactive (no plan made: one general worker loop ran the request), or null for a planned run. */
+  reactive: z.string().nullable().default(null),
   lessonsLearned: z.array(z.string()),
   missing: z.array(z.string()),
   generatedAt: z.string(),

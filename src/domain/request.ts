@@ -37,6 +37,11 @@ export const RunSettings = z.object({
   abortBelow: z.number().min(0).max(1).default(0.3),
   /** A step (with its replacements) that failed this many times escalates to a human (scenario 16). */
   maxStepFailures: z.number().int().min(1).default(3),
+  /**
+   * False: reactive mode — no plan; one `general` worker loop runs the request with every tool (needs a worker
+   * model). True (the default): UNDERSTAND plans, and falls back to reactive mode only when planning fails.
+   */
+  planner: z.boolean().default(true),
 });
 export type RunSettings = z.infer<typeof RunSettings>;
 export type RunSettingsInput = z.input<typeof RunSettings>;

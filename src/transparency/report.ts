@@ -1,6 +1,7 @@
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan } from "../domain/plan.js";
 import { missingSteps } from "../planning/schedule.js";
+import { isReactive } from "../workers/reactive.js";
 import { unansweredByUnderstanding } from "../planning/coverage.js";
 import type { ExecutionReport, RunStatus } from "../domain/report.js";
 import type { ConfidencePoint, PlanRevision } from "../domain/revision.js";
@@ -134,6 +135,7 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
     confidenceEvolution: [...facts.confidenceHistory],
     // The reasons a person was shown at approval time, kept with the report so `report --json` can say why.
     confidenceReasons: [...(facts.plan?.confidenceReasons ?? [])],
+    reactive: facts.plan && isReactive(facts.plan) ? facts.plan.contextSummary : null,
     lessonsLearned: facts.lessons.length > 0 ? [...facts.lessons] : ["No lessons recorded."],
     missing,
     generatedAt: new Date(ended).toISOString(),
@@ -144,8 +146,9 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
 export function renderReport(report: ExecutionReport): string {
   const s = report.summary;
   const out: string[] = [];
-  out.push(`Report for plan ${report.planId}`);
+  out.push(report.reactive ? `Report for reactive run ${report.planId}` : `Report for plan ${report.planId}`);
   out.push(`  Request: ${report.request}`);
+  if (report.reactive) out.push(`  Mode: reactive mode, no plan — ${report.reactive}`);
   out.push(`  Outcome: ${s.outcome}`);
   out.push(
     `  Status: ${s.status} · ${s.stepsSucceeded} done, ${s.stepsFailed} failed, ${s.stepsSkipped} skipped · ${s.revisionCount} revision(s) · ${(s.totalDurationMs / 1000).toFixed(2)} s · cost ${s.totalCost}`,

@@ -254,7 +254,14 @@ export function planOf(steps: PlanInput["steps"]): Plan {
 export function agentState(overrides: Partial<AgentStateValue> = {}): AgentStateValue {
   return {
     request: { userIntent: "test", userContext: { userId: "tester", preferences: {} }, constraints: {} },
-    settings: { maxRevisions: 3, approvalThreshold: 0.5, abortBelow: 0.3, maxStepFailures: 3, fixed: [] },
+    settings: {
+      maxRevisions: 3,
+      approvalThreshold: 0.5,
+      abortBelow: 0.3,
+      maxStepFailures: 3,
+      planner: true,
+      fixed: [],
+    },
     plan: null,
     plannedConfidence: null,
     planNotes: [],

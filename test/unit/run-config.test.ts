@@ -20,9 +20,10 @@ describe("resolveRunSettings: input over the assistant's context over its config
       approvalThreshold: 0.5,
       abortBelow: 0.3,
       maxStepFailures: 3,
-      fixed: ["maxRevisions", "approvalThreshold", "abortBelow", "maxStepFailures"],
+      planner: true,
+      fixed: ["maxRevisions", "approvalThreshold", "abortBelow", "maxStepFailures", "planner"],
     });
-    expect(Object.values(r.sources)).toEqual(Array(4).fill("default"));
+    expect(Object.values(r.sources)).toEqual(Array(5).fill("default"));
     expect(settingsNote(r)).toBeNull();
   });
 

@@ -1,14 +1,16 @@
-import { PlanningRequest, RunSettings } from "../../domain/request.js";
+import { PlanningRequest } from "../../domain/request.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { decideInteractively } from "../interactive.js";
 import { Exit, type CliIo } from "../io.js";
 import {
+  checkReactive,
   chooseReasoner,
   EXAMPLE_REQUEST,
   newThreadId,
   parseFlags,
   resolveDbPath,
   RunFlags,
+  settingsFromFlags,
   type ReasonerChoice,
   newThreadRecord,
 } from "../options.js";
@@ -57,11 +59,8 @@ export async function startRun(
     );
   }
   const reasoner = chooseReasoner(flags, io.env);
-  const settings = RunSettings.parse({
-    ...(flags.maxRevisions !== undefined && { maxRevisions: flags.maxRevisions }),
-    ...(flags.approvalThreshold !== undefined && { approvalThreshold: flags.approvalThreshold }),
-    ...(flags.abortBelow !== undefined && { abortBelow: flags.abortBelow }),
-  });
+  checkReactive(flags, reasoner, io.env);
+  const settings = settingsFromFlags(flags);
   const threadId = flags.thread ?? newThreadId();
   const dbPath = resolveDbPath(flags.db, io.env);
   const session = await openSession({

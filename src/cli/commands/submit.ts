@@ -1,14 +1,16 @@
-import { PlanningRequest, RunSettings } from "../../domain/request.js";
+import { PlanningRequest } from "../../domain/request.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { describeDatabase, isPostgresUrl, openDatabase } from "../../memory/persistence.js";
 import { Exit, type CliIo } from "../io.js";
 import {
+  checkReactive,
   chooseReasoner,
   EXAMPLE_REQUEST,
   newThreadId,
   parseFlags,
   resolveDbPath,
   RunFlags,
+  settingsFromFlags,
   newThreadRecord,
 } from "../options.js";
 import { dbFlagFor } from "../present.js";
@@ -30,6 +32,7 @@ export async function submitCommand(requestText: string, rawFlags: unknown, io: 
     );
   }
   const reasoner = chooseReasoner(flags, io.env);
+  checkReactive(flags, reasoner, io.env);
   buildToolkits(flags.fault);
   const location = resolveDbPath(flags.db, io.env);
   if (!isPostgresUrl(location)) {
@@ -38,11 +41,7 @@ export async function submitCommand(requestText: string, rawFlags: unknown, io: 
       ErrorCode.INVALID_REQUEST,
     );
   }
-  const settings = RunSettings.parse({
-    ...(flags.maxRevisions !== undefined && { maxRevisions: flags.maxRevisions }),
-    ...(flags.approvalThreshold !== undefined && { approvalThreshold: flags.approvalThreshold }),
-    ...(flags.abortBelow !== undefined && { abortBelow: flags.abortBelow }),
-  });
+  const settings = settingsFromFlags(flags);
   const persistence = await openDatabase(location);
   try {
     if (persistence.backend !== "postgres") throw new Error("a postgres:// URL opened something else");
