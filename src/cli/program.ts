@@ -92,6 +92,7 @@ function withRunOptions(c: Command): Command {
     )
     .option("--approval-threshold <x>", "plans with confidence below x (0..1) wait for approval (default 0.5)")
     .option("--abort-below <x>", "stop and ask a human when confidence falls below x (0..1, default 0.3)")
+    .option("--mcp <file>", "a JSON file of MCP servers whose tools the run may use (default: CANDOR_MCP)")
     .option("--no-input", NO_INPUT);
 }
 

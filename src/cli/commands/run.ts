@@ -8,6 +8,7 @@ import {
   newThreadId,
   parseFlags,
   resolveDbPath,
+  resolveMcpPath,
   RunFlags,
   type ReasonerChoice,
   newThreadRecord,
@@ -64,7 +65,9 @@ export async function startRun(
   });
   const threadId = flags.thread ?? newThreadId();
   const dbPath = resolveDbPath(flags.db, io.env);
+  const mcp = resolveMcpPath(flags.mcp, io.env);
   const session = await openSession({
+    mcp,
     dbPath,
     reasoner,
     faults: flags.fault,
@@ -85,7 +88,7 @@ export async function startRun(
           );
         }
         // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
-        const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings);
+        const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, mcp);
         await saveThreadRecord(session.persistence, record);
         io.err(
           headerLines(
@@ -96,6 +99,7 @@ export async function startRun(
               : [
                   ["request", request.data.userIntent],
                   ["faults", flags.fault.join(", ")],
+                  ["mcp", mcp ?? ""],
                 ],
           ).join("\n"),
         );
