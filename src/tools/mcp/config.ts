@@ -26,9 +26,11 @@ export const SIDE_EFFECTS: Record<McpSideEffect, { sideEffect: SideEffect; needs
   irreversible: { sideEffect: "irreversible", needsApproval: true },
 };
 
-/** Worker categories and tool-name prefixes are snake_case, as tool names are. */
+const SNAKE = /^[a-z][a-z0-9_]*$/;
+
+/** Worker categories and server names are snake_case, as tool names are. */
 const Snake = (what: string) =>
-  z.string().regex(/^[a-z][a-z0-9_]*$/, `${what} must be snake_case (lowercase letters, digits and "_"), e.g. files`);
+  z.string().regex(SNAKE, `${what} must be snake_case (lowercase letters, digits and "_"), e.g. files`);
 
 /** What the configuration says about one of a server's tools (by its name on the server). */
 const McpToolSettings = z.strictObject({
@@ -69,7 +71,7 @@ const StdioServer = z.strictObject({
 
 const HttpServer = z.strictObject({
   /** A Streamable HTTP endpoint. */
-  url: z.url({ error: "url must be a full http(s) URL, e.g. http://127.0.0.1:3000/mcp" }),
+  url: z.url({ protocol: /^https?$/, error: "url must be a full http(s) URL, e.g. http://127.0.0.1:3000/mcp" }),
   headers: z.record(z.string(), z.string()).optional(),
   ...Common,
 });
@@ -79,7 +81,7 @@ export type McpServerConfig = z.infer<typeof StdioServer> | z.infer<typeof HttpS
 /** The file's outer shape; each server is then read by the schema its transport needs (see serverSchema). */
 const McpConfigFile = z.strictObject({
   mcpServers: z
-    .record(Snake("a server name"), z.record(z.string(), z.unknown(), { error: "each server is a JSON object" }))
+    .record(z.string(), z.record(z.string(), z.unknown(), { error: "each server is a JSON object" }))
     .refine((s) => Object.keys(s).length > 0, "mcpServers lists no server"),
 });
 
@@ -123,6 +125,12 @@ export function parseMcpConfig(text: string, source: string): McpServer[] {
   if (!file.success) throw invalid(source, file.error.issues[0]);
   const dir = path.dirname(path.resolve(source));
   return Object.entries(file.data.mcpServers).map(([name, entry]) => {
+    // Checked here rather than by the record's key schema, whose error would not say which name or why.
+    if (!SNAKE.test(name))
+      throw invalid(source, {
+        path: ["mcpServers", name],
+        message: `a server name must be snake_case (lowercase letters, digits and "_"), e.g. fs: it names the server's worker type and prefixes its tools`,
+      });
     const schema = serverSchema(entry);
     if (typeof schema === "string") throw invalid(source, { path: ["mcpServers", name], message: schema });
     const parsed = schema.safeParse(entry);
