@@ -8,7 +8,7 @@ import { errorMessage } from "../errors.js";
  */
 
 /** How long the CLI waits for traces to be sent before it exits anyway (and says so). */
-export const TRACE_FLUSH_TIMEOUT_MS = 10_000;
+const TRACE_FLUSH_TIMEOUT_MS = 10_000;
 
 /** Whether LangChain traces to LangSmith in this process (the variables LangChain itself reads). */
 export function tracingEnabled(env: Pick<CandorEnv, "LANGSMITH_TRACING" | "LANGCHAIN_TRACING_V2">): boolean {

@@ -76,7 +76,7 @@ const HttpServer = z.strictObject({
   ...Common,
 });
 
-export type McpServerConfig = z.infer<typeof StdioServer> | z.infer<typeof HttpServer>;
+type McpServerConfig = z.infer<typeof StdioServer> | z.infer<typeof HttpServer>;
 
 /** The file's outer shape; each server is then read by the schema its transport needs (see serverSchema). */
 const McpConfigFile = z.strictObject({
