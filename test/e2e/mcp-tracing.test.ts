@@ -22,19 +22,43 @@ function config(name: string, content: unknown): string {
 
 describe("candor run --mcp", () => {
   it(
-    "starts the configured server, runs, and exits once it has stopped the server",
+    "plans over an MCP tool given keywords, and a resume in a new process starts the same server to run it",
     async () => {
       const files = path.join(tmp.dir, "files");
       mkdirSync(files, { recursive: true });
       const file = config("fs.json", {
         mcpServers: {
-          fs: { command: "node", args: [FS_SERVER, files], tools: { list_directory: { sideEffect: "read" } } },
+          fs: {
+            command: "node",
+            args: [FS_SERVER, files],
+            tools: { list_allowed_directories: { sideEffect: "read", keywords: ["allowed", "directories"] } },
+          },
         },
       });
-      // A server left running would keep the CLI alive (its pipes are open): that the run returns at all says it stopped.
-      const r = await runCli(["run", REQUEST, "--mcp", file, "--db", path.join(tmp.dir, "ok.db"), "--no-input"]);
-      expect(r.stderr).toContain(`mcp:       ${file}`);
-      expect(r.code).toBe(0);
+      const db = path.join(tmp.dir, "ok.db");
+      // A server left running would keep the CLI alive (its pipes are open): that each command returns says it stopped.
+      const asked = await runCli([
+        "run",
+        "show the allowed directories",
+        "--mcp",
+        file,
+        "--db",
+        db,
+        "--approval-threshold",
+        "0.95",
+        "--json",
+      ]);
+      expect(asked.code).toBe(3);
+      expect(asked.stderr).toContain(`mcp:       ${file}`);
+      const { threadId, plan } = JSON.parse(asked.stdout) as {
+        threadId: string;
+        plan: { steps: { tools: string[] }[] };
+      };
+      expect(plan.steps.map((s) => s.tools)).toEqual([["fs_list_allowed_directories"]]);
+      // No --mcp here: the thread remembers its configuration.
+      const done = await runCli(["resume", threadId, "--approve", "--db", db, "--json"]);
+      expect(done.code).toBe(0);
+      expect((JSON.parse(done.stdout) as { answer: string }).answer).toContain(`Allowed directories: ${files}`);
     },
     LONG,
   );

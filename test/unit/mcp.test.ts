@@ -160,7 +160,7 @@ describe("an MCP server's tools as Candor tools", () => {
       server: "fs",
       tool: "read",
       text: "hello",
-      summary: "read on fs: hello",
+      summary: "hello",
     });
     expect(
       mcpResult("fs", "stat", [
@@ -173,7 +173,7 @@ describe("an MCP server's tools as Candor tools", () => {
       text: "size 3",
       structured: { size: 3 },
       content: [{ type: "image", data: "AAA", mimeType: "image/png" }],
-      summary: "stat on fs: size 3 (+1 non-text block(s))",
+      summary: "size 3 (+1 non-text block(s))",
     });
   });
 

@@ -78,7 +78,8 @@ export function mcpResult(server: string, tool: string, output: unknown): McpRes
     text,
     ...(structured !== undefined ? { structured } : {}),
     ...(other.length > 0 ? { content: other } : {}),
-    summary: `${tool} on ${server}: ${gist}${other.length > 0 ? ` (+${other.length} non-text block(s))` : ""}`,
+    // The step's description already names the tool and server; the summary is what it said.
+    summary: `${gist}${other.length > 0 ? ` (+${other.length} non-text block(s))` : ""}`,
   };
 }
 
