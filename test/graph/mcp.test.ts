@@ -1,7 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { Command } from "@langchain/langgraph";
+import { McpServer as SdkServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileAgent } from "../../graphs/agent.js";
 import { ToolApprovalRequest } from "../../src/domain/approval.js";
@@ -148,8 +153,51 @@ describe("an MCP server's tools as a Candor toolkit", () => {
   });
 });
 
+/** A stateless Streamable HTTP MCP server on 127.0.0.1 with one tool, `shout`, that upper-cases its text. */
+async function httpServer() {
+  const server = http.createServer((req, res) => {
+    const mcp = new SdkServer({ name: "shouter", version: "1.0.0" });
+    mcp.registerTool(
+      "shout",
+      { description: "Upper-case a text", inputSchema: { text: z.string().min(1) } },
+      ({ text }) => ({ content: [{ type: "text", text: text.toUpperCase() }] }),
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => void transport.close());
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe("an MCP server over Streamable HTTP", () => {
+  it("offers its tools with their schema and runs them", async () => {
+    const web = await httpServer();
+    closers.push(web.close);
+    const opened = await openMcpServers(
+      parseMcpConfig(JSON.stringify({ mcpServers: { web: { url: web.url, sideEffect: "read" } } }), "mcp.json"),
+    );
+    closers.push(() => opened.close());
+    const shout = opened.toolkits[0]!.tools.find((t) => t.name === "web_shout")!;
+    expect(shout).toMatchObject({ category: "web", sideEffect: "none", needsApproval: false });
+    expect(shout.schema.safeParse({ text: "" }).success).toBe(false);
+    const ctx = { signal: new AbortController().signal, inputs: {}, stepId: "s", attempt: 1 };
+    await expect(shout.run({ text: "hello" }, ctx)).resolves.toMatchObject({
+      server: "web",
+      tool: "shout",
+      text: "HELLO",
+    });
+  });
+});
+
 describe("MCP servers that fail", () => {
-  it("a server that exits at once is named, with its last output, and nothing is left running", async () => {
+  it("a server that exits at once is named, with its last output", async () => {
     const config = parseMcpConfig(
       JSON.stringify({
         mcpServers: {
@@ -162,6 +210,19 @@ describe("MCP servers that fail", () => {
       code: "CONFIGURATION",
       message: expect.stringMatching(
         /^MCP server "broken" \(.*, from mcp\.json\) could not start: .*no folder given.*The run was not started; fix or remove its entry in mcp\.json\.$/,
+      ),
+    });
+  });
+
+  it("an HTTP server nobody listens at is named, with why", async () => {
+    const config = parseMcpConfig(
+      JSON.stringify({ mcpServers: { web: { url: "http://127.0.0.1:1/mcp", startupTimeoutMs: 5000 } } }),
+      "mcp.json",
+    );
+    await expect(openMcpServers(config)).rejects.toMatchObject({
+      code: "CONFIGURATION",
+      message: expect.stringMatching(
+        /^MCP server "web" \(http:\/\/127\.0\.0\.1:1\/mcp, from mcp\.json\) could not start: .+\. The run was not started/,
       ),
     });
   });
