@@ -141,6 +141,12 @@ describe("an MCP server's tools as Candor tools", () => {
     );
   });
 
+  it("refuses a server that offers no tools (its worker type would grant nothing)", () => {
+    expect(() => mcpToolkit(server(), [], () => Promise.resolve(""))).toThrow(
+      /^MCP server "docs" \(from mcp\.json\) started but offers no tools, so it would add nothing to a run\./,
+    );
+  });
+
   it("validates arguments with the tool's JSON Schema and offers the same schema back", () => {
     const zod = inputSchema({
       ...schema,

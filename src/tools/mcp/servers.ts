@@ -75,6 +75,7 @@ class Connection {
     this.closing = true;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
+      // A server that fails while it is being stopped has nothing left to tell the run: it is gone either way.
       this.client.close().catch(() => undefined),
       new Promise<void>((resolve) => {
         timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);

@@ -99,6 +99,12 @@ function isTextBlock(b: unknown): b is { type: "text"; text: string; structuredC
  */
 export function mcpToolkit(server: McpServer, tools: readonly StructuredToolInterface[], call: McpCall): Toolkit {
   const { name, config } = server;
+  if (tools.length === 0) {
+    throw new CandorError(
+      `MCP server "${name}" (from ${server.source}) started but offers no tools, so it would add nothing to a run. Check its arguments, or remove it from ${server.source}.`,
+      ErrorCode.CONFIGURATION,
+    );
+  }
   const known = new Set(tools.map((t) => t.name));
   const unknown = Object.keys(config.tools).filter((t) => !known.has(t));
   if (unknown.length > 0) {
