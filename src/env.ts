@@ -20,6 +20,12 @@ const EnvSchema = z.object({
   CANDOR_MODEL_PRICES: z.string().optional(),
   /** Model calls a model-driven step may make (default 6); 0 keeps every step a direct call. */
   CANDOR_MAX_MODEL_CALLS: z.coerce.number().int().min(0).optional(),
+  /** A JSON file of MCP servers whose tools runs may use (README "MCP servers"). */
+  CANDOR_MCP: z.string().optional(),
+  /** LangSmith tracing ("true" turns it on; LangChain reads the LANGSMITH_* variables itself). */
+  LANGSMITH_TRACING: z.string().optional(),
+  /** The older name of LANGSMITH_TRACING, still honoured by LangChain. */
+  LANGCHAIN_TRACING_V2: z.string().optional(),
 });
 export type CandorEnv = z.infer<typeof EnvSchema>;
 

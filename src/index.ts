@@ -21,6 +21,8 @@ export type { ToolSpec, ToolContext, Toolkit, WorkerType, SideEffect, RequestFac
 export { generalToolkit } from "./tools/builtin/general.js";
 export { withFaults, parseFaultSpec, FAULT_KINDS } from "./tools/faults.js";
 export { runStep } from "./tools/run-step.js";
+export { loadMcpConfig, parseMcpConfig, type McpServer } from "./tools/mcp/config.js";
+export { openMcpServers, type McpServers } from "./tools/mcp/servers.js";
 export { RulesReasoner } from "./reasoning/rules.js";
 export type { Reasoner, PlanningContext, PlanResult, SynthesisInput } from "./reasoning/types.js";
 export { validatePlan, findCycle } from "./planning/validate.js";

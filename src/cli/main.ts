@@ -1,8 +1,9 @@
 import path from "node:path";
 import { setMaxListeners } from "node:events";
-import { loadDotEnv, readEnv } from "../env.js";
+import { loadDotEnv, readEnv, type CandorEnv } from "../env.js";
 import { lineReader } from "./io.js";
 import { runCli } from "./program.js";
+import { flushTraces } from "./tracing.js";
 
 // LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
 // Node would warn about a leak that is not one. An app-level setting, so it lives here and not in the library.
@@ -30,6 +31,7 @@ const invokedAs = path.basename(process.argv[1] ?? "").startsWith("candor") ? "c
 const reader =
   process.stdin.isTTY && process.stderr.isTTY ? lineReader(process.stdin, process.stderr, interrupt.signal) : null;
 
+let env: CandorEnv | undefined;
 try {
   process.exitCode = await runCli(
     process.argv.slice(2),
@@ -47,10 +49,17 @@ try {
     // .env (see .env.example) fills in what the shell did not set.
     () => {
       loadDotEnv();
-      return readEnv();
+      return (env = readEnv());
     },
   );
 } finally {
   // An open reader would keep stdin, and so the process, alive after the command is done.
   reader?.close();
+  // Traces of the run are posted in the background: sent before the process ends, or said to be incomplete.
+  const unsent = await flushTraces(env);
+  if (unsent) {
+    // The LangSmith client keeps retrying an endpoint it cannot reach for minutes: the command is done, so exit.
+    process.stderr.write(`${unsent}.\n`);
+    process.exit(process.exitCode ?? 0);
+  }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { z } from "zod";
 import { RunSettings } from "../domain/request.js";
 import { DEFAULT_DB_PATH, DEFAULT_MODEL, type CandorEnv } from "../env.js";
@@ -119,6 +120,8 @@ export const RunFlags = CommonFlags.extend({
   abortBelow: Probability("--abort-below").optional(),
   /** Reactive mode: no plan, one `general` worker loop with every tool (settings.planner false); needs a model. */
   reactive: z.boolean().default(false),
+  /** A JSON file of MCP servers whose tools the run may use. */
+  mcp: text("--mcp", "mcp.json", "a file").optional(),
   /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
   input: z.boolean().default(true),
 });
@@ -223,6 +226,12 @@ export function resolveDbPath(flag: string | undefined, env: CandorEnv): string 
   return flag ?? env.CANDOR_DB ?? DEFAULT_DB_PATH;
 }
 
+/** The MCP configuration file a run uses, as an absolute path (a resume may run elsewhere): --mcp, else CANDOR_MCP. */
+export function resolveMcpPath(flag: string | undefined, env: CandorEnv): string | null {
+  const file = flag ?? env.CANDOR_MCP;
+  return file ? path.resolve(file) : null;
+}
+
 /** A new thread id, short enough to type: run-<8 hex>. */
 export function newThreadId(): string {
   return `run-${randomBytes(4).toString("hex")}`;
@@ -298,6 +307,8 @@ export const ThreadRecord = z.object({
   faults: z.array(z.string()),
   /** The run's settings, so a thread stopped before its first checkpoint can be started again as it was. */
   settings: RunSettings.optional(),
+  /** The MCP configuration file (absolute) whose servers' tools the run offers, so `resume` starts the same ones. */
+  mcp: z.string().nullable().optional(),
   createdAt: z.string(),
 });
 export type ThreadRecord = z.infer<typeof ThreadRecord>;
@@ -309,6 +320,7 @@ export function newThreadRecord(
   flags: { user: string; fault: string[] },
   reasoner: { kind: ThreadRecord["reasoner"]; model: string | null },
   settings: ThreadRecord["settings"],
+  mcp: string | null = null,
 ): ThreadRecord {
   return {
     threadId,
@@ -318,6 +330,7 @@ export function newThreadRecord(
     model: reasoner.model,
     faults: flags.fault,
     settings,
+    ...(mcp ? { mcp } : {}),
     createdAt: new Date().toISOString(),
   };
 }

@@ -96,6 +96,7 @@ function withRunOptions(c: Command): Command {
       "--reactive",
       "no plan: one general worker's model runs the request with every tool (needs --model or OPENAI_API_KEY)",
     )
+    .option("--mcp <file>", "a JSON file of MCP servers whose tools the run may use (default: CANDOR_MCP)")
     .option("--no-input", NO_INPUT);
 }
 

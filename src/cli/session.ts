@@ -16,6 +16,7 @@ import { RulesReasoner } from "../reasoning/rules.js";
 import type { Reasoner } from "../reasoning/types.js";
 import { parseFaultSpecs, withFaults } from "../tools/faults.js";
 import type { Toolkit } from "../tools/types.js";
+import type { McpServers } from "../tools/mcp/servers.js";
 import { docsToolkit, type DocsToolkitOptions } from "../tools/builtin/docs.js";
 import { isPostgresUrl } from "../memory/postgres-url.js";
 import { DEFAULT_DB_PATH } from "../env.js";
@@ -36,9 +37,36 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** The default toolkits (workspace + travel) with the requested faults; malformed specs and unknown tools are INVALID_REQUEST. */
-export function buildToolkits(faults: readonly string[], docs?: DocsToolkitOptions): Toolkit[] {
-  return withFaults([...defaultToolkits(), ...(docs ? [docsToolkit(docs)] : [])], parseFaultSpecs(faults));
+/**
+ * The default toolkits (workspace + travel), then docs and the MCP servers' toolkits when configured, with the
+ * requested faults; malformed specs and unknown tools are INVALID_REQUEST.
+ */
+export function buildToolkits(faults: readonly string[], docs?: DocsToolkitOptions, extra: Toolkit[] = []): Toolkit[] {
+  return withFaults([...defaultToolkits(), ...(docs ? [docsToolkit(docs)] : []), ...extra], parseFaultSpecs(faults));
+}
+
+/**
+ * Starts the MCP servers of a configuration file (none without one). Loaded only when asked for: a run without
+ * MCP never loads the client.
+ */
+async function openMcp(file: string | null | undefined): Promise<McpServers | null> {
+  if (!file) return null;
+  const [{ loadMcpConfig }, { openMcpServers }] = await Promise.all([
+    import("../tools/mcp/config.js"),
+    import("../tools/mcp/servers.js"),
+  ]);
+  return openMcpServers(loadMcpConfig(file));
+}
+
+/** Runs `use` with the servers started; when it throws, they are stopped before the error goes on. */
+async function usingMcp<T>(file: string | null | undefined, use: (mcp: McpServers | null) => Promise<T>): Promise<T> {
+  const mcp = await openMcp(file);
+  try {
+    return await use(mcp);
+  } catch (e) {
+    await mcp?.close();
+    throw e;
+  }
 }
 
 /** The docs toolkit over CANDOR_DOCS, indexed in the run's database, graded by the model when there is one. */
@@ -86,19 +114,25 @@ async function buildReasoner(
  */
 export async function openSession(spec: SessionSpec): Promise<Session> {
   const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
-  const toolkits = buildToolkits(spec.faults, docsOptions(spec.env, spec.dbPath, reasoner));
-  return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env);
+  return usingMcp(spec.mcp, async (mcp) => {
+    const toolkits = buildToolkits(spec.faults, docsOptions(spec.env, spec.dbPath, reasoner), mcp?.toolkits);
+    return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env, true, mcp);
+  });
 }
 
 /** Compiles the agent on an already open database (resume, report, history: the thread says which faults). */
 export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
   try {
     const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
-    return await compileOn(
-      persistence,
-      buildToolkits(spec.faults, docsOptions(spec.env, persistence.dbPath, reasoner)),
-      reasoner,
-      spec.env,
+    return await usingMcp(spec.mcp, (mcp) =>
+      compileOn(
+        persistence,
+        buildToolkits(spec.faults, docsOptions(spec.env, persistence.dbPath, reasoner), mcp?.toolkits),
+        reasoner,
+        spec.env,
+        true,
+        mcp,
+      ),
     );
   } catch (e) {
     await persistence.close();
@@ -111,12 +145,9 @@ export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec
  * `close` waits for the decision log's writes and leaves the database open.
  */
 export async function sessionSharing(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
-  return compileOn(
-    persistence,
-    buildToolkits(spec.faults),
-    await buildReasoner(spec.reasoner, spec.env, spec.onNote),
-    spec.env,
-    false,
+  const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
+  return usingMcp(spec.mcp, async (mcp) =>
+    compileOn(persistence, buildToolkits(spec.faults, undefined, mcp?.toolkits), reasoner, spec.env, false, mcp),
   );
 }
 
@@ -126,6 +157,8 @@ export interface SessionSpec {
   faults: readonly string[];
   env: CandorEnv;
   onNote?: (note: string) => void;
+  /** An MCP configuration file: its servers are started with the session and stopped when it closes. */
+  mcp?: string | null;
 }
 
 async function compileOn(
@@ -134,6 +167,7 @@ async function compileOn(
   reasoner: Reasoner,
   env: CandorEnv,
   ownsDatabase = true,
+  mcp: McpServers | null = null,
 ): Promise<Session> {
   const logFile = persistence.decisions.where;
   try {
@@ -144,6 +178,8 @@ async function compileOn(
       try {
         await decisionLog.flush();
       } finally {
+        // The servers are child processes (or open connections): left running, they would keep the CLI alive.
+        await mcp?.close();
         if (ownsDatabase) await persistence.close();
       }
     };

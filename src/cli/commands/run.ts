@@ -9,6 +9,7 @@ import {
   newThreadId,
   parseFlags,
   resolveDbPath,
+  resolveMcpPath,
   RunFlags,
   settingsFromFlags,
   type ReasonerChoice,
@@ -63,7 +64,9 @@ export async function startRun(
   const settings = settingsFromFlags(flags);
   const threadId = flags.thread ?? newThreadId();
   const dbPath = resolveDbPath(flags.db, io.env);
+  const mcp = resolveMcpPath(flags.mcp, io.env);
   const session = await openSession({
+    mcp,
     dbPath,
     reasoner,
     faults: flags.fault,
@@ -84,7 +87,7 @@ export async function startRun(
           );
         }
         // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
-        const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings);
+        const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, mcp);
         await saveThreadRecord(session.persistence, record);
         io.err(
           headerLines(
@@ -95,6 +98,7 @@ export async function startRun(
               : [
                   ["request", request.data.userIntent],
                   ["faults", flags.fault.join(", ")],
+                  ["mcp", mcp ?? ""],
                 ],
           ).join("\n"),
         );

@@ -9,6 +9,7 @@ import {
   newThreadId,
   parseFlags,
   resolveDbPath,
+  resolveMcpPath,
   RunFlags,
   settingsFromFlags,
   newThreadRecord,
@@ -16,6 +17,7 @@ import {
 import { dbFlagFor } from "../present.js";
 import { shellArg } from "../render.js";
 import { buildToolkits, saveThreadRecord, threadExists } from "../session.js";
+import { loadMcpConfig } from "../../tools/mcp/config.js";
 
 /**
  * `candor submit "<request>"`: records a new thread as `run` would and puts it on the run queue in PostgreSQL,
@@ -34,6 +36,9 @@ export async function submitCommand(requestText: string, rawFlags: unknown, io: 
   const reasoner = chooseReasoner(flags, io.env);
   checkReactive(flags, reasoner, io.env);
   buildToolkits(flags.fault);
+  // The worker starts the servers; a configuration it could not read is refused here, before anything is queued.
+  const mcp = resolveMcpPath(flags.mcp, io.env);
+  if (mcp) loadMcpConfig(mcp);
   const location = resolveDbPath(flags.db, io.env);
   if (!isPostgresUrl(location)) {
     throw new CandorError(
@@ -52,7 +57,7 @@ export async function submitCommand(requestText: string, rawFlags: unknown, io: 
         ErrorCode.INVALID_REQUEST,
       );
     }
-    const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings);
+    const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, mcp);
     await saveThreadRecord(persistence, record);
     await persistence.queue.enqueue(threadId, { kind: "start" });
     if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: persistence.dbPath }));

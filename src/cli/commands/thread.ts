@@ -61,6 +61,8 @@ export async function openThread(
   const session = await sessionOn(persistence, {
     reasoner,
     faults: record?.faults ?? [],
+    // Reading a thread calls no tool: its MCP servers are started only to run it.
+    mcp: mode === "execute" ? record?.mcp : null,
     env: io.env,
     onNote: (note) => io.err(noteLine(note)),
   });

@@ -79,6 +79,7 @@ const sessionAsSubmitted: SessionFor = (persistence, record, io) =>
   sessionSharing(persistence, {
     reasoner: { kind: record.reasoner, model: record.model },
     faults: record.faults,
+    mcp: record.mcp,
     env: io.env,
     onNote: (note) => io.err(note),
   });

@@ -1,0 +1,52 @@
+import type { CandorEnv } from "../env.js";
+import { errorMessage } from "../errors.js";
+
+/*
+ * LangSmith tracing is LangChain's own: LANGSMITH_TRACING=true with LANGSMITH_API_KEY (and LANGSMITH_PROJECT,
+ * LANGSMITH_ENDPOINT) makes every graph, node and model call a traced run, posted in the background. A CLI process
+ * must not end before those posts are sent, so it waits for them here, within a bound, after the command is done.
+ */
+
+/** How long the CLI waits for traces to be sent before it exits anyway (and says so). */
+const TRACE_FLUSH_TIMEOUT_MS = 10_000;
+
+/** Whether LangChain traces to LangSmith in this process (the variables LangChain itself reads). */
+export function tracingEnabled(env: Pick<CandorEnv, "LANGSMITH_TRACING" | "LANGCHAIN_TRACING_V2">): boolean {
+  return [env.LANGSMITH_TRACING, env.LANGCHAIN_TRACING_V2].some((v) => v?.trim().toLowerCase() === "true");
+}
+
+/**
+ * Waits for LangChain's background callbacks and, with tracing on, for the LangSmith client's pending trace
+ * batches. Returns null when everything was sent, else why not (the run is unaffected; the trace may be partial).
+ * Without tracing it only drains the callbacks: the untraced path builds no client and sends nothing.
+ */
+export async function flushTraces(
+  env: Pick<CandorEnv, "LANGSMITH_TRACING" | "LANGCHAIN_TRACING_V2"> | undefined,
+  timeoutMs = TRACE_FLUSH_TIMEOUT_MS,
+): Promise<string | null> {
+  const traced = env !== undefined && tracingEnabled(env);
+  const work = (async () => {
+    const { awaitAllCallbacks } = await import("@langchain/core/callbacks/promises");
+    await awaitAllCallbacks();
+    if (!traced) return;
+    // A tracer built without a client uses LangChain's default client, the one every run of this process posted to.
+    const { LangChainTracer } = await import("@langchain/core/tracers/tracer_langchain");
+    const client = new LangChainTracer().client as { awaitPendingTraceBatches?: () => Promise<void> };
+    await client.awaitPendingTraceBatches?.();
+  })();
+  // Not unref'd: a pending flush must keep the process alive until it ends or this fires, never end it mid-await.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(
+      () => resolve(`LangSmith traces were not all sent within ${timeoutMs / 1000} s; the trace may be incomplete`),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([work.then(() => null), late]);
+  } catch (e) {
+    return `LangSmith traces could not be sent (${errorMessage(e)}); the trace may be incomplete`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
