@@ -49,7 +49,7 @@ function snapshotRepoFiles(): () => void {
 }
 
 /** Stops a detached child and what it spawned: the whole process group, then SIGKILL if it lingers. */
-export async function stopGroup(child: ChildProcess): Promise<void> {
+async function stopGroup(child: ChildProcess): Promise<void> {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const signal = (s: NodeJS.Signals) => {
@@ -68,7 +68,7 @@ export async function stopGroup(child: ChildProcess): Promise<void> {
 }
 
 /** Polls `url` until it answers 2xx; throws with the child's last output when it exits or the time is up. */
-export async function waitUntilUp(url: string, child: ChildProcess, output: () => string, ms: number): Promise<void> {
+async function waitUntilUp(url: string, child: ChildProcess, output: () => string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${output().slice(-2000)}`);
