@@ -96,7 +96,7 @@ export function buildAgentGraph(deps: AgentDeps) {
     graph
       // Chat clients start a run with a message, also to answer a question (nodes/chat.ts).
       .addConditionalEdges(START, routeFromStart, [Node.UNDERSTAND, Node.HUMAN_INTERRUPT, Node.CONVERSE])
-      .addConditionalEdges(Node.CONVERSE, routeAfterConverse, [Node.UNDERSTAND, END])
+      .addConditionalEdges(Node.CONVERSE, routeAfterConverse, [Node.UNDERSTAND, Node.EXECUTE, END])
       .addConditionalEdges(Node.UNDERSTAND, routeAfterUnderstand, [Node.FINALIZE, Node.HUMAN_INTERRUPT, Node.EXECUTE])
       .addConditionalEdges(Node.EXECUTE, routeAfterExecute, [Node.WORKER, Node.SYNTHESIZE])
       .addEdge(Node.WORKER, Node.EXECUTE)

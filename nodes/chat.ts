@@ -1,11 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import {
-  chatReplies,
-  finishedThreadReply,
-  requestFromConversation,
-  unansweredHumanText,
-} from "../src/chat/conversation.js";
+import { AIMessage } from "@langchain/core/messages";
+import { chatReplies, chatReply, requestFromConversation, unansweredHumanText } from "../src/chat/conversation.js";
 import { PlanningRequest } from "../src/domain/request.js";
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { threadIdOf } from "./deps.js";
@@ -46,15 +42,21 @@ export function routeFromStart(state: AgentStateValue): FromStart {
   return Node.UNDERSTAND;
 }
 
+/** A run that reached one of these has ended: a message to its thread starts nothing. */
+const ENDED = new Set<AgentStateValue["status"]>(["completed", "partial", "failed", "rejected", "aborted"]);
+
 /**
  * CONVERSE: the request from the conversation (its last human message) when none was given; a clear error when
- * there is none. In a thread that already ran, it says why the message starts nothing (the run ends there).
+ * there is none. In a thread that already ran, it says why the message starts nothing (the run ends there). In a
+ * thread still running — a worker's tool call waiting for approval, whose interrupt a new message discards — it
+ * says the question is asked again, and execute dispatches the waiting step again, so the approval is not lost.
  */
 export function converseNode() {
   return async (state: AgentStateValue): Promise<AgentStateUpdate> => {
     if (state.plan) {
       const text = unansweredHumanText(state.messages) ?? "";
-      return { messages: [finishedThreadReply(state.status, text, `candor-${randomUUID()}`)] };
+      const reply = chatReply(ENDED.has(state.status) ? "ended" : "running", state.status, text);
+      return { messages: [new AIMessage({ id: `candor-${randomUUID()}`, content: reply })] };
     }
     const request = requestFromConversation(state.messages);
     if (!request.ok) throw new CandorError(`No request: ${request.reason}.`, ErrorCode.INVALID_REQUEST);
@@ -62,7 +64,8 @@ export function converseNode() {
   };
 }
 
-/** A request taken from the conversation → understand; a reply to a thread that already ran → the end. */
-export function routeAfterConverse(state: AgentStateValue): typeof Node.UNDERSTAND | "__end__" {
-  return state.plan ? "__end__" : Node.UNDERSTAND;
+/** A request taken from the conversation → understand; a run still going → execute; an ended one → the end. */
+export function routeAfterConverse(state: AgentStateValue): typeof Node.UNDERSTAND | typeof Node.EXECUTE | "__end__" {
+  if (!state.plan) return Node.UNDERSTAND;
+  return ENDED.has(state.status) ? "__end__" : Node.EXECUTE;
 }

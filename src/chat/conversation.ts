@@ -116,11 +116,12 @@ export function chatReplies(input: {
   return out;
 }
 
-/** The reply to a message in a thread that already ran and waits for no decision of the parent graph. */
-export function finishedThreadReply(status: string, text: string, id: string): AIMessage {
-  const content =
-    status === "executing" || status === "replanning"
-      ? `This thread is still running its plan, or waits for a tool call's approval; your message "${text}" is not read as an answer. Answer the approval with its buttons (accept or ignore), or wait for the run to finish.`
-      : `This thread already ran (status: ${status}); your message "${text}" does not start another run. Start a new thread for a new request.`;
-  return new AIMessage({ id, content });
+/**
+ * The reply to a message in a thread that already ran and waits for no decision of its own: one that ended, or
+ * one still running whose only question is a worker's tool approval (asked again; its buttons answer it).
+ */
+export function chatReply(run: "ended" | "running", status: string, text: string): string {
+  return run === "running"
+    ? `Your message "${text}" is not read as an answer: this run waits for a tool call's approval, asked again below. Answer it with the approval's buttons (accept runs the call, ignore denies it).`
+    : `This thread already ran (status: ${status}); your message "${text}" does not start another run. Start a new thread for a new request.`;
 }

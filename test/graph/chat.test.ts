@@ -1,3 +1,4 @@
+import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AgentStateValue } from "../../nodes/state.js";
@@ -110,5 +111,23 @@ describe("a reply while the thread waits for a decision", () => {
     expect(aiAfterLastHuman(state.messages)).toEqual([
       'This thread already ran (status: completed); your message "and Rome too" does not start another run. Start a new thread for a new request.',
     ]);
+  });
+
+  it("a message while a worker's tool call waits does not lose the approval: it is asked again and its answer still runs the call", async () => {
+    // Bug this pins: the chat app's new message discarded the worker's pending interrupt, and the thread sat at
+    // "executing" with nothing left to run and no question asked.
+    const a = agent();
+    const config = threadConfig("chat-tool");
+    const first = await a.graph.invoke(human("Plan and book a 2-day trip from Paris to Rome for 1 person"), config);
+    expect(interruptValues(first)[0]).toMatchObject({ kind: "tool_approval", tool: "book_trip" });
+    const again = await a.graph.invoke(human("yes"), config);
+    expect(interruptValues(again)[0]).toMatchObject({ kind: "tool_approval", tool: "book_trip" });
+    const waiting = (await a.graph.getState(config)).values as AgentStateValue;
+    expect(aiAfterLastHuman(waiting.messages)[0]).toMatch(
+      /^Your message "yes" is not read as an answer: this run waits for a tool call's approval/,
+    );
+    const state = (await a.graph.invoke(new Command({ resume: { decision: "approve" } }), config)) as AgentStateValue;
+    expect(state.status).toBe("completed");
+    expect(a.calls.count("book_trip")).toBe(1);
   });
 });
