@@ -12,6 +12,7 @@ import { workspaceToolkit } from "../src/tools/builtin/workspace.js";
 import { routeAfterRevision, strategyNode } from "../nodes/apply-strategy.js";
 import type { NodeDeps } from "../nodes/deps.js";
 import { executeNode, routeAfterExecute } from "../nodes/execute.js";
+import { converseNode, routeAfterConverse, routeFromStart, withChat } from "../nodes/chat.js";
 import { finalizeNode } from "../nodes/finalize.js";
 import { humanInterruptNode, routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
 import { Node } from "../nodes/names.js";
@@ -71,46 +72,54 @@ export function buildAgentGraph(deps: AgentDeps) {
   // `context`); UNDERSTAND resolves them against the input's (src/domain/config.ts). Typed as any zod object:
   // LangGraph would otherwise type a run's `context` with every setting required, and a caller gives any of them.
   const graph = new StateGraph(AgentState, { context: CandorContextSchema as InteropZodObject })
-    .addNode(Node.UNDERSTAND, understandNode(nodeDeps))
-    .addNode(Node.EXECUTE, executeNode(nodeDeps))
+    .addNode(Node.CONVERSE, converseNode())
+    .addNode(Node.UNDERSTAND, withChat(understandNode(nodeDeps)))
+    .addNode(Node.EXECUTE, withChat(executeNode(nodeDeps)))
     .addNode(Node.WORKER, buildWorkerGraph(nodeDeps).compile())
-    .addNode(Node.SYNTHESIZE, synthesizeNode(nodeDeps))
-    .addNode(Node.SELECT_STRATEGY, selectStrategyNode(nodeDeps))
-    .addNode(Node.HUMAN_INTERRUPT, humanInterruptNode(nodeDeps))
-    .addNode(Node.REPLAN_WITH_GUIDANCE, replanWithGuidanceNode(nodeDeps))
-    .addNode(Node.REFLECT, reflectNode(nodeDeps))
-    .addNode(Node.FINALIZE, finalizeNode(nodeDeps))
-    .addNode(Node.RETRY_DIFFERENT_AGENT, strategyNode("RETRY_DIFFERENT_AGENT", nodeDeps))
-    .addNode(Node.RETRY_WITH_PARAMS, strategyNode("RETRY_WITH_PARAMS", nodeDeps))
-    .addNode(Node.SWAP_TOOL, strategyNode("SWAP_TOOL", nodeDeps))
-    .addNode(Node.DECOMPOSE, strategyNode("DECOMPOSE", nodeDeps))
-    .addNode(Node.ADJUST_PARAMETERS, strategyNode("ADJUST_PARAMETERS", nodeDeps))
-    .addNode(Node.FIX_DEPENDENCIES, strategyNode("FIX_DEPENDENCIES", nodeDeps))
-    .addNode(Node.FIND_WORKAROUND, strategyNode("FIND_WORKAROUND", nodeDeps))
-    .addNode(Node.SKIP, strategyNode("SKIP", nodeDeps));
+    .addNode(Node.SYNTHESIZE, withChat(synthesizeNode(nodeDeps)))
+    .addNode(Node.SELECT_STRATEGY, withChat(selectStrategyNode(nodeDeps)))
+    .addNode(Node.HUMAN_INTERRUPT, withChat(humanInterruptNode(nodeDeps)))
+    .addNode(Node.REPLAN_WITH_GUIDANCE, withChat(replanWithGuidanceNode(nodeDeps)))
+    .addNode(Node.REFLECT, withChat(reflectNode(nodeDeps)))
+    .addNode(Node.FINALIZE, withChat(finalizeNode(nodeDeps)))
+    .addNode(Node.RETRY_DIFFERENT_AGENT, withChat(strategyNode("RETRY_DIFFERENT_AGENT", nodeDeps)))
+    .addNode(Node.RETRY_WITH_PARAMS, withChat(strategyNode("RETRY_WITH_PARAMS", nodeDeps)))
+    .addNode(Node.SWAP_TOOL, withChat(strategyNode("SWAP_TOOL", nodeDeps)))
+    .addNode(Node.DECOMPOSE, withChat(strategyNode("DECOMPOSE", nodeDeps)))
+    .addNode(Node.ADJUST_PARAMETERS, withChat(strategyNode("ADJUST_PARAMETERS", nodeDeps)))
+    .addNode(Node.FIX_DEPENDENCIES, withChat(strategyNode("FIX_DEPENDENCIES", nodeDeps)))
+    .addNode(Node.FIND_WORKAROUND, withChat(strategyNode("FIND_WORKAROUND", nodeDeps)))
+    .addNode(Node.SKIP, withChat(strategyNode("SKIP", nodeDeps)));
   for (const id of strategyTargets)
     graph.addConditionalEdges(id, routeAfterRevision, [Node.SELECT_STRATEGY, Node.EXECUTE]);
-  return graph
-    .addEdge(START, Node.UNDERSTAND)
-    .addConditionalEdges(Node.UNDERSTAND, routeAfterUnderstand, [Node.FINALIZE, Node.HUMAN_INTERRUPT, Node.EXECUTE])
-    .addConditionalEdges(Node.EXECUTE, routeAfterExecute, [Node.WORKER, Node.SYNTHESIZE])
-    .addEdge(Node.WORKER, Node.EXECUTE)
-    .addConditionalEdges(Node.SYNTHESIZE, routeAfterSynthesize, [Node.SELECT_STRATEGY, Node.REFLECT])
-    .addConditionalEdges(Node.SELECT_STRATEGY, routeAfterSelectStrategy, [
-      Node.HUMAN_INTERRUPT,
-      Node.SYNTHESIZE,
-      ...strategyTargets,
-    ])
-    .addConditionalEdges(Node.HUMAN_INTERRUPT, routeAfterHumanInterrupt, [
-      Node.EXECUTE,
-      Node.SELECT_STRATEGY,
-      Node.REPLAN_WITH_GUIDANCE,
-      Node.REFLECT,
-      Node.HUMAN_INTERRUPT,
-    ])
-    .addConditionalEdges(Node.REPLAN_WITH_GUIDANCE, routeAfterReplanWithGuidance, [Node.EXECUTE, Node.HUMAN_INTERRUPT])
-    .addEdge(Node.REFLECT, Node.FINALIZE)
-    .addEdge(Node.FINALIZE, END);
+  return (
+    graph
+      // Chat clients start a run with a message, also to answer a question (nodes/chat.ts).
+      .addConditionalEdges(START, routeFromStart, [Node.UNDERSTAND, Node.HUMAN_INTERRUPT, Node.CONVERSE])
+      .addConditionalEdges(Node.CONVERSE, routeAfterConverse, [Node.UNDERSTAND, Node.EXECUTE, END])
+      .addConditionalEdges(Node.UNDERSTAND, routeAfterUnderstand, [Node.FINALIZE, Node.HUMAN_INTERRUPT, Node.EXECUTE])
+      .addConditionalEdges(Node.EXECUTE, routeAfterExecute, [Node.WORKER, Node.SYNTHESIZE])
+      .addEdge(Node.WORKER, Node.EXECUTE)
+      .addConditionalEdges(Node.SYNTHESIZE, routeAfterSynthesize, [Node.SELECT_STRATEGY, Node.REFLECT])
+      .addConditionalEdges(Node.SELECT_STRATEGY, routeAfterSelectStrategy, [
+        Node.HUMAN_INTERRUPT,
+        Node.SYNTHESIZE,
+        ...strategyTargets,
+      ])
+      .addConditionalEdges(Node.HUMAN_INTERRUPT, routeAfterHumanInterrupt, [
+        Node.EXECUTE,
+        Node.SELECT_STRATEGY,
+        Node.REPLAN_WITH_GUIDANCE,
+        Node.REFLECT,
+        Node.HUMAN_INTERRUPT,
+      ])
+      .addConditionalEdges(Node.REPLAN_WITH_GUIDANCE, routeAfterReplanWithGuidance, [
+        Node.EXECUTE,
+        Node.HUMAN_INTERRUPT,
+      ])
+      .addEdge(Node.REFLECT, Node.FINALIZE)
+      .addEdge(Node.FINALIZE, END)
+  );
 }
 
 /** Compiles the agent with a checkpointer and a store (what the CLI, apps and tests do). */

@@ -12,6 +12,7 @@ import {
 import { retryWithHumanParams, type HumanRetry } from "../src/replanning/human-guidance.js";
 import { approvalNotification, explainRevision } from "../src/transparency/explain.js";
 import { notification } from "../src/transparency/notify.js";
+import { answerFromChat } from "../src/chat/conversation.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
@@ -28,12 +29,14 @@ export function humanInterruptNode(deps: NodeDeps) {
     const request = state.pendingInterrupt;
     if (!request) return {};
     const plan = state.plan!;
-    let payload = interruptPayload(request);
+    // A chat client's reply comes as a message, not a resume: it answers the first ask (src/chat/conversation.ts).
+    const fromChat = answerFromChat(state.messages, request);
+    let payload = interruptPayload(request, fromChat && !fromChat.ok ? fromChat.reason : undefined);
     let decision = null;
     let adjusted: Extract<AdjustedPlan, { ok: true }> | undefined;
     let retried: Extract<HumanRetry, { ok: true }> | undefined;
     for (let ask = 0; ask < MAX_ASKS && !decision; ask++) {
-      const parsed = parseDecision(interrupt(payload), request);
+      const parsed = parseDecision(ask === 0 && fromChat?.ok ? fromChat.value.decision : interrupt(payload), request);
       if (!parsed.ok) {
         payload = interruptPayload(request, parsed.error);
         continue;

@@ -1,5 +1,7 @@
 /** Node ids of the main graph. The five node kinds of the user's card are UNDERSTAND, EXECUTE, SYNTHESIZE, REFLECT and HUMAN_INTERRUPT. */
 export const Node = {
+  /** Chat input: the request from a conversation, or a reply to a thread that already ran (nodes/chat.ts). */
+  CONVERSE: "converse",
   UNDERSTAND: "understand",
   EXECUTE: "execute",
   WORKER: "worker",

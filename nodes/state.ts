@@ -1,4 +1,4 @@
-import { DeltaValue, StateSchema } from "@langchain/langgraph";
+import { DeltaValue, MessagesDeltaValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { ApprovalRecord, InterruptRequest, ToolCallDecision } from "../src/domain/approval.js";
 import { ExecutionFeedback } from "../src/domain/feedback.js";
@@ -115,6 +115,12 @@ export const AgentState = new StateSchema({
   /** Why the run failed, was rejected or aborted, in plain language. */
   failureReason: z.string().nullable().default(null),
   startedAt: z.string().nullable().default(null),
+  /**
+   * The conversation, for chat clients (agent-chat-ui and the apps create-agent-chat-app makes): a person's
+   * messages in, Candor's short AI messages out (src/chat/). LangGraph's messages reducer, so a client that
+   * appends a message (or sends the whole list back) gets the usual merge by id; stored as deltas like the lists above.
+   */
+  messages: MessagesDeltaValue,
 });
 export type AgentStateValue = typeof AgentState.State;
 export type AgentStateUpdate = typeof AgentState.Update;

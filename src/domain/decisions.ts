@@ -1,8 +1,9 @@
+import type { Result } from "../result.js";
 import {
+  DecisionName,
   editableSteps,
   PLAN_APPROVAL_DECISIONS,
   TOOL_APPROVAL_DECISIONS,
-  type DecisionName,
   type FailureEscalationRequest,
   type HitlDecisionType,
   type HumanApprovalRequest,
@@ -255,5 +256,80 @@ export function hitlRequestOf(r: InterruptRequest, human: HumanInterrupt): HitlR
     review_configs: [{ action_name: action.name, allowed_decisions: allowed }],
     actionRequests: [action],
     reviewConfigs: [{ actionName: action.name, allowedDecisions: allowed }],
+  };
+}
+
+/** What a chat message answers: the decision it stands for, given `by: "chat"` so the reply can say it read it. */
+export interface MessageDecision {
+  decision: { decision: DecisionName; comment: string | null; by: string; guidance?: string };
+}
+
+/** Words a person types for yes and no (the first word counts; case and closing punctuation are ignored). */
+const YES = new Set([
+  "approve",
+  "approved",
+  "yes",
+  "y",
+  "yep",
+  "yeah",
+  "ok",
+  "okay",
+  "sure",
+  "accept",
+  "go",
+  "proceed",
+  "continue",
+  "lgtm",
+]);
+const NO = new Set(["reject", "rejected", "no", "n", "nope", "decline"]);
+const STOP = new Set(["abort", "stop", "cancel"]);
+
+/**
+ * A chat message read as the answer to a waiting request (issue 13 item 5): chat clients send a person's reply as
+ * a new message, not as a resume. "approve", "yes", "ok" … give the request's v1 approve; "reject …", "no …" its
+ * reject (the rest is the comment); "abort"/"stop" abort where offered; a decision's own name where offered
+ * ("skip", "retry", "deny", "replan <guidance>"); any other text is guidance (replan) where a replan is offered,
+ * the reason of a denial for a tool call, and otherwise not an answer (the reason says what to type).
+ */
+export function decisionFromMessage(
+  text: string,
+  request: { kind: InterruptKind; decisions: readonly string[] },
+): Result<MessageDecision> {
+  const said = text.trim();
+  const [first = "", ...rest] = said.split(/\s+/);
+  const word = first.toLowerCase().replace(/[.!,;:]+$/, "");
+  const remainder = rest.join(" ").trim();
+  const hitl = entryFor(request)?.hitl;
+  const offered = (d: DecisionName | null | undefined): d is DecisionName =>
+    d !== null && d !== undefined && request.decisions.includes(d);
+  // The words after a yes or no are the comment ("reject too dear"); guidance and a denial's reason are the text.
+  const answer = (
+    decision: DecisionName,
+    text: { guidance?: string; comment?: string | null } = {},
+  ): Result<MessageDecision> => ({
+    ok: true,
+    value: {
+      decision: {
+        decision,
+        comment: text.comment !== undefined ? text.comment : remainder || null,
+        by: "chat",
+        ...(text.guidance ? { guidance: text.guidance } : {}),
+      },
+    },
+  });
+  if (said.length === 0) return { ok: false, reason: "the message is empty" };
+  if (YES.has(word) && offered(hitl?.approve)) return answer(hitl.approve);
+  if (STOP.has(word) && offered("abort")) return answer("abort");
+  if ((NO.has(word) || STOP.has(word)) && offered(hitl?.reject)) return answer(hitl.reject);
+  if (word === "replan" && offered("replan") && remainder)
+    return answer("replan", { guidance: remainder, comment: null });
+  const named = DecisionName.safeParse(word);
+  if (named.success && offered(named.data) && named.data !== "adjust" && named.data !== "replan")
+    return answer(named.data);
+  if (offered("replan")) return answer("replan", { guidance: said, comment: null });
+  if (offered("deny")) return answer("deny", { comment: said });
+  return {
+    ok: false,
+    reason: `"${said}" does not answer "${kindTitle(request.kind)}": reply with one of ${request.decisions.filter((d) => d !== "adjust").join(", ")}`,
   };
 }

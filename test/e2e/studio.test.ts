@@ -1,113 +1,22 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { HumanInterrupt, InterruptRequest } from "../../src/domain/approval.js";
-import { childEnv, ROOT } from "./helpers.js";
+import { startDevServer, STARTUP_MS, type DevServer } from "./dev-server.js";
 
-/** Starting the dev server compiles the graph with tsx: allow for a loaded 2-core box. */
-const STARTUP_MS = 90_000;
 const LONG = 180_000;
 const TRIP = "Plan a 3-day trip from Madrid to Paris for 2 people";
 
-/** A port nobody listens on (2024, the dev server's default, is taken on these machines). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
-
-/**
- * The dev server writes .langgraph_api/ and may edit .gitignore in the repository it serves; both are put back
- * as they were so a test run leaves nothing behind.
- */
-function snapshotRepoFiles(): () => void {
-  const gitignore = path.join(ROOT, ".gitignore");
-  const api = path.join(ROOT, ".langgraph_api");
-  const ignoreText = existsSync(gitignore) ? readFileSync(gitignore, "utf8") : null;
-  const saved = existsSync(api) ? mkdtempSync(path.join(tmpdir(), "candor-lgapi-")) : null;
-  if (saved) cpSync(api, saved, { recursive: true });
-  return () => {
-    if (ignoreText === null) rmSync(gitignore, { force: true });
-    else if (readFileSync(gitignore, "utf8") !== ignoreText) writeFileSync(gitignore, ignoreText);
-    rmSync(api, { recursive: true, force: true });
-    if (saved) {
-      cpSync(saved, api, { recursive: true });
-      rmSync(saved, { recursive: true, force: true });
-    }
-  };
-}
-
-/** Stops the server and the watcher and workers it spawned: the whole process group, then SIGKILL if it lingers. */
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const signal = (s: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, s);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ESRCH") throw e;
-    }
-  };
-  signal("SIGTERM");
-  const timer = setTimeout(() => signal("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
-  // Children of the group may outlive the leader by a moment.
-  signal("SIGKILL");
-}
-
-let server: ChildProcess;
+let server: DevServer | undefined;
 let client: Client;
-let restore: () => void = () => undefined;
-let output = "";
 
 beforeAll(async () => {
-  restore = snapshotRepoFiles();
-  const port = await freePort();
-  // detached: a process group of its own, so afterAll can stop the server's watcher and workers too.
-  server = spawn(path.join(ROOT, "node_modules/.bin/langgraphjs"), ["dev", "--no-browser", "--port", String(port)], {
-    cwd: ROOT,
-    env: childEnv(),
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  server.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  server.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const apiUrl = `http://localhost:${port}`;
-  const deadline = Date.now() + STARTUP_MS;
-  for (;;) {
-    if (server.exitCode !== null)
-      throw new Error(`the dev server exited with ${server.exitCode}:\n${output.slice(-2000)}`);
-    const ok = await fetch(`${apiUrl}/ok`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline)
-      throw new Error(`the dev server did not answer on ${apiUrl} within ${STARTUP_MS} ms:\n${output.slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  client = new Client({ apiUrl });
+  server = await startDevServer();
+  client = new Client({ apiUrl: server.apiUrl });
 }, STARTUP_MS + 10_000);
 
 afterAll(async () => {
-  try {
-    if (server) await stop(server);
-  } finally {
-    restore();
-  }
+  await server?.stop();
 }, 30_000);
 
 interface Values {
@@ -267,6 +176,121 @@ describe("Candor in `langgraphjs dev` (what Studio and Agent Inbox talk to), thr
       const done = await client.threads.getState<Values>(thread.thread_id);
       expect(done.values.status).toBe("completed");
       expect(done.values.approval).toMatchObject({ kind: "tool_approval", decision: "approve" });
+    },
+  );
+});
+
+/**
+ * agent-chat-ui's own check of LangChain v1's HITL request, ported as it is (only typed for this file): it decides
+ * whether the page renders its approval view or a generic one. From langchain-ai/agent-chat-ui,
+ * src/lib/agent-inbox-interrupt.ts, the version that reads `HITLRequest` (`action_requests`, `review_configs`)
+ * from src/components/thread/agent-inbox/types.ts at commit 3b5ea3e4fcff8e2b73235ea8dae741c3bdc3094f.
+ */
+function isAgentInboxInterruptSchema(value: unknown): boolean {
+  const valueAsObject: unknown = Array.isArray(value) ? value[0] : value;
+  if (!valueAsObject || typeof valueAsObject !== "object") return false;
+  const interrupt = valueAsObject as { value?: unknown };
+  if (!interrupt.value || typeof interrupt.value !== "object") return false;
+  const { action_requests: actionRequests, review_configs: reviewConfigs } = interrupt.value as {
+    action_requests?: unknown;
+    review_configs?: unknown;
+  };
+  if (!Array.isArray(actionRequests) || actionRequests.length === 0) return false;
+  if (!Array.isArray(reviewConfigs) || reviewConfigs.length === 0) return false;
+  const hasValidActionRequests = actionRequests.every(
+    (request: unknown) =>
+      !!request &&
+      typeof request === "object" &&
+      "name" in request &&
+      typeof request.name === "string" &&
+      "args" in request &&
+      request.args !== null &&
+      typeof request.args === "object",
+  );
+  const hasValidConfigs = reviewConfigs.every(
+    (config: unknown) =>
+      !!config &&
+      typeof config === "object" &&
+      "action_name" in config &&
+      typeof config.action_name === "string" &&
+      "allowed_decisions" in config &&
+      Array.isArray(config.allowed_decisions),
+  );
+  return hasValidActionRequests && hasValidConfigs;
+}
+
+interface ChatValues extends Values {
+  messages: { type: string; content: string }[];
+  answer: string | null;
+}
+
+describe("Candor for chat clients (agent-chat-ui), through @langchain/langgraph-sdk", () => {
+  it(
+    "an assistant with `approvalThreshold: 0.99` stops for approval; agent-chat-ui's v1 check passes; `{decisions: [{type: 'approve'}]}` resumes it",
+    { timeout: LONG },
+    async () => {
+      const assistant = await client.assistants.create({ graphId: "candor", context: { approvalThreshold: 0.99 } });
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, assistant.assistant_id, {
+        input: { messages: [{ type: "human", content: TRIP }] },
+      });
+      const waiting = await client.threads.getState<ChatValues>(thread.thread_id);
+      expect(waiting.next).toEqual(["human_interrupt"]);
+      // What agent-chat-ui's useStream hands the check: the thread's interrupts, as the SDK returns them.
+      const interrupts = waiting.tasks.flatMap((t) => t.interrupts);
+      expect(isAgentInboxInterruptSchema(interrupts)).toBe(true);
+      expect(interrupts[0]!.value).toMatchObject({
+        action_requests: [{ name: "approve_plan" }],
+        review_configs: [{ action_name: "approve_plan", allowed_decisions: ["approve", "edit", "reject"] }],
+      });
+      // The check is not a formality: Candor's own request alone (no v1 fields) fails it.
+      expect(isAgentInboxInterruptSchema([{ value: (interrupts[0]!.value as { candor: unknown }).candor }])).toBe(
+        false,
+      );
+      expect(waiting.values.messages.at(-1)).toMatchObject({
+        type: "ai",
+        content: expect.stringContaining("needs approval"),
+      });
+
+      await client.runs.wait(thread.thread_id, assistant.assistant_id, {
+        command: { resume: { decisions: [{ type: "approve" }] } },
+      });
+      const done = await client.threads.getState<ChatValues>(thread.thread_id);
+      expect(done.values.status).toBe("completed");
+      expect(done.values.approval).toMatchObject({ decision: "approve" });
+      expect(done.values.messages.at(-1)?.content).toContain(done.values.answer!);
+    },
+  );
+
+  it(
+    "a conversation through the SDK: the plan and the answer come back as AI messages; 'yes' in the chat approves",
+    { timeout: LONG },
+    async () => {
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, "candor", { input: { messages: [{ type: "human", content: TRIP }] } });
+      const done = await client.threads.getState<ChatValues>(thread.thread_id);
+      expect(done.values.status).toBe("completed");
+      const [asked, plan, answer, ...rest] = done.values.messages;
+      expect(asked).toMatchObject({ type: "human", content: TRIP });
+      expect(plan).toMatchObject({ type: "ai", content: expect.stringMatching(/^\*\*Plan plan-\w+: 5 step\(s\)/) });
+      expect(answer).toMatchObject({ type: "ai", content: expect.stringContaining(done.values.answer!) });
+      expect(answer!.content).toContain(`candor report ${thread.thread_id}`);
+      expect(rest).toEqual([]);
+
+      // As agent-chat-ui does while a thread waits: the reply is a new message (a new run), not a resume.
+      const cautious = await client.threads.create();
+      await client.runs.wait(cautious.thread_id, "candor", {
+        input: { messages: [{ type: "human", content: TRIP }], settings: { approvalThreshold: 0.99 } },
+      });
+      expect((await client.threads.get(cautious.thread_id)).status).toBe("interrupted");
+      await client.runs.wait(cautious.thread_id, "candor", {
+        input: { messages: [{ type: "human", content: "yes" }] },
+      });
+      const approved = await client.threads.getState<ChatValues>(cautious.thread_id);
+      expect(approved.values.status).toBe("completed");
+      expect(approved.values.approval).toMatchObject({ decision: "approve", by: "chat" });
+      const lastHuman = approved.values.messages.findLastIndex((m) => m.type === "human");
+      expect(approved.values.messages[lastHuman + 1]?.content).toMatch(/^I read your message "yes" as \*\*approve\*\*/);
     },
   );
 });

@@ -281,6 +281,7 @@ export function agentState(overrides: Partial<AgentStateValue> = {}): AgentState
     status: "planning",
     failureReason: null,
     startedAt: null,
+    messages: [],
     ...overrides,
   };
 }
