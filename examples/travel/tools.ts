@@ -298,14 +298,15 @@ export const HotelSearchArgs = z.object({
   maxCost: cap,
   /**
    * What comes first: the provider's own pick (`recommended`, the preferred central hotel), the lowest total
-   * (`price`), the most stars then the best rating (`quality`), or the best guest rating (`rating`).
+   * (`price`: in the centre and around it, out to WIDE_RADIUS_KM), the most stars then the best rating
+   * (`quality`), or the best guest rating (`rating`).
    */
   priority: learnable(z.enum(["recommended", "price", "quality", "rating"]).default("recommended"), {
     kind: "choice",
     about: "hotel quality",
     default: "recommended",
     options: {
-      price: { terms: PRICE_WORDS, says: "cheapest first" },
+      price: { terms: PRICE_WORDS, says: "cheapest first, in the centre or around it" },
       quality: { terms: QUALITY_WORDS, says: "most stars, then best guest rating, first" },
       rating: { terms: RATING_WORDS, says: "best guest rating first" },
     },
@@ -758,19 +759,20 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
       await sleep(latency(durationMs), ctx.signal);
       const city = requireCity(args.city, "city", "no hotels in");
       const rooms = roomsFor(args.travellers);
+      // Price first trades the centre for the fare: the search reaches the neighbourhoods too, where cheap stays are.
+      const cheapFirst = args.priority === "price";
+      const reach = cheapFirst ? Math.max(args.radiusKm, WIDE_RADIUS_KM) : args.radiusKm;
       // A widened search exists to get around the centre (booked out or too dear), so it looks beyond it.
-      const central = args.radiusKm <= CENTRAL_KM;
-      const area = central ? "the centre" : `within ${args.radiusKm} km of the centre`;
-      const where = central
-        ? `in the centre of ${city.name}`
-        : `within ${args.radiusKm} km of the centre of ${city.name}`;
+      const central = reach <= CENTRAL_KM;
+      const area = central ? "the centre" : `within ${reach} km of the centre`;
+      const where = central ? `in the centre of ${city.name}` : `within ${reach} km of the centre of ${city.name}`;
       const rated = (h: { rating: number }): boolean => args.minRating == null || h.rating >= args.minRating;
       const total = (h: { pricePerNight: number }): number => h.pricePerNight * args.nights * rooms;
       const inArea = rankHotels(
         hotelsIn(city).filter(
           (h) =>
             rated(h) &&
-            (central ? h.distanceKm <= CENTRAL_KM : h.distanceKm > CENTRAL_KM && h.distanceKm <= args.radiusKm),
+            (central ? h.distanceKm <= CENTRAL_KM : (cheapFirst || h.distanceKm > CENTRAL_KM) && h.distanceKm <= reach),
         ),
         args.priority,
         total,
