@@ -184,7 +184,8 @@ const knownCity = (missing: string) =>
 
 /*
  * The settings a traveller's feedback can steer (see src/reflection/knobs.ts): what a hotel search ranks by and the
- * least guest rating it accepts; nonstop flights and airlines to avoid. The words are the travel domain's, so
+ * least guest rating it accepts; nonstop flights, airlines to avoid and the cheapest fare; what the activities
+ * are built around. The words are the travel domain's, so
  * they live here: a rejection reason that shares one of them lands on the setting, however it is worded.
  */
 
