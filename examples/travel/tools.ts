@@ -307,7 +307,7 @@ export const HotelSearchArgs = z.object({
     about: "hotel quality",
     default: "recommended",
     options: {
-      price: { terms: PRICE_WORDS, says: "cheapest first, in the centre or around it" },
+      price: { terms: PRICE_WORDS, says: "cheapest first" },
       quality: { terms: QUALITY_WORDS, says: "most stars, then best guest rating, first" },
       rating: { terms: RATING_WORDS, says: "best guest rating first" },
     },

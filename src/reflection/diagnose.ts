@@ -69,9 +69,9 @@ function termsIn(normalized: string, terms: readonly string[]): string[] {
 /**
  * Pure. The settings a reason points at among the tools that ran (`choices`). A tool is named by a keyword only it
  * has among them, by its category, or by a value of its result ("Iberia"); when the reason names a tool, only its
- * knobs are candidates (or, for a tool with no knob of its own, those of the tools whose results it consumed). A knob matches when the reason has one of its words (an `exclude` knob also when the
- * reason names the rejected value). A match that would set what the step already had is dropped: the complaint
- * is then about something else.
+ * knobs are candidates (for a tool with no knob of its own, those of the tools whose results it consumed). A knob
+ * matches when the reason has one of its words (an `exclude` knob also when the reason names the rejected value).
+ * A match that would set what the step already had is dropped: the complaint is then about something else.
  */
 export function diagnose(
   reason: string,

@@ -39,7 +39,8 @@ export const PatternValidator = { validate: validatePattern } as const;
  * Pure. Every candidate pattern in the episodes (valid or not), most occurrences first. Rejections group by what
  * the evaluation blamed (`Evaluation.blamed`, read from the reason's content, so differently worded reasons for
  * the same thing count together); the denominator adds the accepted episodes in which the blamed condition held
- * (`conditionOf`): only they speak against the pattern. Failures group by tool and failure class, over the episodes whose plan used the tool.
+ * (`conditionOf`): only they speak against the pattern. Failures group by tool and failure class, over the
+ * episodes whose plan used the tool.
  */
 export function minePatterns(episodes: readonly Episode[], knobs: readonly Knob[]): Pattern[] {
   const out: Pattern[] = [];
@@ -90,9 +91,9 @@ export function minePatterns(episodes: readonly Episode[], knobs: readonly Knob[
 
 /**
  * Pure. Whether an episode's run of `tool` was under the condition a rejection pattern blames: the tool ran with no
- * learned adjustment of the setting, and — by the knob's kind — ranked other than the way asked for (choice), gave a
- * result no better than the worst one rejected (minimum), was not already what the flag asks (flag, when the knob
- * says which result field shows it), or gave the value to avoid (exclude).
+ * learned adjustment of the setting, and — by the knob's kind — ranked other than the way asked for (choice), gave
+ * a result whose field is no higher than in some rejected answer (minimum), was not already what the flag asks
+ * (flag, when the knob says which result field shows it), or gave the value to avoid (exclude).
  */
 export function conditionOf(
   tool: string,
@@ -103,7 +104,7 @@ export function conditionOf(
 ): (e: Episode) => boolean {
   const l = knob?.learn;
   const field = (e: Episode, f: string) => e.choices?.find((c) => c.tool === tool)?.result[f];
-  const worst =
+  const highestRejected =
     l?.kind === "minimum"
       ? Math.max(...support.map((e) => field(e, l.field)).filter((v): v is number => typeof v === "number"))
       : Number.NaN;
@@ -121,7 +122,7 @@ export function conditionOf(
         return value === null || show(choice.params[param] ?? l.default) !== value;
       case "minimum": {
         const v = choice.result[l.field];
-        return !Number.isFinite(worst) || typeof v !== "number" || v <= worst;
+        return !Number.isFinite(highestRejected) || typeof v !== "number" || v <= highestRejected;
       }
       case "flag": {
         if (choice.params[param] === true) return false;
