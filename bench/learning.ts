@@ -33,7 +33,9 @@ import {
 } from "./learning/users.js";
 
 const SEED = Number(process.env.BENCH_LEARNING_SEED ?? 12);
-const RUNS_PER_USER = Number(process.env.BENCH_LEARNING_RUNS ?? 6);
+// Ten: a setting is learned from the third rejection at the earliest (seed 001's 3 occurrences), so with six runs a
+// user whose preference is met by chance half the time has hardly a run left to be measured on.
+const RUNS_PER_USER = Number(process.env.BENCH_LEARNING_RUNS ?? 10);
 const USERS_PER_PREFERENCE = Number(process.env.BENCH_LEARNING_USERS ?? 3);
 const GOAL = 0.9;
 const SEED_TARGET = 0.78;
@@ -169,6 +171,8 @@ interface Figures {
   firstSuccess: (number | null)[];
   /** 1-based index of each user's first run under an adjustment (null: never). */
   firstApplied: (number | null)[];
+  /** Users Candor could have learned for (`couldLearn`) and never had an adjustment applied. */
+  unhelped: number;
   gate: number;
   reflections: number;
   applied: number;
@@ -184,6 +188,7 @@ function figures(users: readonly UserRecord[]): Figures {
     acceptedAfter: 0,
     firstSuccess: [],
     firstApplied: [],
+    unhelped: 0,
     gate: 0,
     reflections: 0,
     applied: 0,
@@ -200,6 +205,7 @@ function figures(users: readonly UserRecord[]): Figures {
     f.firstSuccess.push(s < 0 ? null : s + 1);
     const a = u.runs.findIndex((r) => r.applied > 0);
     f.firstApplied.push(a < 0 ? null : a + 1);
+    if (a < 0 && couldLearn(u.runs)) f.unhelped += 1;
     f.gate += u.metrics.gateRejected;
     f.reflections += u.metrics.reflections;
     f.applied += u.metrics.adjustmentsApplied;
@@ -211,13 +217,23 @@ function figures(users: readonly UserRecord[]): Figures {
   return f;
 }
 
-const unlearned = (f: Figures) => f.firstApplied.filter((x) => x === null).length;
+/**
+ * Pure. Whether Candor could have learned for the user by seed 001's rule: a third rejection (for any reason, read
+ * or not) came before the user's last run, so there was evidence enough and a run left to apply it to.
+ */
+export function couldLearn(runs: readonly RunRecord[]): boolean {
+  const third = runs.map((r, i) => (r.verdict === "rejected" ? i : -1)).filter((i) => i >= 0)[MIN_OCCURRENCES - 1];
+  return third !== undefined && third < runs.length - 1;
+}
+
+const unlearned = (f: Figures) => f.unhelped;
 const pct = (n: number, d: number) => (d === 0 ? "—" : `${((100 * n) / d).toFixed(0)}%`);
 const firsts = (xs: readonly (number | null)[]) => xs.map((x) => x ?? "never").join(", ");
 
 /**
- * Pure. "met" when the rate reaches the target and every user had a learned adjustment applied: a user who was
- * never helped is not left out of the verdict just because no run of theirs is in the rate's denominator.
+ * Pure. "met" when the rate reaches the target and every user Candor could have learned for (`couldLearn`) had a
+ * learned adjustment applied: a user who was never helped is not left out of the verdict just because no run of
+ * theirs is in the rate's denominator.
  */
 export function verdictOf(accepted: number, of: number, target: number, unlearned: number): "met" | "NOT met" {
   return of > 0 && unlearned === 0 && accepted / of >= target ? "met" : "NOT met";
@@ -232,6 +248,8 @@ export function whyNotHelped(u: UserRecord): string {
   const judged = u.runs.filter((r) => r.verdict !== "unanswered").length;
   const head = `- ${u.userId}: ${rejected.length} of ${judged} judged answers rejected`;
   if (rejected.length === 0) return `${head}; nothing to learn.`;
+  if (!couldLearn(u.runs))
+    return `${head}; too few rejections before the last run to learn from (${MIN_OCCURRENCES} needed, with a run left).`;
   const counts = new Map<string, number>();
   for (const r of rejected) for (const k of r.blamed) counts.set(k, (counts.get(k) ?? 0) + 1);
   const read = rejected.filter((r) => r.blamed.length > 0).length;
@@ -269,9 +287,10 @@ ${examples}); feedback goes through \`giveFeedback\`, as \`candor feedback\` sen
 Candor's settings. ${airline}: the airline each one's home city flies most by default.
 
 **Success after reflection** = accepted ÷ runs from the first run an adjustment was applied to, on (a run with no
-answer counts as not accepted). A row is "met" only when that reaches ${GOAL * 100}% **and** every user of the row had
-an adjustment applied ("never" under "first applied" makes it NOT met). "First applied" and "first success" give the
-run number per user. Reflections, gate refusals, adjustments applied (one per adjustment per run) and model cost are
+answer counts as not accepted). A row is "met" only when that reaches ${GOAL * 100}% **and** every user of the row that
+Candor could have learned for had an adjustment applied. "First applied" and "first success" give the
+run number per user. Only a user Candor could have learned for counts against the row: one whose third rejection (for
+any reason, read or not) came before their last run, since seed 001 learns from ${MIN_OCCURRENCES} occurrences. Reflections, gate refusals, adjustments applied (one per adjustment per run) and model cost are
 Candor's own metrics (\`collectMetrics\`).
 
 | hidden preference | setting that can express it | runs | accepted | first applied | first success | success after reflection | ≥ ${GOAL * 100}% | reflections | gate refused | adjustments applied | model cost |
@@ -287,7 +306,7 @@ ${
   why.length === 0
     ? "Every user was helped by an adjustment."
     : `Users never helped by an adjustment: ${why.length} of ${b.users.length}. What their feedback came to (a setting is learned once
-${MIN_OCCURRENCES} rejections point at it and they are at least 75% of the judged runs where its tool ran unadjusted):
+${MIN_OCCURRENCES} rejections point at it and they are at least 75% of them and of the accepted runs where what they blame held):
 
 ${why.join("\n")}`
 }

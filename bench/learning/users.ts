@@ -24,8 +24,11 @@ export const PREFERENCES: Record<PreferenceKind, { label: string; setting: strin
   rating: { label: "well-reviewed hotels (rated ≥ 8.5)", setting: "search_hotels priority, minRating" },
   nonstop: { label: "nonstop flights only (requests state a budget)", setting: "search_flights nonstop" },
   airline: { label: "an airline to avoid (the home city's usual one)", setting: "search_flights avoidAirlines" },
-  budget: { label: "strict budget, unstated ($250 per person per day)", setting: "search_hotels priority (partly)" },
-  museums: { label: "museums over nightlife", setting: "none: activities have no learnable setting" },
+  budget: {
+    label: "strict budget, unstated ($250 per person per day)",
+    setting: "search_flights, search_hotels priority; search_activities focus",
+  },
+  museums: { label: "museums over nightlife", setting: "search_activities focus" },
 };
 
 /** The hidden cap of the strict-budget user, fixed before any run was looked at. */

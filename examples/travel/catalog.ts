@@ -592,22 +592,26 @@ export function hotelsIn(city: City): Hotel[] {
   });
 }
 
+/** What kind of outing an activity is: what a traveller's taste (or complaint) is about. */
+export type ActivityKind = "culture" | "nightlife" | "outdoors" | "food";
+
 export interface Activity {
   id: string;
   name: string;
   city: string;
   pricePerPerson: number;
+  kind: ActivityKind;
 }
 
 const ACTIVITY_TEMPLATES = [
-  { name: "Guided museum visit", price: 40 },
-  { name: "Evening river or harbour cruise with dinner", price: 65 },
-  { name: "Day trip to the surroundings", price: 55 },
-  { name: "Food market tasting tour", price: 35 },
-  { name: "Old town walking tour", price: 15 },
-  { name: "Parks and viewpoints on foot", price: 0 },
-  { name: "Free walking tour (tip-based)", price: 0 },
-] as const;
+  { name: "Guided museum visit", price: 40, kind: "culture" },
+  { name: "Evening river or harbour cruise with dinner", price: 65, kind: "nightlife" },
+  { name: "Day trip to the surroundings", price: 55, kind: "outdoors" },
+  { name: "Food market tasting tour", price: 35, kind: "food" },
+  { name: "Old town walking tour", price: 15, kind: "culture" },
+  { name: "Parks and viewpoints on foot", price: 0, kind: "outdoors" },
+  { name: "Free walking tour (tip-based)", price: 0, kind: "culture" },
+] as const satisfies readonly { name: string; price: number; kind: ActivityKind }[];
 
 /** Activities in a known city, best first; the last ones are free, so any cap can be met. */
 export function activitiesIn(city: City): Activity[] {
@@ -616,6 +620,7 @@ export function activitiesIn(city: City): Activity[] {
     name: `${t.name} in ${city.name}`,
     city: city.name,
     pricePerPerson: t.price === 0 ? 0 : Math.round(t.price * city.priceLevel * jitter(`${city.name}:act:${i}`, 0.05)),
+    kind: t.kind,
   }));
 }
 

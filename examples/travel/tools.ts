@@ -97,7 +97,15 @@ export type HotelResult = z.infer<typeof HotelResult>;
 export const ActivitiesResult = z.object({
   city: z.string(),
   travellers: z.number().int().min(1),
-  activities: z.array(z.object({ day: z.number().int().min(1), name: z.string(), pricePerPerson: z.number().min(0) })),
+  activities: z.array(
+    z.object({
+      day: z.number().int().min(1),
+      name: z.string(),
+      pricePerPerson: z.number().min(0),
+      /** What kind of outing it is (culture, nightlife, outdoors, food); absent on a free day. */
+      kind: z.string().optional(),
+    }),
+  ),
   /** Total for all travellers. */
   cost: z.number().min(0),
   /** Always 0: free options fill any day, so no cap is too low. */
@@ -109,7 +117,11 @@ export type ActivitiesResult = z.infer<typeof ActivitiesResult>;
 /** What find_attractions returns and plan_days consumes: a city's attractions, best first. */
 export const AttractionsResult = z.object({
   city: z.string(),
-  attractions: z.array(z.object({ id: z.string(), name: z.string(), pricePerPerson: z.number().min(0) })).min(1),
+  attractions: z
+    .array(
+      z.object({ id: z.string(), name: z.string(), pricePerPerson: z.number().min(0), kind: z.string().optional() }),
+    )
+    .min(1),
   summary: z.string(),
 });
 export type AttractionsResult = z.infer<typeof AttractionsResult>;
@@ -172,7 +184,8 @@ const knownCity = (missing: string) =>
 
 /*
  * The settings a traveller's feedback can steer (see src/reflection/knobs.ts): what a hotel search ranks by and the
- * least guest rating it accepts; nonstop flights and airlines to avoid. The words are the travel domain's, so
+ * least guest rating it accepts; nonstop flights, airlines to avoid and the cheapest fare; what the activities
+ * are built around. The words are the travel domain's, so
  * they live here: a rejection reason that shares one of them lands on the setting, however it is worded.
  */
 
@@ -257,6 +270,14 @@ export const FlightSearchArgs = z.object({
       "transfer",
       "change planes",
     ],
+    satisfiedWhen: { field: "stops", equals: 0 },
+  }),
+  /** What comes first: the provider's recommended option (nonstop, good times) or the lowest fare (`price`). */
+  priority: learnable(z.enum(["recommended", "price"]).default("recommended"), {
+    kind: "choice",
+    about: "the flight's price",
+    default: "recommended",
+    options: { price: { terms: PRICE_WORDS, says: "cheapest fare first" } },
   }),
   /** Airlines whose flights are never chosen. */
   avoidAirlines: learnable(z.array(z.string().min(1)).max(20).default([]), {
@@ -278,7 +299,8 @@ export const HotelSearchArgs = z.object({
   maxCost: cap,
   /**
    * What comes first: the provider's own pick (`recommended`, the preferred central hotel), the lowest total
-   * (`price`), the most stars then the best rating (`quality`), or the best guest rating (`rating`).
+   * (`price`: in the centre and around it, out to WIDE_RADIUS_KM), the most stars then the best rating
+   * (`quality`), or the best guest rating (`rating`).
    */
   priority: learnable(z.enum(["recommended", "price", "quality", "rating"]).default("recommended"), {
     kind: "choice",
@@ -303,12 +325,65 @@ export const HotelSearchArgs = z.object({
 });
 export type HotelSearchArgs = z.infer<typeof HotelSearchArgs>;
 
+/** Words that ask for culture: museums, galleries, history. */
+const CULTURE_WORDS = [
+  "museum",
+  "museums",
+  "gallery",
+  "galleries",
+  "art",
+  "arts",
+  "history",
+  "historic",
+  "historical",
+  "culture",
+  "cultural",
+  "heritage",
+  "architecture",
+  "monuments",
+];
+/** Words about evening and night outings: a complaint that names them wants the days without them. */
+const NIGHT_WORDS = [
+  "nightlife",
+  "night",
+  "late night",
+  "evening",
+  "evenings",
+  "party",
+  "partying",
+  "bar",
+  "bars",
+  "club",
+  "clubs",
+  "clubbing",
+];
+const OUTDOOR_WORDS = ["outdoor", "outdoors", "nature", "park", "parks", "hike", "hiking", "countryside", "scenery"];
+const FOOD_WORDS = ["food", "foodie", "culinary", "cuisine", "tasting", "gastronomy", "restaurants", "eat", "eating"];
+
 export const ActivitySearchArgs = z.object({
   city: knownCity('no destination given: say where to go, e.g. "in Paris"'),
   days: z.number().int().min(1).max(60),
   travellers: z.number().int().min(1).max(20).default(1),
   /** Cap on the activities total for all travellers. */
   maxCost: cap,
+  /**
+   * What the days are built around: the provider's own order (`recommended`), the cheapest first (`price`), only
+   * one kind of outing (`culture`, `outdoors`, `food`; free days where none is left), or no evening outings
+   * (`daytime`).
+   */
+  focus: learnable(z.enum(["recommended", "price", "culture", "outdoors", "food", "daytime"]).default("recommended"), {
+    kind: "choice",
+    about: "what the activities are",
+    default: "recommended",
+    // Culture before daytime: a reason that names both ("too much nightlife, I wanted museums") asks for culture.
+    options: {
+      price: { terms: PRICE_WORDS, says: "cheapest first, free ones first" },
+      culture: { terms: CULTURE_WORDS, says: "museums, galleries and history only" },
+      outdoors: { terms: OUTDOOR_WORDS, says: "outdoor outings only" },
+      food: { terms: FOOD_WORDS, says: "food outings only" },
+      daytime: { terms: NIGHT_WORDS, says: "no evening or night outings" },
+    },
+  }),
 });
 export type ActivitySearchArgs = z.infer<typeof ActivitySearchArgs>;
 
@@ -591,9 +666,11 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
         );
       }
       const avoided = new Set(args.avoidAirlines.map((a) => a.toLowerCase()));
-      const options = flightsFor(from, to, provider).filter(
+      const found = flightsFor(from, to, provider).filter(
         (f) => (!args.nonstop || f.stops === 0) && !avoided.has(f.airline.toLowerCase()),
       );
+      const options =
+        args.priority === "price" ? [...found].sort((a, b) => a.pricePerTraveller - b.pricePerTraveller) : found;
       const wanted = [
         ...(args.nonstop ? ["nonstop"] : []),
         ...(args.avoidAirlines.length > 0 ? [`not on ${args.avoidAirlines.join(", ")}`] : []),
@@ -683,19 +760,20 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
       await sleep(latency(durationMs), ctx.signal);
       const city = requireCity(args.city, "city", "no hotels in");
       const rooms = roomsFor(args.travellers);
+      // Price first trades the centre for the fare: the search reaches the neighbourhoods too, where cheap stays are.
+      const cheapFirst = args.priority === "price";
+      const reach = cheapFirst ? Math.max(args.radiusKm, WIDE_RADIUS_KM) : args.radiusKm;
       // A widened search exists to get around the centre (booked out or too dear), so it looks beyond it.
-      const central = args.radiusKm <= CENTRAL_KM;
-      const area = central ? "the centre" : `within ${args.radiusKm} km of the centre`;
-      const where = central
-        ? `in the centre of ${city.name}`
-        : `within ${args.radiusKm} km of the centre of ${city.name}`;
+      const central = reach <= CENTRAL_KM;
+      const area = central ? "the centre" : `within ${reach} km of the centre`;
+      const where = central ? `in the centre of ${city.name}` : `within ${reach} km of the centre of ${city.name}`;
       const rated = (h: { rating: number }): boolean => args.minRating == null || h.rating >= args.minRating;
       const total = (h: { pricePerNight: number }): number => h.pricePerNight * args.nights * rooms;
       const inArea = rankHotels(
         hotelsIn(city).filter(
           (h) =>
             rated(h) &&
-            (central ? h.distanceKm <= CENTRAL_KM : h.distanceKm > CENTRAL_KM && h.distanceKm <= args.radiusKm),
+            (central ? h.distanceKm <= CENTRAL_KM : (cheapFirst || h.distanceKm > CENTRAL_KM) && h.distanceKm <= reach),
         ),
         args.priority,
         total,
@@ -754,24 +832,23 @@ function rankHotels<H extends { stars: number; rating: number }>(
 /** One activity per day from `options` (best first) within the cap, free days where nothing fits or is left. */
 function planActivities(
   cityName: string,
-  options: readonly { name: string; pricePerPerson: number }[],
+  options: readonly { name: string; pricePerPerson: number; kind?: string | undefined }[],
   args: PlanDaysArgs,
 ): ActivitiesResult {
   const limit = args.maxCost ?? Number.POSITIVE_INFINITY;
-  const picked: { name: string; pricePerPerson: number }[] = [];
+  const picked: { name: string; pricePerPerson: number; kind?: string | undefined }[] = [];
   let spent = 0;
-  for (const a of options) {
+  for (const a of focused(options, args.focus)) {
     if (picked.length === args.days) break;
     const price = a.pricePerPerson * args.travellers;
     if (spent + price > limit) continue;
-    picked.push({ name: a.name, pricePerPerson: a.pricePerPerson });
+    picked.push({ name: a.name, pricePerPerson: a.pricePerPerson, ...(a.kind ? { kind: a.kind } : {}) });
     spent += price;
   }
-  const activities = Array.from({ length: args.days }, (_, i) => ({
-    day: i + 1,
-    name: picked[i]?.name ?? `Free day to explore ${cityName}`,
-    pricePerPerson: picked[i]?.pricePerPerson ?? 0,
-  }));
+  const activities = Array.from({ length: args.days }, (_, i) => {
+    const p = picked[i];
+    return p ? { day: i + 1, ...p } : { day: i + 1, name: `Free day to explore ${cityName}`, pricePerPerson: 0 };
+  });
   return {
     city: cityName,
     travellers: args.travellers,
@@ -780,6 +857,23 @@ function planActivities(
     cheapestCost: 0,
     summary: `${args.days} day(s) of activities in ${cityName} for ${args.travellers} traveller(s): ${money(spent)}`,
   };
+}
+
+/** The options a focus keeps, in the order it takes them (`recommended`: the provider's own order). */
+function focused<A extends { pricePerPerson: number; kind?: string | undefined }>(
+  options: readonly A[],
+  focus: PlanDaysArgs["focus"],
+): A[] {
+  switch (focus) {
+    case "recommended":
+      return [...options];
+    case "price":
+      return [...options].sort((a, b) => a.pricePerPerson - b.pricePerPerson);
+    case "daytime":
+      return options.filter((a) => a.kind !== "nightlife");
+    default:
+      return options.filter((a) => a.kind === focus);
+  }
 }
 
 function activityParams(facts: RequestFacts): Record<string, unknown> {
@@ -866,7 +960,12 @@ function findAttractions(latency: (ms: number) => number): ToolSpec {
     run: async (args, ctx): Promise<AttractionsResult> => {
       await sleep(latency(durationMs), ctx.signal);
       const city = requireCity(args.city, "city", "no attractions in");
-      const attractions = activitiesIn(city).map(({ id, name, pricePerPerson }) => ({ id, name, pricePerPerson }));
+      const attractions = activitiesIn(city).map(({ id, name, pricePerPerson, kind }) => ({
+        id,
+        name,
+        pricePerPerson,
+        kind,
+      }));
       const free = attractions.filter((a) => a.pricePerPerson === 0).length;
       return {
         city: city.name,

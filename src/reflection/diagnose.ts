@@ -69,9 +69,9 @@ function termsIn(normalized: string, terms: readonly string[]): string[] {
 /**
  * Pure. The settings a reason points at among the tools that ran (`choices`). A tool is named by a keyword only it
  * has among them, by its category, or by a value of its result ("Iberia"); when the reason names a tool, only its
- * knobs are candidates. A knob matches when the reason has one of its words (an `exclude` knob also when the
- * reason names the rejected value). A match that would set what the step already had is dropped: the complaint
- * is then about something else.
+ * knobs are candidates (for a tool with no knob of its own, those of the tools whose results it consumed). A knob
+ * matches when the reason has one of its words (an `exclude` knob also when the reason names the rejected value).
+ * A match that would set what the step already had is dropped: the complaint is then about something else.
  */
 export function diagnose(
   reason: string,
@@ -90,7 +90,8 @@ export function diagnose(
       return termsIn(text, own).length > 0 || mentionedValues(text, c).length > 0;
     })
     .map((c) => c.tool);
-  const candidates = namedTools.length > 0 ? ran.filter((c) => namedTools.includes(c.tool)) : ran;
+  const steered = new Set(namedTools.flatMap((t) => [t, ...feedersOf(t, ran, knobs, registry)]));
+  const candidates = namedTools.length > 0 ? ran.filter((c) => steered.has(c.tool)) : ran;
   const matches: KnobMatch[] = [];
   for (const choice of candidates) {
     for (const knob of knobs.filter((k) => k.tool === choice.tool)) {
@@ -145,6 +146,20 @@ function matchKnob(text: string, knob: Knob, choice: StepChoice): KnobMatch | nu
       return { ...base, current, value: raw, says: null, chosen: raw, evidence };
     }
   }
+}
+
+/**
+ * The tools that ran and fed `tool` what it consumes, when `tool` has no setting of its own: a complaint about a
+ * tool that only combines others' results ("too pricey" names the budget check) is about what those others chose.
+ */
+function feedersOf(tool: string, ran: readonly StepChoice[], knobs: readonly Knob[], registry: ToolRegistry): string[] {
+  if (knobs.some((k) => k.tool === tool)) return [];
+  const spec = registry.tool(tool);
+  if (!spec) return [];
+  const inputs = new Set([...spec.consumes, ...(spec.optionalConsumes ?? [])]);
+  return ran
+    .filter((c) => c.tool !== tool && (registry.tool(c.tool)?.produces ?? []).some((p) => inputs.has(p)))
+    .map((c) => c.tool);
 }
 
 /** A tool's own words: its keywords, its category and the words of its name. */

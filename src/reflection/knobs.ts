@@ -9,7 +9,8 @@ import type { ToolRegistry } from "../tools/registry.js";
  *
  * - `choice`: a ranking or mode; each option lists the words that ask for it ("expensive" → `price`).
  * - `minimum`: a lower bound on a result field (`rating`), raised above what the rejected answer had.
- * - `flag`: a boolean filter the words ask to turn on ("layover" → `nonstop: true`).
+ * - `flag`: a boolean filter the words ask to turn on ("layover" → `nonstop: true`); `satisfiedWhen` names the
+ *   result field that shows an answer already met it.
  * - `exclude`: a list of result-field values to avoid; the rejected answer's value is added ("that airline").
  */
 export const Learnable = z.discriminatedUnion("kind", [
@@ -30,7 +31,16 @@ export const Learnable = z.discriminatedUnion("kind", [
     step: z.number().positive(),
     max: z.number(),
   }),
-  z.object({ kind: z.literal("flag"), about: z.string(), terms: z.array(z.string()) }),
+  z.object({
+    kind: z.literal("flag"),
+    about: z.string(),
+    terms: z.array(z.string()),
+    /**
+     * The result field that shows whether an answer already was what the flag asks for, and that value (nonstop:
+     * `stops` 0). Lets a pattern tell an answer that suited the user by chance from one that went against it.
+     */
+    satisfiedWhen: z.object({ field: z.string(), equals: z.union([z.string(), z.number(), z.boolean()]) }).optional(),
+  }),
   z.object({ kind: z.literal("exclude"), about: z.string(), terms: z.array(z.string()), field: z.string() }),
 ]);
 export type Learnable = z.infer<typeof Learnable>;

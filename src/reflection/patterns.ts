@@ -38,8 +38,9 @@ export const PatternValidator = { validate: validatePattern } as const;
 /**
  * Pure. Every candidate pattern in the episodes (valid or not), most occurrences first. Rejections group by what
  * the evaluation blamed (`Evaluation.blamed`, read from the reason's content, so differently worded reasons for
- * the same thing count together); the denominator is the judged episodes in which the tool ran without that
- * setting already learned. Failures group by tool and failure class, over the episodes whose plan used the tool.
+ * the same thing count together); the denominator adds the accepted episodes in which the blamed condition held
+ * (`conditionOf`): only they speak against the pattern. Failures group by tool and failure class, over the
+ * episodes whose plan used the tool.
  */
 export function minePatterns(episodes: readonly Episode[], knobs: readonly Knob[]): Pattern[] {
   const out: Pattern[] = [];
@@ -53,20 +54,19 @@ export function minePatterns(episodes: readonly Episode[], knobs: readonly Knob[
     const [target, value] = splitBlamed(key);
     const [tool, param] = target.split(".") as [string, string];
     const knob = knobFor(knobs, tool, param);
-    const total = judged.filter(
-      (e) =>
-        (e.choices ?? []).some((c) => c.tool === tool) &&
-        !(e.applied ?? []).some(
-          (a) => a.summary.startsWith(`${tool} ${param} `) || a.summary.startsWith(`${tool} results`),
-        ),
-    ).length;
+    const held = conditionOf(tool, param, value, knob, support);
+    // Evidence against a pattern is an accepted answer given under the very condition the rejections blame; an
+    // accepted answer that already was what the user wants (a nonstop flight, another airline, a hotel rated above
+    // every rejected one) says nothing about it, and a rejection for another reason says nothing either.
+    const against = judged.filter((e) => e.evaluation?.verdict === "accepted" && held(e)).length;
+    const total = support.length + against;
     out.push({
       key: `rejected:${key}`,
       text: rejectionText(tool, param, value, knob, support),
       occurrences: support.length,
-      total: Math.max(total, support.length),
+      total,
       target,
-      ...validatePattern(support.length, Math.max(total, support.length)),
+      ...validatePattern(support.length, total),
     });
   }
   const failed = new Map<string, Episode[]>();
@@ -87,6 +87,56 @@ export function minePatterns(episodes: readonly Episode[], knobs: readonly Knob[
     });
   }
   return out.sort((a, b) => b.occurrences - a.occurrences || a.key.localeCompare(b.key));
+}
+
+/**
+ * Pure. Whether an episode's run of `tool` was under the condition a rejection pattern blames: the tool ran with no
+ * learned adjustment of the setting, and — by the knob's kind — ranked other than the way asked for (choice), gave
+ * a result whose field is no higher than in some rejected answer (minimum), was not already what the flag asks
+ * (flag, when the knob says which result field shows it), or gave the value to avoid (exclude).
+ */
+export function conditionOf(
+  tool: string,
+  param: string,
+  value: string | null,
+  knob: Knob | undefined,
+  support: readonly Episode[],
+): (e: Episode) => boolean {
+  const l = knob?.learn;
+  const field = (e: Episode, f: string) => e.choices?.find((c) => c.tool === tool)?.result[f];
+  const highestRejected =
+    l?.kind === "minimum"
+      ? Math.max(...support.map((e) => field(e, l.field)).filter((v): v is number => typeof v === "number"))
+      : Number.NaN;
+  return (e) => {
+    const choice = e.choices?.find((c) => c.tool === tool);
+    if (!choice) return false;
+    if (
+      (e.applied ?? []).some(
+        (a) => a.summary.startsWith(`${tool} ${param} `) || a.summary.startsWith(`${tool} results`),
+      )
+    )
+      return false;
+    switch (l?.kind) {
+      case "choice":
+        return value === null || show(choice.params[param] ?? l.default) !== value;
+      case "minimum": {
+        const v = choice.result[l.field];
+        return !Number.isFinite(highestRejected) || typeof v !== "number" || v <= highestRejected;
+      }
+      case "flag": {
+        if (choice.params[param] === true) return false;
+        const w = l.satisfiedWhen;
+        return !w || choice.result[w.field] !== w.equals;
+      }
+      case "exclude": {
+        const v = choice.result[l.field];
+        return value === null || typeof v !== "string" || v.toLowerCase() === value.toLowerCase();
+      }
+      default:
+        return true;
+    }
+  };
 }
 
 /** "search_hotels.priority=quality" → ["search_hotels.priority", "quality"]. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   afterFirstAdjustment,
+  couldLearn,
   verdictOf,
   whyNotHelped,
   type RunRecord,
@@ -85,6 +86,13 @@ describe("success after reflection", () => {
     expect(verdictOf(0, 0, 0.9, 0)).toBe("NOT met");
   });
 
+  it("counts against the verdict only a user whose third rejection left a run to learn for", () => {
+    expect(couldLearn([run(0, "rejected"), run(0, "rejected"), run(0, "rejected"), run(0, "accepted")])).toBe(true);
+    // The third rejection on the last run: seed 001's three occurrences came with no run left to apply them to.
+    expect(couldLearn([run(0, "accepted"), run(0, "rejected"), run(0, "rejected"), run(0, "rejected")])).toBe(false);
+    expect(couldLearn([run(0, "rejected"), run(0, "unanswered"), run(0, "rejected"), run(0, "accepted")])).toBe(false);
+  });
+
   it("says why a user was not helped: nothing read as a setting, or the setting read and how often", () => {
     const user = (runs: RunRecord[]): UserRecord => ({
       userId: "u-1",
@@ -93,12 +101,16 @@ describe("success after reflection", () => {
       runs,
       metrics: { reflections: 0, gateRejected: 0, adjustmentsApplied: 0, costUsd: 0, rate: null },
     });
-    expect(whyNotHelped(user([run(0, "rejected"), run(0, "unanswered")]))).toBe(
-      "- u-1: 1 of 1 judged answers rejected; no reason was read as a setting Candor can change.",
+    const no = run(0, "rejected");
+    expect(whyNotHelped(user([no, no, no, run(0, "unanswered")]))).toBe(
+      "- u-1: 3 of 3 judged answers rejected; no reason was read as a setting Candor can change.",
     );
     const read = { ...run(0, "rejected"), blamed: ["search_flights.nonstop"] };
+    expect(whyNotHelped(user([read, read, no, run(0, "accepted")]))).toBe(
+      "- u-1: 3 of 4 judged answers rejected; 2 read as a setting, most often search_flights.nonstop (2 of 4 judged).",
+    );
     expect(whyNotHelped(user([read, read, run(0, "accepted")]))).toBe(
-      "- u-1: 2 of 3 judged answers rejected; 2 read as a setting, most often search_flights.nonstop (2 of 3 judged).",
+      "- u-1: 2 of 3 judged answers rejected; too few rejections before the last run to learn from (3 needed, with a run left).",
     );
     expect(whyNotHelped(user([run(0, "accepted")]))).toBe("- u-1: 0 of 1 judged answers rejected; nothing to learn.");
   });
