@@ -5,7 +5,14 @@ import { requiredInputs, type ToolSpec } from "../../tools/types.js";
 import { freshId } from "../plan-edit.js";
 import { paramsFor } from "./swap-tool.js";
 import { schemaProblem, successorFor, neededOutputs, workerFor } from "./hint.js";
-import { revise, successorOf, type Strategy, type StrategyHint, type StrategyInput, type StrategyOutcome } from "./types.js";
+import {
+  revise,
+  successorOf,
+  type Strategy,
+  type StrategyHint,
+  type StrategyInput,
+  type StrategyOutcome,
+} from "./types.js";
 
 /** Longest chain DECOMPOSE builds: seed 000 scenario 5 asks for 2–4 smaller steps. */
 const MAX_SUBSTEPS = 4;

@@ -2,7 +2,14 @@ import { freshId, replaceStep } from "../plan-edit.js";
 import { rankWorkers } from "../router.js";
 import { canStandIn } from "../../tools/types.js";
 import { hintedParams, neededOutputs, successorFor, triedTools } from "./hint.js";
-import { revise, successorOf, type Strategy, type StrategyHint, type StrategyInput, type StrategyOutcome } from "./types.js";
+import {
+  revise,
+  successorOf,
+  type Strategy,
+  type StrategyHint,
+  type StrategyInput,
+  type StrategyOutcome,
+} from "./types.js";
 
 /**
  * RETRY_DIFFERENT_AGENT (seed 000 scenario 4): the router ranks the workers able to do the step and the best one
@@ -57,7 +64,8 @@ function withHintedWorker(input: StrategyInput, hint: StrategyHint): StrategyOut
   const refuse = (reason: string): StrategyOutcome => ({ applies: false, reason });
   const name = hint.workerType;
   if (name === null) return refuse("RETRY_DIFFERENT_AGENT needs a worker type, and none was given");
-  if (!registry.worker(name)) return refuse(`RETRY_DIFFERENT_AGENT names worker type "${name}", which is not registered`);
+  if (!registry.worker(name))
+    return refuse(`RETRY_DIFFERENT_AGENT names worker type "${name}", which is not registered`);
   const failedWorkers = [
     ...new Set([
       ...failed.failedWorkers,
@@ -65,7 +73,8 @@ function withHintedWorker(input: StrategyInput, hint: StrategyHint): StrategyOut
       ...failure.history.map((f) => f.workerType).filter((w): w is string => w !== null),
     ]),
   ];
-  if (failedWorkers.includes(name)) return refuse(`RETRY_DIFFERENT_AGENT names ${name}, which already failed this step`);
+  if (failedWorkers.includes(name))
+    return refuse(`RETRY_DIFFERENT_AGENT names ${name}, which already failed this step`);
   const outputs = neededOutputs(failed, registry);
   const received = registry.tool(failed.tools[0] ?? "")?.consumes ?? [];
   const producers = registry.grant(name).filter((t) => canStandIn(t, outputs, received));

@@ -3,7 +3,14 @@ import { requestFacts } from "../../planning/rules-planner.js";
 import type { ToolSpec } from "../../tools/types.js";
 import { freshId, replaceStep } from "../plan-edit.js";
 import { sameParams, schemaProblem, successorFor } from "./hint.js";
-import { revise, successorOf, type Strategy, type StrategyHint, type StrategyInput, type StrategyOutcome } from "./types.js";
+import {
+  revise,
+  successorOf,
+  type Strategy,
+  type StrategyHint,
+  type StrategyInput,
+  type StrategyOutcome,
+} from "./types.js";
 
 /** One corrected parameter: its new value (undefined: dropped) and where the value came from. */
 interface ParamFix {

@@ -7,7 +7,10 @@ import { revise, type Strategy, type StrategyInput, type StrategyOutcome } from 
  * and say so. Either way the final status and report say what is missing. A model's hint gives the reason.
  */
 export const skip: Strategy = (input) =>
-  skipWithReason(input, input.hint?.rationale ?? `No recovery fits ${input.failure.failureClass} for ${input.failure.step.id}.`);
+  skipWithReason(
+    input,
+    input.hint?.rationale ?? `No recovery fits ${input.failure.failureClass} for ${input.failure.step.id}.`,
+  );
 
 /** Who gave up on the step: the rules (no recovery fitted) or a person answering an escalation. */
 export type SkippedBy = "rules" | "person";

@@ -2,7 +2,14 @@ import { requestFacts } from "../../planning/rules-planner.js";
 import { requiredInputs, type ToolSpec } from "../../tools/types.js";
 import { freshId, replaceStep } from "../plan-edit.js";
 import { hintedParams, neededOutputs, successorFor, triedTools, workerFor } from "./hint.js";
-import { revise, successorOf, type Strategy, type StrategyHint, type StrategyInput, type StrategyOutcome } from "./types.js";
+import {
+  revise,
+  successorOf,
+  type Strategy,
+  type StrategyHint,
+  type StrategyInput,
+  type StrategyOutcome,
+} from "./types.js";
 
 /**
  * Parameters for `tool` doing the failed step's job: the step's own parameters when the tool accepts them, else
