@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
 import { RunSettings } from "../../src/domain/request.js";
@@ -9,7 +9,7 @@ import type { Reasoner, RecoveryProposal } from "../../src/reasoning/types.js";
 import { buildFailureContext } from "../../src/replanning/context.js";
 import { validateProposal } from "../../src/replanning/proposal.js";
 import { selectStrategy } from "../../src/replanning/select.js";
-import { STRATEGIES, type StrategyInput } from "../../src/replanning/strategies/index.js";
+import { STRATEGIES, type Strategy } from "../../src/replanning/strategies/index.js";
 import type { Toolkit } from "../../src/tools/types.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
 import { tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
@@ -27,11 +27,10 @@ import {
 // builds each candidate once: select_strategy tests it, the strategy node applies that same revision.
 
 /** A spy on every strategy, counting the calls; restored after each test. */
-function spyOnStrategies() {
-  return Object.fromEntries(StrategyType.options.map((s) => [s, vi.spyOn(STRATEGIES, s)])) as Record<
-    StrategyType,
-    ReturnType<typeof vi.spyOn<typeof STRATEGIES, StrategyType>>
-  >;
+function spyOnStrategies(): Record<StrategyType, MockInstance<Strategy>> {
+  const spies = {} as Record<StrategyType, MockInstance<Strategy>>;
+  for (const s of StrategyType.options) spies[s] = vi.spyOn(STRATEGIES, s);
+  return spies;
 }
 
 function callCounts(spies: ReturnType<typeof spyOnStrategies>): Partial<Record<StrategyType, number>> {
@@ -99,7 +98,7 @@ describe("a model's proposal is a hint the strategy's one implementation takes",
     };
     const verdict = validateProposal(proposal, failure, plan, pipelineRegistry(), 1, feedback);
     expect(callCounts(spies)).toEqual({ RETRY_WITH_PARAMS: 1 });
-    const input = spies.RETRY_WITH_PARAMS.mock.calls[0]![0] as StrategyInput;
+    const input = spies.RETRY_WITH_PARAMS.mock.calls[0]![0];
     expect(input.hint).toMatchObject({ params: { topic: "sales 2024" }, tool: null, workerType: null });
     expect(input.hint?.rationale).toMatch(/^Suggested by the model: The index for sales is stale\./);
     expect(verdict.ok && verdict.outcome.plan.steps.find((s) => s.id === "fetch_params")?.params).toEqual({
@@ -195,7 +194,7 @@ describe("in a graph run, each strategy runs once per selection and the strategy
     const out = await run("flux capacitor misaligned", r, "once-model");
     expect(r.asked).toBe(1);
     expect(callCounts(spies)).toEqual({ RETRY_DIFFERENT_AGENT: 1 });
-    expect((spies.RETRY_DIFFERENT_AGENT.mock.calls[0]![0] as StrategyInput).hint?.workerType).toBe("general");
+    expect(spies.RETRY_DIFFERENT_AGENT.mock.calls[0]![0].hint?.workerType).toBe("general");
     expect(out.plan!.steps.find((s) => s.id === "activities_retry")).toMatchObject({
       workerType: "general",
       status: "done",
