@@ -35,6 +35,7 @@ try {
     process.argv.slice(2),
     {
       out: (text) => void process.stdout.write(`${text}\n`),
+      outPart: (text) => void process.stdout.write(text),
       err: (text) => void process.stderr.write(`${text}\n`),
       invokedAs,
       signal: interrupt.signal,
