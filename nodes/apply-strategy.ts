@@ -9,8 +9,8 @@ import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
 /**
- * One node per strategy: applies the pure strategy to the plan (only the failed step and its dependents change),
- * records the revision, and explains it to the user in plain language.
+ * One node per strategy: applies the revision select_strategy built with the pure strategy (only the failed step
+ * and its dependents change), records it, and explains it to the user in plain language.
  */
 export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
@@ -18,7 +18,8 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
     const taskId = state.pendingStrategy?.taskId ?? plan.steps.find((s) => s.status === "failed")?.id;
     const failedStep = plan.steps.find((s) => s.id === taskId);
     if (!taskId || !failedStep || failedStep.status !== "failed") return { pendingStrategy: null };
-    // A reasoner's proposal was validated and built by select_strategy; the rules build everything else here.
+    // select_strategy built the revision when it tested the strategy; only a pending strategy from a checkpoint
+    // written before it carried one (or none at all) is built here.
     const outcome =
       state.pendingStrategy?.proposed ??
       applyStrategy(strategy, {

@@ -1,8 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { StrategyType } from "../src/domain/revision.js";
 import { askReasonerForRecovery } from "../src/replanning/ask-reasoner.js";
-import { buildFailureContext } from "../src/replanning/context.js";
-import { selectStrategy } from "../src/replanning/select.js";
+import { failureToAskAbout, selectStrategy } from "../src/replanning/select.js";
 import { escalationNotification } from "../src/transparency/explain.js";
 import { estimatedDelay, notification, detailsPointer } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -11,7 +10,8 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
 /**
  * Picks the recovery for the next failed step, or escalates to a human when a cap is hit. A failure no rule
- * recognises is first put to the reasoner (5 s, validated); a proposal that passes is handed to the strategy node.
+ * recognises is first put to the reasoner (5 s, validated) as a hint for the strategy it proposes. Each candidate
+ * strategy is built once; the chosen one's revision is handed to the strategy node, which applies it.
  */
 export function selectStrategyNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
@@ -25,24 +25,20 @@ export function selectStrategyNode(deps: NodeDeps) {
       request: state.request,
       revisions: state.revisions,
     };
-    let selection = selectStrategy(args);
-    if (selection?.kind === "strategy" && selection.failureClass === "unknown") {
-      const { taskId } = selection;
-      const failure = buildFailureContext(
-        plan.steps.find((s) => s.id === taskId)!,
-        state.feedback,
-      );
-      const advice = await askReasonerForRecovery({
-        reasoner: deps.reasoner,
-        failure,
-        plan,
-        registry: deps.registry,
-        feedback: state.feedback,
-        revisionNumber: state.revisionCount + 1,
-        ...(config.signal ? { signal: config.signal } : {}),
-      });
-      selection = selectStrategy({ ...args, advice });
-    }
+    // A failure no rule recognises is put to the reasoner first; selection then runs once, with its advice.
+    const unknown = failureToAskAbout(args);
+    const advice = unknown
+      ? await askReasonerForRecovery({
+          reasoner: deps.reasoner,
+          failure: unknown,
+          plan,
+          registry: deps.registry,
+          feedback: state.feedback,
+          revisionNumber: state.revisionCount + 1,
+          ...(config.signal ? { signal: config.signal } : {}),
+        })
+      : undefined;
+    const selection = selectStrategy(advice ? { ...args, advice } : args);
     if (!selection) return { pendingStrategy: null };
     if (selection.kind === "escalate") {
       const n = escalationNotification(selection.request, deps.logFile);
@@ -87,7 +83,8 @@ export function selectStrategyNode(deps: NodeDeps) {
       reasoning: selection.reasoning,
       confidenceBefore: plan.confidence,
     });
-    const proposed = selection.outcome ? { plan: selection.outcome.plan, revision: selection.outcome.revision } : null;
+    // The revision built while the strategy was tested; its node applies it as it is.
+    const proposed = { plan: selection.outcome.plan, revision: selection.outcome.revision };
     return {
       pendingStrategy: {
         strategy: selection.strategy,

@@ -47,8 +47,8 @@ export const PendingStrategy = z.object({
   failureClass: FailureClass,
   reasoning: z.string(),
   /**
-   * A reasoner's proposal that passed validation, already built as a revision; the strategy node applies it
-   * instead of the rules' version of the strategy.
+   * The revision select_strategy built when it tested the strategy (from the rules, or from a reasoner's validated
+   * proposal); the strategy node applies it rather than build it again. Null only in older checkpoints.
    */
   proposed: z.object({ plan: Plan, revision: PlanRevision }).nullable().default(null),
 });

@@ -1,3 +1,4 @@
+import { RunnableLambda } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Notification } from "../src/domain/notification.js";
 import { failIncompleteSteps, judgeReview, missingFromAnswer, withMissingListed } from "../src/planning/coverage.js";
@@ -6,6 +7,31 @@ import { failureNotification, notification } from "../src/transparency/notify.js
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+
+/**
+ * The tag on the model call that writes the answer: in LangGraph's `messages` stream mode its tokens arrive as
+ * they are written, with this tag in their metadata's `tags` (other model calls — the planner, workers — stream
+ * there too; this tag says which tokens are the answer).
+ */
+export const ANSWER_TAG = "candor:answer";
+
+/** LangGraph's tag for a model call whose tokens stay out of the `messages` stream. */
+const NO_STREAM_TAG = "langsmith:nostream";
+
+/**
+ * Runs a reasoner call as a child of the node's run, under the node's config (its callbacks, among them the
+ * `messages` stream's handler, which asks the model to stream) with `tags` added: the model call inside inherits
+ * both, so a model that streams hands its tokens to the graph's stream as they come. The rules reasoner makes no
+ * model call; the child run is then only a step in a trace.
+ */
+function underNodeConfig<T>(
+  config: LangGraphRunnableConfig,
+  runName: string,
+  tags: string[],
+  call: () => Promise<T>,
+): Promise<T> {
+  return RunnableLambda.from(call).invoke(undefined, { ...config, runName, tags: [...(config.tags ?? []), ...tags] });
+}
 
 /**
  * SYNTHESIZE: with failures pending, hand over to replanning; otherwise judge the results against the request's
@@ -32,7 +58,11 @@ export function synthesizeNode(deps: NodeDeps) {
     const missing = missingFromAnswer(plan);
     const input = { request: state.request, plan, results: resultsById(plan), missing };
     const told: Notification[] = [];
-    const review = deps.reasoner.reviewAnswer ? await deps.reasoner.reviewAnswer(input) : null;
+    const reviewAnswer = deps.reasoner.reviewAnswer?.bind(deps.reasoner);
+    // The review is JSON for Candor, not text for the user: kept out of the `messages` stream.
+    const review = reviewAnswer
+      ? await underNodeConfig(config, "review_answer", [NO_STREAM_TAG], () => reviewAnswer(input))
+      : null;
     if (review) {
       const verdict = judgeReview(plan, review);
       for (const o of verdict.overruled) {
@@ -77,7 +107,8 @@ export function synthesizeNode(deps: NodeDeps) {
       }
     }
     emitNotifications(config, told);
-    const answer = withMissingListed(await deps.reasoner.synthesize(input), missing);
+    const written = await underNodeConfig(config, "write_answer", [ANSWER_TAG], () => deps.reasoner.synthesize(input));
+    const answer = withMissingListed(written, missing);
     deps.decisionLog.record({
       operation: "synthesize",
       planId: plan.planId,

@@ -8,7 +8,7 @@ export { AgentState, WorkerInput, type AgentStateValue, type AgentStateUpdate } 
 export { Node, type NodeId } from "../nodes/names.js";
 export { routeAfterUnderstand } from "../nodes/understand.js";
 export { routeAfterExecute } from "../nodes/execute.js";
-export { routeAfterSynthesize } from "../nodes/synthesize.js";
+export { ANSWER_TAG, routeAfterSynthesize } from "../nodes/synthesize.js";
 export { routeAfterSelectStrategy } from "../nodes/select-strategy.js";
 export { routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
 export { routeAfterRevision } from "../nodes/apply-strategy.js";

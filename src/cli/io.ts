@@ -5,6 +5,8 @@ import type { CandorEnv } from "../env.js";
 export interface CliIo {
   /** Results: the answer, the report, JSON. */
   out(text: string): void;
+  /** Writes `text` to the results as it is, without ending the line: an answer printed as it is written. */
+  outPart?(text: string): void;
   /** Narration: streamed notifications, hints, errors. */
   err(text: string): void;
   env: CandorEnv;

@@ -37,6 +37,7 @@ try {
     process.argv.slice(2),
     {
       out: (text) => void process.stdout.write(`${text}\n`),
+      outPart: (text) => void process.stdout.write(text),
       err: (text) => void process.stderr.write(`${text}\n`),
       invokedAs,
       signal: interrupt.signal,

@@ -49,6 +49,8 @@ class LiveLog {
     private readonly io: CliIo,
     scope = "",
     private readonly modelDriven?: (step: TaskStep) => boolean,
+    /** Called before any line is written: ends a streamed answer's line first. */
+    private readonly beforeWrite: () => void = () => undefined,
   ) {
     this.printer = new EventPrinter(io.invokedAs, scope);
   }
@@ -89,6 +91,7 @@ class LiveLog {
   }
 
   private write(lines: readonly string[]): void {
+    if (lines.length > 0) this.beforeWrite();
     for (const l of lines) this.io.err(l);
   }
 }
@@ -96,9 +99,35 @@ class LiveLog {
 const PROGRESS_BURST_MS = 50;
 
 /**
+ * Prints a model's answer on stdout as it is written, under the "Answer:" heading `presentOutcome` uses, and
+ * keeps what it printed so that `presentOutcome` prints only the rest (the list of what is missing).
+ */
+class AnswerStream {
+  printed = "";
+  private open = false;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  token(text: string): void {
+    if (this.printed.length === 0) this.write("\nAnswer:\n  ");
+    this.write(text.replaceAll("\n", "\n  "));
+    this.printed += text;
+    this.open = true;
+  }
+
+  /** Ends the answer's line, so that what is printed next starts on its own. */
+  endLine(): void {
+    if (!this.open) return;
+    this.write("\n");
+    this.open = false;
+  }
+}
+
+/**
  * Streams a thread, printing each event on stderr the moment it arrives, and returns where the thread stands.
  * Ctrl-C stops the stream; the checkpoints already written stay, so `resume` continues from there.
- * `checkpointId` starts from that checkpoint instead of the latest (replay, fork).
+ * `checkpointId` starts from that checkpoint instead of the latest (replay, fork). `streamAnswer` prints a
+ * model's answer on stdout as it is written (not with --json: stdout is then one JSON document).
  */
 export async function executeThread(
   session: Session,
@@ -106,15 +135,27 @@ export async function executeThread(
   input: ThreadInput,
   io: CliIo,
   checkpointId?: string,
+  options: { streamAnswer?: boolean } = {},
 ): Promise<ThreadOutcome | "interrupted"> {
   const dbArg = dbArgFor(session.persistence.dbPath);
-  const log = new LiveLog(io, ` --thread ${threadId}${dbArg ? ` --db ${shellArg(dbArg)}` : ""}`, session.modelDriven);
+  const outPart = options.streamAnswer ? io.outPart?.bind(io) : undefined;
+  const answer = outPart ? new AnswerStream(outPart) : null;
+  const log = new LiveLog(
+    io,
+    ` --thread ${threadId}${dbArg ? ` --db ${shellArg(dbArg)}` : ""}`,
+    session.modelDriven,
+    () => answer?.endLine(),
+  );
   try {
     await streamThread(
       session.graph,
       threadId,
       input,
-      { onEvent: (e) => log.event(e), onPlan: (p) => log.plan(p) },
+      {
+        onEvent: (e) => log.event(e),
+        onPlan: (p) => log.plan(p),
+        ...(answer ? { onAnswerToken: (t: string) => answer.token(t) } : {}),
+      },
       io.signal,
       checkpointId,
     );
@@ -123,8 +164,10 @@ export async function executeThread(
     throw e;
   } finally {
     log.close();
+    answer?.endLine();
   }
-  return readOutcome(session.graph, threadId);
+  const outcome = await readOutcome(session.graph, threadId);
+  return answer && answer.printed.length > 0 ? { ...outcome, streamedAnswer: answer.printed } : outcome;
 }
 
 export interface PresentContext {
@@ -189,7 +232,21 @@ export function presentOutcome(outcome: ThreadOutcome | "interrupted", threadId:
     );
     return code;
   }
-  if (v.answer) io.out(["", "Answer:", ...v.answer.split("\n").map((l) => `  ${l}`)].join("\n"));
+  const streamed = outcome.streamedAnswer;
+  if (v.answer && streamed && v.answer.startsWith(streamed)) {
+    // Printed as the model wrote it; what Candor added after (what is missing) follows.
+    const rest = v.answer.slice(streamed.length).replace(/^\n/, "");
+    if (rest.trim().length > 0)
+      io.out(
+        rest
+          .split("\n")
+          .map((l) => `  ${l}`)
+          .join("\n"),
+      );
+  } else if (v.answer) {
+    if (streamed) io.err("The answer printed above as it was written is not the one kept; the kept answer follows.");
+    io.out(["", "Answer:", ...v.answer.split("\n").map((l) => `  ${l}`)].join("\n"));
+  }
   if (v.report) io.out(["", renderReport(v.report)].join("\n"));
   if (ctx.footer === false) return code;
   io.err(

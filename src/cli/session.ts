@@ -2,6 +2,7 @@ import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
+import { ANSWER_TAG } from "../../nodes/synthesize.js";
 import type { AgentStateValue } from "../../nodes/state.js";
 import { InterruptRequest, TOOL_APPROVAL_DECISIONS, type PlanAdjustment } from "../domain/approval.js";
 import { CandorEvent } from "../domain/notification.js";
@@ -270,6 +271,8 @@ export interface StreamHandlers {
   onEvent(event: CandorEvent): void;
   /** The plan UNDERSTAND made, as soon as it is in state. */
   onPlan(plan: Plan): void;
+  /** A piece of the answer as a model writes it (SYNTHESIZE); absent: the graph's messages are not streamed. */
+  onAnswerToken?(text: string): void;
 }
 
 /** What a run or a resume sends to the graph. */
@@ -322,7 +325,7 @@ export async function streamThread(
     : threadConfig(threadId);
   const stream = await graph.stream(value as never, {
     ...config,
-    streamMode: ["custom", "updates"],
+    streamMode: handlers.onAnswerToken ? ["custom", "updates", "messages"] : ["custom", "updates"],
     subgraphs: true,
     signal,
   });
@@ -332,6 +335,12 @@ export async function streamThread(
     if (mode === "custom") {
       const event = CandorEvent.safeParse(data);
       if (event.success) handlers.onEvent(event.data);
+    } else if (mode === "messages") {
+      // Every model call streams here (planner, workers); only the answer's tokens carry ANSWER_TAG.
+      const [message, meta] = data as [{ text?: unknown } | undefined, { tags?: unknown } | undefined];
+      const text = message?.text;
+      if (Array.isArray(meta?.tags) && meta.tags.includes(ANSWER_TAG) && typeof text === "string" && text.length > 0)
+        handlers.onAnswerToken?.(text);
     } else if (
       mode === "updates" &&
       namespace.length === 0 &&
@@ -372,6 +381,8 @@ export interface ThreadOutcome {
   interruptIds: string[];
   next: string[];
   values: AgentStateValue;
+  /** The part of the answer already printed as the model wrote it (`executeThread` with `streamAnswer`). */
+  streamedAnswer?: string;
 }
 
 /**

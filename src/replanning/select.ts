@@ -257,8 +257,8 @@ interface StrategyChoice {
   reasoning: string;
   /** Who chose it: Candor's rules, or the reasoner's proposal for an unknown failure (validated). */
   source: "rules" | "model";
-  /** The revision to apply when the reasoner's proposal was taken (a rules strategy is re-run by its node). */
-  outcome?: Extract<StrategyOutcome, { applies: true }>;
+  /** The revision the strategy built while it was tested: its node applies this one rather than build it again. */
+  outcome: Extract<StrategyOutcome, { applies: true }>;
 }
 
 interface Escalation {
@@ -413,17 +413,13 @@ function unknownOutcome(
 }
 
 /**
- * Decides what happens to the next failed step: escalate to a human when a constraint cannot be met at all or a
- * cap is hit (revisions, failures of the step, confidence); else, for an unknown failure, the reasoner's
- * validated proposal; else the first strategy in the class's preference list that applies, has budget left and
- * does not repeat a failed call.
+ * What only a person can decide, before any strategy: a call that may have taken effect, a limit no revision can
+ * meet, or a cap reached (revisions, failures of the step, confidence after revisions). Null when strategies may
+ * be tried.
  */
-export function selectStrategy(args: SelectArgs): Selection | null {
-  const { plan, feedback, settings, revisionCount, registry } = args;
-  const revisions = args.revisions ?? [];
-  const step = nextFailedStep(plan);
-  if (!step) return null;
-  const failure = buildFailureContext(step, feedback);
+function capEscalation(args: SelectArgs, failure: FailureContext): Escalation | null {
+  const { plan, settings, revisionCount, registry } = args;
+  const step = failure.step;
   const errors = failure.history
     .map((f) => f.errors[f.errors.length - 1])
     .filter(Boolean)
@@ -471,6 +467,36 @@ export function selectStrategy(args: SelectArgs): Selection | null {
       ["Relax constraints or change goal", "Skip the failing step if its result is optional"],
     );
   }
+  return null;
+}
+
+/**
+ * The failure of the next failed step when it is one no rule recognises and no cap decides it first: the one the
+ * reasoner is asked about (nodes/select-strategy) before `selectStrategy` runs with its advice. Null otherwise, so a
+ * run at its caps, or with a failure the rules know, never waits for a model.
+ */
+export function failureToAskAbout(args: SelectArgs): FailureContext | null {
+  const step = nextFailedStep(args.plan);
+  if (!step) return null;
+  const failure = buildFailureContext(step, args.feedback);
+  if (failure.failureClass !== "unknown" || capEscalation(args, failure) !== null) return null;
+  return failure;
+}
+
+/**
+ * Decides what happens to the next failed step: escalate to a human when a constraint cannot be met at all or a
+ * cap is hit (revisions, failures of the step, confidence); else, for an unknown failure, the reasoner's
+ * validated proposal; else the first strategy in the class's preference list that applies, has budget left and
+ * does not repeat a failed call.
+ */
+export function selectStrategy(args: SelectArgs): Selection | null {
+  const { plan, feedback, registry, revisionCount } = args;
+  const revisions = args.revisions ?? [];
+  const step = nextFailedStep(plan);
+  if (!step) return null;
+  const failure = buildFailureContext(step, feedback);
+  const capped = capEscalation(args, failure);
+  if (capped) return capped;
 
   const base = { kind: "strategy" as const, taskId: step.id, failureClass: failure.failureClass };
   let prefix = "";
@@ -505,42 +531,48 @@ export function selectStrategy(args: SelectArgs): Selection | null {
     ...(args.request ? { request: args.request } : {}),
   };
   const passed: string[] = [];
+  const reasoningFor = (strategy: StrategyType) => {
+    const why = `${prefix}${step.id} failed with ${failure.failureClass} ("${failure.error}"), which ${strategy} addresses.`;
+    return passed.length > 0 ? `${why} Passed over: ${passed.join("; ")}.` : why;
+  };
+  // Each candidate is built once: the outcome that passes is the one the strategy node applies.
   for (const strategy of STRATEGY_PREFERENCES[failure.failureClass]) {
     const spent = budgetSpent(strategy, step, revisions);
     if (spent) {
       passed.push(`${strategy} (${spent})`);
       continue;
     }
+    // A SKIP after other strategies were passed over says why they were, not a generic "nothing fits".
+    if (strategy === "SKIP") {
+      const reasoning = reasoningFor(strategy);
+      return { ...base, strategy, source: "rules", reasoning, outcome: skipOutcome(input, reasoning) };
+    }
     const outcome = STRATEGIES[strategy](input);
     const refused = outcome.applies
       ? (repeatsFailedCall(outcome, feedback) ?? lacksInputs(outcome, registry))
       : outcome.reason;
-    if (refused === null && outcome.applies && strategy !== "SKIP") {
+    if (refused === null && outcome.applies) {
       const guard = guardChoice(args, step, failure, outcome);
       if (guard) return guard;
-    }
-    if (refused === null) {
-      const why = `${prefix}${step.id} failed with ${failure.failureClass} ("${failure.error}"), which ${strategy} addresses.`;
-      return {
-        ...base,
-        strategy,
-        source: "rules",
-        reasoning: passed.length > 0 ? `${why} Passed over: ${passed.join("; ")}.` : why,
-      };
+      return { ...base, strategy, source: "rules", reasoning: reasoningFor(strategy), outcome };
     }
     passed.push(`${strategy} (${refused})`);
   }
   // SKIP always applies, so this is unreachable unless the preferences lose it.
-  return {
-    ...base,
-    strategy: "SKIP",
-    source: "rules",
-    reasoning: `${prefix}No strategy applied: ${passed.join("; ")}`,
-  };
+  const reasoning = `${prefix}No strategy applied: ${passed.join("; ")}`;
+  return { ...base, strategy: "SKIP", source: "rules", reasoning, outcome: skipOutcome(input, reasoning) };
+}
+
+function skipOutcome(input: StrategyInput, why: string): Extract<StrategyOutcome, { applies: true }> {
+  const skipped = skipWithReason(input, why);
+  if (!skipped.applies) throw new Error("SKIP must always apply");
+  return skipped;
 }
 
 /**
- * Applies a chosen strategy; if it no longer applies (the plan changed), skips the step and says why. A SKIP with
+ * Builds and applies a strategy outside selection (a person's SKIP, a strategy node reached without a built
+ * outcome, as from a checkpoint written before selection carried one); if it no longer applies (the plan
+ * changed), skips the step and says why. A SKIP with
  * `why` records it as given (and `by: "person"` says a person chose it, in the step's skip reason).
  */
 export function applyStrategy(

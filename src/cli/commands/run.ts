@@ -102,7 +102,9 @@ export async function startRun(
                 ],
           ).join("\n"),
         );
-        const started = await executeThread(session, threadId, startInput(record), { ...io, signal });
+        const started = await executeThread(session, threadId, startInput(record), { ...io, signal }, undefined, {
+          streamAnswer: !flags.json,
+        });
         // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
         const outcome = flags.input
           ? await decideInteractively(session, threadId, started, { ...io, signal })

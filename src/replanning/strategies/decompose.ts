@@ -4,7 +4,15 @@ import { assignOrder } from "../../planning/validate.js";
 import { requiredInputs, type ToolSpec } from "../../tools/types.js";
 import { freshId } from "../plan-edit.js";
 import { paramsFor } from "./swap-tool.js";
-import { revise, successorOf, type Strategy } from "./types.js";
+import { schemaProblem, successorFor, neededOutputs, workerFor } from "./hint.js";
+import {
+  revise,
+  successorOf,
+  type Strategy,
+  type StrategyHint,
+  type StrategyInput,
+  type StrategyOutcome,
+} from "./types.js";
 
 /** Longest chain DECOMPOSE builds: seed 000 scenario 5 asks for 2–4 smaller steps. */
 const MAX_SUBSTEPS = 4;
@@ -52,8 +60,13 @@ const WHY_SMALLER: Partial<Record<FailureClass, (id: string, error: string) => s
  * Not done: splitting an array parameter (several cities, items) into chunks. Dependents receive inputs keyed by
  * output name, so chunks producing the same output would overwrite one another; merging them needs a contract
  * on the tool (which chunk outputs a merge tool reads) that ToolSpec does not have yet.
+ *
+ * With a model's hint the substeps are the ones it lists, checked one by one: a registered tool a worker may use,
+ * parameters its schema accepts, no side effect the failed step did not have, the inputs it needs from the step's
+ * own inputs or an earlier part, and a last part that produces the step's outputs.
  */
 export const decompose: Strategy = (input) => {
+  if (input.hint) return intoHintedSubsteps(input, input.hint);
   const { plan, failure, registry } = input;
   const failed = failure.step;
   const goal =
@@ -138,3 +151,84 @@ export const decompose: Strategy = (input) => {
     },
   );
 };
+
+/** DECOMPOSE into the substeps a model suggested. */
+function intoHintedSubsteps(input: StrategyInput, hint: StrategyHint): StrategyOutcome {
+  const { failure, registry, plan } = input;
+  const failed = failure.step;
+  const refuse = (reason: string): StrategyOutcome => ({ applies: false, reason });
+  const subs = hint.substeps;
+  if (subs === null || subs.length < 2 || subs.length > MAX_SUBSTEPS)
+    return refuse(
+      `DECOMPOSE needs 2 to ${MAX_SUBSTEPS} substeps, and ${subs === null ? "none were" : `${subs.length} ${subs.length === 1 ? "was" : "were"}`} given`,
+    );
+  const parts: TaskStep[] = [];
+  for (const [i, sub] of subs.entries()) {
+    const n = i + 1;
+    const tool = registry.tool(sub.tool);
+    if (!tool) return refuse(`DECOMPOSE substep ${n} names tool "${sub.tool}", which is not registered`);
+    if (sub.description.trim().length === 0) return refuse(`DECOMPOSE substep ${n} has no description`);
+    const invalid = schemaProblem(tool, sub.params, `substep ${n}: `);
+    if (invalid) return refuse(`DECOMPOSE ${invalid}`);
+    const worker = workerFor(input, tool, null);
+    if (!worker) return refuse(`DECOMPOSE substep ${n} uses ${tool.name}, which no worker type may use`);
+    // A recovery may split a step, never add an action no one asked for: a step that only read cannot become a
+    // booking, however the model words it.
+    if (tool.sideEffect !== "none" && !failed.tools.some((t) => registry.tool(t)?.sideEffect === tool.sideEffect)) {
+      return refuse(
+        `DECOMPOSE substep ${n} uses ${tool.name}, which has a ${tool.sideEffect} side effect the failed step ${failed.id} does not have`,
+      );
+    }
+    // Each part must get what it cannot run without: from the failed step's own inputs or an earlier part.
+    const available = new Set([
+      ...plan.steps.filter((s) => failed.dependsOn.includes(s.id)).flatMap((s) => s.expectedOutputs),
+      ...parts.flatMap((p) => p.expectedOutputs),
+    ]);
+    const lacking = requiredInputs(tool).filter((c) => !available.has(c));
+    if (lacking.length > 0)
+      return refuse(
+        `DECOMPOSE substep ${n} uses ${tool.name}, which needs ${lacking.join(", ")} that neither the failed step's inputs nor an earlier substep provide`,
+      );
+    const last = n === subs.length;
+    if (last) {
+      const missing = neededOutputs(failed, registry).filter((o) => !tool.produces.includes(o));
+      if (missing.length > 0)
+        return refuse(`DECOMPOSE's last substep uses ${tool.name}, which does not produce ${missing.join(", ")}`);
+    }
+    const previous = parts[parts.length - 1];
+    parts.push({
+      ...successorFor(input, `part${n}`, {
+        workerType: worker,
+        tools: [tool.name],
+        params: sub.params,
+        estimates: tool.estimates,
+        description: sub.description.trim(),
+        expectedOutputs: last ? failed.expectedOutputs : tool.produces,
+      }),
+      // Later parts keep the original's dependencies too, since a step receives inputs only from what it depends on.
+      dependsOn: previous ? [...failed.dependsOn, previous.id] : failed.dependsOn,
+    });
+  }
+  const lastId = parts[parts.length - 1]!.id;
+  const steps = plan.steps.flatMap((s) =>
+    s.id === failed.id
+      ? parts
+      : s.dependsOn.includes(failed.id)
+        ? [{ ...s, dependsOn: s.dependsOn.map((d) => (d === failed.id ? lastId : d)) }]
+        : [s],
+  );
+  const ids = parts.map((p) => p.id);
+  return revise(
+    input,
+    "DECOMPOSE",
+    { ...plan, steps: assignOrder(steps) },
+    {
+      rationale: hint.rationale,
+      changes: [
+        `Split task ${failed.id} into ${ids.join(" → ")}; ${lastId} produces ${failed.expectedOutputs.join(", ") || "its result"}`,
+      ],
+      newStepIds: ids,
+      removedStepIds: [failed.id],
+    },
+  );
+}

@@ -1,13 +1,26 @@
 import { freshId, replaceStep } from "../plan-edit.js";
 import { rankWorkers } from "../router.js";
-import { revise, successorOf, type Strategy } from "./types.js";
+import { canStandIn } from "../../tools/types.js";
+import { hintedParams, neededOutputs, successorFor, triedTools } from "./hint.js";
+import {
+  revise,
+  successorOf,
+  type Strategy,
+  type StrategyHint,
+  type StrategyInput,
+  type StrategyOutcome,
+} from "./types.js";
 
 /**
  * RETRY_DIFFERENT_AGENT (seed 000 scenario 4): the router ranks the workers able to do the step and the best one
  * that has not failed it takes over, as `<id>_retry` in the failed step's place, with the same inputs and
  * expected outputs and a retry policy of its own. Confidence −0.10.
+ *
+ * With a model's hint the worker is the one it names: registered, not one that failed the step, with a tool in
+ * its grant that can stand in for the step's (the hint's tool when it is one).
  */
 export const retryDifferentAgent: Strategy = (input) => {
+  if (input.hint) return withHintedWorker(input, input.hint);
   const { plan, failure, registry } = input;
   const failed = failure.step;
   const exclude = [...new Set([...failed.failedWorkers, failed.workerType])];
@@ -43,3 +56,53 @@ export const retryDifferentAgent: Strategy = (input) => {
     removedStepIds: [failed.id],
   });
 };
+
+/** RETRY_DIFFERENT_AGENT with the worker a model suggested. */
+function withHintedWorker(input: StrategyInput, hint: StrategyHint): StrategyOutcome {
+  const { failure, registry } = input;
+  const failed = failure.step;
+  const refuse = (reason: string): StrategyOutcome => ({ applies: false, reason });
+  const name = hint.workerType;
+  if (name === null) return refuse("RETRY_DIFFERENT_AGENT needs a worker type, and none was given");
+  if (!registry.worker(name))
+    return refuse(`RETRY_DIFFERENT_AGENT names worker type "${name}", which is not registered`);
+  const failedWorkers = [
+    ...new Set([
+      ...failed.failedWorkers,
+      failed.workerType,
+      ...failure.history.map((f) => f.workerType).filter((w): w is string => w !== null),
+    ]),
+  ];
+  if (failedWorkers.includes(name))
+    return refuse(`RETRY_DIFFERENT_AGENT names ${name}, which already failed this step`);
+  const outputs = neededOutputs(failed, registry);
+  const received = registry.tool(failed.tools[0] ?? "")?.consumes ?? [];
+  const producers = registry.grant(name).filter((t) => canStandIn(t, outputs, received));
+  const tried = triedTools(failure);
+  // The model's tool when the worker may use it; otherwise one that has not failed yet, then the failed one.
+  const tool =
+    (hint.tool !== null ? producers.find((t) => t.name === hint.tool) : undefined) ??
+    producers.find((t) => !tried.includes(t.name)) ??
+    producers[0];
+  if (!tool)
+    return refuse(
+      `RETRY_DIFFERENT_AGENT names ${name}, whose tools do not produce ${outputs.join(", ") || "this step's output"}`,
+    );
+  const params = hintedParams(tool, hint.params, failure.params, "RETRY_DIFFERENT_AGENT");
+  if ("reason" in params) return refuse(params.reason);
+  const step = successorFor(input, "retry", {
+    workerType: name,
+    tools: [tool.name],
+    params: params.value,
+    estimates: tool.estimates,
+    failedWorkers,
+    // A backup gets one extra attempt after a pause, as without a hint.
+    retry: { maxAttempts: 2, backoffMs: [500] },
+  });
+  return revise(input, "RETRY_DIFFERENT_AGENT", replaceStep(input.plan, failed.id, step), {
+    rationale: hint.rationale,
+    changes: [`Retry task ${failed.id} with agent ${name} using ${tool.name} as ${step.id}`],
+    newStepIds: [step.id],
+    removedStepIds: [failed.id],
+  });
+}

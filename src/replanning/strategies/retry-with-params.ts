@@ -2,7 +2,15 @@ import { z } from "zod";
 import { requestFacts } from "../../planning/rules-planner.js";
 import type { ToolSpec } from "../../tools/types.js";
 import { freshId, replaceStep } from "../plan-edit.js";
-import { revise, successorOf, type Strategy, type StrategyInput } from "./types.js";
+import { sameParams, schemaProblem, successorFor } from "./hint.js";
+import {
+  revise,
+  successorOf,
+  type Strategy,
+  type StrategyHint,
+  type StrategyInput,
+  type StrategyOutcome,
+} from "./types.js";
 
 /** One corrected parameter: its new value (undefined: dropped) and where the value came from. */
 interface ParamFix {
@@ -93,8 +101,12 @@ function deriveFixes(
  * from the request or the schema's default, an unknown key is dropped, a number out of range is clamped. The
  * corrected step `<id>_params` replaces the failed one. Confidence −0.05. Not applicable when nothing can be
  * corrected, or when the corrected parameters still fail the schema.
+ *
+ * With a model's hint the hint's parameters are the correction: they must fit the tool's schema and differ from
+ * the ones that failed.
  */
 export const retryWithParams: Strategy = (input) => {
+  if (input.hint) return withHintedParams(input, input.hint);
   const { plan, failure, registry } = input;
   const failed = failure.step;
   const tool = registry.tool(failed.tools[0] ?? "");
@@ -141,3 +153,29 @@ export const retryWithParams: Strategy = (input) => {
     removedStepIds: [failed.id],
   });
 };
+
+/** RETRY_WITH_PARAMS with the parameters a model suggested, on the tool that failed. */
+function withHintedParams(input: StrategyInput, hint: StrategyHint): StrategyOutcome {
+  const { failure } = input;
+  const failed = failure.step;
+  const name = failure.tool ?? failed.tools[0];
+  const tool = name === undefined ? undefined : input.registry.tool(name);
+  const refuse = (reason: string): StrategyOutcome => ({ applies: false, reason });
+  if (!tool)
+    return refuse(
+      `RETRY_WITH_PARAMS needs the failed step's tool, but ${name ?? "the step has none"}${name ? " is not registered" : ""}`,
+    );
+  const params = hint.params;
+  if (params === null) return refuse(`RETRY_WITH_PARAMS needs new parameters for ${tool.name}, and none were given`);
+  const invalid = schemaProblem(tool, params);
+  if (invalid) return refuse(invalid);
+  if (sameParams(params, failure.params))
+    return refuse(`RETRY_WITH_PARAMS proposes the parameters that already failed (${JSON.stringify(params)})`);
+  const step = successorFor(input, "params", { tools: [tool.name], params });
+  return revise(input, "RETRY_WITH_PARAMS", replaceStep(input.plan, failed.id, step), {
+    rationale: hint.rationale,
+    changes: [`Retry task ${failed.id} with ${tool.name} and new parameters ${JSON.stringify(params)} as ${step.id}`],
+    newStepIds: [step.id],
+    removedStepIds: [failed.id],
+  });
+}

@@ -17,6 +17,26 @@ export interface StrategyInput {
   revisionNumber: number;
   /** The user's request, when known: RETRY_WITH_PARAMS and SWAP_TOOL re-read parameters from it. */
   request?: PlanningRequest;
+  /**
+   * A model's suggestion for this strategy (its recovery proposal, src/replanning/proposal.ts): the strategy builds
+   * the revision from it instead of deriving its own, and says why it cannot when the suggestion does not fit.
+   * Taken by RETRY_WITH_PARAMS, SWAP_TOOL, RETRY_DIFFERENT_AGENT, DECOMPOSE and SKIP; the others ignore it.
+   */
+  hint?: StrategyHint;
+}
+
+/** What a model suggested for a strategy; each field is null when it said nothing about it. */
+export interface StrategyHint {
+  /** New parameters for the step's tool (RETRY_WITH_PARAMS), or for the tool or worker it names. */
+  params: Record<string, unknown> | null;
+  /** The tool to use instead (SWAP_TOOL), or preferred by the worker it names (RETRY_DIFFERENT_AGENT). */
+  tool: string | null;
+  /** The worker to take over (RETRY_DIFFERENT_AGENT), or to use the swapped tool (SWAP_TOOL). */
+  workerType: string | null;
+  /** The 2–4 smaller steps, in order (DECOMPOSE). */
+  substeps: readonly { description: string; tool: string; params: Record<string, unknown> }[] | null;
+  /** Why the model suggested it, as the revision's rationale. */
+  rationale: string;
 }
 
 /** A revision made by one of the strategies (never by a person's guidance). */

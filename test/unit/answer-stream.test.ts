@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/program.js";
+import { readEnv } from "../../src/env.js";
+import { scriptedServersPerTest, type ScriptedResponse } from "../fakes/fake-openai-server.js";
+
+// Issue 11 item 3: `candor run --model` prints the answer as the model writes it (stdout, piece by piece), and
+// prints it once: the final answer is not repeated after it. The real ChatOpenAI talks to the scripted server on
+// 127.0.0.1, which streams each answer in pieces.
+
+const { serve } = scriptedServersPerTest();
+const scratch = mkdtempSync(path.join(tmpdir(), "candor-answer-stream-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const PLAN = {
+  objective: "Flights",
+  contextSummary: null,
+  confidence: 0.9,
+  steps: [
+    {
+      id: "s1",
+      description: "Find flights Madrid → Paris",
+      workerType: "flight_agent",
+      tools: ["search_flights"],
+      paramsJson: '{"origin":"Madrid","destination":"Paris","travellers":1}',
+      dependsOn: [],
+      expectedOutputs: ["flight"],
+    },
+  ],
+  understanding: null,
+};
+const ANSWERED = { parts: [{ partId: "p1", answered: true, why: null }] };
+const ANSWER = "The cheapest flight leaves at 09:10.\nIt costs 89 EUR.";
+
+/** Runs the CLI in this process with a model on the scripted server; stdout is kept in the order it was written. */
+async function run(script: ScriptedResponse[], extra: string[] = []) {
+  const { fake, baseUrl } = await serve(script);
+  const stdout: string[] = [];
+  const parts: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCli(
+    [
+      "run",
+      "find flights from Madrid to Paris",
+      "--db",
+      path.join(scratch, `${stdout.length}-${Date.now()}.db`),
+      "--model",
+      "gpt-4o-mini",
+      "--approval-threshold",
+      "0",
+      "--no-input",
+      ...extra,
+    ],
+    {
+      out: (t) => stdout.push(`${t}\n`),
+      outPart: (t) => (parts.push(t), stdout.push(t)),
+      err: (t) => stderr.push(t),
+      invokedAs: "candor",
+    },
+    () => readEnv({ OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: baseUrl }),
+  );
+  return { code, out: stdout.join(""), parts, stderr: stderr.join("\n"), fake };
+}
+
+describe("candor run --model prints the answer as it is written", () => {
+  it("prints the model's answer in pieces as they arrive, under Answer:, once", async () => {
+    const r = await run([{ json: PLAN }, { json: ANSWERED }, ANSWER]);
+    expect(r.code, r.stderr).toBe(0);
+    // The heading, then the answer in several pieces (the server sends it in four).
+    expect(r.parts[0]).toBe("\nAnswer:\n  ");
+    expect(r.parts.length).toBeGreaterThan(3);
+    expect(r.out).toContain("\nAnswer:\n  The cheapest flight leaves at 09:10.\n  It costs 89 EUR.\n");
+    expect(r.out.split("The cheapest flight").length - 1).toBe(1);
+  });
+
+  it("prints nothing piece by piece with --json: stdout stays one JSON document", async () => {
+    const r = await run([{ json: PLAN }, { json: ANSWERED }, ANSWER], ["--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.parts).toEqual([]);
+    expect(JSON.parse(r.out)).toMatchObject({ answer: ANSWER, status: "completed" });
+  });
+});
