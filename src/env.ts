@@ -20,6 +20,8 @@ const EnvSchema = z.object({
   CANDOR_MODEL_PRICES: z.string().optional(),
   /** Model calls a model-driven step may make (default 6); 0 keeps every step a direct call. */
   CANDOR_MAX_MODEL_CALLS: z.coerce.number().int().min(0).optional(),
+  /** 1 (or true) adds the debugging tools to every run, as --debug-tools does. */
+  CANDOR_DEBUG_TOOLS: z.stringbool().optional(),
 });
 export type CandorEnv = z.infer<typeof EnvSchema>;
 

@@ -20,7 +20,8 @@ import { docsToolkit, type DocsToolkitOptions } from "../tools/builtin/docs.js";
 import { isPostgresUrl } from "../memory/postgres-url.js";
 import { DEFAULT_DB_PATH } from "../env.js";
 import { interruptsOf } from "../interrupts.js";
-import { THREADS_NAMESPACE, ThreadRecord, type ReasonerChoice } from "./options.js";
+import { debuggingToolkit, persistenceArchive } from "../tools/builtin/debugging/index.js";
+import { THREADS_NAMESPACE, ThreadRecord, type DebugTools, type ReasonerChoice } from "./options.js";
 
 export type CandorGraph = ReturnType<typeof compileAgent>;
 
@@ -87,7 +88,7 @@ async function buildReasoner(
 export async function openSession(spec: SessionSpec): Promise<Session> {
   const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
   const toolkits = buildToolkits(spec.faults, docsOptions(spec.env, spec.dbPath, reasoner));
-  return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env);
+  return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env, true, spec.debugTools);
 }
 
 /** Compiles the agent on an already open database (resume, report, history: the thread says which faults). */
@@ -99,6 +100,8 @@ export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec
       buildToolkits(spec.faults, docsOptions(spec.env, persistence.dbPath, reasoner)),
       reasoner,
       spec.env,
+      true,
+      spec.debugTools,
     );
   } catch (e) {
     await persistence.close();
@@ -117,6 +120,7 @@ export async function sessionSharing(persistence: Persistence, spec: Omit<Sessio
     await buildReasoner(spec.reasoner, spec.env, spec.onNote),
     spec.env,
     false,
+    spec.debugTools,
   );
 }
 
@@ -126,6 +130,8 @@ export interface SessionSpec {
   faults: readonly string[];
   env: CandorEnv;
   onNote?: (note: string) => void;
+  /** The debugging tools: beside the others, or alone (a review); CANDOR_DEBUG_TOOLS adds them too. Default: off. */
+  debugTools?: DebugTools;
 }
 
 async function compileOn(
@@ -134,12 +140,26 @@ async function compileOn(
   reasoner: Reasoner,
   env: CandorEnv,
   ownsDatabase = true,
+  debugTools?: DebugTools,
 ): Promise<Session> {
   const logFile = persistence.decisions.where;
   try {
     const decisionLog = persistence.decisions.open(env.CANDOR_LOG_LEVEL ?? "info");
+    // The debugging tools read threads through this session's own graph (list fields are rebuilt from history),
+    // which exists only once the tools are compiled into it: they ask for it when they run, never before.
+    const compiled: { graph?: CandorGraph } = {};
+    const debugging = debugTools ?? (env.CANDOR_DEBUG_TOOLS ? "added" : undefined);
+    if (debugging) {
+      const archive = persistenceArchive(
+        persistence,
+        async (threadId): Promise<unknown> => (await compiled.graph!.getState(threadConfig(threadId))).values,
+      );
+      const kit = debuggingToolkit({ archive });
+      toolkits = debugging === "alone" ? [kit] : [...toolkits, kit];
+    }
     // Side-effecting tool calls are recorded in the same database, so a resumed or replayed thread never repeats one.
     const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger: persistence.ledger }, persistence);
+    compiled.graph = graph;
     const close = async () => {
       try {
         await decisionLog.flush();

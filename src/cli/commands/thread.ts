@@ -63,6 +63,8 @@ export async function openThread(
     faults: record?.faults ?? [],
     env: io.env,
     onNote: (note) => io.err(noteLine(note)),
+    // A thread that ran with the debugging tools is continued with them: its plan may name them.
+    ...(record?.debugTools ? { debugTools: record.debugTools } : {}),
   });
   return { threadId, dbPath, session, record, started, reasoner: startedWith };
 }
