@@ -44,6 +44,9 @@ export function findingsOf(s: ReportSources): string[] {
         `${context.threadId}: a person decided "${a.decision}" on ${a.kind}${a.taskId ? ` (${a.taskId})` : ""}.`,
       );
   }
+  const focused = s.review?.threads.find((t) => t.threadId === s.review?.focus);
+  if (!context && focused && focused.recoveries.length > 0)
+    out.push(`${focused.threadId}: recovered ${focused.recoveries.join(", ")}.`);
   const anomalies =
     context?.anomalies ?? s.review?.threads.find((t) => t.threadId === s.review?.focus)?.anomalies ?? [];
   const subject = context?.threadId ?? s.review?.focus;
@@ -52,6 +55,9 @@ export function findingsOf(s: ReportSources): string[] {
   if (s.toolOutput) out.push(`${s.toolOutput.summary}.`);
   return out.length > 0 ? out : ["Nothing to review: the report had no evidence to work from."];
 }
+
+/** One line of markdown, whatever the text holds (a notification's message has line breaks). */
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ");
 
 const fence = (value: unknown) => ["```json", JSON.stringify(value, null, 2), "```"].join("\n");
 
@@ -105,7 +111,7 @@ export function reportMarkdown(title: string, at: Date, s: ReportSources): strin
     parts.push(
       `## Transcript of ${s.transcript.threadId}`,
       s.transcript.lines
-        .map((l, i) => `${i + 1}. [${l.severity}] ${l.title}${l.message ? ` — ${l.message}` : ""}`)
+        .map((l, i) => `${i + 1}. [${l.severity}] ${oneLine(l.title)}${l.message ? ` — ${oneLine(l.message)}` : ""}`)
         .join("\n") || "(no notifications)",
     );
   if (s.toolOutput) parts.push(`## Step ${s.toolOutput.stepId} of ${s.toolOutput.threadId}`, fence(s.toolOutput));
