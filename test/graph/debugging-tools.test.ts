@@ -5,6 +5,7 @@ import { Command } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
+import type { AgentStateValue } from "../../nodes/state.js";
 import { saveThreadRecord } from "../../src/cli/session.js";
 import { CandorError } from "../../src/errors.js";
 import type { Persistence } from "../../src/memory/persistence.js";
@@ -140,8 +141,8 @@ describe("the debugging tools over real threads", () => {
   });
 
   it("get_run_context shows the plan, the revision, the confidence history and the approval", async () => {
-    const recovered = (await call("get_run_context", { threadId: RECOVERED })) as Record<string, never>;
-    const state = (await graph.getState(threadConfig(RECOVERED))).values;
+    const recovered = (await call("get_run_context", { threadId: RECOVERED })) as Record<string, unknown>;
+    const state = (await graph.getState(threadConfig(RECOVERED))).values as AgentStateValue;
     expect(recovered).toMatchObject({ threadId: RECOVERED, status: "completed", finished: true });
     expect(
       (recovered.revisions as { strategy: string; failedTaskId: string }[]).map((r) => [r.strategy, r.failedTaskId]),
@@ -163,7 +164,7 @@ describe("the debugging tools over real threads", () => {
     const transcript = (await call("get_run_transcript", { threadId: RECOVERED })) as {
       lines: { title: string; severity: string; taskId: string | null }[];
     };
-    const state = (await graph.getState(threadConfig(RECOVERED))).values;
+    const state = (await graph.getState(threadConfig(RECOVERED))).values as AgentStateValue;
     expect(transcript.lines.map((l) => l.title)).toEqual(state.notifications.map((n) => n.title));
     const failed = transcript.lines.findIndex((l) => l.severity === "ERROR" && l.taskId === "hotel");
     const recovered = transcript.lines.findIndex((l) => l.taskId === "hotel_alt" && l.severity === "INFO");

@@ -51,7 +51,12 @@ const threadParam = ThreadId.describe("the thread id, e.g. run-1a2b3c4d (review_
 /** "thread run-1a2b3c4d" in a request: the thread it is about, with where it was said. */
 const THREAD_IN_REQUEST = /\bthread\s+([A-Za-z0-9_-]{1,64})\b/i;
 /** Words a review request uses for what it reviews, read by this toolkit. */
-const REVIEW_WORDS = /\b(?:recent|past|last|runs|threads?|(?<=debug\s+)report|steps?)\b/gi;
+const REVIEW_WORDS = /\b(?:review|recent|past|last|runs|threads?|steps?)\b/gi;
+/**
+ * "a debug report": asks for write_debug_report, and its "report" is no other tool's keyword (the workspace's
+ * write_report would otherwise join a review's plan when the debugging tools are added to the others).
+ */
+const DEBUG_REPORT = /\bdebug(?:ging)?\s+reports?\b/gi;
 /** "step flight" / "step `flight`" in a request. */
 const STEP_IN_REQUEST = /\bstep\s+[`'"]?([A-Za-z0-9_.-]+)/i;
 
@@ -67,6 +72,11 @@ function stepIn(facts: RequestFacts): { start: number; end: number; text: string
   if (!m?.[1]) return null;
   const start = m.index + m[0].length - m[1].length;
   return { start, end: start + m[1].length, text: m[1] };
+}
+
+function spanOf(m: RegExpExecArray | RegExpMatchArray): { start: number; end: number; text: string } {
+  const start = m.index ?? 0;
+  return { start, end: start + m[0].length, text: m[0] };
 }
 
 export interface DebuggingToolkitOptions {
@@ -116,7 +126,8 @@ export function debuggingToolkit(options: DebuggingToolkitOptions): Toolkit {
         description:
           "List the recent threads of this database with their anomalies: failed steps, escalations, slow steps, low confidence, bad outcomes",
         category: DEBUGGING_CATEGORY,
-        keywords: ["review", "anomalies"],
+        // Phrases, not "review" alone: added to the other tools, a word as common would join unrelated plans.
+        keywords: ["anomalies", "recent runs", "review runs"],
         consumes: [],
         produces: ["run_review"],
         sideEffect: "none",
@@ -192,7 +203,7 @@ export function debuggingToolkit(options: DebuggingToolkitOptions): Toolkit {
         description:
           "A step's full input and output in one thread: parameters, results, errors, attempts, for every dispatch",
         category: DEBUGGING_CATEGORY,
-        keywords: ["output"],
+        keywords: ["full output", "tool output"],
         consumes: [],
         // A step named in a request is looked up in the thread the request names: its context, not a review.
         optionalConsumes: ["run_context", "run_review"],
@@ -262,11 +273,8 @@ export function debuggingToolkit(options: DebuggingToolkitOptions): Toolkit {
       const step = stepIn(facts);
       return {
         ...emptyInterpretation(),
-        consumed: [...facts.text.matchAll(REVIEW_WORDS)].map((m) => ({
-          start: m.index,
-          end: m.index + m[0].length,
-          text: m[0],
-        })),
+        consumed: [...facts.text.matchAll(REVIEW_WORDS)].map(spanOf),
+        asks: [...facts.text.matchAll(DEBUG_REPORT)].map((m) => ({ span: spanOf(m), tools: ["write_debug_report"] })),
         values: [
           ...(thread
             ? [
