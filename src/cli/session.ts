@@ -20,7 +20,8 @@ import { docsToolkit, type DocsToolkitOptions } from "../tools/builtin/docs.js";
 import { isPostgresUrl } from "../memory/postgres-url.js";
 import { DEFAULT_DB_PATH } from "../env.js";
 import { interruptsOf } from "../interrupts.js";
-import { debuggingToolkit, persistenceArchive } from "../tools/builtin/debugging/index.js";
+import { debuggingToolkit } from "../tools/builtin/debugging/index.js";
+import { persistenceArchive } from "./run-archive.js";
 import { THREADS_NAMESPACE, ThreadRecord, type DebugTools, type ReasonerChoice } from "./options.js";
 
 export type CandorGraph = ReturnType<typeof compileAgent>;

@@ -10,7 +10,8 @@ import { saveThreadRecord } from "../../src/cli/session.js";
 import { CandorError } from "../../src/errors.js";
 import type { Persistence } from "../../src/memory/persistence.js";
 import { parseFaultSpecs, withFaults } from "../../src/tools/faults.js";
-import { debuggingToolkit, persistenceArchive } from "../../src/tools/builtin/debugging/index.js";
+import { persistenceArchive } from "../../src/cli/run-archive.js";
+import { debuggingToolkit } from "../../src/tools/builtin/debugging/index.js";
 import type { ToolContext, ToolSpec } from "../../src/tools/types.js";
 import {
   EASY_TRIP,

@@ -1,7 +1,6 @@
 import { relative, resolve } from "node:path";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../../errors.js";
-import { ThreadId } from "../../../cli/options.js";
 import { emptyInterpretation, defineTool, paramText, type RequestFacts, type Toolkit } from "../../types.js";
 import { ConfinedRoot } from "../confine.js";
 import type { RunArchive } from "./archive.js";
@@ -18,7 +17,6 @@ import {
 } from "./findings.js";
 import { findingsOf, reportFileName, reportMarkdown, type ReportSources } from "./report.js";
 
-export { persistenceArchive } from "./persisted.js";
 export type { RunArchive } from "./archive.js";
 
 /** The category the `reviewer` worker is granted, and only these tools have. */
@@ -46,7 +44,11 @@ export type ReviewResult = z.infer<typeof ReviewResult>;
 
 const ReportResult = z.object({ file: z.string(), findings: z.array(z.string()), summary: z.string() });
 
-const threadParam = ThreadId.describe("the thread id, e.g. run-1a2b3c4d (review_runs lists them)");
+/** A thread id as Candor makes them (letters, digits, "_" and "-"): anything else names no thread. */
+const threadParam = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "a thread id is 1-64 letters, digits, '_' or '-'")
+  .describe("the thread id, e.g. run-1a2b3c4d (review_runs lists them)");
 
 /** "thread run-1a2b3c4d" in a request: the thread it is about, with where it was said. */
 const THREAD_IN_REQUEST = /\bthread\s+([A-Za-z0-9_-]{1,64})\b/i;

@@ -1,5 +1,4 @@
-import { THREADS_NAMESPACE, ThreadRecord } from "../../../cli/options.js";
-import type { Persistence } from "../../../memory/persistence.js";
+import type { Persistence } from "../memory/persistence.js";
 import {
   archivedState,
   decisionsOf,
@@ -7,7 +6,8 @@ import {
   unstartedState,
   type ArchivedThread,
   type RunArchive,
-} from "./archive.js";
+} from "../tools/builtin/debugging/archive.js";
+import { THREADS_NAMESPACE, ThreadRecord } from "./options.js";
 
 /** The most thread records an archive lists (as `candor threads` does). */
 const MAX_THREADS = 10_000;
