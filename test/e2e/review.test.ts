@@ -3,6 +3,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEBUGGING_TOOLS } from "../../src/tools/builtin/debugging/index.js";
+import { FakeOpenAIServer } from "../fakes/fake-openai-server.js";
 import { childEnv, ROOT, tempDir, type CliResult } from "./helpers.js";
 
 /*
@@ -104,5 +106,81 @@ describe("the debugging tools are off unless enabled", () => {
     const on = await cli(["run", REVIEW_WORDS, "--db", tmp.db, "--no-input"], { CANDOR_DEBUG_TOOLS: "1" });
     expect(on.code, on.stderr).toBe(0);
     expect(planned(on.stderr)).toEqual(["run_review", "run_transcript", "debug_report"]);
+  });
+});
+
+describe("candor review with a model", () => {
+  it("the model plans over the five tools, and the report step it leaves open is written by the worker's model", async () => {
+    const plan = {
+      objective: "Review thread trip-1",
+      contextSummary: null,
+      confidence: 0.9,
+      steps: [
+        {
+          id: "s1",
+          description: "Look into thread trip-1",
+          workerType: "reviewer",
+          tools: ["get_run_context"],
+          paramsJson: JSON.stringify({ threadId: "trip-1" }),
+          dependsOn: [],
+          expectedOutputs: ["run_context"],
+        },
+        {
+          id: "s2",
+          description: "Read the transcript of trip-1",
+          workerType: "reviewer",
+          tools: ["get_run_transcript"],
+          paramsJson: JSON.stringify({ threadId: "trip-1" }),
+          dependsOn: [],
+          expectedOutputs: ["run_transcript"],
+        },
+        {
+          id: "s3",
+          description: "Write what went wrong in trip-1 as a debug report",
+          workerType: "reviewer",
+          tools: ["write_debug_report"],
+          // Left open: the worker's model titles the report and writes its words.
+          paramsJson: null,
+          dependsOn: ["s1", "s2"],
+          expectedOutputs: ["debug_report"],
+        },
+      ],
+      understanding: null,
+    };
+    const fake = new FakeOpenAIServer([
+      { json: plan },
+      {
+        toolCall: {
+          name: "write_debug_report",
+          arguments: { title: "Model review", content: "The hotel search was fully booked; a wider search fixed it." },
+        },
+      },
+      "The report is written.",
+      { json: { parts: [{ partId: "p1", answered: true, why: null }] } },
+      "trip-1 recovered from a fully booked hotel; the report is in .candor/reports.",
+    ]);
+    const server = await fake.start();
+    try {
+      const before = reportFiles();
+      const r = await cli(["review", "--thread", "trip-1", "--db", tmp.db, "--model", "fake-model", "--no-input"], {
+        OPENAI_API_KEY: "test-key",
+        OPENAI_BASE_URL: server.baseUrl,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/s3\s+Write what went wrong in trip-1 as a debug report \[reviewer, model-driven\]/);
+      const offered = JSON.stringify(fake.requests[0]!.body);
+      for (const tool of DEBUGGING_TOOLS) expect(offered).toContain(tool);
+      expect(offered).not.toContain("read_file");
+      expect(fake.requests[1]!.body.tools!.map((t) => t.function.name)).toEqual(["write_debug_report"]);
+      const added = reportFiles().filter((f) => !before.includes(f));
+      expect(added).toHaveLength(1);
+      const text = readFileSync(path.join(reports, added[0]!), "utf8");
+      expect(text).toContain("The hotel search was fully booked; a wider search fixed it.");
+      expect(text).toContain("trip-1: hotel failed (resource_unavailable) and was recovered by FIND_WORKAROUND");
+      expect(text).toContain("## Transcript of trip-1");
+      fake.assertConsumed();
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -249,7 +249,7 @@ describe("write_debug_report is confined to the workspace", () => {
         (t) => t.name === "write_debug_report",
       )!;
       const ctx: ToolContext = { signal: new AbortController().signal, inputs: {}, stepId: "s", attempt: 1 };
-      await expect(escape.run(escape.schema.parse({}), ctx)).rejects.toMatchObject({
+      await expect(escape.run(escape.schema.parse({ title: "t" }), ctx)).rejects.toMatchObject({
         code: "TOOL_FAILED",
         details: { failureClass: "policy_blocked" },
       });
@@ -259,7 +259,7 @@ describe("write_debug_report is confined to the workspace", () => {
       const linked = debuggingToolkit({ archive, root: workspace, reportsDir: "links/out" }).tools.find(
         (t) => t.name === "write_debug_report",
       )!;
-      await expect(linked.run(linked.schema.parse({}), ctx)).rejects.toMatchObject({
+      await expect(linked.run(linked.schema.parse({ title: "t" }), ctx)).rejects.toMatchObject({
         details: { failureClass: "policy_blocked" },
       });
       expect(readdirSync(outside)).toEqual([]);

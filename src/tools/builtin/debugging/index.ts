@@ -240,7 +240,8 @@ export function debuggingToolkit(options: DebuggingToolkitOptions): Toolkit {
         sideEffect: "reversible",
         needsApproval: false,
         schema: z.object({
-          title: z.string().trim().min(1).max(120).default("Debug review"),
+          // Required: a plan that leaves it out makes the step model-driven, so a model titles and writes the report.
+          title: z.string().trim().min(1, "give the report a title").max(120),
           content: z.string().optional(),
         }),
         outputSchema: ReportResult,
