@@ -95,7 +95,7 @@ describe("candor review", () => {
 });
 
 describe("the debugging tools are off unless enabled", () => {
-  it("a run without --debug-tools has none of them; CANDOR_DEBUG_TOOLS=1 adds them", async () => {
+  it("a run without --debug-tools has none of them", async () => {
     const off = await cli(["run", REVIEW_WORDS, "--db", tmp.db, "--no-input"]);
     // Without them nothing reads a transcript: the plan (the workspace's tools) waits for a person, exit 3.
     expect(off.code, off.stderr).toBe(3);
@@ -103,6 +103,9 @@ describe("the debugging tools are off unless enabled", () => {
     expect(planned(off.stderr).filter((id) => ["run_review", "run_transcript", "debug_report"].includes(id!))).toEqual(
       [],
     );
+  });
+
+  it("CANDOR_DEBUG_TOOLS=1 adds them to a run", async () => {
     const on = await cli(["run", REVIEW_WORDS, "--db", tmp.db, "--no-input"], { CANDOR_DEBUG_TOOLS: "1" });
     expect(on.code, on.stderr).toBe(0);
     expect(planned(on.stderr)).toEqual(["run_review", "run_transcript", "debug_report"]);
