@@ -18,6 +18,7 @@ const ON_POSTGRES = [
   "test/graph/effects.test.ts",
   "test/graph/restart.test.ts",
   "test/graph/replay-fork.test.ts",
+  "test/graph/debugging-tools.test.ts",
   "test/pg/**/*.test.ts",
 ];
 

@@ -26,6 +26,8 @@ const EnvSchema = z.object({
   LANGSMITH_TRACING: z.string().optional(),
   /** The older name of LANGSMITH_TRACING, still honoured by LangChain. */
   LANGCHAIN_TRACING_V2: z.string().optional(),
+  /** 1 (or true) adds the debugging tools to every run, as --debug-tools does. */
+  CANDOR_DEBUG_TOOLS: z.stringbool().optional(),
 });
 export type CandorEnv = z.infer<typeof EnvSchema>;
 

@@ -124,6 +124,8 @@ export const RunFlags = CommonFlags.extend({
   mcp: text("--mcp", "mcp.json", "a file").optional(),
   /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
   input: z.boolean().default(true),
+  /** Add the debugging tools (review_runs, …) to the run's tools; CANDOR_DEBUG_TOOLS=1 does too. */
+  debugTools: z.boolean().default(false),
 });
 export type RunFlags = z.infer<typeof RunFlags>;
 
@@ -177,6 +179,16 @@ export const WorkerFlags = CommonFlags.extend({
   exitWhenIdle: z.boolean().default(false),
 });
 export type WorkerFlags = z.infer<typeof WorkerFlags>;
+
+/** `candor review`: the run flags that make sense for a review, and the thread to look into. */
+export const ReviewFlags = CommonFlags.extend({
+  thread: text("--thread", "run-1a2b3c4d").pipe(ThreadId).optional(),
+  user: RunFlags.shape.user,
+  model: RunFlags.shape.model,
+  reasoner: RunFlags.shape.reasoner,
+  input: RunFlags.shape.input,
+});
+export type ReviewFlags = z.infer<typeof ReviewFlags>;
 
 /** Every operation the decision log records; `satisfies` and the check below keep it in step with `Decision`. */
 export const LOG_OPERATIONS = [
@@ -296,6 +308,9 @@ export function checkReactive(flags: Pick<RunFlags, "reactive">, reasoner: Reaso
     ErrorCode.CONFIGURATION,
   );
 }
+/** Whether a session has the debugging tools: beside the default tools (`--debug-tools`), or alone (a review). */
+export const DebugTools = z.enum(["added", "alone"]);
+export type DebugTools = z.infer<typeof DebugTools>;
 
 /** What `run` stores per thread under ["candor", "threads"], so `resume` rebuilds the same tools in a new process. */
 export const ThreadRecord = z.object({
@@ -309,6 +324,8 @@ export const ThreadRecord = z.object({
   settings: RunSettings.optional(),
   /** The MCP configuration file (absolute) whose servers' tools the run offers, so `resume` starts the same ones. */
   mcp: z.string().nullable().optional(),
+  /** The debugging tools it ran with: added to the others (`--debug-tools`), or alone (`candor review`). */
+  debugTools: DebugTools.optional(),
   createdAt: z.string(),
 });
 export type ThreadRecord = z.infer<typeof ThreadRecord>;

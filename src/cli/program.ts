@@ -25,6 +25,7 @@ const COMMANDS = new Set([
   "demo",
   "run",
   "resume",
+  "review",
   "feedback",
   "memory",
   "metrics",
@@ -97,7 +98,11 @@ function withRunOptions(c: Command): Command {
       "no plan: one general worker's model runs the request with every tool (needs --model or OPENAI_API_KEY)",
     )
     .option("--mcp <file>", "a JSON file of MCP servers whose tools the run may use (default: CANDOR_MCP)")
-    .option("--no-input", NO_INPUT);
+    .option("--no-input", NO_INPUT)
+    .option(
+      "--debug-tools",
+      "add the debugging tools (review_runs, get_run_context, …: read-only over this database, except write_debug_report); CANDOR_DEBUG_TOOLS=1 does too",
+    );
 }
 
 /**
@@ -132,6 +137,7 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
         `  ${p} threads                            every thread, newest first, and what each waits for`,
         `  ${p} fork run-1a2b3c4d --from <checkpoint> --set settings.maxRevisions=1`,
         `  ${p} logs --thread run-1a2b3c4d --step flight`,
+        `  ${p} review --thread run-1a2b3c4d        what went wrong in a run, as a debug report in .candor/reports`,
         `  ${p} feedback run-1a2b3c4d --reject "the hotel was too basic"   learn from a finished run`,
         `  ${p} memory --user ana                  what was learned, and from what; memory revoke <id> withdraws it`,
         "",
@@ -179,6 +185,24 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
   ).action(async (thread: string, opts) =>
     setCode(await (await import("./commands/resume.js")).resumeCommand(thread, opts, io)),
   );
+
+  withCommon(
+    program
+      .command("review")
+      .description(
+        "review past runs with the debugging tools and write a debug report under .candor/reports (read-only otherwise)",
+      )
+      .option("--thread <id>", "look into this thread in depth (default: the recent threads, the most anomalous first)")
+      .option("--user <id>", "whose run the review is (default: default)")
+      .option("--model <name>", "chat model for the llm reasoner (needs OPENAI_API_KEY; OPENAI_BASE_URL honoured)")
+      .addOption(
+        new Option(
+          "--reasoner <kind>",
+          "how the review is planned (default: llm when OPENAI_API_KEY is set, else rules)",
+        ).choices(["rules", "llm"]),
+      )
+      .option("--no-input", NO_INPUT),
+  ).action(async (opts) => setCode(await (await import("./commands/review.js")).reviewCommand(opts, io)));
 
   withCommon(
     program

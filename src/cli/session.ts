@@ -22,7 +22,9 @@ import { docsToolkit, type DocsToolkitOptions } from "../tools/builtin/docs.js";
 import { isPostgresUrl } from "../memory/postgres-url.js";
 import { DEFAULT_DB_PATH } from "../env.js";
 import { interruptsOf } from "../interrupts.js";
-import { THREADS_NAMESPACE, ThreadRecord, type ReasonerChoice } from "./options.js";
+import { debuggingToolkit } from "../tools/builtin/debugging/index.js";
+import { persistenceArchive } from "./run-archive.js";
+import { THREADS_NAMESPACE, ThreadRecord, type DebugTools, type ReasonerChoice } from "./options.js";
 
 export type CandorGraph = ReturnType<typeof compileAgent>;
 
@@ -117,7 +119,7 @@ export async function openSession(spec: SessionSpec): Promise<Session> {
   const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
   return usingMcp(spec.mcp, async (mcp) => {
     const toolkits = buildToolkits(spec.faults, docsOptions(spec.env, spec.dbPath, reasoner), mcp?.toolkits);
-    return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env, true, mcp);
+    return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env, true, mcp, spec.debugTools);
   });
 }
 
@@ -133,6 +135,7 @@ export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec
         spec.env,
         true,
         mcp,
+        spec.debugTools,
       ),
     );
   } catch (e) {
@@ -148,7 +151,15 @@ export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec
 export async function sessionSharing(persistence: Persistence, spec: Omit<SessionSpec, "dbPath">): Promise<Session> {
   const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
   return usingMcp(spec.mcp, async (mcp) =>
-    compileOn(persistence, buildToolkits(spec.faults, undefined, mcp?.toolkits), reasoner, spec.env, false, mcp),
+    compileOn(
+      persistence,
+      buildToolkits(spec.faults, undefined, mcp?.toolkits),
+      reasoner,
+      spec.env,
+      false,
+      mcp,
+      spec.debugTools,
+    ),
   );
 }
 
@@ -160,6 +171,8 @@ export interface SessionSpec {
   onNote?: (note: string) => void;
   /** An MCP configuration file: its servers are started with the session and stopped when it closes. */
   mcp?: string | null;
+  /** The debugging tools: beside the others, or alone (a review); CANDOR_DEBUG_TOOLS adds them too. Default: off. */
+  debugTools?: DebugTools;
 }
 
 async function compileOn(
@@ -169,12 +182,26 @@ async function compileOn(
   env: CandorEnv,
   ownsDatabase = true,
   mcp: McpServers | null = null,
+  debugTools?: DebugTools,
 ): Promise<Session> {
   const logFile = persistence.decisions.where;
   try {
     const decisionLog = persistence.decisions.open(env.CANDOR_LOG_LEVEL ?? "info");
+    // The debugging tools read threads through this session's own graph (list fields are rebuilt from history),
+    // which exists only once the tools are compiled into it: they ask for it when they run, never before.
+    const compiled: { graph?: CandorGraph } = {};
+    const debugging = debugTools ?? (env.CANDOR_DEBUG_TOOLS ? "added" : undefined);
+    if (debugging) {
+      const archive = persistenceArchive(
+        persistence,
+        async (threadId): Promise<unknown> => (await compiled.graph!.getState(threadConfig(threadId))).values,
+      );
+      const kit = debuggingToolkit({ archive });
+      toolkits = debugging === "alone" ? [kit] : [...toolkits, kit];
+    }
     // Side-effecting tool calls are recorded in the same database, so a resumed or replayed thread never repeats one.
     const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger: persistence.ledger }, persistence);
+    compiled.graph = graph;
     const close = async () => {
       try {
         await decisionLog.flush();

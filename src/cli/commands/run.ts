@@ -14,6 +14,7 @@ import {
   settingsFromFlags,
   type ReasonerChoice,
   newThreadRecord,
+  type DebugTools,
 } from "../options.js";
 import { dbFlagFor, executeThread, presentOutcome } from "../present.js";
 import { noteLine, shellArg } from "../render.js";
@@ -50,8 +51,11 @@ export async function startRun(
   rawFlags: unknown,
   io: CliIo,
   framed = false,
+  /** The debugging tools `candor review` runs with alone; otherwise --debug-tools or CANDOR_DEBUG_TOOLS add them. */
+  review?: { debugTools: DebugTools },
 ): Promise<{ exit: Exit; threadId: string }> {
   const flags = parseFlags(RunFlags, rawFlags);
+  const debugTools = review?.debugTools ?? (flags.debugTools || io.env.CANDOR_DEBUG_TOOLS ? "added" : undefined);
   const request = PlanningRequest.safeParse({ userIntent: requestText, userContext: { userId: flags.user } });
   if (!request.success) {
     throw new CandorError(
@@ -72,6 +76,7 @@ export async function startRun(
     faults: flags.fault,
     env: io.env,
     onNote: (note) => io.err(noteLine(note)),
+    ...(debugTools ? { debugTools } : {}),
   });
   try {
     return await whileHolding(
@@ -87,7 +92,10 @@ export async function startRun(
           );
         }
         // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
-        const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, mcp);
+        const record = {
+          ...newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, mcp),
+          ...(debugTools ? { debugTools } : {}),
+        };
         await saveThreadRecord(session.persistence, record);
         io.err(
           headerLines(

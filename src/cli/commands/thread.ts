@@ -65,6 +65,8 @@ export async function openThread(
     mcp: mode === "execute" ? record?.mcp : null,
     env: io.env,
     onNote: (note) => io.err(noteLine(note)),
+    // A thread that ran with the debugging tools is continued with them: its plan may name them.
+    ...(record?.debugTools ? { debugTools: record.debugTools } : {}),
   });
   return { threadId, dbPath, session, record, started, reasoner: startedWith };
 }
