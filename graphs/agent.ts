@@ -24,6 +24,7 @@ import type { InteropZodObject } from "@langchain/core/utils/types";
 import { routeAfterSynthesize, synthesizeNode } from "../nodes/synthesize.js";
 import { routeAfterUnderstand, understandNode } from "../nodes/understand.js";
 import { buildWorkerGraph } from "./worker.js";
+import { metered } from "../nodes/usage.js";
 
 export interface AgentDeps {
   /** Tools and worker types the agent may use. The `general` fallback worker is added unless one is given. */
@@ -71,14 +72,15 @@ export function buildAgentGraph(deps: AgentDeps) {
   // `context`); UNDERSTAND resolves them against the input's (src/domain/config.ts). Typed as any zod object:
   // LangGraph would otherwise type a run's `context` with every setting required, and a caller gives any of them.
   const graph = new StateGraph(AgentState, { context: CandorContextSchema as InteropZodObject })
-    .addNode(Node.UNDERSTAND, understandNode(nodeDeps))
-    .addNode(Node.EXECUTE, executeNode(nodeDeps))
+    // Nodes that may call the model run metered: their calls' tokens and cost go into `tokens` (nodes/usage.ts).
+    .addNode(Node.UNDERSTAND, metered(nodeDeps, "planning", understandNode(nodeDeps)))
+    .addNode(Node.EXECUTE, metered(nodeDeps, "grading", executeNode(nodeDeps)))
     .addNode(Node.WORKER, buildWorkerGraph(nodeDeps).compile())
-    .addNode(Node.SYNTHESIZE, synthesizeNode(nodeDeps))
-    .addNode(Node.SELECT_STRATEGY, selectStrategyNode(nodeDeps))
-    .addNode(Node.HUMAN_INTERRUPT, humanInterruptNode(nodeDeps))
-    .addNode(Node.REPLAN_WITH_GUIDANCE, replanWithGuidanceNode(nodeDeps))
-    .addNode(Node.REFLECT, reflectNode(nodeDeps))
+    .addNode(Node.SYNTHESIZE, metered(nodeDeps, "synthesis", synthesizeNode(nodeDeps), { asks: true }))
+    .addNode(Node.SELECT_STRATEGY, metered(nodeDeps, "recovery", selectStrategyNode(nodeDeps)))
+    .addNode(Node.HUMAN_INTERRUPT, metered(nodeDeps, "planning", humanInterruptNode(nodeDeps)))
+    .addNode(Node.REPLAN_WITH_GUIDANCE, metered(nodeDeps, "planning", replanWithGuidanceNode(nodeDeps)))
+    .addNode(Node.REFLECT, metered(nodeDeps, "reflection", reflectNode(nodeDeps)))
     .addNode(Node.FINALIZE, finalizeNode(nodeDeps))
     .addNode(Node.RETRY_DIFFERENT_AGENT, strategyNode("RETRY_DIFFERENT_AGENT", nodeDeps))
     .addNode(Node.RETRY_WITH_PARAMS, strategyNode("RETRY_WITH_PARAMS", nodeDeps))

@@ -15,6 +15,8 @@ import { approvalNotification } from "../src/transparency/explain.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+import { assertPlanFitsTokenBudget } from "../src/planning/token-budget.js";
+import { scopeCalls } from "../src/reasoning/usage.js";
 
 /** How many of the user's most recent episodes the planner learns from. */
 const EPISODES_CONSIDERED = 20;
@@ -86,6 +88,11 @@ export function understandNode(deps: NodeDeps) {
     let result: PlannedWithMemory;
     try {
       result = await planWithMemory(deps, state.request, config);
+      // PRE-PLAN-003: a plan expected to need more model tokens than the budget is refused before anything runs.
+      assertPlanFitsTokenBudget(result.plan, state.request, deps.reasoner, deps.registry, [
+        ...state.tokens,
+        ...scopeCalls(),
+      ]);
     } catch (e) {
       if (!CandorError.isInstance(e)) throw e;
       const failed = notification({

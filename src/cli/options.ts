@@ -28,6 +28,7 @@ export const FLAG_BOUNDS = {
   limit: { min: 1, max: 10_000 },
   /** The N of `--fault tool=kind*N`. */
   faultCalls: { min: 1, max: 1000 },
+  tokenBudget: { min: 1, max: 999_999_999 },
 } as const;
 
 const FLAG_LIKE = /^--[A-Za-z]/;
@@ -117,6 +118,8 @@ export const RunFlags = CommonFlags.extend({
   maxRevisions: wholeNumber("--max-revisions", FLAG_BOUNDS.maxRevisions, 2).optional(),
   approvalThreshold: Probability("--approval-threshold").optional(),
   abortBelow: Probability("--abort-below").optional(),
+  /** The request's `constraints.tokenBudget` (not `budget`, which is the money a plan may spend). */
+  tokenBudget: wholeNumber("--token-budget", FLAG_BOUNDS.tokenBudget, 50000).optional(),
   /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
   input: z.boolean().default(true),
 });
@@ -188,6 +191,7 @@ export const LOG_OPERATIONS = [
   "synthesize",
   "reflect",
   "report",
+  "model_call",
 ] as const satisfies readonly Decision["operation"][];
 const everyOperation: Exclude<Decision["operation"], (typeof LOG_OPERATIONS)[number]> extends never ? true : never =
   true;
@@ -265,6 +269,8 @@ export const ThreadRecord = z.object({
   faults: z.array(z.string()),
   /** The run's settings, so a thread stopped before its first checkpoint can be started again as it was. */
   settings: RunSettings.optional(),
+  /** The request's token budget (`--token-budget`), absent when it has none. */
+  tokenBudget: z.number().int().positive().optional(),
   createdAt: z.string(),
 });
 export type ThreadRecord = z.infer<typeof ThreadRecord>;
@@ -273,7 +279,7 @@ export type ThreadRecord = z.infer<typeof ThreadRecord>;
 export function newThreadRecord(
   threadId: string,
   request: string,
-  flags: { user: string; fault: string[] },
+  flags: { user: string; fault: string[]; tokenBudget?: number | undefined },
   reasoner: { kind: ThreadRecord["reasoner"]; model: string | null },
   settings: ThreadRecord["settings"],
 ): ThreadRecord {
@@ -285,6 +291,7 @@ export function newThreadRecord(
     model: reasoner.model,
     faults: flags.fault,
     settings,
+    ...(flags.tokenBudget !== undefined ? { tokenBudget: flags.tokenBudget } : {}),
     createdAt: new Date().toISOString(),
   };
 }

@@ -92,6 +92,10 @@ function withRunOptions(c: Command): Command {
     )
     .option("--approval-threshold <x>", "plans with confidence below x (0..1) wait for approval (default 0.5)")
     .option("--abort-below <x>", "stop and ask a human when confidence falls below x (0..1, default 0.3)")
+    .option(
+      "--token-budget <n>",
+      `most model tokens the run may use (${bounds(FLAG_BOUNDS.tokenBudget)}); a plan expected to need more is refused, a call that would exceed it asks`,
+    )
     .option("--no-input", NO_INPUT);
 }
 

@@ -70,9 +70,14 @@ export interface TokenBudget {
 export const TokenBudgetState = z.object({ limit: z.number(), used: z.number(), stopped: z.boolean() });
 
 export function tokenBudgetOf(tokenBudget: number | undefined, events: readonly TokenEvent[]): TokenBudget | null {
-  let limit = tokenBudget;
-  let stopped = false;
-  let used = 0;
+  return tokenBudgetAfter(tokenBudget === undefined ? null : { limit: tokenBudget, used: 0, stopped: false }, events);
+}
+
+/** A budget as it stood (null: none yet) after more events: their calls used, the last change's limit. */
+export function tokenBudgetAfter(base: TokenBudget | null, events: readonly TokenEvent[]): TokenBudget | null {
+  let limit = base?.limit;
+  let stopped = base?.stopped ?? false;
+  let used = base?.used ?? 0;
   for (const e of events) {
     if (e.type === "call") used += e.inputTokens + e.outputTokens;
     else {

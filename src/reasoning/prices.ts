@@ -38,7 +38,10 @@ export function priceOf(model: string, prices: PriceTable): TokenPrice {
 }
 
 /** USD of one call. */
-export function costOf(usage: { model: string; inputTokens: number; outputTokens: number }, prices: PriceTable): number {
+export function costOf(
+  usage: { model: string; inputTokens: number; outputTokens: number },
+  prices: PriceTable,
+): number {
   const p = priceOf(usage.model, prices);
   return (usage.inputTokens * p.input + usage.outputTokens * p.output) / 1_000_000;
 }
