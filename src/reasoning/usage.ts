@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import type { CallSite, ModelCall, TokenBudget, TokenEvent } from "../domain/usage.js";
 import { costOf, DEFAULT_PRICES, type PriceTable } from "./prices.js";
@@ -93,17 +92,17 @@ export function overBudget(site: CallSite, budget: TokenBudget, history: readonl
   return `a ${site} call takes about ${estimate} tokens and ${budget.used} of the ${budget.limit}-token budget are used, so it would exceed the token budget`;
 }
 
+/** What a model's answer may say about its usage (LangChain's AIMessage fields). */
+interface ReportedUsage {
+  usage_metadata?: { input_tokens?: number; output_tokens?: number };
+  response_metadata?: Record<string, unknown>;
+}
+
 /** The usage a message reports: LangChain's usage_metadata, else the OpenAI-style token counts. */
 export function usageOfMessage(
-  message: BaseMessage | undefined,
+  m: ReportedUsage | undefined,
   llmOutput: Record<string, unknown> | undefined,
 ): { inputTokens: number; outputTokens: number; model: string | null } {
-  const m = message as
-    | (BaseMessage & {
-        usage_metadata?: { input_tokens?: number; output_tokens?: number };
-        response_metadata?: Record<string, unknown>;
-      })
-    | undefined;
   const meta = m?.response_metadata ?? {};
   const model =
     typeof meta.model_name === "string" ? meta.model_name : typeof meta.model === "string" ? meta.model : null;
@@ -133,7 +132,7 @@ class UsageMeter extends BaseCallbackHandler {
   override handleLLMEnd(output: LLMResult): void {
     const scope = scopes.getStore();
     if (!scope) return;
-    const generation = output.generations[0]?.[0] as { message?: BaseMessage } | undefined;
+    const generation = output.generations[0]?.[0] as { message?: ReportedUsage } | undefined;
     const used = usageOfMessage(generation?.message, output.llmOutput);
     const model = used.model ?? this.modelName;
     const tokens = { model, inputTokens: used.inputTokens, outputTokens: used.outputTokens };

@@ -83,7 +83,10 @@ describe("tokens and cost of model calls", () => {
   it("refuses at planning a plan whose estimate exceeds the token budget, with what to change, before any call", async () => {
     const model = new ScriptedChatModel([], {}, { usage: { input: 1000, output: 200 } });
     const a = agent([COUNT_STEP], model);
-    const done = await a.graph.invoke(withTokenBudget("count the words of the readme note", 2000), threadConfig("tok-plan"));
+    const done = await a.graph.invoke(
+      withTokenBudget("count the words of the readme note", 2000),
+      threadConfig("tok-plan"),
+    );
     model.assertConsumed();
     expect(done.status).toBe("failed");
     expect(done.failureReason).toMatch(
