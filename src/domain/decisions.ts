@@ -190,8 +190,7 @@ export const INTERRUPT_TABLE = {
     title: "the run would go over its token budget",
     offers: TOKEN_BUDGET_DECISIONS,
     does: {
-      retry: (r) =>
-        `raise the token budget to ${r.retryWith.tokenBudget} (or to what --set tokenBudget=<n> says) and go on`,
+      retry: () => "raise the token budget to the figure proposed (or to what --set tokenBudget=<n> says) and go on",
       abort: () => "stop spending tokens: the waiting step fails and no further model call is made in this run",
     },
     humanInterrupt: (r) => ({
