@@ -94,7 +94,12 @@ export function formatUsage(t: Pick<UsageTotals, "inputTokens" | "outputTokens" 
   return `${n(t.inputTokens + t.outputTokens)} tokens (${n(t.inputTokens)} in, ${n(t.outputTokens)} out) · ${formatUsd(t.costUsd)}`;
 }
 
-/** Model costs are fractions of a cent per call: four decimals below a dollar, two above. */
+/**
+ * Model costs are fractions of a cent per call: two decimals from a dollar, four below, two significant digits
+ * below a hundredth of a cent (a few tokens of a cheap model), so a cost is never shown as $0.0000.
+ */
 export function formatUsd(usd: number): string {
-  return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  if (usd === 0 || usd >= 0.0001) return `$${usd.toFixed(4)}`;
+  return `$${usd.toPrecision(2)}`;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PlanningRequest } from "../../src/domain/request.js";
-import { tokenBudgetOf, type ModelCall, type TokenEvent } from "../../src/domain/usage.js";
+import { formatUsd, tokenBudgetOf, type ModelCall, type TokenEvent } from "../../src/domain/usage.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { estimatePlanTokens } from "../../src/planning/token-budget.js";
 import { LlmReasoner } from "../../src/reasoning/llm.js";
@@ -176,6 +176,12 @@ describe("token estimates and the budget", () => {
 });
 
 describe("figures shown to people", () => {
+  it("shows a tiny cost with two significant digits, never as $0.0000", () => {
+    expect(formatUsd(0.0000075)).toBe("$0.0000075");
+    expect(formatUsd(0.0042)).toBe("$0.0042");
+    expect(formatUsd(12.345)).toBe("$12.35");
+  });
+
   it("progress carries the tokens so far and the CLI prints them; without calls it says nothing of tokens", () => {
     const done = planOf([{ id: "s1", description: "x", workerType: "writer", tools: [], status: "done" }]);
     const p = computeProgress(done, 10, { taskId: "s1", status: "SUCCESS" });
