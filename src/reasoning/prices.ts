@@ -3,11 +3,11 @@ import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 
 /** USD per million input and output tokens. */
-export const TokenPrice = z.strictObject({
+const TokenPrice = z.strictObject({
   input: z.number().min(0, "a price cannot be negative"),
   output: z.number().min(0, "a price cannot be negative"),
 });
-export type TokenPrice = z.infer<typeof TokenPrice>;
+type TokenPrice = z.infer<typeof TokenPrice>;
 
 /** Model name → price; "*" prices any model not listed. */
 export const PriceTable = z.record(z.string().min(1, "a model name cannot be empty"), TokenPrice);
@@ -29,7 +29,7 @@ export const DEFAULT_PRICES: PriceTable = {
 };
 
 /** The price of a model: its own entry, else a dated variant's base ("gpt-4o-mini-2024-07-18"), else "*". */
-export function priceOf(model: string, prices: PriceTable): TokenPrice {
+function priceOf(model: string, prices: PriceTable): TokenPrice {
   if (prices[model]) return prices[model];
   const base = Object.keys(prices)
     .filter((k) => k !== "*" && model.startsWith(`${k}-`))

@@ -42,7 +42,7 @@ export function scopeCalls(): readonly ModelCall[] {
 }
 
 /** Tokens one call at each site is expected to take before any was made: refuses only what clearly cannot fit. */
-export const DEFAULT_CALL_ESTIMATE: Record<CallSite, number> = {
+const DEFAULT_CALL_ESTIMATE: Record<CallSite, number> = {
   planning: 3000,
   recovery: 1800,
   worker: 1800,
@@ -99,7 +99,7 @@ interface ReportedUsage {
 }
 
 /** The usage a message reports: LangChain's usage_metadata, else the OpenAI-style token counts. */
-export function usageOfMessage(
+function usageOfMessage(
   m: ReportedUsage | undefined,
   llmOutput: Record<string, unknown> | undefined,
 ): { inputTokens: number; outputTokens: number; model: string | null } {

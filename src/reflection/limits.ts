@@ -1,7 +1,7 @@
 import { costOf, DEFAULT_PRICES, type PriceTable } from "../reasoning/prices.js";
 
 // The price table is the run's (src/reasoning/prices.ts); reflection prices its calls with the same one.
-export { costOf, DEFAULT_PRICES, PriceTable } from "../reasoning/prices.js";
+export { costOf };
 
 /**
  * What reflection may cost and take (seed 001 scenarios 12, 13): a daily model budget per user, priced from a
