@@ -25,6 +25,7 @@ import type { InteropZodObject } from "@langchain/core/utils/types";
 import { routeAfterSynthesize, synthesizeNode } from "../nodes/synthesize.js";
 import { routeAfterUnderstand, understandNode } from "../nodes/understand.js";
 import { buildWorkerGraph } from "./worker.js";
+import { metered } from "../nodes/usage.js";
 
 export interface AgentDeps {
   /** Tools and worker types the agent may use. The `general` fallback worker is added unless one is given. */
@@ -73,14 +74,15 @@ export function buildAgentGraph(deps: AgentDeps) {
   // LangGraph would otherwise type a run's `context` with every setting required, and a caller gives any of them.
   const graph = new StateGraph(AgentState, { context: CandorContextSchema as InteropZodObject })
     .addNode(Node.CONVERSE, converseNode())
-    .addNode(Node.UNDERSTAND, withChat(understandNode(nodeDeps)))
-    .addNode(Node.EXECUTE, withChat(executeNode(nodeDeps)))
+    // Nodes that may call the model run metered: their calls' tokens and cost go into `tokens` (nodes/usage.ts).
+    .addNode(Node.UNDERSTAND, withChat(metered(nodeDeps, "planning", understandNode(nodeDeps))))
+    .addNode(Node.EXECUTE, withChat(metered(nodeDeps, "grading", executeNode(nodeDeps))))
     .addNode(Node.WORKER, buildWorkerGraph(nodeDeps).compile())
-    .addNode(Node.SYNTHESIZE, withChat(synthesizeNode(nodeDeps)))
-    .addNode(Node.SELECT_STRATEGY, withChat(selectStrategyNode(nodeDeps)))
-    .addNode(Node.HUMAN_INTERRUPT, withChat(humanInterruptNode(nodeDeps)))
-    .addNode(Node.REPLAN_WITH_GUIDANCE, withChat(replanWithGuidanceNode(nodeDeps)))
-    .addNode(Node.REFLECT, withChat(reflectNode(nodeDeps)))
+    .addNode(Node.SYNTHESIZE, withChat(metered(nodeDeps, "synthesis", synthesizeNode(nodeDeps), { asks: true })))
+    .addNode(Node.SELECT_STRATEGY, withChat(metered(nodeDeps, "recovery", selectStrategyNode(nodeDeps))))
+    .addNode(Node.HUMAN_INTERRUPT, withChat(metered(nodeDeps, "planning", humanInterruptNode(nodeDeps))))
+    .addNode(Node.REPLAN_WITH_GUIDANCE, withChat(metered(nodeDeps, "planning", replanWithGuidanceNode(nodeDeps))))
+    .addNode(Node.REFLECT, withChat(metered(nodeDeps, "reflection", reflectNode(nodeDeps))))
     .addNode(Node.FINALIZE, withChat(finalizeNode(nodeDeps)))
     .addNode(Node.RETRY_DIFFERENT_AGENT, withChat(strategyNode("RETRY_DIFFERENT_AGENT", nodeDeps)))
     .addNode(Node.RETRY_WITH_PARAMS, withChat(strategyNode("RETRY_WITH_PARAMS", nodeDeps)))

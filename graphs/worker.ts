@@ -13,6 +13,7 @@ import {
   routeAfterAgentTool,
 } from "../nodes/worker-agent.js";
 import { workerActNode } from "../nodes/worker-act.js";
+import { meteredLoopModel } from "../nodes/usage.js";
 import { routeWorkerStart, WorkerNode, workerGateNode, type WorkerStart } from "../nodes/worker-gate.js";
 
 /**
@@ -58,7 +59,7 @@ export function buildWorkerGraph(deps: NodeDeps) {
 function buildAgentLoopGraph(deps: NodeDeps) {
   const maxModelCalls = deps.reasoner.workerModel?.maxModelCalls ?? 0;
   return new StateGraph(AgentLoopState, { input: AgentLoopInput, output: AgentLoopOutput })
-    .addNode(AgentLoopNode.MODEL, agentModelNode(deps))
+    .addNode(AgentLoopNode.MODEL, meteredLoopModel(deps, agentModelNode(deps)))
     .addNode(AgentLoopNode.TOOL, agentToolNode(deps))
     .addNode(AgentLoopNode.FINISH, agentFinishNode(deps))
     .addEdge(START, AgentLoopNode.MODEL)

@@ -9,11 +9,12 @@ import { applyFeedback, dependencyInputs } from "../src/planning/schedule.js";
 import { callNeedingApproval } from "../src/tools/run-step.js";
 import { isModelDriven } from "../src/workers/agent-step.js";
 import { runWorkerStep, type WorkerStepOutcome } from "../src/tools/worker-step.js";
-import { computeProgress } from "../src/transparency/progress.js";
+import { computeProgress, withTokens } from "../src/transparency/progress.js";
 import { notification, progressNotification } from "../src/transparency/notify.js";
 import { emitNotifications, emitProgress, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue, WorkerInput } from "./state.js";
+import { tokenBudgetOf } from "../src/domain/usage.js";
 
 /** What a step's task was told to do: run the dispatched step with these inputs, or nothing (null). */
 type Go = { step: TaskStep; inputs: Record<string, unknown> } | null;
@@ -41,6 +42,7 @@ export function executeNode(deps: NodeDeps) {
     const startedAt = Date.parse(state.startedAt ?? new Date().toISOString());
     let progress = state.progress;
     const report = (p: Progress) => {
+      p = withTokens(p, state.tokens);
       progress = p;
       emitProgress(config, p);
       tell(progressNotification(p));
@@ -247,6 +249,11 @@ export function routeAfterExecute(state: AgentStateValue): AfterExecute {
   if (!plan || running.length === 0) return Node.SYNTHESIZE;
   return running.map(
     (step) =>
-      new Send(Node.WORKER, { step, inputs: dependencyInputs(plan, step), planId: plan.planId } satisfies WorkerInput),
+      new Send(Node.WORKER, {
+        step,
+        inputs: dependencyInputs(plan, step),
+        planId: plan.planId,
+        tokenBudget: tokenBudgetOf(state.request.constraints.tokenBudget, state.tokens),
+      } satisfies WorkerInput),
   );
 }

@@ -20,6 +20,8 @@ export function finalizeNode(deps: NodeDeps) {
       failureReason: state.failureReason,
       lessons: state.reflection?.lessons ?? [],
       startedAt: state.startedAt ?? new Date().toISOString(),
+      tokens: state.tokens,
+      tokenBudget: state.request.constraints.tokenBudget,
     });
     const ok = status === "completed";
     const n = notification({
@@ -37,6 +39,16 @@ export function finalizeNode(deps: NodeDeps) {
       decision: status,
       reasoning: report.summary.outcome,
       confidenceAfter: state.plan?.confidence ?? null,
+      ...(report.summary.tokens
+        ? {
+            cost: report.summary.tokens.costUsd,
+            tokens: {
+              input: report.summary.tokens.inputTokens,
+              output: report.summary.tokens.outputTokens,
+              costUsd: report.summary.tokens.costUsd,
+            },
+          }
+        : {}),
     });
     return { report, status, notifications: [n] };
   };

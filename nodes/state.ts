@@ -9,6 +9,7 @@ import { PlanningRequest } from "../src/domain/request.js";
 import { defaultStateSettings, mergeSettings, RunSettingsPatch, StateSettings } from "../src/domain/config.js";
 import { ConfidencePoint, PlanRevision, StrategyType } from "../src/domain/revision.js";
 import { FailureClass } from "../src/domain/feedback.js";
+import { TokenBudgetState, TokenEvent } from "../src/domain/usage.js";
 
 /**
  * An append-only list. A DeltaValue, not a ReducedValue: a checkpoint stores only what each step appended, and
@@ -85,6 +86,8 @@ export const AgentState = new StateSchema({
   revisionCount: z.number().int().default(0),
   /** Every confidence change with its reason. */
   confidenceHistory: append(ConfidencePoint),
+  /** Every model call (site, step, tokens, cost) and every change a person made to the token budget, in order. */
+  tokens: append(TokenEvent),
   /** Everything the user was told, in order. */
   notifications: append(Notification),
   /** The latest progress figures. */
@@ -131,6 +134,8 @@ export const WorkerInput = z.object({
   /** Outputs of the step's dependencies, by output name. */
   inputs: z.record(z.string(), z.unknown()),
   planId: z.string(),
+  /** The run's token budget when the step was sent (null: none), so a model-driven step can keep to it. */
+  tokenBudget: TokenBudgetState.nullable().default(null),
 });
 export type WorkerInput = z.infer<typeof WorkerInput>;
 
@@ -140,6 +145,7 @@ export type WorkerInput = z.infer<typeof WorkerInput>;
  */
 const workerFeedback = append(ExecutionFeedback);
 const workerNotifications = append(Notification);
+const workerTokens = append(TokenEvent);
 
 export const WorkerState = new StateSchema({
   step: TaskStep,
@@ -147,8 +153,14 @@ export const WorkerState = new StateSchema({
   planId: z.string(),
   /** Set by the gate before an irreversible or approval-gated call; null when the step's call needs no approval. */
   toolDecision: ToolCallDecision.nullable().default(null),
+  tokenBudget: TokenBudgetState.nullable().default(null),
   feedback: workerFeedback,
   notifications: workerNotifications,
+  tokens: workerTokens,
 });
-export const WorkerOutput = new StateSchema({ feedback: workerFeedback, notifications: workerNotifications });
+export const WorkerOutput = new StateSchema({
+  feedback: workerFeedback,
+  notifications: workerNotifications,
+  tokens: workerTokens,
+});
 export type WorkerStateValue = typeof WorkerState.State;

@@ -23,6 +23,8 @@ import {
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
+import { assertPlanFitsTokenBudget } from "../src/planning/token-budget.js";
+import { scopeCalls } from "../src/reasoning/usage.js";
 
 /** How many of the user's most recent episodes the planner learns from. */
 const EPISODES_CONSIDERED = 20;
@@ -107,6 +109,12 @@ export function understandNode(deps: NodeDeps) {
     } else {
       try {
         result = await planWithMemory(deps, state.request, config);
+        // PRE-PLAN-003: a plan expected to need more model tokens than the budget is refused before anything runs
+        // (a refusal, so it never falls back to reactive mode).
+        assertPlanFitsTokenBudget(result.plan, state.request, deps.reasoner, deps.registry, [
+          ...state.tokens,
+          ...scopeCalls(),
+        ]);
         const fallback = reactiveFallback({ kind: "plan", plan: result.raw }, canReact);
         if (fallback.ok) [reactive, result] = [fallback.value, asReactive(state.request, fallback.value)];
       } catch (e) {

@@ -14,6 +14,8 @@ import { Notification } from "../src/domain/notification.js";
 import { TaskStep } from "../src/domain/plan.js";
 import { CandorError, ErrorCode, errorMessage } from "../src/errors.js";
 import type { WorkerModel } from "../src/reasoning/types.js";
+import { budgetRefusal } from "../src/reasoning/usage.js";
+import { TokenBudgetState, TokenEvent } from "../src/domain/usage.js";
 import { classifyFailure, feedbackTypeFor } from "../src/replanning/classify.js";
 import { runStep } from "../src/tools/run-step.js";
 import { failureNotification, notification, successNotification } from "../src/transparency/notify.js";
@@ -37,6 +39,15 @@ const appendNotifications = new ReducedValue(
   {
     inputSchema: z.array(Notification),
     reducer: (current: Notification[], added: Notification[]) => [...current, ...added],
+  },
+);
+
+/** The loop's model calls and budget changes, handed to the run's `tokens` when the loop ends. */
+const appendTokens = new ReducedValue(
+  z.array(TokenEvent).default(() => []),
+  {
+    inputSchema: z.array(TokenEvent),
+    reducer: (current: TokenEvent[], added: TokenEvent[]) => [...current, ...added],
   },
 );
 
@@ -73,6 +84,9 @@ export const AgentLoopState = new StateSchema({
   approval: LoopApproval.nullable().default(null),
   feedback: z.array(ExecutionFeedback).default(() => []),
   notifications: appendNotifications,
+  /** The run's token budget when the step was sent; the loop's own calls (in `tokens`) count against it too. */
+  tokenBudget: TokenBudgetState.nullable().default(null),
+  tokens: appendTokens,
 });
 export type AgentLoopStateValue = typeof AgentLoopState.State;
 /** What the loop is given: the worker's step (nothing of the worker's lists, so nothing is handed back twice). */
@@ -80,10 +94,12 @@ export const AgentLoopInput = new StateSchema({
   step: TaskStep,
   inputs: z.record(z.string(), z.unknown()).default(() => ({})),
   planId: z.string(),
+  tokenBudget: TokenBudgetState.nullable().default(null),
 });
 export const AgentLoopOutput = new StateSchema({
   feedback: z.array(ExecutionFeedback).default(() => []),
   notifications: appendNotifications,
+  tokens: appendTokens,
 });
 
 function workersOf(deps: NodeDeps): WorkerModel {
@@ -126,6 +142,12 @@ export function agentModelNode(deps: NodeDeps) {
     const limit = AbortSignal.timeout(step.timeoutMs);
     const signal = config.signal ? AbortSignal.any([config.signal, limit]) : limit;
     try {
+      // The run's token budget, checked where the call is made (the person was already asked: nodes/usage.ts).
+      const refused = budgetRefusal("worker");
+      if (refused)
+        throw new CandorError(refused, ErrorCode.INSUFFICIENT_RESOURCES, {
+          details: { failureClass: "policy_blocked" },
+        });
       const answer = await bound.invoke([new SystemMessage(prompt), task, ...state.messages], { signal });
       return {
         messages: [withUniqueCallIds(answer, state.messages, step.id)],

@@ -18,6 +18,8 @@ const EnvSchema = z.object({
   CANDOR_REFLECTION_BUDGET_USD: z.coerce.number().min(0).optional(),
   /** JSON: model name → {input, output} USD per million tokens ("*" for any other model). */
   CANDOR_MODEL_PRICES: z.string().optional(),
+  /** A JSON file of the same shape, read first (CANDOR_MODEL_PRICES then overrides it). */
+  CANDOR_PRICES_FILE: z.string().optional(),
   /** Model calls a model-driven step may make (default 6); 0 keeps every step a direct call. */
   CANDOR_MAX_MODEL_CALLS: z.coerce.number().int().min(0).optional(),
   /** A JSON file of MCP servers whose tools runs may use (README "MCP servers"). */

@@ -29,6 +29,7 @@ export const FLAG_BOUNDS = {
   limit: { min: 1, max: 10_000 },
   /** The N of `--fault tool=kind*N`. */
   faultCalls: { min: 1, max: 1000 },
+  tokenBudget: { min: 1, max: 999_999_999 },
 } as const;
 
 const FLAG_LIKE = /^--[A-Za-z]/;
@@ -122,6 +123,8 @@ export const RunFlags = CommonFlags.extend({
   reactive: z.boolean().default(false),
   /** A JSON file of MCP servers whose tools the run may use. */
   mcp: text("--mcp", "mcp.json", "a file").optional(),
+  /** The request's `constraints.tokenBudget` (not `budget`, which is the money a plan may spend). */
+  tokenBudget: wholeNumber("--token-budget", FLAG_BOUNDS.tokenBudget, 50000).optional(),
   /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
   input: z.boolean().default(true),
   /** Add the debugging tools (review_runs, …) to the run's tools; CANDOR_DEBUG_TOOLS=1 does too. */
@@ -205,6 +208,7 @@ export const LOG_OPERATIONS = [
   "synthesize",
   "reflect",
   "report",
+  "model_call",
 ] as const satisfies readonly Decision["operation"][];
 const everyOperation: Exclude<Decision["operation"], (typeof LOG_OPERATIONS)[number]> extends never ? true : never =
   true;
@@ -326,6 +330,8 @@ export const ThreadRecord = z.object({
   mcp: z.string().nullable().optional(),
   /** The debugging tools it ran with: added to the others (`--debug-tools`), or alone (`candor review`). */
   debugTools: DebugTools.optional(),
+  /** The request's token budget (`--token-budget`), absent when it has none. */
+  tokenBudget: z.number().int().positive().optional(),
   createdAt: z.string(),
 });
 export type ThreadRecord = z.infer<typeof ThreadRecord>;
@@ -334,7 +340,7 @@ export type ThreadRecord = z.infer<typeof ThreadRecord>;
 export function newThreadRecord(
   threadId: string,
   request: string,
-  flags: { user: string; fault: string[] },
+  flags: { user: string; fault: string[]; tokenBudget?: number | undefined },
   reasoner: { kind: ThreadRecord["reasoner"]; model: string | null },
   settings: ThreadRecord["settings"],
   mcp: string | null = null,
@@ -348,6 +354,7 @@ export function newThreadRecord(
     faults: flags.fault,
     settings,
     ...(mcp ? { mcp } : {}),
+    ...(flags.tokenBudget !== undefined ? { tokenBudget: flags.tokenBudget } : {}),
     createdAt: new Date().toISOString(),
   };
 }

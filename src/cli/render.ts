@@ -1,4 +1,5 @@
 import type { CandorEvent, Notification, Progress } from "../domain/notification.js";
+import { formatUsage } from "../domain/usage.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import { DecisionName, type FailureEscalationRequest } from "../domain/approval.js";
 import { DECISION_INPUT, decisionMeaning, kindTitle } from "../domain/decisions.js";
@@ -70,7 +71,8 @@ export class EventPrinter {
     this.printedDone = p.done;
     this.printedTotal = p.total;
     const eta = p.etaMs >= 100 ? `, about ${(p.etaMs / 1000).toFixed(1)} s left` : "";
-    return [line(p.at, "·", "", `Progress: ${p.done}/${p.total} steps (${Math.round(p.percent)}%)${eta}`)];
+    const tokens = p.tokens ? ` · model so far: ${formatUsage(p.tokens)}` : "";
+    return [line(p.at, "·", "", `Progress: ${p.done}/${p.total} steps (${Math.round(p.percent)}%)${eta}${tokens}`)];
   }
 
   private notification(n: Notification): string[] {

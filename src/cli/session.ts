@@ -4,7 +4,12 @@ import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
 import { ANSWER_TAG } from "../../nodes/synthesize.js";
 import type { AgentStateValue } from "../../nodes/state.js";
-import { InterruptRequest, TOOL_APPROVAL_DECISIONS, type PlanAdjustment } from "../domain/approval.js";
+import {
+  InterruptRequest,
+  TokenBudgetRequest,
+  TOOL_APPROVAL_DECISIONS,
+  type PlanAdjustment,
+} from "../domain/approval.js";
 import { CandorEvent } from "../domain/notification.js";
 import { Plan, type TaskStep } from "../domain/plan.js";
 import { modelDrivenPredicate } from "../workers/agent-step.js";
@@ -14,6 +19,7 @@ import type { CandorEnv } from "../env.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import { databaseMayExist, openDatabase, type Persistence } from "../memory/persistence.js";
 import { RulesReasoner } from "../reasoning/rules.js";
+import { pricesFrom } from "../reasoning/prices.js";
 import type { Reasoner } from "../reasoning/types.js";
 import { parseFaultSpecs, withFaults } from "../tools/faults.js";
 import type { Toolkit } from "../tools/types.js";
@@ -107,6 +113,7 @@ async function buildReasoner(
     model,
     fallback: new RulesReasoner(),
     onFallback: onNote,
+    prices: pricesFrom(env),
     ...(env.CANDOR_MAX_MODEL_CALLS !== undefined ? { maxModelCallsPerStep: env.CANDOR_MAX_MODEL_CALLS } : {}),
   });
 }
@@ -289,7 +296,11 @@ async function unknownThread(persistence: Persistence, threadId: string): Promis
  * starts a thread that stopped before its first checkpoint with it again, so both start it the same way.
  */
 export function startInput(record: ThreadRecord): Extract<ThreadInput, { kind: "start" }> {
-  const request = PlanningRequest.parse({ userIntent: record.request, userContext: { userId: record.userId } });
+  const request = PlanningRequest.parse({
+    userIntent: record.request,
+    userContext: { userId: record.userId },
+    constraints: record.tokenBudget !== undefined ? { tokenBudget: record.tokenBudget } : {},
+  });
   return { kind: "start", value: { request, settings: record.settings ?? RunSettings.parse({}) } };
 }
 
@@ -426,9 +437,12 @@ export async function readOutcome(graph: CandorGraph, threadId: string): Promise
   const interrupts = interruptsOf(snapshot);
   const interrupted = interrupts.length > 0;
   const waiting = pending.success && (snapshot.next.includes(Node.HUMAN_INTERRUPT) || interrupted);
-  const tools = interrupts.flatMap((i) => {
+  const tools = interrupts.flatMap((i): { id: string | undefined; request: WaitingRequest }[] => {
     const parsed = ToolApprovalWait.safeParse(i.value);
-    return parsed.success ? [{ id: i.id, request: parsed.data }] : [];
+    if (parsed.success) return [{ id: i.id, request: parsed.data }];
+    // A model call waiting for a larger token budget asks from inside the worker too (or from synthesize).
+    const budget = TokenBudgetRequest.safeParse(i.value);
+    return budget.success ? [{ id: i.id, request: budget.data }] : [];
   });
   const waitingFor: WaitingRequest | null = waiting ? pending.data : (tools[0]?.request ?? null);
   const interruptIds = waiting

@@ -12,6 +12,7 @@ export const InterruptKind = z.enum([
   "unknown_outcome",
   "request_change",
   "tool_approval",
+  "token_budget",
 ]);
 export type InterruptKind = z.infer<typeof InterruptKind>;
 
@@ -96,6 +97,31 @@ export const ToolApprovalRequest = z.object({
 });
 export type ToolApprovalRequest = z.infer<typeof ToolApprovalRequest>;
 
+/**
+ * Asked before a model call that would take the run past its token budget (`constraints.tokenBudget`): raise the
+ * budget and go on (a plain retry raises it to `retryWith.tokenBudget`; `params.tokenBudget` names another figure),
+ * or stop spending (abort: the step fails as policy_blocked and no further model call is made in this run).
+ */
+export const TokenBudgetRequest = z.object({
+  kind: z.literal("token_budget"),
+  planId: z.string(),
+  /** The step whose model call waits (a model-driven step), or the run's own phase (`synthesis`). */
+  taskId: z.string(),
+  site: z.string(),
+  used: z.number().int().min(0),
+  limit: z.number().int().positive(),
+  /** Tokens the next call is expected to take. */
+  estimate: z.number().int().min(0),
+  /** The budget a plain retry raises to. */
+  retryWith: z.object({ tokenBudget: z.number().int().positive() }),
+  question: z.string(),
+  decisions: z.array(z.string()),
+});
+export type TokenBudgetRequest = z.infer<typeof TokenBudgetRequest>;
+
+/** The decisions a token budget question accepts: go on with a larger budget, or stop spending. */
+export const TOKEN_BUDGET_DECISIONS = ["retry", "abort"] as const;
+
 /** The decisions a tool approval accepts. */
 export const TOOL_APPROVAL_DECISIONS = ["approve", "deny"] as const;
 
@@ -109,6 +135,7 @@ export const InterruptRequest = z.discriminatedUnion("kind", [
   /** A recovery would change a value the user asked for (travellers, nights, a city): a person accepts it or not. */
   FailureEscalationRequest.extend({ kind: z.literal("request_change") }),
   ToolApprovalRequest,
+  TokenBudgetRequest,
 ]);
 export type InterruptRequest = z.infer<typeof InterruptRequest>;
 

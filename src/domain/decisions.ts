@@ -3,6 +3,7 @@ import {
   DecisionName,
   editableSteps,
   PLAN_APPROVAL_DECISIONS,
+  TOKEN_BUDGET_DECISIONS,
   TOOL_APPROVAL_DECISIONS,
   type FailureEscalationRequest,
   type HitlDecisionType,
@@ -11,6 +12,7 @@ import {
   type HitlRequest,
   type InterruptKind,
   type InterruptRequest,
+  type TokenBudgetRequest,
   type ToolApprovalRequest,
 } from "./approval.js";
 
@@ -184,6 +186,27 @@ export const INTERRUPT_TABLE = {
       ].join("\n"),
     }),
     hitl: { approve: "approve", edit: null, reject: "deny" },
+  }),
+  token_budget: kind<TokenBudgetRequest, (typeof TOKEN_BUDGET_DECISIONS)[number]>({
+    title: "the run would go over its token budget",
+    offers: TOKEN_BUDGET_DECISIONS,
+    does: {
+      retry: () => "raise the token budget to the figure proposed (or to what --set tokenBudget=<n> says) and go on",
+      abort: () => "stop spending tokens: the waiting step fails and no further model call is made in this run",
+    },
+    humanInterrupt: (r) => ({
+      action_request: {
+        action: "raise_token_budget",
+        args: { tokenBudget: r.retryWith.tokenBudget, used: r.used, limit: r.limit, taskId: r.taskId },
+      },
+      config: { allow_accept: true, allow_edit: true, allow_respond: false, allow_ignore: true },
+      description: [
+        r.question,
+        "",
+        `Accept raises the budget to ${r.retryWith.tokenBudget} tokens, edit raises it to the tokenBudget you set, ignore stops spending.`,
+      ].join("\n"),
+    }),
+    hitl: { approve: "retry", edit: "retry", reject: "abort" },
   }),
 } as const satisfies Record<InterruptKind, { title: string; offers: readonly DecisionName[] }>;
 

@@ -49,6 +49,15 @@ export const Progress = z.object({
   percent: z.number().min(0).max(100),
   /** Estimated time left, from the remaining steps' estimates and the observed speed so far. */
   etaMs: z.number().min(0),
+  /** The run's model tokens and their cost so far; absent when no model was called. */
+  tokens: z
+    .object({
+      calls: z.number().int(),
+      inputTokens: z.number().int(),
+      outputTokens: z.number().int(),
+      costUsd: z.number(),
+    })
+    .optional(),
 });
 export type Progress = z.infer<typeof Progress>;
 

@@ -2,6 +2,16 @@ import { z } from "zod";
 import { FailureClass, FeedbackType } from "./feedback.js";
 import { RevisionStrategy, ConfidencePoint } from "./revision.js";
 import { AppliedAdjustment, Evaluation, StepChoice } from "./reflection.js";
+import { CallSite } from "./usage.js";
+
+/** Model tokens and their cost, added up (for the run, a step or a call site). */
+export const TokenUsage = z.object({
+  calls: z.number().int().min(0),
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  costUsd: z.number().min(0),
+});
+export type TokenUsage = z.infer<typeof TokenUsage>;
 
 export const RunStatus = z.enum([
   "planning",
@@ -35,6 +45,15 @@ export const ExecutionReport = z.object({
     revisionCount: z.number().int(),
     /** Why the run failed or stopped, when it did. */
     failureReason: z.string().nullable(),
+    /**
+     * The run's model calls, tokens and cost, with the same by call site; null when no model was called (and in
+     * reports stored before they were counted).
+     */
+    tokens: TokenUsage.extend({ bySite: z.partialRecord(CallSite, TokenUsage) })
+      .nullable()
+      .default(null),
+    /** The token budget the run ended with (after any raise), or null when it had none. */
+    tokenBudget: z.number().nullable().default(null),
   }),
   tasks: z.array(
     z.object({
@@ -49,6 +68,8 @@ export const ExecutionReport = z.object({
       errors: z.array(z.string()),
       replaces: z.string().nullable(),
       skipReason: z.string().nullable(),
+      /** The step's own model calls (a model-driven step, a recovery for it); null when it made none. */
+      tokens: TokenUsage.nullable().default(null),
     }),
   ),
   revisions: z.array(

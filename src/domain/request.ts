@@ -8,6 +8,12 @@ export const Constraints = z.object({
   timeoutMs: z.number().int().positive().optional(),
   /** Money budget for what the plan books or buys (same unit as tool costs; USD in the travel demo). */
   budget: z.number().positive().optional(),
+  /**
+   * Seed 002's token budget: the most model tokens (input and output) the run may use. Named apart from `budget`,
+   * which stays the money the plan may spend. Checked against the plan's estimate before it runs (PRE-PLAN-003)
+   * and before each model call; a call that would go over it asks a person to raise it or stop.
+   */
+  tokenBudget: z.number().int().positive().optional(),
   priority: z.enum(["low", "medium", "high"]).optional(),
 });
 export type Constraints = z.infer<typeof Constraints>;

@@ -17,6 +17,8 @@ import { gradePrompt } from "../../prompts/grade.js";
 import type { ReflectionDraft } from "../domain/reflection.js";
 import type { Result } from "../result.js";
 import type { AnswerReview } from "../planning/coverage.js";
+import type { PriceTable } from "./prices.js";
+import { budgetRefusal, meterModel } from "./usage.js";
 import {
   DEFAULT_MAX_MODEL_CALLS_PER_STEP,
   type WorkerModel,
@@ -79,6 +81,8 @@ export interface LlmReasonerOptions {
    * so every step is a direct call as with the rules reasoner.
    */
   maxModelCallsPerStep?: number;
+  /** Prices of the model's tokens, for the cost of each call (default DEFAULT_PRICES). */
+  prices?: PriceTable;
 }
 
 /** Seed 003: strategy generation must finish within 5 seconds. */
@@ -114,6 +118,8 @@ export class LlmReasoner implements Reasoner {
     if (maxModelCalls > 0) this.workerModel = { model: opts.model, maxModelCalls };
     this.model = opts.model;
     this.modelName = (opts.model as { model?: unknown }).model?.toString() ?? "unknown";
+    // Every call of this model, the worker loop's included, is recorded and priced (src/reasoning/usage.ts).
+    meterModel(opts.model, this.modelName, opts.prices);
     this.fallback = opts.fallback;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.recoveryTimeoutMs = opts.recoveryTimeoutMs ?? DEFAULT_RECOVERY_TIMEOUT_MS;
@@ -144,6 +150,8 @@ export class LlmReasoner implements Reasoner {
         ),
       ],
     });
+    const refused = budgetRefusal("planning");
+    if (refused) return this.planWithFallback(request, ctx, `The model was not asked for a plan: ${refused}`);
     const attempt = await this.askForPlan(prompt, request, ctx.registry, ctx.signal);
     if ("plan" in attempt) return attempt;
     return this.planWithFallback(request, ctx, attempt.why);
@@ -173,6 +181,11 @@ export class LlmReasoner implements Reasoner {
         tools: registry.grant(w.name).map((t) => t.name),
       })),
     });
+    const refused = budgetRefusal("recovery");
+    if (refused) {
+      this.onFallback?.(`The model was not asked for a recovery of step ${question.failure.step.id}: ${refused}.`);
+      return null;
+    }
     const timeout = AbortSignal.timeout(this.recoveryTimeoutMs);
     const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
     const answer = await this.askForRecovery(prompt, signal, caller, timeout);
@@ -234,6 +247,13 @@ export class LlmReasoner implements Reasoner {
   }
 
   async synthesize(input: SynthesisInput): Promise<string> {
+    const refused = budgetRefusal("synthesis");
+    if (refused) {
+      this.onFallback?.(
+        `The model was not asked to write the answer (${refused}); used the ${this.fallback.kind} template instead.`,
+      );
+      return this.fallback.synthesize(input);
+    }
     const timeout = AbortSignal.timeout(this.timeoutMs);
     let why: string;
     try {
@@ -258,6 +278,13 @@ export class LlmReasoner implements Reasoner {
    */
   async reviewAnswer(input: SynthesisInput): Promise<AnswerReview | null> {
     if (input.plan.understanding.parts.length === 0) return null;
+    const refused = budgetRefusal("synthesis");
+    if (refused) {
+      this.onFallback?.(
+        `The model did not review the answer (${refused}); the understanding record alone decides what was answered.`,
+      );
+      return null;
+    }
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const structured = this.model.withStructuredOutput(ModelAnswerReview, {
       name: "answer_review",
@@ -288,6 +315,8 @@ export class LlmReasoner implements Reasoner {
   async reflect(question: ReflectionQuestion): Promise<Result<ReflectionAnswer>> {
     const caller = question.signal;
     caller?.throwIfAborted();
+    const refused = budgetRefusal("reflection");
+    if (refused) return { ok: false, reason: `the model was not asked: ${refused}` };
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
     const structured = this.model.withStructuredOutput(ModelReflection, {
@@ -332,6 +361,11 @@ export class LlmReasoner implements Reasoner {
   async gradeRelevance(question: RelevanceQuestion): Promise<number[] | null> {
     const caller = question.signal;
     caller?.throwIfAborted();
+    const refused = budgetRefusal("grading");
+    if (refused) {
+      this.onFallback?.(`The model did not grade the passages (${refused}); term coverage graded them instead.`);
+      return null;
+    }
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
     const structured = this.model.withStructuredOutput(ModelGrades, {

@@ -105,7 +105,7 @@ export function parseDecision(raw: unknown, request: DecisionContext): ParsedDec
   }
   // Retrying a change to the request is accepting it: the step runs with the values the recovery proposed.
   if (
-    request.kind === "request_change" &&
+    (request.kind === "request_change" || request.kind === "token_budget") &&
     decision.decision === "retry" &&
     decision.params === null &&
     request.retryWith
@@ -218,6 +218,17 @@ function fromHumanResponse(
     return {
       ok: false,
       error: `Editing a tool call's arguments is not supported: approve the call as shown, or deny it. ${`Send one of: ${request.decisions.join(", ")}.`}`,
+    };
+  }
+  if (request.kind === "token_budget") {
+    // Accept raises the budget as proposed, edit to the figure the person set, ignore stops spending.
+    if (type === "accept") return { ok: true, decision: { decision: "retry" } };
+    if (type === "ignore") return { ok: true, decision: { decision: "abort", comment: "ignored" } };
+    if (type === "edit" && isObject(args) && isObject(args.args))
+      return { ok: true, decision: { decision: "retry", params: { tokenBudget: jsonText(args.args.tokenBudget) } } };
+    return {
+      ok: false,
+      error: `Answer a token budget question with accept (raise it as proposed), edit (args.tokenBudget: the new budget) or ignore (stop spending). ${`Send one of: ${request.decisions.join(", ")}.`}`,
     };
   }
   if (request.kind === "unknown_outcome") {
@@ -498,6 +509,13 @@ export function decisionEffect(args: {
     // The worker applies tool approvals itself (run or fail the step); nothing here should ever see one.
     throw new CandorError(
       `A tool approval for ${request.tool} is answered inside the worker, not by human_interrupt.`,
+      ErrorCode.INVALID_DECISION,
+    );
+  }
+  if (request.kind === "token_budget") {
+    // Asked and applied where the model call waits (nodes/usage.ts); nothing here should ever see one.
+    throw new CandorError(
+      `A token budget question for ${request.taskId} is answered where the model call waits, not by human_interrupt.`,
       ErrorCode.INVALID_DECISION,
     );
   }

@@ -19,7 +19,8 @@ export interface Decision {
     | "human_decision"
     | "synthesize"
     | "reflect"
-    | "report";
+    | "report"
+    | "model_call";
   planId: string | null;
   taskId?: string | null;
   threadId?: string | null;
@@ -29,8 +30,10 @@ export interface Decision {
   reasoning: string;
   confidenceBefore?: number | null;
   confidenceAfter?: number | null;
-  /** Cost of the operation itself (model tokens or tool cost). */
+  /** Cost of the operation itself (a tool's cost; a model call's USD). */
   cost?: number;
+  /** The model tokens the operation used (a model call; a step's or the run's total). */
+  tokens?: { input: number; output: number; costUsd: number };
   /** For a plan: what the planner understood of the request (domain/understanding.ts), recorded whole. */
   understanding?: unknown;
 }

@@ -1,6 +1,13 @@
 import type { Progress } from "../domain/notification.js";
 import type { Plan } from "../domain/plan.js";
 import { criticalPathMs } from "../planning/validate.js";
+import { usageTotals, type TokenEvent } from "../domain/usage.js";
+
+/** Progress with the run's model tokens and cost so far; unchanged when no model was called (no "0 tokens"). */
+export function withTokens(p: Progress, events: readonly TokenEvent[]): Progress {
+  const t = usageTotals(events);
+  return t.calls > 0 ? { ...p, tokens: t } : p;
+}
 
 /**
  * Percent done and time left (seed 000 scenario 17). Settled steps (done or skipped) count as done; time left

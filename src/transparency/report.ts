@@ -5,6 +5,8 @@ import { isReactive } from "../workers/reactive.js";
 import { unansweredByUnderstanding } from "../planning/coverage.js";
 import type { ExecutionReport, RunStatus } from "../domain/report.js";
 import type { ConfidencePoint, PlanRevision } from "../domain/revision.js";
+import { formatUsage, tokenBudgetOf, usageTotals, type CallSite, type TokenEvent } from "../domain/usage.js";
+import type { TokenUsage } from "../domain/report.js";
 
 export interface ReportFacts {
   request: string;
@@ -16,6 +18,35 @@ export interface ReportFacts {
   failureReason: string | null;
   lessons: readonly string[];
   startedAt: string;
+  /** The run's model calls and budget changes (state `tokens`); absent or empty without a model. */
+  tokens?: readonly TokenEvent[];
+  /** The request's token budget (`constraints.tokenBudget`). */
+  tokenBudget?: number;
+}
+
+/** A step's or the run's usage, or null when no call was made: a run without a model shows no token figures. */
+function usageOrNull(events: readonly TokenEvent[], taskId?: string): TokenUsage | null {
+  const t = usageTotals(events, taskId);
+  return t.calls > 0 ? { ...t, costUsd: round(t.costUsd) } : null;
+}
+
+function round(usd: number): number {
+  return Math.round(usd * 1_000_000) / 1_000_000;
+}
+
+function runTokens(events: readonly TokenEvent[]) {
+  const total = usageOrNull(events);
+  if (!total) return null;
+  const bySite: Partial<Record<CallSite, TokenUsage>> = {};
+  for (const e of events) {
+    if (e.type !== "call") continue;
+    const t = (bySite[e.site] ??= { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    t.calls += 1;
+    t.inputTokens += e.inputTokens;
+    t.outputTokens += e.outputTokens;
+    t.costUsd = round(t.costUsd + e.costUsd);
+  }
+  return { ...total, bySite };
 }
 
 const OUTCOME: Record<RunStatus, string> = {
@@ -49,6 +80,7 @@ function outcomeText(facts: ReportFacts, failedSteps: number): string {
 /** The post-execution report (seed 000 scenario 20): summary, task breakdown, revisions, confidence, lessons. */
 export function buildReport(facts: ReportFacts): ExecutionReport {
   const steps = facts.plan?.steps ?? [];
+  const events = facts.tokens ?? [];
   const byTask = new Map<string, ExecutionFeedback[]>();
   for (const f of facts.feedback) byTask.set(f.taskId, [...(byTask.get(f.taskId) ?? []), f]);
   // Every step that ever ran is listed, including those a revision replaced: hiding them would hide failures.
@@ -70,6 +102,7 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
         errors: fb.flatMap((f) => f.errors),
         replaces: null,
         skipReason: null,
+        tokens: usageOrNull(events, id),
       };
     }),
     ...steps.map((s) => {
@@ -86,6 +119,7 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
         errors: fb.flatMap((f) => f.errors),
         replaces: s.replaces,
         skipReason: s.skipReason,
+        tokens: usageOrNull(events, s.id),
       };
     }),
   ];
@@ -120,6 +154,8 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
       stepsSkipped: steps.filter((s) => s.status === "skipped").length,
       revisionCount: facts.revisions.length,
       failureReason: facts.failureReason,
+      tokens: runTokens(events),
+      tokenBudget: tokenBudgetOf(facts.tokenBudget, events)?.limit ?? null,
     },
     tasks,
     revisions: facts.revisions.map((r) => ({
@@ -153,6 +189,15 @@ export function renderReport(report: ExecutionReport): string {
   out.push(
     `  Status: ${s.status} · ${s.stepsSucceeded} done, ${s.stepsFailed} failed, ${s.stepsSkipped} skipped · ${s.revisionCount} revision(s) · ${(s.totalDurationMs / 1000).toFixed(2)} s · cost ${s.totalCost}`,
   );
+  if (s.tokens) {
+    const sites = Object.entries(s.tokens.bySite)
+      .map(
+        ([site, t]) => `${site} ${t.calls} call(s), ${(t.inputTokens + t.outputTokens).toLocaleString("en-US")} tokens`,
+      )
+      .join("; ");
+    const budget = s.tokenBudget !== null ? ` of a ${s.tokenBudget.toLocaleString("en-US")}-token budget` : "";
+    out.push(`  Model: ${s.tokens.calls} call(s) · ${formatUsage(s.tokens)}${budget} — ${sites}`);
+  }
   out.push("", "Tasks:");
   for (const t of report.tasks) {
     const extra = [
@@ -163,7 +208,7 @@ export function renderReport(report: ExecutionReport): string {
       .filter(Boolean)
       .join("; ");
     out.push(
-      `  - ${t.id} [${t.workerType}] ${t.status}, ${t.attempts} attempt(s), ${Math.round(t.durationMs)} ms${extra ? ` — ${extra}` : ""}`,
+      `  - ${t.id} [${t.workerType}] ${t.status}, ${t.attempts} attempt(s), ${Math.round(t.durationMs)} ms${t.tokens ? `, ${t.tokens.calls} model call(s), ${formatUsage(t.tokens)}` : ""}${extra ? ` — ${extra}` : ""}`,
     );
   }
   if (report.revisions.length > 0) {

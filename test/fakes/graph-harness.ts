@@ -269,6 +269,7 @@ export function agentState(overrides: Partial<AgentStateValue> = {}): AgentState
     revisions: [],
     revisionCount: 0,
     confidenceHistory: [],
+    tokens: [],
     notifications: [],
     progress: null,
     pendingStrategy: null,

@@ -16,10 +16,17 @@ export class ScriptedChatModel extends BaseChatModel {
   readonly offered: string[][] = [];
   private readonly script: ScriptedTurn[];
   private calls = 0;
+  private readonly usage: { input: number; output: number } | null;
 
-  constructor(script: ScriptedTurn[], params: BaseChatModelParams = {}) {
+  /** `usage`: the tokens every answer reports (as a server does in usage_metadata); none when absent. */
+  constructor(
+    script: ScriptedTurn[],
+    params: BaseChatModelParams = {},
+    opts: { usage?: { input: number; output: number } } = {},
+  ) {
     super(params);
     this.script = [...script];
+    this.usage = opts.usage ?? null;
   }
 
   _llmType(): string {
@@ -40,12 +47,20 @@ export class ScriptedChatModel extends BaseChatModel {
     const turn = this.script.shift();
     const n = ++this.calls;
     if (turn === undefined) throw new Error(`scripted model: unexpected call #${n} (the script has no answer left)`);
+    const usage_metadata = this.usage
+      ? {
+          input_tokens: this.usage.input,
+          output_tokens: this.usage.output,
+          total_tokens: this.usage.input + this.usage.output,
+        }
+      : undefined;
     const message =
       typeof turn === "string"
-        ? new AIMessage(turn)
+        ? new AIMessage({ content: turn, ...(usage_metadata ? { usage_metadata } : {}) })
         : new AIMessage({
             content: "",
             tool_calls: turn.calls.map(([name, args], i) => ({ id: `s${n}_${i}`, name, args, type: "tool_call" })),
+            ...(usage_metadata ? { usage_metadata } : {}),
           });
     return Promise.resolve({ generations: [{ message, text: typeof turn === "string" ? turn : "" }] });
   }

@@ -96,6 +96,45 @@ describe("the interrupt table", () => {
   });
 });
 
+/** A model-driven step's next call would go past the run's token budget. */
+const tokenBudget: InterruptRequest = {
+  kind: "token_budget",
+  planId: "p1",
+  taskId: "count",
+  site: "worker",
+  used: 5000,
+  limit: 9000,
+  estimate: 5000,
+  retryWith: { tokenBudget: 25000 },
+  question: "Raise the budget to 25000, or stop spending?",
+  decisions: ["retry", "abort"],
+};
+
+describe("a token budget question is answered in every dialect", () => {
+  it("accept raises the budget as proposed, edit to the person's figure, ignore stops; a note is refused", () => {
+    expect(parseDecision({ type: "accept", args: null }, tokenBudget)).toMatchObject({
+      ok: true,
+      decision: { decision: "retry", params: { tokenBudget: 25000 } },
+    });
+    expect(
+      parseDecision(
+        { type: "edit", args: { action: "raise_token_budget", args: { tokenBudget: 40000 } } },
+        tokenBudget,
+      ),
+    ).toMatchObject({ ok: true, decision: { decision: "retry", params: { tokenBudget: 40000 } } });
+    expect(parseDecision({ type: "ignore", args: null }, tokenBudget)).toMatchObject({
+      ok: true,
+      decision: { decision: "abort" },
+    });
+    expect(parseDecision({ decisions: [{ type: "reject" }] }, tokenBudget)).toMatchObject({
+      ok: true,
+      decision: { decision: "abort" },
+    });
+    expect(parseDecision({ type: "response", args: "more please" }, tokenBudget)).toMatchObject({ ok: false });
+    expect(allowed(tokenBudget)).toEqual(["approve", "edit", "reject"]);
+  });
+});
+
 describe("interrupt payloads speak LangChain v1's HITL request (agent-chat-ui), in both casings", () => {
   it("every kind's payload passes agent-chat-ui's types, with one action named as in the HumanInterrupt", () => {
     const requests: InterruptRequest[] = [
@@ -105,6 +144,7 @@ describe("interrupt payloads speak LangChain v1's HITL request (agent-chat-ui), 
         (k) => escalation(k),
       ),
       escalation("unknown_outcome", ["retry", "skip", "abort"]),
+      tokenBudget,
     ];
     for (const request of requests) {
       const payload = interruptPayload(request);

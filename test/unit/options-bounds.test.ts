@@ -145,7 +145,7 @@ describe("every flag is parsed at the boundary, with its bounds said in the mess
       "logs --operation bogus",
       LogsFlags,
       { operation: "bogus" },
-      /^--operation must be one of plan, approval, route, dispatch, step_result, .*report\.$/,
+      /^--operation must be one of plan, approval, route, dispatch, step_result, .*report, model_call\.$/,
     ],
     ["logs --thread that is no thread id", LogsFlags, { thread: "a b" }, /--thread: a thread id is 1-64 letters/],
     [

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { judgedRunOf } from "../../reflection/feedback.js";
 import { recordFeedback, type LearningOutcome } from "../../reflection/learn.js";
-import { DEFAULT_PRICES, PriceTable, type ReflectionLimits } from "../../reflection/limits.js";
+import type { ReflectionLimits } from "../../reflection/limits.js";
+import { pricesFrom } from "../../reasoning/prices.js";
 import type { CandorEnv } from "../../env.js";
 import { RulesReasoner } from "../../reasoning/rules.js";
 import type { Reasoner } from "../../reasoning/types.js";
@@ -79,25 +80,11 @@ async function reflectingReasoner(kind: "rules" | "llm", model: string | null, i
   return new LlmReasoner({ model: chat, fallback: new RulesReasoner(), onFallback: (n) => io.err(noteLine(n)) });
 }
 
-/** The reflection budget and prices from the environment; a price table that is not valid JSON is refused. */
+/** The reflection budget and prices from the environment; a price table that is not valid is refused. */
 function limitsFrom(env: CandorEnv): Partial<ReflectionLimits> {
   const limits: Partial<ReflectionLimits> = {};
   if (env.CANDOR_REFLECTION_BUDGET_USD !== undefined) limits.dailyBudgetUsd = env.CANDOR_REFLECTION_BUDGET_USD;
-  if (env.CANDOR_MODEL_PRICES !== undefined) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(env.CANDOR_MODEL_PRICES);
-    } catch {
-      raw = null;
-    }
-    const parsed = PriceTable.safeParse(raw);
-    if (!parsed.success)
-      throw new CandorError(
-        `CANDOR_MODEL_PRICES is not a price table: write JSON like {"gpt-4o-mini": {"input": 0.15, "output": 0.6}, "*": {"input": 2.5, "output": 10}} (USD per million tokens).`,
-        ErrorCode.CONFIGURATION,
-      );
-    limits.prices = { ...DEFAULT_PRICES, ...parsed.data };
-  }
+  if (env.CANDOR_MODEL_PRICES !== undefined || env.CANDOR_PRICES_FILE !== undefined) limits.prices = pricesFrom(env);
   return limits;
 }
 

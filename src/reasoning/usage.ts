@@ -1,0 +1,168 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import type { LLMResult } from "@langchain/core/outputs";
+import type { CallSite, ModelCall, TokenBudget, TokenEvent } from "../domain/usage.js";
+import { costOf, DEFAULT_PRICES, type PriceTable } from "./prices.js";
+
+/*
+ * The one seam every model call goes through for accounting: a LangChain callback handler attached to the chat
+ * model itself (so calls through withStructuredOutput, bindTools or streaming are all seen, and a caller added
+ * later is metered without doing anything), which records each call's tokens into the usage scope the current
+ * node opened (an AsyncLocalStorage, so parallel steps never mix their calls). The node then writes the calls
+ * into the run's `tokens` list (nodes/usage.ts).
+ */
+
+/** What a node's model calls are recorded against, and the run's token budget as the node began. */
+export interface UsageScope {
+  site: CallSite;
+  taskId: string | null;
+  budget: TokenBudget | null;
+  /** The run's earlier calls, for estimating the next one from what calls at the same site really took. */
+  history: readonly TokenEvent[];
+  /** Filled by the meter as calls end. */
+  calls: ModelCall[];
+}
+
+const scopes = new AsyncLocalStorage<UsageScope>();
+
+/** Runs `fn` with its model calls recorded; returns them with its value. A throw loses the calls (none are half-done). */
+export async function withUsageScope<T>(
+  scope: Omit<UsageScope, "calls">,
+  fn: () => Promise<T>,
+): Promise<{ value: T; calls: ModelCall[] }> {
+  const open: UsageScope = { ...scope, calls: [] };
+  const value = await scopes.run(open, fn);
+  return { value, calls: open.calls };
+}
+
+/** The calls recorded so far in the current scope (none outside one). */
+export function scopeCalls(): readonly ModelCall[] {
+  return scopes.getStore()?.calls ?? [];
+}
+
+/** Tokens one call at each site is expected to take before any was made: refuses only what clearly cannot fit. */
+const DEFAULT_CALL_ESTIMATE: Record<CallSite, number> = {
+  planning: 3000,
+  recovery: 1800,
+  worker: 1800,
+  // synthesize and review the answer
+  synthesis: 3500,
+  reflection: 3200,
+  grading: 1700,
+  other: 1800,
+};
+
+/** Tokens the next call at `site` should take: the mean of the run's calls there so far, else the default. */
+export function callEstimate(site: CallSite, history: readonly TokenEvent[]): number {
+  let n = 0;
+  let sum = 0;
+  for (const e of history) {
+    if (e.type !== "call" || e.site !== site) continue;
+    n += 1;
+    sum += e.inputTokens + e.outputTokens;
+  }
+  return n > 0 ? Math.ceil(sum / n) : DEFAULT_CALL_ESTIMATE[site];
+}
+
+/** What the budget looks like inside the current scope: its calls so far counted in. */
+function budgetNow(scope: UsageScope): TokenBudget | null {
+  if (!scope.budget) return null;
+  const spent = scope.calls.reduce((n, c) => n + c.inputTokens + c.outputTokens, 0);
+  return { ...scope.budget, used: scope.budget.used + spent };
+}
+
+/**
+ * Why a model call at `site` may not be made now (the run's token budget is stopped, or the call would take it
+ * past its limit), or null when it may, or when no scope or budget applies. Callers fall back or ask a person.
+ */
+export function budgetRefusal(site: CallSite): string | null {
+  const scope = scopes.getStore();
+  const budget = scope ? budgetNow(scope) : null;
+  if (!scope || !budget) return null;
+  return overBudget(site, budget, [...scope.history, ...scope.calls]);
+}
+
+/** Why one more call at `site` does not fit `budget` (stopped, or its estimate goes past the limit), or null. */
+export function overBudget(site: CallSite, budget: TokenBudget, history: readonly TokenEvent[]): string | null {
+  if (budget.stopped)
+    return `a person chose to stop spending tokens (${budget.used} of the ${budget.limit}-token budget used)`;
+  const estimate = callEstimate(site, history);
+  if (budget.used + estimate <= budget.limit) return null;
+  return `a ${site} call takes about ${estimate} tokens and ${budget.used} of the ${budget.limit}-token budget are used, so it would exceed the token budget`;
+}
+
+/** What a model's answer may say about its usage (LangChain's AIMessage fields). */
+interface ReportedUsage {
+  usage_metadata?: { input_tokens?: number; output_tokens?: number };
+  response_metadata?: Record<string, unknown>;
+}
+
+/** The usage a message reports: LangChain's usage_metadata, else the OpenAI-style token counts. */
+function usageOfMessage(
+  m: ReportedUsage | undefined,
+  llmOutput: Record<string, unknown> | undefined,
+): { inputTokens: number; outputTokens: number; model: string | null } {
+  const meta = m?.response_metadata ?? {};
+  const model =
+    typeof meta.model_name === "string" ? meta.model_name : typeof meta.model === "string" ? meta.model : null;
+  if (m?.usage_metadata)
+    return {
+      inputTokens: m.usage_metadata.input_tokens ?? 0,
+      outputTokens: m.usage_metadata.output_tokens ?? 0,
+      model,
+    };
+  const usage = (llmOutput?.tokenUsage ?? {}) as { promptTokens?: number; completionTokens?: number };
+  return { inputTokens: usage.promptTokens ?? 0, outputTokens: usage.completionTokens ?? 0, model };
+}
+
+/** Records each finished call into the current scope, priced by the table. Awaited, so a node never ends before it. */
+class UsageMeter extends BaseCallbackHandler {
+  name = "candor_usage_meter";
+  prices: PriceTable;
+
+  constructor(
+    prices: PriceTable,
+    private readonly modelName: string,
+  ) {
+    super({ _awaitHandler: true });
+    this.prices = prices;
+  }
+
+  override handleLLMEnd(output: LLMResult): void {
+    const scope = scopes.getStore();
+    if (!scope) return;
+    const generation = output.generations[0]?.[0] as { message?: ReportedUsage } | undefined;
+    const used = usageOfMessage(generation?.message, output.llmOutput);
+    const model = used.model ?? this.modelName;
+    const tokens = { model, inputTokens: used.inputTokens, outputTokens: used.outputTokens };
+    scope.calls.push({
+      type: "call",
+      site: scope.site,
+      taskId: scope.taskId,
+      ...tokens,
+      costUsd: costOf(tokens, this.prices),
+      at: new Date().toISOString(),
+    });
+  }
+}
+
+const meters = new WeakMap<BaseChatModel, UsageMeter>();
+
+/**
+ * Attaches the meter to a chat model, once (a second reasoner on the same model reprices, never double-counts).
+ * The model's own callbacks are kept.
+ */
+export function meterModel(model: BaseChatModel, modelName: string, prices: PriceTable = DEFAULT_PRICES): void {
+  const existing = meters.get(model);
+  if (existing) {
+    existing.prices = prices;
+    return;
+  }
+  const meter = new UsageMeter(prices, modelName);
+  meters.set(model, meter);
+  const callbacks = model.callbacks;
+  if (callbacks === undefined) model.callbacks = [meter];
+  else if (Array.isArray(callbacks)) model.callbacks = [...callbacks, meter];
+  else callbacks.addHandler(meter, false);
+}
