@@ -54,7 +54,7 @@ export function metered(deps: NodeDeps, site: CallSite, node: MainNode, opts: { 
     );
     logCalls(deps, config, state.plan?.planId ?? null, calls);
     // withEvents adds only `tokens` and `notifications`, both fields of the main state.
-    return withEvents(value, asked, calls) as AgentStateUpdate;
+    return withEvents(value, asked, calls);
   };
 }
 

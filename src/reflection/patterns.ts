@@ -95,7 +95,7 @@ export function minePatterns(episodes: readonly Episode[], knobs: readonly Knob[
  * a result whose field is no higher than in some rejected answer (minimum), was not already what the flag asks
  * (flag, when the knob says which result field shows it), or gave the value to avoid (exclude).
  */
-export function conditionOf(
+function conditionOf(
   tool: string,
   param: string,
   value: string | null,

@@ -163,7 +163,7 @@ export function validateProposal(
 }
 
 /** A proposal as the hint its strategy takes: its modifications, and its rationale as the revision's. */
-export function proposalHint(proposal: RecoveryProposal): StrategyHint {
+function proposalHint(proposal: RecoveryProposal): StrategyHint {
   const { params, tool, workerType, substeps } = proposal.modifications;
   return { params, tool, workerType, substeps, rationale: suggested(proposal) };
 }

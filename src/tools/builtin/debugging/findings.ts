@@ -9,14 +9,14 @@ import type { ArchivedState, ArchivedThread, LoggedDecision } from "./archive.js
  */
 
 /** A step is slow when it took this many times its estimate … */
-export const SLOW_FACTOR = 3;
+const SLOW_FACTOR = 3;
 /** … and at least this long: a 10 ms step taking 40 ms is noise, not a finding. */
-export const SLOW_MIN_MS = 1000;
+const SLOW_MIN_MS = 1000;
 /** Confidence below which a run counts as unsure when its settings do not say (the default approval threshold). */
-export const LOW_CONFIDENCE = 0.5;
+const LOW_CONFIDENCE = 0.5;
 
-export const AnomalyKind = z.enum(["failure", "escalation", "slow_step", "low_confidence", "outcome"]);
-export type AnomalyKind = z.infer<typeof AnomalyKind>;
+const AnomalyKind = z.enum(["failure", "escalation", "slow_step", "low_confidence", "outcome"]);
+type AnomalyKind = z.infer<typeof AnomalyKind>;
 
 /** One thing in a run worth a developer's look. */
 export const Anomaly = z.object({
@@ -126,17 +126,17 @@ export function focusOf(threads: readonly ReviewedThread[]): string | null {
 }
 
 /** A human decision on a run: a plan approval or escalation answered, or a tool call approved or denied. */
-export const ApprovalEntry = z.object({
+const ApprovalEntry = z.object({
   at: z.string().nullable(),
   kind: z.string(),
   taskId: z.string().nullable(),
   decision: z.string(),
   detail: z.string(),
 });
-export type ApprovalEntry = z.infer<typeof ApprovalEntry>;
+type ApprovalEntry = z.infer<typeof ApprovalEntry>;
 
 /** Every human decision of a run, oldest first: from the decision log, else the state's own records. */
-export function approvalsOf(state: ArchivedState, decisions: readonly LoggedDecision[]): ApprovalEntry[] {
+function approvalsOf(state: ArchivedState, decisions: readonly LoggedDecision[]): ApprovalEntry[] {
   const logged = decisions
     .filter((d) => d.operation === "human_decision")
     .map((d) => ({
@@ -170,7 +170,7 @@ export function approvalsOf(state: ArchivedState, decisions: readonly LoggedDeci
 }
 
 /** One step of the plan as get_run_context shows it. */
-export const ContextStep = z.object({
+const ContextStep = z.object({
   id: z.string(),
   description: z.string(),
   workerType: z.string(),
@@ -258,7 +258,7 @@ export function runContext(state: ArchivedState, decisions: readonly LoggedDecis
   };
 }
 
-export const TranscriptLine = z.object({
+const TranscriptLine = z.object({
   at: z.string(),
   severity: z.string(),
   kind: z.string(),
@@ -293,7 +293,7 @@ export function transcriptOf(state: ArchivedState): Transcript {
 }
 
 /** One dispatch of a step, whole: what it was called with and what came back. */
-export const Dispatch = z.object({
+const Dispatch = z.object({
   dispatch: z.number(),
   feedbackType: z.string(),
   tool: z.string().nullable(),

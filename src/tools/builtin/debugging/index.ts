@@ -17,10 +17,9 @@ import {
 } from "./findings.js";
 import { findingsOf, reportFileName, reportMarkdown, type ReportSources } from "./report.js";
 
-export type { RunArchive } from "./archive.js";
 
 /** The category the `reviewer` worker is granted, and only these tools have. */
-export const DEBUGGING_CATEGORY = "debugging";
+const DEBUGGING_CATEGORY = "debugging";
 /** Every debugging tool, in the order a review uses them. */
 export const DEBUGGING_TOOLS = [
   "review_runs",
@@ -33,14 +32,14 @@ export const DEBUGGING_TOOLS = [
 /** The most threads review_runs looks at in one call. */
 const MAX_REVIEWED = 50;
 
-export const ReviewResult = z.object({
+const ReviewResult = z.object({
   where: z.string(),
   threads: z.array(ReviewedThread),
   /** The thread most worth a closer look (most anomalies), for the transcript and the report; null when none. */
   focus: z.string().nullable(),
   summary: z.string(),
 });
-export type ReviewResult = z.infer<typeof ReviewResult>;
+type ReviewResult = z.infer<typeof ReviewResult>;
 
 const ReportResult = z.object({ file: z.string(), findings: z.array(z.string()), summary: z.string() });
 
