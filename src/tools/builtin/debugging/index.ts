@@ -17,7 +17,6 @@ import {
 } from "./findings.js";
 import { findingsOf, reportFileName, reportMarkdown, type ReportSources } from "./report.js";
 
-
 /** The category the `reviewer` worker is granted, and only these tools have. */
 const DEBUGGING_CATEGORY = "debugging";
 /** Every debugging tool, in the order a review uses them. */
