@@ -116,6 +116,19 @@ describe("RETRY_DIFFERENT_AGENT (seed 000 scenario 4)", () => {
     expect(revision.changes.join(" ")).toContain("backup_flight_agent");
   });
 
+  it("does not apply to a step that names no tool and expects no output (a model-driven step): a stand-in would be a guess", () => {
+    // Regression: a failed reactive step (no tools, no expected outputs) was retried on any worker's first tool.
+    const toolless = withSteps(failed, { flight: { tools: [], expectedOutputs: [] } });
+    const outcome = retryDifferentAgent(strategyInput(toolless, "flight", [fb], registry));
+    expect(outcome.applies).toBe(false);
+    if (!outcome.applies) expect(outcome.reason).toMatch(/names no tool and expects no tool's output/);
+    const hinted = retryDifferentAgent({
+      ...strategyInput(toolless, "flight", [fb], registry),
+      hint: { workerType: "backup_flight_agent", tool: null, params: null, substeps: null, rationale: "try it" },
+    });
+    expect(hinted.applies).toBe(false);
+  });
+
   it("does not change the plan it was given", () => {
     const snapshot = structuredClone(failed);
     retryDifferentAgent(strategyInput(failed, "flight", [fb], registry));

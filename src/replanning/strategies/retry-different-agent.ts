@@ -20,9 +20,18 @@ import {
  * its grant that can stand in for the step's (the hint's tool when it is one).
  */
 export const retryDifferentAgent: Strategy = (input) => {
+  const failed = input.failure.step;
+  // A step that names no tool and expects no tool's output (a model-driven step, such as a reactive run's) gives
+  // nothing to match a stand-in against: every worker would "qualify" and its first tool would be a guess (once an
+  // admin's delete tool for a reading task). Saying so lets the next strategy, or a person, take it.
+  if (failed.tools.length === 0 && failed.expectedOutputs.length === 0) {
+    return {
+      applies: false,
+      reason: `${failed.id} names no tool and expects no tool's output, so no other worker can be shown to do it: another worker's tool would be a guess`,
+    };
+  }
   if (input.hint) return withHintedWorker(input, input.hint);
   const { plan, failure, registry } = input;
-  const failed = failure.step;
   const exclude = [...new Set([...failed.failedWorkers, failed.workerType])];
   const failedTools = [...new Set(failure.history.map((f) => f.tool).filter((t): t is string => t !== null))];
   const [best] = rankWorkers(registry, failed, exclude, failedTools);
