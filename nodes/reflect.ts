@@ -1,5 +1,6 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { ConfidenceCalibrator } from "../src/confidence/calibrator.js";
+import { isReactive } from "../src/workers/reactive.js";
 import { clampConfidence, confidencePoint } from "../src/confidence/update.js";
 import { saveEpisode } from "../src/memory/episodes.js";
 import { finalStatus, reflectOnRun } from "../src/reflection/reflect.js";
@@ -56,7 +57,8 @@ export function reflectNode(deps: NodeDeps) {
     }
     // A rejected plan never ran, so it says nothing about whether its confidence was right. `initial` is the planner's
     // raw score (UNDERSTAND's first history point), so calibration never learns from its own corrections.
-    const outcomeStore = status === "rejected" ? undefined : config.store;
+    // A reactive run's confidence (a neutral 0.5) was nobody's rating of a plan: it must not calibrate plans either.
+    const outcomeStore = status === "rejected" || isReactive(plan) ? undefined : config.store;
     if (outcomeStore) {
       const outcome = {
         planId: plan.planId,

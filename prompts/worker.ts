@@ -12,8 +12,8 @@ export interface WorkerPromptInput {
   maxModelCalls: number;
 }
 
-const INSTRUCTIONS = `You are one worker of a planner-executor agent, doing one step of a larger plan with the tools
-you are given and nothing else. Call tools to do the step; when a tool answers with an error, read it and correct the
+const INSTRUCTIONS = `You are one worker of a planner-executor agent, doing one step (of a larger plan, or, when no
+plan was made, the whole request) with the tools you are given and nothing else. Call tools to do the step; when a tool answers with an error, read it and correct the
 call (another argument, another tool) rather than repeating it. A tool outside your list is refused. When the step is
 done, answer with a short plain-text summary of what you did and found, without calling a tool. An output that a tool
 produces must come from a successful call of that tool; an output no tool produces is your final answer itself.`;

@@ -1,6 +1,7 @@
 import { Command } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import { compileAgent } from "../../graphs/agent.js";
+import { ConfidenceCalibrator } from "../../src/confidence/calibrator.js";
 import { Plan } from "../../src/domain/plan.js";
 import type { PlanningRequest } from "../../src/domain/request.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
@@ -56,7 +57,7 @@ function agent(reasoner: TestReasoner) {
   const decisionLog = memoryDecisionLog();
   const ledger = openEffectLedger(persistence.store.db);
   const graph = compileAgent({ toolkits, reasoner, decisionLog, ledger }, persistence);
-  return { graph, calls, decisionLog };
+  return { graph, calls, decisionLog, persistence };
 }
 
 /** The model reads a note, counts its words and answers: two tool calls, then the answer. */
@@ -93,6 +94,9 @@ describe("reactive mode: no plan, one general worker loop with every tool", () =
     expect(a.decisionLog.entries.find((d) => d.operation === "plan")!.decision).toBe(
       "reactive mode, no plan: one general worker loop",
     );
+    // Its 0.5 was nobody's rating of a plan, so the outcome must not calibrate later plans' confidence.
+    const userId = done.request.userContext.userId;
+    expect(await new ConfidenceCalibrator(a.persistence.store, userId).outcomes()).toEqual([]);
   });
 
   it("settings.planner false from the assistant's context (Studio, the SDK) runs reactive too", async () => {
