@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { RunSettings } from "../domain/request.js";
@@ -123,6 +124,8 @@ export const RunFlags = CommonFlags.extend({
   reactive: z.boolean().default(false),
   /** A JSON file of MCP servers whose tools the run may use. */
   mcp: text("--mcp", "mcp.json", "a file").optional(),
+  /** A folder of documents for the docs toolkit's search_docs (as CANDOR_DOCS). */
+  docs: text("--docs", "./docs", "a folder").optional(),
   /** The request's `constraints.tokenBudget` (not `budget`, which is the money a plan may spend). */
   tokenBudget: wholeNumber("--token-budget", FLAG_BOUNDS.tokenBudget, 50000).optional(),
   /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
@@ -248,6 +251,26 @@ export function resolveMcpPath(flag: string | undefined, env: CandorEnv): string
   return file ? path.resolve(file) : null;
 }
 
+/** The documents folder a run searches, as an absolute path (a resume may run elsewhere): --docs, else CANDOR_DOCS. */
+export function resolveDocsPath(flag: string | undefined, env: CandorEnv): string | null {
+  const dir = flag ?? env.CANDOR_DOCS;
+  if (!dir) return null;
+  const absolute = path.resolve(dir);
+  // Refused here, before a database is opened or a thread recorded, rather than as a failed step mid-run.
+  if (!statSync(absolute, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CandorError(
+      `${flag !== undefined ? "--docs" : "CANDOR_DOCS"} names ${absolute}, which is not a folder, so nothing was run. Pass a folder of documents (Markdown or text) for search_docs, or leave it out.`,
+      ErrorCode.CONFIGURATION,
+    );
+  }
+  return absolute;
+}
+
+/** The environment a session runs with: the process's, with the run's documents folder when it has one. */
+export function withDocs(env: CandorEnv, docs: string | null | undefined): CandorEnv {
+  return docs ? { ...env, CANDOR_DOCS: docs } : env;
+}
+
 /** A new thread id, short enough to type: run-<8 hex>. */
 export function newThreadId(): string {
   return `run-${randomBytes(4).toString("hex")}`;
@@ -328,6 +351,8 @@ export const ThreadRecord = z.object({
   settings: RunSettings.optional(),
   /** The MCP configuration file (absolute) whose servers' tools the run offers, so `resume` starts the same ones. */
   mcp: z.string().nullable().optional(),
+  /** The documents folder (absolute) its docs toolkit searched (`--docs`, CANDOR_DOCS), so `resume` searches it too. */
+  docs: z.string().nullable().optional(),
   /** The debugging tools it ran with: added to the others (`--debug-tools`), or alone (`candor review`). */
   debugTools: DebugTools.optional(),
   /** The request's token budget (`--token-budget`), absent when it has none. */
@@ -343,8 +368,9 @@ export function newThreadRecord(
   flags: { user: string; fault: string[]; tokenBudget?: number | undefined },
   reasoner: { kind: ThreadRecord["reasoner"]; model: string | null },
   settings: ThreadRecord["settings"],
-  mcp: string | null = null,
+  paths: { mcp?: string | null; docs?: string | null } = {},
 ): ThreadRecord {
+  const { mcp, docs } = paths;
   return {
     threadId,
     request,
@@ -354,6 +380,7 @@ export function newThreadRecord(
     faults: flags.fault,
     settings,
     ...(mcp ? { mcp } : {}),
+    ...(docs ? { docs } : {}),
     ...(flags.tokenBudget !== undefined ? { tokenBudget: flags.tokenBudget } : {}),
     createdAt: new Date().toISOString(),
   };

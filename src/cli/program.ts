@@ -98,6 +98,7 @@ function withRunOptions(c: Command): Command {
       "no plan: one general worker's model runs the request with every tool (needs --model or OPENAI_API_KEY)",
     )
     .option("--mcp <file>", "a JSON file of MCP servers whose tools the run may use (default: CANDOR_MCP)")
+    .option("--docs <dir>", "a folder of documents search_docs searches (default: CANDOR_DOCS)")
     .option(
       "--token-budget <n>",
       `most model tokens the run may use (${bounds(FLAG_BOUNDS.tokenBudget)}); a plan expected to need more is refused, a call that would exceed it asks`,

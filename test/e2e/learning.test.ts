@@ -131,4 +131,23 @@ describe("the docs toolkit from the command line (issue 12 item 9)", () => {
       expect(r.stderr).toContain("[researcher]");
     },
   );
+
+  it(
+    "--docs <dir> does what CANDOR_DOCS does; a folder that is not there is refused before anything runs",
+    { timeout: LONG },
+    async () => {
+      // Regression: the docs tool's own error told users to "Set --docs", a flag that did not exist.
+      const db = freshDb();
+      const docs = path.join(path.dirname(db), "manuals");
+      mkdirSync(docs);
+      writeFileSync(path.join(docs, "beginners.md"), "# Ski resorts for beginners\n\nGentle slopes and ski lessons.\n");
+      const r = await runCli(["run", "search the docs for ski resorts for beginners", "--db", db, "--docs", docs]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/Sources: beginners\.md\./);
+      const missing = await runCli(["run", "search the docs for ski", "--db", freshDb(), "--docs", `${docs}-nope`]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/--docs .*is not a folder/);
+      expect(missing.stderr).not.toMatch(/\n\s+at /);
+    },
+  );
 });

@@ -10,6 +10,8 @@ import {
   parseFlags,
   resolveDbPath,
   resolveMcpPath,
+  resolveDocsPath,
+  withDocs,
   RunFlags,
   settingsFromFlags,
   type ReasonerChoice,
@@ -69,12 +71,13 @@ export async function startRun(
   const threadId = flags.thread ?? newThreadId();
   const dbPath = resolveDbPath(flags.db, io.env);
   const mcp = resolveMcpPath(flags.mcp, io.env);
+  const docs = resolveDocsPath(flags.docs, io.env);
   const session = await openSession({
     mcp,
     dbPath,
     reasoner,
     faults: flags.fault,
-    env: io.env,
+    env: withDocs(io.env, docs),
     onNote: (note) => io.err(noteLine(note)),
     ...(debugTools ? { debugTools } : {}),
   });
@@ -93,7 +96,7 @@ export async function startRun(
         }
         // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
         const record = {
-          ...newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, mcp),
+          ...newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, { mcp, docs }),
           ...(debugTools ? { debugTools } : {}),
         };
         await saveThreadRecord(session.persistence, record);

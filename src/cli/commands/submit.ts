@@ -10,6 +10,7 @@ import {
   parseFlags,
   resolveDbPath,
   resolveMcpPath,
+  resolveDocsPath,
   RunFlags,
   settingsFromFlags,
   newThreadRecord,
@@ -39,6 +40,7 @@ export async function submitCommand(requestText: string, rawFlags: unknown, io: 
   // The worker starts the servers; a configuration it could not read is refused here, before anything is queued.
   const mcp = resolveMcpPath(flags.mcp, io.env);
   if (mcp) loadMcpConfig(mcp);
+  const docs = resolveDocsPath(flags.docs, io.env);
   const location = resolveDbPath(flags.db, io.env);
   if (!isPostgresUrl(location)) {
     throw new CandorError(
@@ -57,7 +59,7 @@ export async function submitCommand(requestText: string, rawFlags: unknown, io: 
         ErrorCode.INVALID_REQUEST,
       );
     }
-    const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, mcp);
+    const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, { mcp, docs });
     await saveThreadRecord(persistence, record);
     await persistence.queue.enqueue(threadId, { kind: "start" });
     if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: persistence.dbPath }));

@@ -1,6 +1,6 @@
 import { CandorError, ErrorCode } from "../../errors.js";
 import type { CliIo } from "../io.js";
-import { resolveDbPath, ThreadId, type ReasonerChoice, type ThreadRecord } from "../options.js";
+import { resolveDbPath, ThreadId, withDocs, type ReasonerChoice, type ThreadRecord } from "../options.js";
 import { noteLine } from "../render.js";
 import { loadThreadRecord, openExisting, sessionOn, type Session, type StoredThread } from "../session.js";
 
@@ -63,7 +63,8 @@ export async function openThread(
     faults: record?.faults ?? [],
     // Reading a thread calls no tool: its MCP servers are started only to run it.
     mcp: mode === "execute" ? record?.mcp : null,
-    env: io.env,
+    // The documents folder the run searched, if it named one: a resume searches the same.
+    env: withDocs(io.env, record?.docs),
     onNote: (note) => io.err(noteLine(note)),
     // A thread that ran with the debugging tools is continued with them: its plan may name them.
     ...(record?.debugTools ? { debugTools: record.debugTools } : {}),

@@ -6,7 +6,7 @@ import { describeDatabase, isPostgresUrl, openDatabase, type PostgresPersistence
 import { CONTINUE, type QueuedRun } from "../../memory/postgres-queue.js";
 import { lastRefusal } from "../interactive.js";
 import { Exit, type CliIo } from "../io.js";
-import { parseFlags, resolveDbPath, WorkerFlags, type ThreadRecord } from "../options.js";
+import { parseFlags, resolveDbPath, WorkerFlags, withDocs, type ThreadRecord } from "../options.js";
 import { executeThread } from "../present.js";
 import { kindTitle, shellArg } from "../render.js";
 import {
@@ -80,7 +80,7 @@ const sessionAsSubmitted: SessionFor = (persistence, record, io) =>
     reasoner: { kind: record.reasoner, model: record.model },
     faults: record.faults,
     mcp: record.mcp,
-    env: io.env,
+    env: withDocs(io.env, record.docs),
     onNote: (note) => io.err(note),
   });
 
