@@ -152,7 +152,7 @@ describe("every flag is parsed at the boundary, with its bounds said in the mess
       "fork --as-node bogus",
       ReplayFlags,
       { from: "c1", asNode: "bogus" },
-      /^--as-node must be one of the graph's nodes: understand, execute/,
+      /^--as-node must be one of the graph's nodes: converse, understand, execute/,
     ],
     [
       "fork --from followed by a flag",
