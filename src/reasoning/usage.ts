@@ -165,4 +165,10 @@ export function meterModel(model: BaseChatModel, modelName: string, prices: Pric
   if (callbacks === undefined) model.callbacks = [meter];
   else if (Array.isArray(callbacks)) model.callbacks = [...callbacks, meter];
   else callbacks.addHandler(meter, false);
+  // ChatOpenAI's bindTools and withStructuredOutput go through its withConfig, which builds a new model from the
+  // constructor fields (`new ChatOpenAI(this.fields)`), not from this instance: without the meter in those fields,
+  // every tool-calling and structured call (the planner's, the workers', the review's) went unrecorded.
+  const fields = (model as { fields?: { callbacks?: unknown } }).fields;
+  if (fields && typeof fields === "object" && (fields.callbacks === undefined || Array.isArray(fields.callbacks)))
+    fields.callbacks = [...((fields.callbacks as unknown[] | undefined) ?? []), meter];
 }

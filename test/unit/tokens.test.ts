@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -120,6 +121,26 @@ describe("the usage meter on a real ChatOpenAI (the fake server reports 10 input
         outputTokens: 10,
         costUsd: 0.003,
       }),
+    ]);
+  });
+
+  it("records tool-calling and structured calls too (ChatOpenAI rebuilds the model for those)", async () => {
+    // Regression: bindTools and withStructuredOutput built a new ChatOpenAI from its constructor fields, without the
+    // meter, so a CLI run with a model recorded only the answer's call (1 of 5 requests).
+    const { baseUrl } = await serve(["Bound.", '{"answer": "structured"}']);
+    const model = createChatModel({ apiKey: "test-key", baseUrl, model: "gpt-4o-mini", maxRetries: 0 });
+    new LlmReasoner({ model, fallback: new RulesReasoner() });
+    const tool = {
+      type: "function" as const,
+      function: { name: "noop", description: "does nothing", parameters: { type: "object", properties: {} } },
+    };
+    const { calls } = await withUsageScope({ site: "worker", taskId: "s1", budget: null, history: [] }, async () => {
+      await model.bindTools!([tool]).invoke("go");
+      await model.withStructuredOutput(z.object({ answer: z.string() }), { method: "jsonMode" }).invoke("answer");
+    });
+    expect(calls.map((c) => [c.site, c.taskId, c.inputTokens, c.outputTokens])).toEqual([
+      ["worker", "s1", 10, 10],
+      ["worker", "s1", 10, 10],
     ]);
   });
 
