@@ -4,9 +4,7 @@ import { join } from "node:path";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { buildAgentGraph, RECURSION_LIMIT } from "../graphs/agent.js";
 import { DEMO_REQUEST, travelToolkit } from "../examples/travel/index.js";
-import type { Plan } from "../src/domain/plan.js";
 import { RunSettings } from "../src/domain/request.js";
-import type { TokenEvent } from "../src/domain/usage.js";
 import { LlmReasoner } from "../src/reasoning/llm.js";
 import { createChatModel } from "../src/reasoning/model.js";
 import { RulesReasoner } from "../src/reasoning/rules.js";
@@ -161,7 +159,7 @@ async function runCase(c: Case, fake: CountingOpenAIServer, baseUrl: string, dir
     final = await app.invoke(new Command({ resume: { decision: "approve" } }), config);
   }
   const wallMs = performance.now() - t0;
-  const calls = ((final.tokens ?? []) as TokenEvent[]).filter((e) => e.type === "call");
+  const calls = (final.tokens ?? []).filter((e) => e.type === "call");
   const bySite: Record<string, number> = {};
   for (const e of calls) bySite[e.site] = (bySite[e.site] ?? 0) + 1;
   // Worker calls of the steps whose call the plan fixed (all of the demo's; s1, s3 and s4 of the workspace plan).
@@ -178,7 +176,7 @@ async function runCase(c: Case, fake: CountingOpenAIServer, baseUrl: string, dir
     outputTokens: calls.reduce((n, e) => n + e.outputTokens, 0),
     wallMs,
     determinedWorkerCalls,
-    stepsDone: ((final.plan as Plan | null)?.steps ?? []).every((st) => st.status === "done"),
+    stepsDone: (final.plan?.steps ?? []).every((st) => st.status === "done"),
     pauses,
   };
 }
