@@ -10,16 +10,37 @@ import type { AddressInfo } from "node:net";
  */
 export type RequestKind = "plan" | "synthesis" | "review" | "other";
 
+/** A scripted answer: text, or one tool call (what a model-driven worker's loop asks for). */
+export type ScriptedReply = { content: string } | { toolCall: { name: string; arguments: Record<string, unknown> } };
+
+/** What a scripted responder sees of a request. */
+export interface SeenRequest {
+  kind: RequestKind;
+  /** The tools offered (a worker loop's grant); empty for plain prompts. */
+  tools: string[];
+  /** The messages' text, joined. */
+  prompt: string;
+  /** How many tool results the conversation already holds (a worker loop's turn number). */
+  toolResults: number;
+}
+
 export class CountingOpenAIServer {
   readonly counts: Record<RequestKind, number> = { plan: 0, synthesis: 0, review: 0, other: 0 };
   /** What a planning request is answered with (a ModelPlan as JSON); set per scenario. */
   planJson: unknown = null;
+  /** Fixed latency added to every call, so wall time reflects how many calls a run makes. */
+  latencyMs = 0;
+  /** Answers a request before the defaults above; undefined falls back to them. */
+  reply: ((req: SeenRequest) => ScriptedReply | undefined) | null = null;
+  /** Every request seen since the last reset, in order. */
+  readonly seen: SeenRequest[] = [];
 
   reset(): void {
     this.counts.plan = 0;
     this.counts.synthesis = 0;
     this.counts.review = 0;
     this.counts.other = 0;
+    this.seen.length = 0;
   }
 
   async start(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
@@ -45,7 +66,9 @@ export class CountingOpenAIServer {
     for await (const c of req) chunks.push(c as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
       model?: string;
-      messages?: { content: unknown }[];
+      messages?: { role?: string; content: unknown }[];
+      stream?: boolean;
+      stream_options?: { include_usage?: boolean };
       response_format?: { json_schema?: { name?: string } };
       tools?: { function: { name: string } }[];
     };
@@ -65,24 +88,92 @@ export class CountingOpenAIServer {
           ? "synthesis"
           : "other";
     this.counts[kind]++;
+    const tools = (body.tools ?? []).map((t) => t.function.name);
+    const toolResults = (body.messages ?? []).filter((m) => m.role === "tool").length;
+    const seen: SeenRequest = { kind, tools, prompt, toolResults };
+    this.seen.push(seen);
+    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+    const scripted = this.reply?.(seen);
     // A review that judges nothing leaves the understanding record to decide, as the rules reasoner does.
     const content =
-      kind === "plan"
-        ? JSON.stringify(this.planJson)
-        : kind === "synthesis"
-          ? "Here is your result."
-          : kind === "review"
-            ? '{"parts":[]}'
-            : "{}";
-    send(res, 200, {
-      id: `chatcmpl-bench-${Date.now()}`,
-      object: "chat.completion",
+      scripted !== undefined
+        ? "content" in scripted
+          ? scripted.content
+          : null
+        : kind === "plan"
+          ? JSON.stringify(this.planJson)
+          : kind === "synthesis"
+            ? "Here is your result."
+            : kind === "review"
+              ? '{"parts":[]}'
+              : "{}";
+    const toolCall =
+      scripted !== undefined && "toolCall" in scripted
+        ? {
+            id: `call_bench_${this.seen.length}`,
+            name: scripted.toolCall.name,
+            arguments: JSON.stringify(scripted.toolCall.arguments),
+          }
+        : null;
+    // Tokens roughly as a tokenizer would count them (4 characters each), so prompt growth shows in the figures.
+    const promptTokens = Math.ceil(prompt.length / 4);
+    const completionTokens = Math.ceil((content ?? toolCall?.arguments ?? "").length / 4);
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
+    const base = {
+      id: `chatcmpl-bench-${this.seen.length}`,
       created: Math.floor(Date.now() / 1000),
       model: body.model ?? "fake-model",
+    };
+    const toolCalls = toolCall
+      ? [
+          {
+            index: 0,
+            id: toolCall.id,
+            type: "function",
+            function: { name: toolCall.name, arguments: toolCall.arguments },
+          },
+        ]
+      : undefined;
+    const finish = toolCall ? "tool_calls" : "stop";
+    if (body.stream) {
+      // The CLI streams its calls: one delta with the whole message, a finish, then the usage when asked for.
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      const chunk = (choices: unknown[], extra: object = {}) =>
+        res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices, ...extra })}\n\n`);
+      chunk([
+        {
+          index: 0,
+          delta: { role: "assistant", content, ...(toolCalls && { tool_calls: toolCalls }) },
+          finish_reason: null,
+          logprobs: null,
+        },
+      ]);
+      chunk([{ index: 0, delta: {}, finish_reason: finish, logprobs: null }]);
+      if (body.stream_options?.include_usage) chunk([], { usage });
+      res.end("data: [DONE]\n\n");
+      return;
+    }
+    send(res, 200, {
+      ...base,
+      object: "chat.completion",
       choices: [
-        { index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null },
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content,
+            refusal: null,
+            ...(toolCalls && { tool_calls: toolCalls.map(({ index: _i, ...t }) => t) }),
+          },
+          finish_reason: finish,
+          logprobs: null,
+        },
       ],
-      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+      usage,
     });
   }
 }

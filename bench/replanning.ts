@@ -158,7 +158,7 @@ export interface ModelCallRow {
 }
 
 /** The scenario's plan as a model would send it (ModelPlan: params as a JSON string). */
-function asModelPlan(plan: Plan): unknown {
+export function asModelPlan(plan: Plan): unknown {
   return {
     objective: plan.objective,
     contextSummary: null,

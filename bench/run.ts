@@ -6,7 +6,8 @@
  * (replanning.ts, on the scenarios of scenarios.ts, with the counting fake server of fake-openai.ts); execution
  * against a bare LangGraph floor and the anchors (execution.ts: overhead, irregular DAGs, checkpoint bytes,
  * progress latency, scale, plan-and-execute and LLMCompiler-style designs); learning from feedback (learning.ts:
- * simulated users with hidden preferences, success after reflection).
+ * simulated users with hidden preferences, success after reflection); model calls of determined vs model-driven
+ * steps against an ideal ReAct loop (models.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { setMaxListeners } from "node:events";
@@ -19,6 +20,7 @@ import { ms, summarize, type Summary } from "./stats.js";
 import { notificationLatency, strategyLatency } from "./transparency.js";
 import { understandingBench, understandingSection } from "./understanding.js";
 import { learningBench, learningSection } from "./learning.js";
+import { modelsBench, modelsSection } from "./models.js";
 
 // LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
 // Node would warn about a leak that is not one, and the execution bench runs 100 threads at once. An app-level
@@ -61,6 +63,8 @@ async function main() {
   process.stderr.write(`selection: ${selection.length} classes × ${SELECT_ITERATIONS}\n`);
   const llmCalls = await modelCallBench(MODEL_RUNS, "llm-plan");
   const fixedCalls = await modelCallBench(MODEL_RUNS, "fixed-plan");
+  const models = await modelsBench(MODEL_RUNS);
+  process.stderr.write(`models: 3 runs × ${MODEL_RUNS} rounds\n`);
   const understanding = await understandingBench();
   process.stderr.write(`model calls: ${llmCalls.length} + ${fixedCalls.length} scenarios × ${MODEL_RUNS} runs\n`);
   const execution = await executionBench();
@@ -74,6 +78,7 @@ Interleaved rounds; medians. The machines are shared: compare the ratios, not th
 ${transparencySection(latency, demo)}
 ${selectionSection(selection)}
 ${modelCallSection(llmCalls, fixedCalls)}
+${modelsSection(models)}
 ${understandingSection(understanding, ms)}
 ${executionSection(execution)}
 ${learningSection(learning)}`;
