@@ -10,6 +10,7 @@ import { buildFailureContext, type FailureContext } from "./context.js";
 import { callNeedingApproval } from "../tools/run-step.js";
 import type { ProposalVerdict } from "./proposal.js";
 import { infeasibility } from "./strategies/adjust-parameters.js";
+import { canonical } from "./strategies/hint.js";
 import {
   skipWithReason,
   STRATEGIES,
@@ -74,19 +75,6 @@ function budgetSpent(strategy: StrategyType, step: TaskStep, revisions: readonly
   if (forStep >= budget.perStep) return `its budget of ${budget.perStep} per step is spent on ${step.id}`;
   if (used.length >= budget.perRun) return `its budget of ${budget.perRun} per run is spent`;
   return null;
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    return `{${Object.keys(record)
-      .sort()
-      .filter((k) => record[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 /**

@@ -77,12 +77,14 @@ export function sameParams(a: Record<string, unknown>, b: Record<string, unknown
   return canonical(a) === canonical(b);
 }
 
-function canonical(value: unknown): string {
+/** A value as JSON with its keys sorted and undefined fields left out: equal for parameters that mean the same. */
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (typeof value === "object" && value !== null) {
     const record = value as Record<string, unknown>;
     return `{${Object.keys(record)
       .sort()
+      .filter((k) => record[k] !== undefined)
       .map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`)
       .join(",")}}`;
   }
