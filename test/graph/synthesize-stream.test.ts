@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
 import { FailureEscalationRequest } from "../../src/domain/approval.js";
-import type { ModelPlan } from "../../src/domain/plan.js";
+import { FLIGHTS_MODEL_PLAN } from "../fakes/model-plans.js";
 import { openPersistence } from "../../src/memory/persistence.js";
 import { LlmReasoner } from "../../src/reasoning/llm.js";
 import { createChatModel } from "../../src/reasoning/model.js";
@@ -43,23 +43,7 @@ async function modelAgent(script: ScriptedResponse[]) {
   return { graph, fake, decisionLog };
 }
 
-const FLIGHTS: ModelPlan = {
-  objective: "Flights",
-  contextSummary: null,
-  confidence: 0.9,
-  steps: [
-    {
-      id: "s1",
-      description: "Find flights Madrid → Paris",
-      workerType: "flight_agent",
-      tools: ["search_flights"],
-      paramsJson: '{"origin":"Madrid","destination":"Paris","travellers":1}',
-      dependsOn: [],
-      expectedOutputs: ["flight"],
-    },
-  ],
-  understanding: null,
-};
+const FLIGHTS = FLIGHTS_MODEL_PLAN;
 const ANSWERED = { parts: [{ partId: "p1", answered: true, why: null }] };
 const UNANSWERED = { parts: [{ partId: "p1", answered: false, why: "no departure time is given" }] };
 const ANSWER = "The cheapest flight from Madrid to Paris leaves at 09:10 and costs 89 EUR.";

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/program.js";
 import { readEnv } from "../../src/env.js";
+import { FLIGHTS_MODEL_PLAN } from "../fakes/model-plans.js";
 import { scriptedServersPerTest, type ScriptedResponse } from "../fakes/fake-openai-server.js";
 
 // Issue 11 item 3: `candor run --model` prints the answer as the model writes it (stdout, piece by piece), and
@@ -14,23 +15,7 @@ const { serve } = scriptedServersPerTest();
 const scratch = mkdtempSync(path.join(tmpdir(), "candor-answer-stream-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const PLAN = {
-  objective: "Flights",
-  contextSummary: null,
-  confidence: 0.9,
-  steps: [
-    {
-      id: "s1",
-      description: "Find flights Madrid → Paris",
-      workerType: "flight_agent",
-      tools: ["search_flights"],
-      paramsJson: '{"origin":"Madrid","destination":"Paris","travellers":1}',
-      dependsOn: [],
-      expectedOutputs: ["flight"],
-    },
-  ],
-  understanding: null,
-};
+const PLAN = FLIGHTS_MODEL_PLAN;
 const ANSWERED = { parts: [{ partId: "p1", answered: true, why: null }] };
 const ANSWER = "The cheapest flight leaves at 09:10.\nIt costs 89 EUR.";
 
