@@ -2,7 +2,9 @@ import { z } from "zod";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import { openQuestions, Understanding, type RequestPart, type Unaccounted } from "../domain/understanding.js";
+import type { WorkerModel } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { isModelDriven, loopTools } from "../workers/agent-step.js";
 import { foldCase, overlaps, within, type Span } from "./lexicon.js";
 import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts } from "./rules-planner.js";
 import {
@@ -10,7 +12,9 @@ import {
   genericKeywords,
   keywordHits,
   negationExclusions,
+  restatedSpans,
   unsupportedVerbClauses,
+  type ModelDrivenStep,
 } from "./understanding.js";
 
 /**
@@ -52,16 +56,30 @@ function locate(request: string, norm: string, text: string): Span | null {
 /**
  * The record for `steps` from the request and the registry alone: keywords of the plan's tools, the toolkits'
  * interpretations, parameter values found in the text, exclusions by negation. What the rules planner builds,
- * without its choices (which tools to drop).
+ * without its choices (which tools to drop). A step left to its worker's model (`workers` set, its call not
+ * determined: see isModelDriven) is credited with every tool its loop may call and with what its description and
+ * outputs restate of the request, since that text is the loop's task; a direct call answers for its params alone.
  */
 function recordForSteps(
   request: PlanningRequest,
-  steps: readonly Pick<TaskStep, "id" | "tools" | "params" | "description">[],
+  steps: readonly TaskStep[],
   registry: ToolRegistry,
+  workers: WorkerModel | undefined,
 ): Understanding {
   const facts = requestFacts(request);
   const analysis = facts.analysis!;
-  const inPlan = new Set(steps.flatMap((s) => s.tools));
+  const modelDriven = new Map<string, ModelDrivenStep>(
+    steps
+      .filter((s) => isModelDriven(s, registry, workers))
+      .map((s) => [
+        s.id,
+        {
+          tools: loopTools(s, registry).map((t) => t.name),
+          restated: restatedSpans(analysis, [s.description, ...s.expectedOutputs.map(wordsOf)].join(". ")),
+        },
+      ]),
+  );
+  const inPlan = new Set([...steps.flatMap((s) => s.tools), ...[...modelDriven.values()].flatMap((m) => m.tools)]);
   // A tool the plan uses is also named by its own name's words ("publish_report" publishes): a toolkit need not
   // repeat them as keywords for a model's plan to be credited with what its tools plainly do.
   const tools = [...registry.tools.values()].map((t) =>
@@ -94,24 +112,30 @@ function recordForSteps(
     onlyCues: [],
     abilities: abilitiesOf(tools),
     generic,
+    modelDriven,
   });
 }
+
+/** An output's name as words ("file_list" → "file list"). */
+const wordsOf = (name: string) => name.replace(/[_-]+/g, " ");
 
 /**
  * A model's plan with its understanding checked: the model's parts (steps it names that the plan does not have
  * are dropped; a served part left with none becomes unsupported), its values, assumptions and changes, plus what
  * the generic reading finds open — meaningful text no part, value or step accounts for (a task verb only counts as
- * accounted when a tool of the plan has it as a keyword), and excluded outputs a step still produces. Returns the
- * record and notes on every correction.
+ * accounted when a tool of the plan has it as a keyword), and excluded outputs a step still produces. `workers`: the
+ * model that runs steps whose call the plan leaves open (absent: every step is a direct call, judged by its params).
+ * Returns the record and notes on every correction.
  */
 export function checkModelUnderstanding(
   request: PlanningRequest,
   plan: Plan,
   registry: ToolRegistry,
   claimed: unknown,
+  workers?: WorkerModel,
 ): { understanding: Understanding; notes: string[] } {
   const notes: string[] = [];
-  const base = recordForSteps(request, plan.steps, registry);
+  const base = recordForSteps(request, plan.steps, registry, workers);
   const text = request.userIntent;
   const norm = foldCase(text);
   const read = LooseRecord.safeParse(claimed ?? {});

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { newPlanId, Plan, TaskStep, type TaskStepInput } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
-import type { PlanResult } from "../reasoning/types.js";
+import type { PlanResult, WorkerModel } from "../reasoning/types.js";
 import { ALL_CATEGORIES, type ToolRegistry } from "../tools/registry.js";
 import { checkModelUnderstanding, withUnderstanding } from "./check-understanding.js";
 import { assignOrder, criticalPathMs, validatePlan } from "./validate.js";
@@ -197,12 +197,16 @@ export function toPlan(
   return toPlanResult(raw, request, registry, createdBy).plan;
 }
 
-/** `toPlan`, also returning the repairs it made (worker types reassigned, ids renamed) as notes. */
+/**
+ * `toPlan`, also returning the repairs it made (worker types reassigned, ids renamed) as notes. `workers`: the model
+ * that runs the steps whose call the plan leaves open, so that their descriptions count (see checkModelUnderstanding).
+ */
 export function toPlanResult(
   raw: unknown,
   request: PlanningRequest,
   registry: ToolRegistry,
   createdBy: "llm" | "rules",
+  workers?: WorkerModel,
 ): PlanResult {
   const parsed = LoosePlan.safeParse(normaliseShape(raw));
   if (!parsed.success) {
@@ -262,7 +266,7 @@ export function toPlanResult(
   });
   validatePlan(plan, request, registry);
   // Whoever made the plan, its record is checked against the request: nothing claimed is taken on trust.
-  const checked = checkModelUnderstanding(request, plan, registry, loose.understanding);
+  const checked = checkModelUnderstanding(request, plan, registry, loose.understanding, workers);
   return {
     plan: withUnderstanding(plan, { ...checked.understanding, by: createdBy }),
     notes: [...notes, ...checked.notes],
@@ -433,8 +437,13 @@ export function fallbackPlan(request: PlanningRequest, reason: string): Plan {
  * Model text → validated plan, with notes on every repair. Throws MODEL_OUTPUT or the validation's CandorError;
  * use `parsePlanText` when a fallback plan is wanted instead.
  */
-export function planFromText(text: string, request: PlanningRequest, registry: ToolRegistry): PlanResult {
+export function planFromText(
+  text: string,
+  request: PlanningRequest,
+  registry: ToolRegistry,
+  workers?: WorkerModel,
+): PlanResult {
   const extracted = extractJsonWithNotes(text);
-  const result = toPlanResult(extracted.value, request, registry, "llm");
+  const result = toPlanResult(extracted.value, request, registry, "llm", workers);
   return { plan: result.plan, notes: [...extracted.notes, ...result.notes] };
 }

@@ -1,7 +1,17 @@
 import type { TaskStep } from "../domain/plan.js";
 import { Understanding, type MeaningKind, type RequestPart, type Unaccounted } from "../domain/understanding.js";
 import type { Interpretation, ToolSpec } from "../tools/types.js";
-import { contentWords, escapeRegExp, overlaps, within, type Analysis, type Span, type TaskVerb } from "./lexicon.js";
+import {
+  analyzeRequest,
+  contentWords,
+  escapeRegExp,
+  foldCase,
+  overlaps,
+  within,
+  type Analysis,
+  type Span,
+  type TaskVerb,
+} from "./lexicon.js";
 
 /**
  * Building and checking the understanding record: which words of the request served which steps, and which words
@@ -225,14 +235,63 @@ export interface AccountInput {
   abilities: string;
   /** Keywords shared by many tools (see genericKeywords): alone, they do not say a clause is served. */
   generic?: ReadonlySet<string>;
+  /** The plan's model-driven steps by id (see ModelDrivenStep); absent: every step is a direct call. */
+  modelDriven?: ReadonlyMap<string, ModelDrivenStep>;
 }
 
-/** The steps that use each tool. */
-function stepsByTool(steps: AccountInput["steps"]): Map<string, string[]> {
+/**
+ * A step the plan leaves to its worker's model loop (src/workers/agent-step.ts). Its parameters are not in the plan,
+ * so they cannot account for the request: its own description does — the model loop is given it as its task.
+ */
+export interface ModelDrivenStep {
+  /** The tools its loop may call: the step's own (granted) tools, or its worker's whole grant when it names none. */
+  tools: readonly string[];
+  /** Spans of the request its description restates (see restatedSpans). */
+  restated: readonly Span[];
+}
+
+/** Kinds of mention a model-driven step's description can account for; a task verb or a negation it cannot. */
+const RESTATABLE: ReadonlySet<MeaningKind> = new Set(["number", "place", "amount", "date"]);
+
+/** The same word, give or take a plural ending ("file" and "files", "hotel" and "hoteles"). */
+function sameWord(x: string, y: string): boolean {
+  const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+  return long === short || long === `${short}s` || long === `${short}es`;
+}
+
+/**
+ * The spans of the request that `said` (a model-driven step's description and outputs) restates: a number of the
+ * same value however written ("three" and "3"), a range or an amount of the same values and currency, a date or a
+ * name written alike (case and accents ignored), and each content word it repeats ("largest", "src"). A model loop
+ * works from this text, so what it restates of the request reaches the step.
+ */
+export function restatedSpans(a: Analysis, said: string): Span[] {
+  const s = analyzeRequest(said);
+  const out: Span[] = [];
+  for (const n of a.numbers) if (s.numbers.some((x) => x.value === n.value)) out.push(n);
+  for (const r of a.ranges) if (s.ranges.some((x) => x.min === r.min && x.max === r.max)) out.push(r);
+  for (const m of a.amounts) if (s.amounts.some((x) => x.value === m.value && x.currency === m.currency)) out.push(m);
+  for (const m of [...a.dates, ...a.names]) {
+    const phrase = new RegExp(`(?<![a-z0-9])${escapeRegExp(foldCase(m.text))}(?![a-z0-9])`);
+    if (phrase.test(s.norm)) out.push(m);
+  }
+  const words = contentWords(s).map((w) => s.norm.slice(w.start, w.end));
+  for (const w of contentWords(a)) {
+    const word = a.norm.slice(w.start, w.end);
+    if (words.some((x) => sameWord(x, word))) out.push(w);
+  }
+  return dedupe(
+    out.sort((x, y) => x.start - y.start || x.end - y.end),
+    (x) => `${x.start}:${x.end}`,
+  );
+}
+
+/** The steps that use each tool: a direct call its first tool, a model-driven step every tool its loop may call. */
+function stepsByTool(steps: AccountInput["steps"], modelDriven: AccountInput["modelDriven"]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const s of steps) {
-    const tool = s.tools[0];
-    if (tool) out.set(tool, [...(out.get(tool) ?? []), s.id]);
+    const tools = modelDriven?.get(s.id)?.tools ?? s.tools.slice(0, 1);
+    for (const tool of tools) out.set(tool, [...(out.get(tool) ?? []), s.id]);
   }
   return out;
 }
@@ -323,7 +382,7 @@ export function unsupportedVerbClauses(
  */
 export function accountFor(input: AccountInput): Understanding {
   const { analysis: a, interpretations } = input;
-  const byTool = stepsByTool(input.steps);
+  const byTool = stepsByTool(input.steps, input.modelDriven);
   const stepIdsOf = (tools: readonly string[]) => unique(tools.flatMap((t) => byTool.get(t) ?? []));
   const planned = (tools: readonly string[]) => tools.some((t) => byTool.has(t));
 
@@ -379,11 +438,23 @@ export function accountFor(input: AccountInput): Understanding {
         );
     const exclusions = input.exclusions.filter((e) => overlaps(e.span, [clause]));
     const served = servingTools.length > 0;
+    // What the clause's own model-driven steps restate in their descriptions (never a task verb or a negation: a
+    // step cannot do a verb or rule something out by saying so), unless a toolkit found it unreadable.
+    const restated = stepIdsOf(servingTools)
+      .flatMap((id) => input.modelDriven?.get(id)?.restated ?? [])
+      .filter(
+        (r) =>
+          !overlaps(
+            r,
+            notUnderstood.map((n) => n.span),
+          ),
+      );
     const verbOf = (m: Span) => a.taskVerbs.find((t) => t.start === m.start)?.verb ?? "";
     const left = mentions.filter(
       (m) =>
         inside(m) &&
         open(m) &&
+        !(RESTATABLE.has(m.kind) && covered(m, restated)) &&
         !exclusions.some((e) => overlaps(m, [e.span])) &&
         !(served && m.kind === "task" && GENERIC_VERBS.has(verbOf(m))),
     );
@@ -421,12 +492,13 @@ export function accountFor(input: AccountInput): Understanding {
       // Words of a served clause that no step reads ("a hotel with a pool", "what README.md says about benchmarks"):
       // the steps do the clause's task, not what those words add. Named once per clause, unless a mention of the
       // clause is already asked about.
-      if (unread.length > 0 && droppedHere.length === 0 && left.length === 0) {
-        const phrase = spanOf(a, unread[0]!.start, unread.at(-1)!.end);
+      const unsaid = unread.filter((w) => !overlaps(w, restated));
+      if (unsaid.length > 0 && droppedHere.length === 0 && left.length === 0) {
+        const phrase = spanOf(a, unsaid[0]!.start, unsaid.at(-1)!.end);
         unaccounted.push({
           text: phrase.text,
           kind: "other",
-          why: `in "${clause.text}", no step does or uses ${unread.map((w) => `"${w.text}"`).join(", ")}`,
+          why: `in "${clause.text}", no step does or uses ${unsaid.map((w) => `"${w.text}"`).join(", ")}`,
         });
       }
       for (const t of droppedHere)

@@ -425,13 +425,13 @@ export class LlmReasoner implements Reasoner {
     }
 
     if (out.parsed !== null && out.parsed !== undefined) {
-      return this.usable(() => toPlanResult(out.parsed, request, registry, "llm"));
+      return this.usable(() => toPlanResult(out.parsed, request, registry, "llm", this.workerModel));
     }
     // No parsed value (a non-OpenAI model, streaming, or function calling with broken arguments): the raw
     // message still has the text.
     const text = structuredText(out.raw);
     return this.usable(() => {
-      const result = planFromText(text, request, registry);
+      const result = planFromText(text, request, registry, this.workerModel);
       return {
         plan: result.plan,
         notes: ["The model's answer did not match the plan schema; the plan was read from its text.", ...result.notes],
@@ -455,7 +455,7 @@ export class LlmReasoner implements Reasoner {
       const failed = this.callFailure(e, caller, timeout);
       return { why: `${first} ${failed ? failed.why : `Asking again without a schema failed: ${briefError(e)}.`}` };
     }
-    const attempt = this.usable(() => planFromText(messageText(message), request, registry));
+    const attempt = this.usable(() => planFromText(messageText(message), request, registry, this.workerModel));
     if ("why" in attempt) return { why: `${first} Asked again without a schema, but: ${attempt.why}` };
     return {
       plan: attempt.plan,

@@ -1,8 +1,14 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { describe, expect, it } from "vitest";
 import { Plan, TaskStep } from "../../src/domain/plan.js";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { openQuestions } from "../../src/domain/understanding.js";
 import { checkModelUnderstanding } from "../../src/planning/check-understanding.js";
+import { analyzeRequest } from "../../src/planning/lexicon.js";
+import { toPlanResult } from "../../src/planning/parse.js";
+import { restatedSpans } from "../../src/planning/understanding.js";
+import type { WorkerModel } from "../../src/reasoning/types.js";
+import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { countingTool } from "../fakes/toolkit-fixtures.js";
 
@@ -68,4 +74,112 @@ function planOf(steps: { id: string; tools: string[]; params: Record<string, unk
     confidence: 0.8,
     createdBy: "llm",
   });
+}
+
+// Regression: a model plan whose reading step left its arguments to the worker's model ("Read the three largest
+// files in src/") still had "three" named as used by no step, so the run asked for approval and ended partial.
+describe("a model-driven step accounts for what its description restates", () => {
+  const registry = ToolRegistry.create([workspaceToolkit({ root: "/nonexistent-workspace", reportsDir: "reports" })]);
+  const workers: WorkerModel = { model: {} as unknown as BaseChatModel, maxModelCalls: 6 };
+  const REQUEST = "read the three largest files in src/ and write a report on what they do";
+  /** The bench's workspace plan (bench/models.ts): s2's path is left to the worker's model unless given. */
+  const planFor = (readDescription: string, readParams: Record<string, unknown> | null) => ({
+    objective: "Report on the three largest files in src/",
+    contextSummary: null,
+    confidence: 0.9,
+    steps: [
+      modelStep(
+        "s1",
+        "List the files in src/ with their sizes",
+        "reader",
+        "list_files",
+        [],
+        { dir: "src" },
+        "file_list",
+      ),
+      modelStep("s2", readDescription, "reader", "read_file", ["s1"], readParams, "text"),
+      modelStep("s3", "Count the words and lines of what was read", "analyzer", "text_stats", ["s2"], {}, "analysis"),
+      modelStep(
+        "s4",
+        "Write a report on what the files do",
+        "reporter",
+        "write_report",
+        ["s3"],
+        { title: "Files" },
+        "report",
+      ),
+    ],
+    understanding: null,
+  });
+  const check = (userIntent: string, plan: unknown, w: WorkerModel | null = workers) =>
+    toPlanResult(plan, PlanningRequest.parse({ userIntent }), registry, "llm", w ?? undefined).plan;
+
+  it("credits the number, the folder and the words the reading step restates: nothing is left open", () => {
+    const plan = check(REQUEST, planFor("Read the three largest files in src/", null));
+    expect(plan.understanding.unaccounted).toEqual([]);
+    expect(openQuestions(plan.understanding)).toEqual([]);
+    expect(plan.confidence).toBe(0.9);
+  });
+
+  it('matches a number however it is written: "3" in the step serves "three" in the request, and back', () => {
+    expect(check(REQUEST, planFor("Read the 3 largest files in src/", null)).understanding.unaccounted).toEqual([]);
+    const digits = REQUEST.replace("three", "3");
+    expect(check(digits, planFor("Read the three largest files in src/", null)).understanding.unaccounted).toEqual([]);
+  });
+
+  it("still names a number no model-driven step restates", () => {
+    const plan = check(REQUEST.replace("three", "five"), planFor("Read the three largest files in src/", null));
+    expect(plan.understanding.unaccounted).toEqual([{ text: "five", kind: "number", why: "no step uses this number" }]);
+    expect(plan.confidence).toBeLessThan(0.9);
+  });
+
+  it("still names a word of the clause the step does not restate", () => {
+    const plan = check(REQUEST.replace("largest", "oldest"), planFor("Read the three largest files in src/", null));
+    expect(plan.understanding.unaccounted.map((u) => u.text)).toEqual(["oldest"]);
+  });
+
+  it("judges a determined step by its params: a number its call ignores is still named", () => {
+    const plan = check(REQUEST, planFor("Read the three largest files in src/", { path: "src/engine.ts" }));
+    expect(plan.understanding.unaccounted.map((u) => u.text)).toEqual(["three"]);
+  });
+
+  it("credits nothing when no model runs the workers (the step is a direct call then)", () => {
+    const plan = check(REQUEST, planFor("Read the three largest files in src/", null), null);
+    expect(plan.understanding.unaccounted.map((u) => u.text)).toEqual(["three"]);
+  });
+
+  it("credits a step that names no tool with its worker's grant, and what it restates", () => {
+    const plan = planFor("Read the three largest files in src/", null);
+    const noTool = { ...plan, steps: plan.steps.map((s) => (s.id === "s2" ? { ...s, tools: [] } : s)) };
+    const checked = check(REQUEST, noTool);
+    expect(checked.understanding.parts.find((p) => p.text.startsWith("read the three"))?.stepIds).toContain("s2");
+    expect(checked.understanding.unaccounted).toEqual([]);
+    // Without a worker model the step runs no loop: nothing reads, and "three" is used by no step.
+    expect(check(REQUEST, noTool, null).understanding.unaccounted.map((u) => u.text)).toEqual(["read", "three"]);
+  });
+});
+
+describe("restatedSpans", () => {
+  const spans = (request: string, said: string) => restatedSpans(analyzeRequest(request), said).map((s) => s.text);
+
+  it("folds case and accents for names and words, and plurals for words", () => {
+    expect(spans("two nights in Málaga", "Book a hotel in MALAGA for 2 night")).toEqual(["two", "nights", "Málaga"]);
+  });
+
+  it("never matches a number of another value, nor a word the step does not say", () => {
+    expect(spans("the four oldest files", "the three newest file")).toEqual(["files"]);
+  });
+});
+
+function modelStep(
+  id: string,
+  description: string,
+  workerType: string,
+  tool: string,
+  dependsOn: string[],
+  params: Record<string, unknown> | null,
+  output: string,
+) {
+  const paramsJson = params === null ? null : JSON.stringify(params);
+  return { id, description, workerType, tools: [tool], paramsJson, dependsOn, expectedOutputs: [output] };
 }
