@@ -206,6 +206,19 @@ export async function modelsBench(rounds: number): Promise<ModelsResult> {
   return out;
 }
 
+/**
+ * What (b)'s runs did, said as the prose needs it: the expected outcome is no pause at approval threshold 0 and a
+ * completed run (nothing in the request is left unaccounted); anything else is named as not expected.
+ */
+export function workspaceOutcome(runs: readonly Pick<ModelRun, "status" | "pauses" | "stepsDone">[]): string {
+  const expected =
+    runs.length > 0 && runs.every((r) => r.status === "completed" && r.pauses.length === 0 && r.stepsDone);
+  if (expected) return "nothing is left unaccounted, so (b) runs at approval threshold 0 without a pause and completes";
+  const statuses = [...new Set(runs.map((r) => r.status))].join(", ") || "no run";
+  const pauses = [...new Set(runs.flatMap((r) => r.pauses))].join(", ") || "nothing";
+  return `expected no pause and "completed", yet (b) ended ${statuses}; it paused for ${pauses} (NOT as expected)`;
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -267,9 +280,9 @@ each turn the next needed tool call, then the answer — so a worker call beyond
 plus one answer per loop) is one Candor asked for. "Ideal agent" is what one ideal ReAct loop doing the whole request
 alone would call (no plan, review or synthesis). Calls by site come from the run's token meter (\`tokens\`); "all"
 is every request the fake saw; tokens are the meter's (the fake counts 4 characters a token). Plan approvals are
-given at once (they are not model calls). (b) pauses for approval and ends "partial" with every step done because
-the fake's plan has no understanding record, so Candor finds "three" (a number in the request) used by no step and
-lowers its confidence: a trait of the scripted plan, not a failed step. Medians of ${res.demo.length} interleaved rounds after a warm-up.
+given at once (they are not model calls). The fake's plan for (b) sends no understanding record; its reading step is
+model-driven, and its description ("Read the three largest files in src/") restates the request's "three" and
+"src/", which the understanding check credits to a model-driven step: ${workspaceOutcome(res.workspace)}. Medians of ${res.demo.length} interleaved rounds after a warm-up.
 
 | run | status | paused for | planning | worker | ideal worker | worker / ideal | synthesis + review | other sites | all | ideal agent | all / ideal agent | tokens in / out | wall |
 |---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|
