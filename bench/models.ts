@@ -251,14 +251,14 @@ export function modelsSection(res: ModelsResult): string {
     const worker = median(runs.map((r) => r.workerCalls));
     const total = median(runs.map((r) => r.fakeCalls));
     const others = Object.keys(Object.assign({}, ...runs.map((r) => r.bySite)) as object)
-      .filter((s) => !["planning", "worker", "synthesis"].includes(s))
+      .filter((s) => !["planning", "worker", "synthesis", "review"].includes(s))
       .map((s) => `${s} ${site(runs, s)}`)
       .join(", ");
     const statuses = [...new Set(runs.map((r) => `${r.status}${r.stepsDone ? "" : " (steps not all done)"}`))].join(
       ", ",
     );
     const pauses = [...new Set(runs.flatMap((r) => r.pauses))].join(", ") || "none";
-    return `| ${labels[c]} | ${statuses} | ${pauses} | ${site(runs, "planning")} | ${worker} | ${idealWorker[c]} | ${ratio(worker, idealWorker[c])} | ${site(runs, "synthesis")} | ${others || "—"} | ${total} | ${idealWhole[c] ?? "—"} | ${ratio(total, idealWhole[c])} | ${median(runs.map((r) => r.inputTokens))} / ${median(runs.map((r) => r.outputTokens))} | ${median(runs.map((r) => r.wallMs)).toFixed(0)} ms |`;
+    return `| ${labels[c]} | ${statuses} | ${pauses} | ${site(runs, "planning")} | ${worker} | ${idealWorker[c]} | ${ratio(worker, idealWorker[c])} | ${median(runs.map((r) => (r.bySite.synthesis ?? 0) + (r.bySite.review ?? 0)))} | ${others || "—"} | ${total} | ${idealWhole[c] ?? "—"} | ${ratio(total, idealWhole[c])} | ${median(runs.map((r) => r.inputTokens))} / ${median(runs.map((r) => r.outputTokens))} | ${median(runs.map((r) => r.wallMs)).toFixed(0)} ms |`;
   });
   const allDone = (["demo", "workspace", "reactive"] as const).every((c) => res[c].every((r) => r.stepsDone));
   const demoWorker = Math.max(...res.demo.map((r) => r.determinedWorkerCalls));

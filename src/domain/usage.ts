@@ -1,7 +1,19 @@
 import { z } from "zod";
 
-/** Where in a run a model was asked: what its tokens are spent on. */
-export const CallSite = z.enum(["planning", "recovery", "worker", "synthesis", "reflection", "grading", "other"]);
+/**
+ * Where in a run a model was asked: what its tokens are spent on. `synthesis` writes the answer; `review` checks,
+ * before it, whether the results answer each part of the request (both in the synthesize node).
+ */
+export const CallSite = z.enum([
+  "planning",
+  "recovery",
+  "worker",
+  "synthesis",
+  "review",
+  "reflection",
+  "grading",
+  "other",
+]);
 export type CallSite = z.infer<typeof CallSite>;
 
 /** One model call: what it was for, which model, the tokens it used and what they cost. */

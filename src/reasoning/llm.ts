@@ -18,7 +18,7 @@ import type { ReflectionDraft } from "../domain/reflection.js";
 import type { Result } from "../result.js";
 import type { AnswerReview } from "../planning/coverage.js";
 import type { PriceTable } from "./prices.js";
-import { budgetRefusal, meterModel } from "./usage.js";
+import { atSite, budgetRefusal, meterModel } from "./usage.js";
 import {
   DEFAULT_MAX_MODEL_CALLS_PER_STEP,
   type WorkerModel,
@@ -278,7 +278,7 @@ export class LlmReasoner implements Reasoner {
    */
   async reviewAnswer(input: SynthesisInput): Promise<AnswerReview | null> {
     if (input.plan.understanding.parts.length === 0) return null;
-    const refused = budgetRefusal("synthesis");
+    const refused = budgetRefusal("review");
     if (refused) {
       this.onFallback?.(
         `The model did not review the answer (${refused}); the understanding record alone decides what was answered.`,
@@ -292,7 +292,10 @@ export class LlmReasoner implements Reasoner {
     });
     try {
       const parsed = ModelAnswerReview.safeParse(
-        await untilAborted(structured.invoke(reviewPrompt(input), { signal: timeout }), timeout),
+        // Recorded as a review, not as the synthesis call that writes the answer after it.
+        await atSite("review", () =>
+          untilAborted(structured.invoke(reviewPrompt(input), { signal: timeout }), timeout),
+        ),
       );
       if (parsed.success) return parsed.data;
       this.onFallback?.(

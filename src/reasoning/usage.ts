@@ -36,6 +36,16 @@ export async function withUsageScope<T>(
   return { value, calls: open.calls };
 }
 
+/**
+ * Runs `fn` with its model calls recorded at `site` in the current scope (the same list, the same budget): for a
+ * node that makes calls of two kinds (the synthesize node reviews the answer, then writes it). Outside a scope,
+ * just runs `fn`.
+ */
+export function atSite<T>(site: CallSite, fn: () => Promise<T>): Promise<T> {
+  const scope = scopes.getStore();
+  return scope ? scopes.run({ ...scope, site }, fn) : fn();
+}
+
 /** The calls recorded so far in the current scope (none outside one). */
 export function scopeCalls(): readonly ModelCall[] {
   return scopes.getStore()?.calls ?? [];
@@ -46,8 +56,10 @@ const DEFAULT_CALL_ESTIMATE: Record<CallSite, number> = {
   planning: 3000,
   recovery: 1800,
   worker: 1800,
-  // synthesize and review the answer
+  // Writing the answer, with room for the review before it: the planning estimate (src/planning/token-budget.ts) and
+  // the synthesize node's budget question count this site alone for the node's calls.
   synthesis: 3500,
+  review: 1500,
   reflection: 3200,
   grading: 1700,
   other: 1800,
