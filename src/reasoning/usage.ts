@@ -33,7 +33,45 @@ export async function withUsageScope<T>(
 ): Promise<{ value: T; calls: ModelCall[] }> {
   const open: UsageScope = { ...scope, calls: [] };
   const value = await scopes.run(open, fn);
+  settleHeard(open);
   return { value, calls: open.calls };
+}
+
+/**
+ * A response the meter's tap heard (see tapFetch), kept until its call ends: a call that ends well is recorded
+ * from its own result and drops it; one that fails after the server answered (an answer the OpenAI SDK could not
+ * parse as the requested JSON: the SDK throws, and LangChain never sees the completion or its usage) is recorded
+ * from it, so the tokens the server counted are not lost.
+ */
+interface Heard {
+  /** The completion's id, to pair it with the result of its call. */
+  id: string | null;
+  call: ModelCall;
+}
+
+/** Per scope (keyed by its calls list, which atSite shares): responses heard, and calls under way. */
+interface Ledger {
+  heard: Heard[];
+  inFlight: number;
+}
+
+const ledgers = new WeakMap<ModelCall[], Ledger>();
+
+function ledgerOf(scope: UsageScope): Ledger {
+  let ledger = ledgers.get(scope.calls);
+  if (!ledger) {
+    ledger = { heard: [], inFlight: 0 };
+    ledgers.set(scope.calls, ledger);
+  }
+  return ledger;
+}
+
+/** Records every response heard in the scope whose call did not end well, and forgets them. */
+function settleHeard(scope: UsageScope): void {
+  const ledger = ledgers.get(scope.calls);
+  if (!ledger) return;
+  scope.calls.push(...ledger.heard.map((h) => h.call));
+  ledger.heard = [];
 }
 
 /**
@@ -141,22 +179,109 @@ class UsageMeter extends BaseCallbackHandler {
     this.prices = prices;
   }
 
-  override handleLLMEnd(output: LLMResult): void {
-    const scope = scopes.getStore();
-    if (!scope) return;
-    const generation = output.generations[0]?.[0] as { message?: ReportedUsage } | undefined;
-    const used = usageOfMessage(generation?.message, output.llmOutput);
-    const model = used.model ?? this.modelName;
-    const tokens = { model, inputTokens: used.inputTokens, outputTokens: used.outputTokens };
-    scope.calls.push({
+  /** The call as recorded in `scope`: its tokens priced by the table, the meter's model unless the server named one. */
+  callOf(scope: UsageScope, used: { inputTokens: number; outputTokens: number; model: string | null }): ModelCall {
+    const tokens = {
+      model: used.model ?? this.modelName,
+      inputTokens: used.inputTokens,
+      outputTokens: used.outputTokens,
+    };
+    return {
       type: "call",
       site: scope.site,
       taskId: scope.taskId,
       ...tokens,
       costUsd: costOf(tokens, this.prices),
       at: new Date().toISOString(),
-    });
+    };
   }
+
+  override handleChatModelStart(): void {
+    this.started();
+  }
+
+  override handleLLMStart(): void {
+    this.started();
+  }
+
+  private started(): void {
+    const scope = scopes.getStore();
+    if (scope) ledgerOf(scope).inFlight += 1;
+  }
+
+  override handleLLMEnd(output: LLMResult): void {
+    const scope = scopes.getStore();
+    if (!scope) return;
+    const generation = output.generations[0]?.[0] as { message?: ReportedUsage & { id?: string } } | undefined;
+    scope.calls.push(this.callOf(scope, usageOfMessage(generation?.message, output.llmOutput)));
+    // Its response, if the tap heard it, is recorded now: drop it (by the completion's id; a server that sends no
+    // id, the oldest response heard without one).
+    const ledger = ledgerOf(scope);
+    ledger.inFlight = Math.max(0, ledger.inFlight - 1);
+    const id = generation?.message?.id ?? null;
+    const at = ledger.heard.findIndex((h) => h.id === id);
+    if (at >= 0) ledger.heard.splice(at, 1);
+  }
+
+  override handleLLMError(): void {
+    const scope = scopes.getStore();
+    if (!scope) return;
+    // The failed call's response, if the server answered, is among those heard; with no other call under way in the
+    // scope, every response still heard is one whose call failed: record them now, so the budget counts them.
+    const ledger = ledgerOf(scope);
+    ledger.inFlight = Math.max(0, ledger.inFlight - 1);
+    if (ledger.inFlight === 0) settleHeard(scope);
+  }
+}
+
+/** What a chat-completions (or responses) body says of its usage. */
+interface ResponseBody {
+  id?: unknown;
+  model?: unknown;
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    input_tokens?: number;
+    output_tokens?: number;
+  } | null;
+}
+
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * The meter's tap on the HTTP client of an OpenAI model: each JSON response with usage made inside a usage scope is
+ * heard (see Heard). A streamed response is not read here: its usage reaches handleLLMEnd.
+ */
+function tapFetch(inner: Fetch, meter: UsageMeter): Fetch {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    const scope = scopes.getStore();
+    if (!scope || !res.ok || !(res.headers.get("content-type") ?? "").includes("application/json")) return res;
+    try {
+      const body = (await res.clone().json()) as ResponseBody;
+      const usage = body.usage;
+      if (usage)
+        ledgerOf(scope).heard.push({
+          id: typeof body.id === "string" ? body.id : null,
+          call: meter.callOf(scope, {
+            inputTokens: usage.prompt_tokens ?? usage.input_tokens ?? 0,
+            outputTokens: usage.completion_tokens ?? usage.output_tokens ?? 0,
+            model: typeof body.model === "string" ? body.model : null,
+          }),
+        });
+    } catch {
+      // Not JSON after all: the SDK will say so; there is no usage to hear.
+    }
+    return res;
+  };
+}
+
+/** The parts of ChatOpenAI (and its completions and responses clients) the tap is set on. */
+interface OpenAIClientHolder {
+  clientConfig?: { fetch?: Fetch };
+  client?: unknown;
+  completions?: OpenAIClientHolder;
+  responses?: OpenAIClientHolder;
 }
 
 const meters = new WeakMap<BaseChatModel, UsageMeter>();
@@ -180,7 +305,17 @@ export function meterModel(model: BaseChatModel, modelName: string, prices: Pric
   // ChatOpenAI's bindTools and withStructuredOutput go through its withConfig, which builds a new model from the
   // constructor fields (`new ChatOpenAI(this.fields)`), not from this instance: without the meter in those fields,
   // every tool-calling and structured call (the planner's, the workers', the review's) went unrecorded.
-  const fields = (model as { fields?: { callbacks?: unknown } }).fields;
+  const fields = (model as { fields?: { callbacks?: unknown; configuration?: { fetch?: Fetch } } }).fields;
   if (fields && typeof fields === "object" && (fields.callbacks === undefined || Array.isArray(fields.callbacks)))
     fields.callbacks = [...((fields.callbacks as unknown[] | undefined) ?? []), meter];
+  // The OpenAI SDK parses a structured answer itself and throws when it is not the requested JSON, so LangChain
+  // never sees that completion: its usage is heard on the HTTP client (the model's clients, and the fields the
+  // models ChatOpenAI rebuilds are made from) and recorded when the call fails.
+  const tap = (f: Fetch | undefined) => tapFetch(f ?? ((input, init) => globalThis.fetch(input, init)), meter);
+  const holder = model as unknown as OpenAIClientHolder;
+  for (const m of [holder, holder.completions, holder.responses])
+    if (m?.clientConfig && m.client === undefined)
+      m.clientConfig = { ...m.clientConfig, fetch: tap(m.clientConfig.fetch) };
+  if (fields && typeof fields === "object" && holder.clientConfig)
+    fields.configuration = { ...fields.configuration, fetch: tap(fields.configuration?.fetch) };
 }

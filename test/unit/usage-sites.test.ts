@@ -5,9 +5,11 @@ import { LlmReasoner } from "../../src/reasoning/llm.js";
 import { createChatModel } from "../../src/reasoning/model.js";
 import { RulesReasoner } from "../../src/reasoning/rules.js";
 import { withUsageScope } from "../../src/reasoning/usage.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { buildReport, renderReport } from "../../src/transparency/report.js";
 import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
 import { planOf } from "../fakes/graph-harness.js";
+import { notesToolkit } from "../fakes/notes-toolkit.js";
 
 const { serve } = scriptedServersPerTest();
 
@@ -58,5 +60,53 @@ describe("the answer's review is metered as its own call site (fake server: 10 t
     );
     expect(report).toMatch(/review 1 call\(s\), 20 tokens/);
     expect(report).toMatch(/synthesis 1 call\(s\), 20 tokens/);
+  });
+});
+
+// Regression: ChatOpenAI's structured output (json_schema) is parsed inside the OpenAI SDK, which throws on an answer
+// that is not the requested JSON; LangChain never saw that completion, so its tokens went unrecorded (the fake saw two
+// planning requests, the meter one).
+describe("a structured answer that fails to parse is still metered (fake server: 10 tokens in, 10 out per call)", () => {
+  const notes: string[] = [];
+  async function reasonerOn(script: Parameters<typeof serve>[0]) {
+    const { fake, baseUrl } = await serve(script);
+    const model = createChatModel({ apiKey: "test-key", baseUrl, model: "gpt-4o-mini", maxRetries: 0 });
+    return {
+      fake,
+      reasoner: new LlmReasoner({ model, fallback: new RulesReasoner(), onFallback: (n) => notes.push(n) }),
+    };
+  }
+
+  it("records the unparseable plan's call and the plain retry: two planning calls for two requests", async () => {
+    const { fake, reasoner } = await reasonerOn(["this is not json {", "still not json"]);
+    const registry = ToolRegistry.create([notesToolkit()]);
+    const { value, calls } = await withUsageScope({ site: "planning", taskId: null, budget: null, history: [] }, () =>
+      reasoner.plan(PlanningRequest.parse({ userIntent: "read the readme note" }), {
+        registry,
+        lessons: [],
+        unreliableTools: {},
+      }),
+    );
+    expect(value.notes.join(" ")).toMatch(/structured answer could not be parsed/);
+    expect(fake.requests).toHaveLength(2);
+    expect(calls.map((c) => [c.site, c.model, c.inputTokens, c.outputTokens])).toEqual([
+      ["planning", "gpt-4o-mini", 10, 10],
+      ["planning", "gpt-4o-mini", 10, 10],
+    ]);
+    expect(calls.every((c) => c.costUsd > 0)).toBe(true);
+  });
+
+  it("records an unparseable review at its own site, and a parsed answer once (not again from the tap)", async () => {
+    const { fake, reasoner } = await reasonerOn(["not a review", { json: REVIEW }]);
+    const { value, calls } = await withUsageScope(
+      { site: "synthesis", taskId: null, budget: null, history: [] },
+      async () => [await reasoner.reviewAnswer(synthesisInput), await reasoner.reviewAnswer(synthesisInput)],
+    );
+    expect(value).toEqual([null, REVIEW]);
+    expect(fake.requests).toHaveLength(2);
+    expect(calls.map((c) => [c.site, c.inputTokens, c.outputTokens])).toEqual([
+      ["review", 10, 10],
+      ["review", 10, 10],
+    ]);
   });
 });
