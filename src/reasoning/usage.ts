@@ -214,12 +214,13 @@ class UsageMeter extends BaseCallbackHandler {
     if (!scope) return;
     const generation = output.generations[0]?.[0] as { message?: ReportedUsage & { id?: string } } | undefined;
     scope.calls.push(this.callOf(scope, usageOfMessage(generation?.message, output.llmOutput)));
-    // Its response, if the tap heard it, is recorded now: drop it (by the completion's id; a server that sends no
-    // id, the oldest response heard without one).
+    // Its response, if the tap heard it, is recorded now: drop it, found by the completion's id; from a server that
+    // sends none (LangChain then gives the message an id of its own), the oldest response heard without one.
     const ledger = ledgerOf(scope);
     ledger.inFlight = Math.max(0, ledger.inFlight - 1);
-    const id = generation?.message?.id ?? null;
-    const at = ledger.heard.findIndex((h) => h.id === id);
+    const id = generation?.message?.id;
+    const byId = ledger.heard.findIndex((h) => h.id !== null && h.id === id);
+    const at = byId >= 0 ? byId : ledger.heard.findIndex((h) => h.id === null);
     if (at >= 0) ledger.heard.splice(at, 1);
   }
 

@@ -1,3 +1,4 @@
+import { ChatOpenAI } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { Understanding } from "../../src/domain/understanding.js";
@@ -108,5 +109,37 @@ describe("a structured answer that fails to parse is still metered (fake server:
       ["review", 10, 10],
       ["review", 10, 10],
     ]);
+  });
+
+  it("from a server that sends no completion id, still counts each call once", async () => {
+    const { fake, baseUrl } = await serve([{ json: REVIEW }, "not a review", "Hello."]);
+    // The server's answers less their `id`, as some OpenAI-compatible servers send them.
+    const withoutId = async (input: string | URL | Request, init?: RequestInit) => {
+      const res = await fetch(input, init);
+      const body = (await res.json()) as Record<string, unknown>;
+      delete body.id;
+      return new Response(JSON.stringify(body), {
+        status: res.status,
+        headers: { "content-type": "application/json" },
+      });
+    };
+    const model = new ChatOpenAI({
+      model: "gpt-4o-mini",
+      apiKey: "test-key",
+      maxRetries: 0,
+      configuration: { baseURL: baseUrl, fetch: withoutId },
+    });
+    const reasoner = new LlmReasoner({ model, fallback: new RulesReasoner() });
+    const { value, calls } = await withUsageScope(
+      { site: "synthesis", taskId: null, budget: null, history: [] },
+      async () => [
+        await reasoner.reviewAnswer(synthesisInput),
+        await reasoner.reviewAnswer(synthesisInput),
+        await reasoner.synthesize(synthesisInput),
+      ],
+    );
+    expect(value).toEqual([REVIEW, null, "Hello."]);
+    expect(fake.requests).toHaveLength(3);
+    expect(calls.map((c) => c.site)).toEqual(["review", "review", "synthesis"]);
   });
 });
