@@ -4,6 +4,7 @@ import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/classify.js";
 import { argsHash, type EffectKey, type EffectLedger } from "./effects.js";
 import type { ToolRegistry } from "./registry.js";
+import { cooperate } from "./cooperate.js";
 import { abortReason, sleep } from "./sleep.js";
 import type { ToolContext, ToolSpec } from "./types.js";
 
@@ -38,6 +39,8 @@ export interface RunStepInput {
  * repeated (errorType OUTCOME_UNKNOWN). Never throws for a step failure: the outcome is ExecutionFeedback.
  */
 export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
+  const wait = cooperate();
+  if (wait) await wait;
   const { step, registry, dispatch } = input;
   const now = input.now ?? Date.now;
   const started = now();
@@ -195,6 +198,10 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     // must never be retried as one (the call took effect; its row stays "started", so a resume asks a person).
     await ledger?.recordDone(key, tool.name, parsed.data, result);
     attempts.push({ attempt, error: null, durationMs: now() - attemptStart });
+    // A yield point (src/tools/cooperate.ts): what follows a tool's answer (recording the step, starting the next
+    // ones) waits for a later turn of the event loop when this one has already done its share of work.
+    const wait = cooperate();
+    if (wait) await wait;
     return success(result, attempt, attempts);
   }
 }
