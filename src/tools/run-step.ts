@@ -233,15 +233,16 @@ async function callWithTimeout(
   outer?: AbortSignal,
 ): Promise<unknown> {
   const controller = new AbortController();
-  const timeoutError = new CandorError(`${tool.name} timed out after ${timeoutMs} ms`, ErrorCode.TIMEOUT, {
-    details: { timeoutMs },
-  });
   let timer: NodeJS.Timeout | undefined;
   // AbortSignal.any follows the run's signal without an event listener on it: every parallel step shares that
   // signal, and a listener per step trips Node's MaxListeners warning on wide fan-outs.
   const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
   const limit = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      // Built only when the limit passes: an error's stack trace on every attempt was a measurable cost.
+      const timeoutError = new CandorError(`${tool.name} timed out after ${timeoutMs} ms`, ErrorCode.TIMEOUT, {
+        details: { timeoutMs },
+      });
       controller.abort(timeoutError);
       reject(timeoutError);
     }, timeoutMs);
@@ -253,9 +254,13 @@ async function callWithTimeout(
     return await Promise.race([tool.run(args, { ...ctx, signal }), limit]);
   } finally {
     clearTimeout(timer);
-    if (!controller.signal.aborted) controller.abort(new Error("step attempt finished"));
+    // Tells work the tool left running that the attempt is over; one shared reason, no stack trace per call.
+    if (!controller.signal.aborted) controller.abort(ATTEMPT_FINISHED);
   }
 }
+
+/** Why an attempt's signal aborts once the attempt has settled (read by tools that kept work running). */
+const ATTEMPT_FINISHED = new Error("step attempt finished");
 
 function checkOutput(tool: ToolSpec, result: unknown): void {
   if (result === null || result === undefined) {
