@@ -51,3 +51,12 @@ export function cooperate(): Promise<void> | undefined {
     while (spent());
   })();
 }
+
+/** `fn` behind a yield point: a graph node that starts only when the turn still has time for it. */
+export function cooperative<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A) => {
+    const wait = cooperate();
+    if (wait) await wait;
+    return fn(...args);
+  };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SLICE_MS, cooperate } from "../../src/tools/cooperate.js";
+import { SLICE_MS, cooperate, cooperative } from "../../src/tools/cooperate.js";
 
 /** Keeps the thread busy for `ms`, as a synchronous unit of work (a checkpoint write, a superstep) does. */
 function busy(ms: number): void {
@@ -73,5 +73,21 @@ describe("cooperate: yield points that keep the event loop responsive", () => {
     // A slice of 10 ms fits four units of 3 ms (the fourth starts before the slice is spent); never all 160.
     expect(Math.max(...perTurn)).toBeLessThanOrEqual(Math.ceil(SLICE_MS / 3) + 1);
     expect(perTurn.reduce((a, b) => a + b, 0)).toBe(160);
+  });
+
+  it("cooperative(fn) starts fn at once within the slice, and after the loop has gone round once past it", async () => {
+    const started: string[] = [];
+    const node = cooperative(async (name: string) => {
+      started.push(name);
+      return name.length;
+    });
+    await freshTurn();
+    const first = node("within");
+    expect(started).toEqual(["within"]); // called synchronously: no tick was spent
+    expect(await first).toBe(6);
+    busy(SLICE_MS + 2);
+    setImmediate(() => started.push("other work"));
+    expect(await node("past")).toBe(4);
+    expect(started).toEqual(["within", "other work", "past"]);
   });
 });
