@@ -1,4 +1,5 @@
-import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { askUntilAccepted } from "./ask.js";
 import { TOKEN_BUDGET_DECISIONS, type TokenBudgetRequest } from "../src/domain/approval.js";
 import type { Notification } from "../src/domain/notification.js";
 import {
@@ -11,7 +12,6 @@ import {
   type TokenBudget,
   type TokenEvent,
 } from "../src/domain/usage.js";
-import { interruptPayload, parseDecision } from "../src/replanning/human-decision.js";
 import { callEstimate, overBudget, withUsageScope } from "../src/reasoning/usage.js";
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -133,52 +133,47 @@ function askIfOver(
     question: `The run has used ${budget.used} of its ${budget.limit}-token budget, and the next ${where.site} call${where.site === "worker" ? ` for step ${where.taskId}` : ""} takes about ${estimate} tokens. Raise the budget to ${suggested} (or another figure) and go on, or stop spending?`,
     decisions: [...TOKEN_BUDGET_DECISIONS],
   };
-  let payload = interruptPayload(request);
-  // Each pass either gets the next stored resume value or throws the interrupt, so this loop always ends.
-  for (;;) {
-    const parsed = parseDecision(interrupt(payload), request);
-    if (!parsed.ok) {
-      payload = interruptPayload(request, parsed.error);
-      continue;
-    }
-    const { decision, by, comment } = parsed.decision;
-    const raw = parsed.decision.params?.tokenBudget;
+  const { decision, by, comment, raised } = askUntilAccepted(request, (answer) => {
+    const raw = answer.params?.tokenBudget;
     const raised = typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
-    if (decision === "retry" && (typeof raised !== "number" || !Number.isInteger(raised) || raised <= budget.limit)) {
-      payload = interruptPayload(
-        request,
-        `tokenBudget must be a whole number of tokens above the current ${budget.limit} (got ${JSON.stringify(raw)}), e.g. {"decision":"retry","params":{"tokenBudget":${suggested}}}; or abort to stop spending.`,
-      );
-      continue;
+    if (
+      answer.decision === "retry" &&
+      (typeof raised !== "number" || !Number.isInteger(raised) || raised <= budget.limit)
+    ) {
+      return {
+        ok: false,
+        reason: `tokenBudget must be a whole number of tokens above the current ${budget.limit} (got ${JSON.stringify(raw)}), e.g. {"decision":"retry","params":{"tokenBudget":${suggested}}}; or abort to stop spending.`,
+      };
     }
-    const stopped = decision !== "retry";
-    const change: BudgetChange = {
-      type: "budget",
-      tokenBudget: stopped ? budget.limit : (raised as number),
-      stopped,
-      by,
-      at: new Date().toISOString(),
-    };
-    const what = stopped
-      ? `A person stopped spending tokens at ${budget.used} of ${budget.limit}; no further model call is made`
-      : `A person raised the token budget from ${budget.limit} to ${change.tokenBudget}`;
-    deps.decisionLog.record({
-      operation: "human_decision",
-      planId: where.planId,
-      taskId: where.site === "worker" ? where.taskId : null,
-      threadId: threadIdOf(config),
-      input: `token_budget ${budget.used}/${budget.limit} before a ${where.site} call`,
-      decision: decision === "retry" ? `raise to ${change.tokenBudget}` : "stop",
-      reasoning: `${what}${comment ? `: ${comment}` : ""}`,
-    });
-    const told = notification({
-      severity: stopped ? "WARNING" : "INFO",
-      kind: "approval",
-      taskId: where.site === "worker" ? where.taskId : null,
-      title: `${what}.`,
-      message: comment ?? "",
-    });
-    emitNotifications(config, [told]);
-    return { change, told };
-  }
+    return { ok: true, value: { ...answer, raised } };
+  });
+  const stopped = decision !== "retry";
+  const change: BudgetChange = {
+    type: "budget",
+    tokenBudget: stopped ? budget.limit : (raised as number),
+    stopped,
+    by,
+    at: new Date().toISOString(),
+  };
+  const what = stopped
+    ? `A person stopped spending tokens at ${budget.used} of ${budget.limit}; no further model call is made`
+    : `A person raised the token budget from ${budget.limit} to ${change.tokenBudget}`;
+  deps.decisionLog.record({
+    operation: "human_decision",
+    planId: where.planId,
+    taskId: where.site === "worker" ? where.taskId : null,
+    threadId: threadIdOf(config),
+    input: `token_budget ${budget.used}/${budget.limit} before a ${where.site} call`,
+    decision: decision === "retry" ? `raise to ${change.tokenBudget}` : "stop",
+    reasoning: `${what}${comment ? `: ${comment}` : ""}`,
+  });
+  const told = notification({
+    severity: stopped ? "WARNING" : "INFO",
+    kind: "approval",
+    taskId: where.site === "worker" ? where.taskId : null,
+    title: `${what}.`,
+    message: comment ?? "",
+  });
+  emitNotifications(config, [told]);
+  return { change, told };
 }

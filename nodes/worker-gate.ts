@@ -1,8 +1,9 @@
-import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { askUntilAccepted } from "./ask.js";
 import { TOOL_APPROVAL_DECISIONS, type ToolApprovalRequest, type ToolCallDecision } from "../src/domain/approval.js";
 import type { Notification } from "../src/domain/notification.js";
 import type { TaskStep } from "../src/domain/plan.js";
-import { interruptPayload, parseDecision } from "../src/replanning/human-decision.js";
+import type { Result } from "../src/result.js";
 import type { WorkerModel } from "../src/reasoning/types.js";
 import type { ToolRegistry } from "../src/tools/registry.js";
 import { isModelDriven } from "../src/workers/agent-step.js";
@@ -102,41 +103,35 @@ export function askToolApproval(
     question: `Step ${step.id} wants to call ${tool.name}(${JSON.stringify(args)})${on.length > 0 ? ` on ${on.join("; ")}` : ""}, which ${tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
     decisions: [...TOOL_APPROVAL_DECISIONS],
   };
-  let payload = interruptPayload(request);
-  // Each pass either gets the next stored resume value or throws the interrupt, so this loop always ends.
-  for (;;) {
-    const parsed = parseDecision(interrupt(payload), request);
-    if (!parsed.ok) {
-      payload = interruptPayload(request, parsed.error);
-      continue;
-    }
-    const { decision: answer, comment, by } = parsed.decision;
-    const decision: ToolCallDecision = {
+  const decision = askUntilAccepted(request, ({ decision: answer, comment, by }): Result<ToolCallDecision> => ({
+    ok: true,
+    value: {
       decision: answer === "approve" ? "approve" : "deny",
       tool: tool.name,
       args,
       comment,
       by,
       at: new Date().toISOString(),
-    };
-    const verb = decision.decision === "approve" ? "approved" : "denied";
-    deps.decisionLog.record({
-      operation: "human_decision",
-      planId: q.planId,
-      taskId: step.id,
-      threadId,
-      input: `tool_approval ${tool.name}(${JSON.stringify(args)})`,
-      decision: decision.decision,
-      reasoning: `a human ${verb} the call${comment ? `: ${comment}` : ""}`,
-    });
-    const told = notification({
-      severity: decision.decision === "approve" ? "INFO" : "WARNING",
-      kind: "approval",
-      taskId: step.id,
-      title: `A human ${verb} ${tool.name} for ${step.id}${decision.decision === "deny" ? "; the tool will not be called" : ""}.`,
-      message: comment ?? "",
-    });
-    emitNotifications(config, [told]);
-    return { decision, told };
-  }
+    },
+  }));
+  const { comment } = decision;
+  const verb = decision.decision === "approve" ? "approved" : "denied";
+  deps.decisionLog.record({
+    operation: "human_decision",
+    planId: q.planId,
+    taskId: step.id,
+    threadId,
+    input: `tool_approval ${tool.name}(${JSON.stringify(args)})`,
+    decision: decision.decision,
+    reasoning: `a human ${verb} the call${comment ? `: ${comment}` : ""}`,
+  });
+  const told = notification({
+    severity: decision.decision === "approve" ? "INFO" : "WARNING",
+    kind: "approval",
+    taskId: step.id,
+    title: `A human ${verb} ${tool.name} for ${step.id}${decision.decision === "deny" ? "; the tool will not be called" : ""}.`,
+    message: comment ?? "",
+  });
+  emitNotifications(config, [told]);
+  return { decision, told };
 }

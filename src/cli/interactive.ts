@@ -320,12 +320,14 @@ function describe(answer: Answer): string {
  * thread stops waiting. A malformed answer is asked again, as is one the graph refuses (with its reason).
  * Returns the last outcome: still waiting when the input ended (Ctrl-D), so the caller prints the resume
  * commands and exits 3 as without a terminal; "interrupted" after Ctrl-C. Without `io.ask` it returns `outcome`.
+ * `streamAnswer` prints a model's answer as it is written, as executeThread does.
  */
 export async function decideInteractively(
   session: Session,
   threadId: string,
   outcome: ThreadOutcome | "interrupted",
   io: CliIo,
+  options: { streamAnswer?: boolean } = {},
 ): Promise<ThreadOutcome | "interrupted"> {
   const ask = io.ask;
   if (!ask) return outcome;
@@ -348,6 +350,8 @@ export async function decideInteractively(
       threadId,
       { kind: "decision", ...answer, interruptIds: current.interruptIds },
       io,
+      undefined,
+      options,
     );
   }
   return current;

@@ -4,6 +4,7 @@ import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/classify.js";
 import { argsHash, type EffectKey, type EffectLedger } from "./effects.js";
 import type { ToolRegistry } from "./registry.js";
+import { cooperate } from "./cooperate.js";
 import { abortReason, sleep } from "./sleep.js";
 import type { ToolContext, ToolSpec } from "./types.js";
 
@@ -38,6 +39,8 @@ export interface RunStepInput {
  * repeated (errorType OUTCOME_UNKNOWN). Never throws for a step failure: the outcome is ExecutionFeedback.
  */
 export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
+  const wait = cooperate();
+  if (wait) await wait;
   const { step, registry, dispatch } = input;
   const now = input.now ?? Date.now;
   const started = now();
@@ -195,6 +198,10 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     // must never be retried as one (the call took effect; its row stays "started", so a resume asks a person).
     await ledger?.recordDone(key, tool.name, parsed.data, result);
     attempts.push({ attempt, error: null, durationMs: now() - attemptStart });
+    // A yield point (src/tools/cooperate.ts): what follows a tool's answer (recording the step, starting the next
+    // ones) waits for a later turn of the event loop when this one has already done its share of work.
+    const wait = cooperate();
+    if (wait) await wait;
     return success(result, attempt, attempts);
   }
 }
@@ -226,15 +233,16 @@ async function callWithTimeout(
   outer?: AbortSignal,
 ): Promise<unknown> {
   const controller = new AbortController();
-  const timeoutError = new CandorError(`${tool.name} timed out after ${timeoutMs} ms`, ErrorCode.TIMEOUT, {
-    details: { timeoutMs },
-  });
   let timer: NodeJS.Timeout | undefined;
   // AbortSignal.any follows the run's signal without an event listener on it: every parallel step shares that
   // signal, and a listener per step trips Node's MaxListeners warning on wide fan-outs.
   const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
   const limit = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      // Built only when the limit passes: an error's stack trace on every attempt was a measurable cost.
+      const timeoutError = new CandorError(`${tool.name} timed out after ${timeoutMs} ms`, ErrorCode.TIMEOUT, {
+        details: { timeoutMs },
+      });
       controller.abort(timeoutError);
       reject(timeoutError);
     }, timeoutMs);
@@ -246,9 +254,13 @@ async function callWithTimeout(
     return await Promise.race([tool.run(args, { ...ctx, signal }), limit]);
   } finally {
     clearTimeout(timer);
-    if (!controller.signal.aborted) controller.abort(new Error("step attempt finished"));
+    // Tells work the tool left running that the attempt is over; one shared reason, no stack trace per call.
+    if (!controller.signal.aborted) controller.abort(ATTEMPT_FINISHED);
   }
 }
+
+/** Why an attempt's signal aborts once the attempt has settled (read by tools that kept work running). */
+const ATTEMPT_FINISHED = new Error("step attempt finished");
 
 function checkOutput(tool: ToolSpec, result: unknown): void {
   if (result === null || result === undefined) {

@@ -19,25 +19,13 @@ const PLAN = FLIGHTS_MODEL_PLAN;
 const ANSWERED = { parts: [{ partId: "p1", answered: true, why: null }] };
 const ANSWER = "The cheapest flight leaves at 09:10.\nIt costs 89 EUR.";
 
-/** Runs the CLI in this process with a model on the scripted server; stdout is kept in the order it was written. */
-async function run(script: ScriptedResponse[], extra: string[] = []) {
-  const { fake, baseUrl } = await serve(script);
+/** Runs one CLI command in this process against the scripted server; stdout is kept in the order it was written. */
+async function cli(argv: string[], baseUrl: string) {
   const stdout: string[] = [];
   const parts: string[] = [];
   const stderr: string[] = [];
   const code = await runCli(
-    [
-      "run",
-      "find flights from Madrid to Paris",
-      "--db",
-      path.join(scratch, `${stdout.length}-${Date.now()}.db`),
-      "--model",
-      "gpt-4o-mini",
-      "--approval-threshold",
-      "0",
-      "--no-input",
-      ...extra,
-    ],
+    argv,
     {
       out: (t) => stdout.push(`${t}\n`),
       outPart: (t) => (parts.push(t), stdout.push(t)),
@@ -46,7 +34,27 @@ async function run(script: ScriptedResponse[], extra: string[] = []) {
     },
     () => readEnv({ OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: baseUrl }),
   );
-  return { code, out: stdout.join(""), parts, stderr: stderr.join("\n"), fake };
+  return { code, out: stdout.join(""), parts, stderr: stderr.join("\n") };
+}
+
+const runArgs = (db: string, threshold: string, extra: string[] = []) => [
+  "run",
+  "find flights from Madrid to Paris",
+  "--db",
+  db,
+  "--model",
+  "gpt-4o-mini",
+  "--approval-threshold",
+  threshold,
+  "--no-input",
+  ...extra,
+];
+
+/** Runs the CLI with a model on the scripted server. */
+async function run(script: ScriptedResponse[], extra: string[] = []) {
+  const { fake, baseUrl } = await serve(script);
+  const db = path.join(scratch, `${Date.now()}-${Math.random().toString(16).slice(2)}.db`);
+  return { ...(await cli(runArgs(db, "0", extra), baseUrl)), fake };
 }
 
 describe("candor run --model prints the answer as it is written", () => {
@@ -65,5 +73,20 @@ describe("candor run --model prints the answer as it is written", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.parts).toEqual([]);
     expect(JSON.parse(r.out)).toMatchObject({ answer: ANSWER, status: "completed" });
+  });
+
+  it("prints it as it is written after `resume --approve` too, not only on `run`", async () => {
+    // Regression: resume (and replay, and answers typed at the prompt) printed the answer only once it was done.
+    const { baseUrl } = await serve([{ json: PLAN }, { json: ANSWERED }, ANSWER]);
+    const db = path.join(scratch, `resume-${Date.now()}.db`);
+    const paused = await cli(runArgs(db, "1"), baseUrl);
+    expect(paused.code, paused.stderr).toBe(3);
+    const thread = /thread (run-\S+)/.exec(paused.stderr)?.[1];
+    expect(thread, paused.stderr).toBeDefined();
+    const resumed = await cli(["resume", thread!, "--approve", "--db", db, "--no-input"], baseUrl);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.parts[0]).toBe("\nAnswer:\n  ");
+    expect(resumed.parts.length).toBeGreaterThan(3);
+    expect(resumed.out.split("The cheapest flight").length - 1).toBe(1);
   });
 });

@@ -154,7 +154,9 @@ async function onBranch(
             ],
           ).join("\n"),
         );
-        const outcome = await executeThread(session, threadId, { kind: "continue" }, { ...io, signal }, checkpointId);
+        const outcome = await executeThread(session, threadId, { kind: "continue" }, { ...io, signal }, checkpointId, {
+          streamAnswer: !flags.json,
+        });
         return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
       },
     );

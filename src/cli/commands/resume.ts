@@ -177,6 +177,8 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
             });
           return exitForStatus(before.status);
         }
+        // A model's answer is printed as it is written, as `run` prints it (not with --json: stdout is one document).
+        const stream = { streamAnswer: !flags.json };
         // At a terminal, a waiting thread resumed without a decision asks for one inline (unless --no-input).
         const asking = flags.input && io.ask !== undefined;
         if (before.waitingFor && !decision && asking) {
@@ -187,7 +189,7 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
               [["request", thread.record?.request ?? before.values.request?.userIntent ?? ""]],
             ).join("\n"),
           );
-          const outcome = await decideInteractively(session, threadId, before, { ...io, signal });
+          const outcome = await decideInteractively(session, threadId, before, { ...io, signal }, stream);
           return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
         }
         if (before.waitingFor && !decision) {
@@ -251,10 +253,10 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
             ],
           ).join("\n"),
         );
-        const outcome = await executeThread(session, threadId, input, { ...io, signal });
+        const outcome = await executeThread(session, threadId, input, { ...io, signal }, undefined, stream);
         if (asking) {
           // Asks about whatever the thread waits for next, and says itself when the answer given here was refused.
-          const final = await decideInteractively(session, threadId, outcome, { ...io, signal });
+          const final = await decideInteractively(session, threadId, outcome, { ...io, signal }, stream);
           return presentOutcome(final, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
         }
         if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
@@ -301,8 +303,9 @@ async function startAgain(
       ],
     ).join("\n"),
   );
-  const started = await executeThread(session, threadId, startInput(record), io);
-  const outcome = opts.asking ? await decideInteractively(session, threadId, started, io) : started;
+  const stream = { streamAnswer: !opts.json };
+  const started = await executeThread(session, threadId, startInput(record), io, undefined, stream);
+  const outcome = opts.asking ? await decideInteractively(session, threadId, started, io, stream) : started;
   return presentOutcome(outcome, threadId, { io, json: opts.json, dbPath, reasoner: thread.reasoner.kind });
 }
 

@@ -118,7 +118,7 @@ export async function startRun(
         });
         // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
         const outcome = flags.input
-          ? await decideInteractively(session, threadId, started, { ...io, signal })
+          ? await decideInteractively(session, threadId, started, { ...io, signal }, { streamAnswer: !flags.json })
           : started;
         const exit = presentOutcome(outcome, threadId, {
           io,
