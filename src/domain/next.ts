@@ -44,7 +44,13 @@ export type Next = z.infer<typeof Next>;
 export type NextKind = Next["kind"];
 
 /** Statuses a run ends with (finalize sets one). */
-export const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "partial", "failed", "rejected", "aborted"]);
+export const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set([
+  "completed",
+  "partial",
+  "failed",
+  "rejected",
+  "aborted",
+]);
 
 /** The public fields `legacyNext` reads: all still in the state. */
 export interface LegacyFields {
@@ -86,4 +92,3 @@ export function legacyNext(s: LegacyFields): Next {
 export function nextOf(s: LegacyFields & { next: Next | null }): Next {
   return s.next ?? legacyNext(s);
 }
-
