@@ -194,7 +194,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
  * quietly: the failed step goes to recovery as usual, and its cap asks the person again.
  */
 function lostGuidance(state: AgentStateValue, config: LangGraphRunnableConfig): AgentStateUpdate {
-  const text = state.next === null && state.approval?.decision === "replan" ? state.approval.guidance : null;
+  const text = !state.next && state.approval?.decision === "replan" ? state.approval.guidance : null;
   if (!text) return { next: { kind: "execute" } };
   const told = notification({
     severity: "WARNING",
