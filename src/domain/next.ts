@@ -44,13 +44,7 @@ export type Next = z.infer<typeof Next>;
 export type NextKind = Next["kind"];
 
 /** Statuses a run ends with (finalize sets one). */
-export const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set([
-  "completed",
-  "partial",
-  "failed",
-  "rejected",
-  "aborted",
-]);
+const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "partial", "failed", "rejected", "aborted"]);
 
 /** The public fields `legacyNext` reads: all still in the state. */
 export interface LegacyFields {
