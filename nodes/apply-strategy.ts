@@ -15,13 +15,14 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const plan = state.plan!;
-    const taskId = state.pendingStrategy?.taskId ?? plan.steps.find((s) => s.status === "failed")?.id;
+    // The strategy select_strategy chose for this node. A checkpoint written before `next` existed has none here
+    // (its chosen strategy is not read back): the first failed step is recovered, its revision built now.
+    const chosen = state.next?.kind === "recover" && state.next.strategy === strategy ? state.next : null;
+    const taskId = chosen?.taskId ?? plan.steps.find((s) => s.status === "failed")?.id;
     const failedStep = plan.steps.find((s) => s.id === taskId);
-    if (!taskId || !failedStep || failedStep.status !== "failed") return { pendingStrategy: null };
-    // select_strategy built the revision when it tested the strategy; only a pending strategy from a checkpoint
-    // written before it carried one (or none at all) is built here.
+    if (!taskId || !failedStep || failedStep.status !== "failed") return { next: { kind: "execute" } };
     const outcome =
-      state.pendingStrategy?.proposed ??
+      chosen?.proposed ??
       applyStrategy(strategy, {
         plan,
         feedback: state.feedback,
@@ -29,9 +30,12 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
         registry: deps.registry,
         taskId,
         request: state.request,
-        ...(state.pendingStrategy ? { why: state.pendingStrategy.reasoning } : {}),
       });
-    return { ...revisionUpdate(state, deps, config, failedStep, outcome), pendingStrategy: null, status: "executing" };
+    return {
+      ...revisionUpdate(state, deps, config, failedStep, outcome),
+      next: { kind: "execute" },
+      status: "executing",
+    };
   };
 }
 

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { END, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { AIMessage } from "@langchain/core/messages";
 import { chatReplies, chatReply, requestFromConversation, unansweredHumanText } from "../src/chat/conversation.js";
 import { PlanningRequest } from "../src/domain/request.js";
+import { nextOf } from "../src/domain/next.js";
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { threadIdOf } from "./deps.js";
 import { Node } from "./names.js";
@@ -37,13 +38,10 @@ export type FromStart = typeof Node.UNDERSTAND | typeof Node.HUMAN_INTERRUPT | t
  */
 export function routeFromStart(state: AgentStateValue): FromStart {
   const text = unansweredHumanText(state.messages);
-  if (text !== null && state.pendingInterrupt) return Node.HUMAN_INTERRUPT;
+  if (text !== null && nextOf(state).kind === "ask") return Node.HUMAN_INTERRUPT;
   if (state.plan ? text !== null : !state.request) return Node.CONVERSE;
   return Node.UNDERSTAND;
 }
-
-/** A run that reached one of these has ended: a message to its thread starts nothing. */
-const ENDED = new Set<AgentStateValue["status"]>(["completed", "partial", "failed", "rejected", "aborted"]);
 
 /**
  * CONVERSE: the request from the conversation (its last human message) when none was given; a clear error when
@@ -55,7 +53,7 @@ export function converseNode() {
   return async (state: AgentStateValue): Promise<AgentStateUpdate> => {
     if (state.plan) {
       const text = unansweredHumanText(state.messages) ?? "";
-      const reply = chatReply(ENDED.has(state.status) ? "ended" : "running", state.status, text);
+      const reply = chatReply(nextOf(state).kind === "end" ? "ended" : "running", state.status, text);
       return { messages: [new AIMessage({ id: `candor-${randomUUID()}`, content: reply })] };
     }
     const request = requestFromConversation(state.messages);
@@ -64,8 +62,24 @@ export function converseNode() {
   };
 }
 
-/** A request taken from the conversation → understand; a run still going → execute; an ended one → the end. */
-export function routeAfterConverse(state: AgentStateValue): typeof Node.UNDERSTAND | typeof Node.EXECUTE | "__end__" {
+export type AfterConverse = typeof Node.UNDERSTAND | typeof Node.EXECUTE | typeof END;
+
+/**
+ * A request taken from the conversation → understand; an ended run → the end (a message to its thread starts
+ * nothing); a run still going → execute, which dispatches a step waiting for its tool approval again. A thread
+ * waiting for a person's decision never gets here (routeFromStart sends the message to human_interrupt).
+ */
+export function routeAfterConverse(state: AgentStateValue): AfterConverse {
   if (!state.plan) return Node.UNDERSTAND;
-  return ENDED.has(state.status) ? "__end__" : Node.EXECUTE;
+  const next = nextOf(state);
+  switch (next.kind) {
+    case "end":
+      return END;
+    case "execute":
+    case "ask":
+    case "choose_recovery":
+    case "recover":
+    case "replan":
+      return Node.EXECUTE;
+  }
 }

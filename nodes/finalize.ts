@@ -50,6 +50,7 @@ export function finalizeNode(deps: NodeDeps) {
           }
         : {}),
     });
-    return { report, status, notifications: [n] };
+    // The run has ended: a message to the thread later starts nothing (routeAfterConverse).
+    return { report, status, next: { kind: "end" }, notifications: [n] };
   };
 }

@@ -1,5 +1,6 @@
 import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { ApprovalRecord } from "../src/domain/approval.js";
+import type { ApprovalRecord, InterruptRequest } from "../src/domain/approval.js";
+import { legacyNext, nextOf, type Next } from "../src/domain/next.js";
 import { abortBelowApproval, checkAbortBelow } from "../src/confidence/abort-below.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import {
@@ -8,6 +9,7 @@ import {
   interruptPayload,
   parseDecision,
   type AdjustedPlan,
+  type DecisionEffect,
 } from "../src/replanning/human-decision.js";
 import { retryWithHumanParams, type HumanRetry } from "../src/replanning/human-guidance.js";
 import { approvalNotification, explainRevision } from "../src/transparency/explain.js";
@@ -27,7 +29,9 @@ const MAX_ASKS = 20;
 export function humanInterruptNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const request = state.pendingInterrupt;
-    if (!request) return {};
+    // Nothing shown to a person: an edited state cleared the request (Studio's fork that records a decision as
+    // human_interrupt writes `pendingInterrupt: null` and a status). The run goes on as that edit says.
+    if (!request) return { next: legacyNext(state) };
     const plan = state.plan!;
     // A chat client's reply comes as a message, not a resume: it answers the first ask (src/chat/conversation.ts).
     const fromChat = answerFromChat(state.messages, request);
@@ -68,7 +72,7 @@ export function humanInterruptNode(deps: NodeDeps) {
       }
       decision = parsed.decision;
     }
-    if (!decision) return {};
+    if (!decision) return { next: { kind: "ask" } };
     const effect = decisionEffect({
       request,
       decision,
@@ -163,13 +167,12 @@ export function humanInterruptNode(deps: NodeDeps) {
       : ({ ok: true, value: null } as const);
     const stop = !abort.ok && effect.skip ? abortBelowApproval(effect.skip.plan, abort.reason, abortBelow) : null;
     if (stop) notifications.push(approvalNotification(stop));
-    const guidance = effect.guidance ? { ...effect.guidance, request } : null;
     emitNotifications(config, notifications);
     return {
       ...revision,
       approval: record,
       pendingInterrupt: stop,
-      guidance,
+      next: stop ? { kind: "ask" } : nextAfter(effect, request),
       status: stop ? "awaiting_approval" : effect.status,
       failureReason: effect.failureReason ?? state.failureReason,
       ...(effect.settings ? { settings: effect.settings } : {}),
@@ -185,14 +188,39 @@ export type AfterHumanInterrupt =
   | typeof Node.REFLECT
   | typeof Node.HUMAN_INTERRUPT;
 
+/** Where a person's decision leads: the question they answered goes with a replan, to be asked again if it fails. */
+function nextAfter(effect: DecisionEffect, request: InterruptRequest): Next {
+  if (effect.guidance) return { kind: "replan", ...effect.guidance, request };
+  switch (effect.status) {
+    case "rejected":
+    case "failed":
+      return { kind: "end" };
+    case "replanning":
+      return { kind: "choose_recovery" };
+    case "executing":
+      return { kind: "execute" };
+  }
+}
+
 /**
  * Approved, skipped or retried with new parameters → execute; retry → select_strategy; replan → replan_with_guidance;
- * rejected or aborted → reflect (then finalize).
+ * rejected or aborted → reflect (then finalize); still waiting (a malformed answer, or a confidence below
+ * --abort-below after the decision) → human_interrupt again. A strategy to apply comes only from an edited state:
+ * select_strategy chooses again.
  */
 export function routeAfterHumanInterrupt(state: AgentStateValue): AfterHumanInterrupt {
-  if (state.status === "rejected" || state.status === "failed" || state.status === "aborted") return Node.REFLECT;
-  if (state.pendingInterrupt) return Node.HUMAN_INTERRUPT;
-  if (state.guidance) return Node.REPLAN_WITH_GUIDANCE;
-  if (state.status === "replanning") return Node.SELECT_STRATEGY;
-  return Node.EXECUTE;
+  const next = nextOf(state);
+  switch (next.kind) {
+    case "end":
+      return Node.REFLECT;
+    case "ask":
+      return Node.HUMAN_INTERRUPT;
+    case "replan":
+      return Node.REPLAN_WITH_GUIDANCE;
+    case "choose_recovery":
+    case "recover":
+      return Node.SELECT_STRATEGY;
+    case "execute":
+      return Node.EXECUTE;
+  }
 }

@@ -11,6 +11,7 @@ import { notification, planNotification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { planWithMemory, type PlannedWithMemory } from "./understand.js";
 import { Node } from "./names.js";
+import { nextOf } from "../src/domain/next.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
 /** Joins why a replan failed to what the person was asked before it. */
@@ -25,9 +26,10 @@ const BEFORE = " Before that: ";
  */
 export function replanWithGuidanceNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
-    const guidance = state.guidance;
+    const next = nextOf(state);
     const current = state.plan;
-    if (!guidance || !current) return { guidance: null };
+    if (next.kind !== "replan" || !current) return lostGuidance(state, config);
+    const guidance = next;
     const request = guidedRequest(state.request, guidance.text);
     const failed = current.steps.find((s) => s.id === guidance.taskId);
     const failureClass = failed ? buildFailureContext(failed, state.feedback).failureClass : "unknown";
@@ -56,7 +58,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       const original = (text: string) =>
         text.includes(BEFORE) ? text.slice(text.lastIndexOf(BEFORE) + BEFORE.length) : text;
       return {
-        guidance: null,
+        next: { kind: "ask" },
         status: "awaiting_approval",
         pendingInterrupt:
           "reason" in again
@@ -107,7 +109,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
         // The plan that runs is this one: calibration learns from its planner's score, not the rejected plan's.
         plannedConfidence: fresh.raw.confidence,
         planNotes: fresh.notes,
-        guidance: null,
+        next: { kind: ask ? "ask" : "execute" },
         pendingInterrupt: ask,
         status: ask ? "awaiting_approval" : "executing",
         confidenceHistory: [confidencePoint(plan.confidence, `plan made again with a person's guidance`)],
@@ -173,7 +175,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       plan,
       // Kept, so a later recovery that re-reads the request (RETRY_WITH_PARAMS) or another replan starts from it.
       request,
-      guidance: null,
+      next: { kind: stop ? "ask" : "execute" },
       status: stop ? "awaiting_approval" : "executing",
       pendingInterrupt: stop,
       revisions: [revision],
@@ -186,9 +188,41 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
   };
 }
 
-/** A guided plan runs; a guidance that gave no usable plan goes back to the person. */
-export function routeAfterReplanWithGuidance(
-  state: AgentStateValue,
-): typeof Node.EXECUTE | typeof Node.HUMAN_INTERRUPT {
-  return state.pendingInterrupt ? Node.HUMAN_INTERRUPT : Node.EXECUTE;
+/**
+ * Reached without guidance to plan with: only a checkpoint written before `next` existed, in which a person's
+ * `replan` of an escalation was saved with its question in a field this version does not read. Said, not dropped
+ * quietly: the failed step goes to recovery as usual, and its cap asks the person again.
+ */
+function lostGuidance(state: AgentStateValue, config: LangGraphRunnableConfig): AgentStateUpdate {
+  const text = !state.next && state.approval?.decision === "replan" ? state.approval.guidance : null;
+  if (!text) return { next: { kind: "execute" } };
+  const told = notification({
+    severity: "WARNING",
+    kind: "approval",
+    taskId: null,
+    title: `Your guidance "${text}" could not be used: the question it answered was saved by an older version`,
+    message: "The failed step is recovered as usual; at its cap you are asked again and can give the guidance again.",
+  });
+  emitNotifications(config, [told]);
+  return { next: { kind: "execute" }, notifications: [told] };
+}
+
+export type AfterReplanWithGuidance = typeof Node.EXECUTE | typeof Node.HUMAN_INTERRUPT;
+
+/**
+ * A guided plan runs; a guidance that gave no usable plan, or a plan that needs approval, goes back to the person.
+ * REPLAN_WITH_GUIDANCE sets only `ask` or `execute`; another kind comes from an edited state and runs the plan.
+ */
+export function routeAfterReplanWithGuidance(state: AgentStateValue): AfterReplanWithGuidance {
+  const next = nextOf(state);
+  switch (next.kind) {
+    case "ask":
+      return Node.HUMAN_INTERRUPT;
+    case "execute":
+    case "choose_recovery":
+    case "recover":
+    case "replan":
+    case "end":
+      return Node.EXECUTE;
+  }
 }

@@ -6,6 +6,7 @@ import { escalationNotification } from "../src/transparency/explain.js";
 import { estimatedDelay, notification, detailsPointer } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
+import { nextOf } from "../src/domain/next.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
 /**
@@ -39,7 +40,8 @@ export function selectStrategyNode(deps: NodeDeps) {
         })
       : undefined;
     const selection = selectStrategy(advice ? { ...args, advice } : args);
-    if (!selection) return { pendingStrategy: null };
+    // Nothing left to recover: the plan drives again.
+    if (!selection) return { next: { kind: "execute" } };
     if (selection.kind === "escalate") {
       const n = escalationNotification(selection.request, deps.logFile);
       emitNotifications(config, [n]);
@@ -56,7 +58,7 @@ export function selectStrategyNode(deps: NodeDeps) {
       });
       return {
         pendingInterrupt: selection.request,
-        pendingStrategy: null,
+        next: { kind: "ask" },
         status: "awaiting_approval",
         notifications: [n],
       };
@@ -86,7 +88,8 @@ export function selectStrategyNode(deps: NodeDeps) {
     // The revision built while the strategy was tested; its node applies it as it is.
     const proposed = { plan: selection.outcome.plan, revision: selection.outcome.revision };
     return {
-      pendingStrategy: {
+      next: {
+        kind: "recover",
         strategy: selection.strategy,
         taskId: selection.taskId,
         failureClass: selection.failureClass,
@@ -121,9 +124,22 @@ export type AfterSelectStrategy =
   | typeof Node.SKIP
   | typeof Node.SYNTHESIZE;
 
-/** The conditional edges that select a replanning strategy: one node per strategy, or a human when capped. */
+/**
+ * The conditional edges that select a replanning strategy: one node per strategy, or a human when capped. With
+ * nothing left to recover, back to synthesize (nothing new ran, so nothing needs executing first).
+ * SELECT_STRATEGY sets only those; another kind comes from an edited state and goes back the same way.
+ */
 export function routeAfterSelectStrategy(state: AgentStateValue): AfterSelectStrategy {
-  if (state.pendingInterrupt) return Node.HUMAN_INTERRUPT;
-  if (!state.pendingStrategy) return Node.SYNTHESIZE;
-  return STRATEGY_NODES[state.pendingStrategy.strategy] as AfterSelectStrategy;
+  const next = nextOf(state);
+  switch (next.kind) {
+    case "ask":
+      return Node.HUMAN_INTERRUPT;
+    case "recover":
+      return STRATEGY_NODES[next.strategy] as AfterSelectStrategy;
+    case "execute":
+    case "choose_recovery":
+    case "replan":
+    case "end":
+      return Node.SYNTHESIZE;
+  }
 }

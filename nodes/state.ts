@@ -3,12 +3,12 @@ import { z } from "zod";
 import { ApprovalRecord, InterruptRequest, ToolCallDecision } from "../src/domain/approval.js";
 import { ExecutionFeedback } from "../src/domain/feedback.js";
 import { Notification, Progress } from "../src/domain/notification.js";
+import { Next } from "../src/domain/next.js";
 import { Plan, TaskStep } from "../src/domain/plan.js";
 import { ExecutionReport, RunStatus } from "../src/domain/report.js";
 import { PlanningRequest } from "../src/domain/request.js";
 import { defaultStateSettings, mergeSettings, RunSettingsPatch, StateSettings } from "../src/domain/config.js";
-import { ConfidencePoint, PlanRevision, StrategyType } from "../src/domain/revision.js";
-import { FailureClass } from "../src/domain/feedback.js";
+import { ConfidencePoint, PlanRevision } from "../src/domain/revision.js";
 import { TokenBudgetState, TokenEvent } from "../src/domain/usage.js";
 
 /**
@@ -40,20 +40,6 @@ const latest = <T extends z.ZodType>(value: T) =>
     inputSchema: value,
     reducer: (current: z.infer<T>, writes: z.infer<T>[]) => (writes.length > 0 ? writes[writes.length - 1]! : current),
   });
-
-/** The strategy select_strategy chose, read by its router and by the strategy node. */
-export const PendingStrategy = z.object({
-  strategy: StrategyType,
-  taskId: z.string(),
-  failureClass: FailureClass,
-  reasoning: z.string(),
-  /**
-   * The revision select_strategy built when it tested the strategy (from the rules, or from a reasoner's validated
-   * proposal); the strategy node applies it rather than build it again. Null only in older checkpoints.
-   */
-  proposed: z.object({ plan: Plan, revision: PlanRevision }).nullable().default(null),
-});
-export type PendingStrategy = z.infer<typeof PendingStrategy>;
 
 /** The main graph's state: the contract in DESIGN.md that the CLI, Studio, apps and tests rely on. */
 export const AgentState = new StateSchema({
@@ -92,21 +78,18 @@ export const AgentState = new StateSchema({
   notifications: append(Notification),
   /** The latest progress figures. */
   progress: Progress.nullable().default(null),
-  /** The strategy chosen for the next failed step. */
-  pendingStrategy: PendingStrategy.nullable().default(null),
-  /** What the run is waiting for a human to decide, when it is. */
+  /**
+   * What the run does next, set by the node that decides it and read by the routers (src/domain/next.ts). Null in
+   * a new thread before UNDERSTAND and in a checkpoint written before the field existed; `nextOf` derives it then.
+   */
+  next: Next.nullable().default(null),
+  /**
+   * What a person is shown while the run waits for them (next is `ask`); the CLI, apps, Studio and chat read it.
+   * Routers never do: `next` says where the run goes.
+   */
   pendingInterrupt: InterruptRequest.nullable().default(null),
   /** The latest human decision. */
   approval: ApprovalRecord.nullable().default(null),
-  /**
-   * A person's guidance for planning the unfinished work again (an escalation answered with `replan`), with the
-   * escalation it answered so the question can be asked again if the guided plan fails. Read and cleared by
-   * replan_with_guidance.
-   */
-  guidance: z
-    .object({ taskId: z.string().nullable(), text: z.string(), request: InterruptRequest })
-    .nullable()
-    .default(null),
   answer: z.string().nullable().default(null),
   /** Lessons from REFLECT. */
   reflection: z
@@ -114,6 +97,7 @@ export const AgentState = new StateSchema({
     .nullable()
     .default(null),
   report: ExecutionReport.nullable().default(null),
+  /** The run's public status, shown to people; routing reads `next`, not this. */
   status: RunStatus.default("planning"),
   /** Why the run failed, was rejected or aborted, in plain language. */
   failureReason: z.string().nullable().default(null),

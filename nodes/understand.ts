@@ -22,6 +22,7 @@ import {
 } from "../src/workers/reactive.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
+import { nextOf } from "../src/domain/next.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 import { assertPlanFitsTokenBudget } from "../src/planning/token-budget.js";
 import { scopeCalls } from "../src/reasoning/usage.js";
@@ -165,6 +166,7 @@ export function understandNode(deps: NodeDeps) {
       plan,
       planNotes: notes,
       pendingInterrupt,
+      next: { kind: needsApproval ? "ask" : "execute" },
       plannedConfidence: raw.confidence,
       status: needsApproval ? "awaiting_approval" : "executing",
       notifications: out,
@@ -212,14 +214,35 @@ function noPlan(
     decision: "no plan",
     reasoning: e.message,
   });
-  return { startedAt, settings, status: "failed", failureReason: e.message, notifications: [failed] };
+  return {
+    startedAt,
+    settings,
+    next: { kind: "end" },
+    status: "failed",
+    failureReason: e.message,
+    notifications: [failed],
+  };
 }
 
 export type AfterUnderstand = typeof Node.FINALIZE | typeof Node.HUMAN_INTERRUPT | typeof Node.EXECUTE;
 
-/** No plan → finalize (the report says why); a plan that needs approval → human_interrupt; else execute. */
+/**
+ * No plan → finalize (the report says why; there is nothing to reflect on); a plan that needs approval →
+ * human_interrupt; else execute. UNDERSTAND sets only those three; another kind here comes from an edited state
+ * (a fork written as understand), whose plan then runs from execute, which hands failures to recovery.
+ */
 export function routeAfterUnderstand(state: AgentStateValue): AfterUnderstand {
-  if (!state.plan || state.status === "failed") return Node.FINALIZE;
-  if (state.pendingInterrupt) return Node.HUMAN_INTERRUPT;
-  return Node.EXECUTE;
+  const next = nextOf(state);
+  if (!state.plan) return Node.FINALIZE;
+  switch (next.kind) {
+    case "end":
+      return Node.FINALIZE;
+    case "ask":
+      return Node.HUMAN_INTERRUPT;
+    case "execute":
+    case "choose_recovery":
+    case "recover":
+    case "replan":
+      return Node.EXECUTE;
+  }
 }

@@ -122,7 +122,7 @@ describe("replan with guidance", () => {
     expect(a.calls.all()).toMatchObject({ search_flights: 1, search_activities: 1, search_hotels: 2 });
     expect(done.plan!.steps.find((s) => s.id === "flight")!.result).toEqual(before);
     expect(done.plan!.steps.some((s) => s.id === "hotel_g2" && s.status === "done")).toBe(true);
-    expect(done.guidance).toBeNull();
+    expect(done.next).toEqual({ kind: "end" });
   });
 
   it("asks the person again, naming what is open, when the guided plan leaves part of the request unserved", async () => {
