@@ -12,7 +12,8 @@ import { workspaceToolkit } from "../src/tools/builtin/workspace.js";
 import { routeAfterRevision, strategyNode } from "../nodes/apply-strategy.js";
 import type { NodeDeps } from "../nodes/deps.js";
 import { executeNode, routeAfterExecute } from "../nodes/execute.js";
-import { converseNode, routeAfterConverse, routeFromStart, withChat } from "../nodes/chat.js";
+import { converseNode, routeAfterConverse, routeFromStart, withChat, type StateNode } from "../nodes/chat.js";
+import { cooperative } from "../src/tools/cooperate.js";
 import { finalizeNode } from "../nodes/finalize.js";
 import { humanInterruptNode, routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
 import { Node } from "../nodes/names.js";
@@ -68,6 +69,9 @@ export function buildAgentGraph(deps: AgentDeps) {
     ...(deps.ledger ? { ledger: deps.ledger } : {}),
   };
 
+  // Every node answers in the chat (withChat) and starts behind a yield point, so a process running many threads
+  // serves its timers and sockets between nodes (src/tools/cooperate.ts).
+  const node = (fn: StateNode) => cooperative(withChat(fn));
   const strategyTargets = Object.values(STRATEGY_NODES);
   // The context schema lists the run settings an assistant may carry (Studio's configuration panel, the SDK's
   // `context`); UNDERSTAND resolves them against the input's (src/domain/config.ts). Typed as any zod object:
@@ -75,23 +79,23 @@ export function buildAgentGraph(deps: AgentDeps) {
   const graph = new StateGraph(AgentState, { context: CandorContextSchema as InteropZodObject })
     .addNode(Node.CONVERSE, converseNode())
     // Nodes that may call the model run metered: their calls' tokens and cost go into `tokens` (nodes/usage.ts).
-    .addNode(Node.UNDERSTAND, withChat(metered(nodeDeps, "planning", understandNode(nodeDeps))))
-    .addNode(Node.EXECUTE, withChat(metered(nodeDeps, "grading", executeNode(nodeDeps))))
+    .addNode(Node.UNDERSTAND, node(metered(nodeDeps, "planning", understandNode(nodeDeps))))
+    .addNode(Node.EXECUTE, node(metered(nodeDeps, "grading", executeNode(nodeDeps))))
     .addNode(Node.WORKER, buildWorkerGraph(nodeDeps).compile())
-    .addNode(Node.SYNTHESIZE, withChat(metered(nodeDeps, "synthesis", synthesizeNode(nodeDeps), { asks: true })))
-    .addNode(Node.SELECT_STRATEGY, withChat(metered(nodeDeps, "recovery", selectStrategyNode(nodeDeps))))
-    .addNode(Node.HUMAN_INTERRUPT, withChat(metered(nodeDeps, "planning", humanInterruptNode(nodeDeps))))
-    .addNode(Node.REPLAN_WITH_GUIDANCE, withChat(metered(nodeDeps, "planning", replanWithGuidanceNode(nodeDeps))))
-    .addNode(Node.REFLECT, withChat(metered(nodeDeps, "reflection", reflectNode(nodeDeps))))
-    .addNode(Node.FINALIZE, withChat(finalizeNode(nodeDeps)))
-    .addNode(Node.RETRY_DIFFERENT_AGENT, withChat(strategyNode("RETRY_DIFFERENT_AGENT", nodeDeps)))
-    .addNode(Node.RETRY_WITH_PARAMS, withChat(strategyNode("RETRY_WITH_PARAMS", nodeDeps)))
-    .addNode(Node.SWAP_TOOL, withChat(strategyNode("SWAP_TOOL", nodeDeps)))
-    .addNode(Node.DECOMPOSE, withChat(strategyNode("DECOMPOSE", nodeDeps)))
-    .addNode(Node.ADJUST_PARAMETERS, withChat(strategyNode("ADJUST_PARAMETERS", nodeDeps)))
-    .addNode(Node.FIX_DEPENDENCIES, withChat(strategyNode("FIX_DEPENDENCIES", nodeDeps)))
-    .addNode(Node.FIND_WORKAROUND, withChat(strategyNode("FIND_WORKAROUND", nodeDeps)))
-    .addNode(Node.SKIP, withChat(strategyNode("SKIP", nodeDeps)));
+    .addNode(Node.SYNTHESIZE, node(metered(nodeDeps, "synthesis", synthesizeNode(nodeDeps), { asks: true })))
+    .addNode(Node.SELECT_STRATEGY, node(metered(nodeDeps, "recovery", selectStrategyNode(nodeDeps))))
+    .addNode(Node.HUMAN_INTERRUPT, node(metered(nodeDeps, "planning", humanInterruptNode(nodeDeps))))
+    .addNode(Node.REPLAN_WITH_GUIDANCE, node(metered(nodeDeps, "planning", replanWithGuidanceNode(nodeDeps))))
+    .addNode(Node.REFLECT, node(metered(nodeDeps, "reflection", reflectNode(nodeDeps))))
+    .addNode(Node.FINALIZE, node(finalizeNode(nodeDeps)))
+    .addNode(Node.RETRY_DIFFERENT_AGENT, node(strategyNode("RETRY_DIFFERENT_AGENT", nodeDeps)))
+    .addNode(Node.RETRY_WITH_PARAMS, node(strategyNode("RETRY_WITH_PARAMS", nodeDeps)))
+    .addNode(Node.SWAP_TOOL, node(strategyNode("SWAP_TOOL", nodeDeps)))
+    .addNode(Node.DECOMPOSE, node(strategyNode("DECOMPOSE", nodeDeps)))
+    .addNode(Node.ADJUST_PARAMETERS, node(strategyNode("ADJUST_PARAMETERS", nodeDeps)))
+    .addNode(Node.FIX_DEPENDENCIES, node(strategyNode("FIX_DEPENDENCIES", nodeDeps)))
+    .addNode(Node.FIND_WORKAROUND, node(strategyNode("FIND_WORKAROUND", nodeDeps)))
+    .addNode(Node.SKIP, node(strategyNode("SKIP", nodeDeps)));
   for (const id of strategyTargets)
     graph.addConditionalEdges(id, routeAfterRevision, [Node.SELECT_STRATEGY, Node.EXECUTE]);
   return (

@@ -9,7 +9,7 @@ import { threadIdOf } from "./deps.js";
 import { Node } from "./names.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
-type StateNode = (state: AgentStateValue, config: LangGraphRunnableConfig) => Promise<AgentStateUpdate>;
+export type StateNode = (state: AgentStateValue, config: LangGraphRunnableConfig) => Promise<AgentStateUpdate>;
 
 /**
  * Wraps a node so what it tells the user is also said in the chat (src/chat/conversation.ts): the one place AI
