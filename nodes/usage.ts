@@ -46,6 +46,8 @@ export function metered(deps: NodeDeps, site: CallSite, node: MainNode, opts: { 
             { planId: state.plan?.planId ?? "(no plan)", taskId: site, site },
             before,
             state.tokens,
+            // SYNTHESIZE has the answer reviewed before it is written: both calls are certain, so both are asked about.
+            site === "synthesis" && deps.reasoner.reviewAnswer ? ["review", "synthesis"] : [site],
           )
         : null;
     const budget = asked ? tokenBudgetAfter(before, [asked.change]) : before;
@@ -115,11 +117,12 @@ function askIfOver(
   where: { planId: string; taskId: string; site: CallSite },
   budget: TokenBudget,
   history: readonly TokenEvent[],
+  sites: readonly CallSite[] = [where.site],
 ): Asked | null {
   if (budget.stopped) return null;
-  const why = overBudget(where.site, budget, history);
+  const why = overBudget(sites, budget, history);
   if (!why) return null;
-  const estimate = callEstimate(where.site, history);
+  const estimate = sites.reduce((n, s) => n + callEstimate(s, history), 0);
   const suggested = Math.ceil(Math.max(budget.limit * 2, budget.used + estimate * 4) / 1000) * 1000;
   const request: TokenBudgetRequest = {
     kind: "token_budget",
@@ -130,7 +133,7 @@ function askIfOver(
     limit: budget.limit,
     estimate,
     retryWith: { tokenBudget: suggested },
-    question: `The run has used ${budget.used} of its ${budget.limit}-token budget, and the next ${where.site} call${where.site === "worker" ? ` for step ${where.taskId}` : ""} takes about ${estimate} tokens. Raise the budget to ${suggested} (or another figure) and go on, or stop spending?`,
+    question: `The run has used ${budget.used} of its ${budget.limit}-token budget, and the next ${where.site} call${where.site === "worker" ? ` for step ${where.taskId}` : ""}${sites.length > 1 ? ` (with its ${sites.filter((s) => s !== where.site).join(", ")})` : ""} takes about ${estimate} tokens. Raise the budget to ${suggested} (or another figure) and go on, or stop spending?`,
     decisions: [...TOKEN_BUDGET_DECISIONS],
   };
   const { decision, by, comment, raised } = askUntilAccepted(request, (answer) => {

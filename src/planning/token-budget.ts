@@ -21,7 +21,7 @@ export interface TokenEstimate {
 
 /**
  * Seed 002 PRE-PLAN-003 for a token budget: the tokens already spent (planning), plus every model-driven step's
- * expected calls, plus the answer's synthesis when a model writes it. Estimates come from what calls at the same
+ * expected calls, plus the answer's synthesis (and its review) when a model writes it. Estimates come from what calls at the same
  * site took in this run, else from defaults (src/reasoning/usage.ts). Zero without a model.
  */
 export function estimatePlanTokens(
@@ -51,6 +51,12 @@ export function estimatePlanTokens(
     const synthesis = callEstimate("synthesis", history);
     total += synthesis;
     parts.push(`~${synthesis} to write the answer`);
+  }
+  if (reasoner.kind === "llm" && reasoner.reviewAnswer) {
+    // The answer is reviewed against the request before it is written: a call of its own (site `review`).
+    const review = callEstimate("review", history);
+    total += review;
+    parts.push(`~${review} to review it`);
   }
   return { total, parts };
 }

@@ -133,13 +133,22 @@ export function budgetRefusal(site: CallSite): string | null {
   return overBudget(site, budget, [...scope.history, ...scope.calls]);
 }
 
-/** Why one more call at `site` does not fit `budget` (stopped, or its estimate goes past the limit), or null. */
-export function overBudget(site: CallSite, budget: TokenBudget, history: readonly TokenEvent[]): string | null {
+/**
+ * Why one more call at `site` (or one at each of several sites, made together) does not fit `budget` (stopped, or
+ * the estimate goes past the limit), or null.
+ */
+export function overBudget(
+  site: CallSite | readonly CallSite[],
+  budget: TokenBudget,
+  history: readonly TokenEvent[],
+): string | null {
   if (budget.stopped)
     return `a person chose to stop spending tokens (${budget.used} of the ${budget.limit}-token budget used)`;
-  const estimate = callEstimate(site, history);
+  const sites: readonly CallSite[] = typeof site === "string" ? [site] : site;
+  const estimate = sites.reduce((n, s) => n + callEstimate(s, history), 0);
   if (budget.used + estimate <= budget.limit) return null;
-  return `a ${site} call takes about ${estimate} tokens and ${budget.used} of the ${budget.limit}-token budget are used, so it would exceed the token budget`;
+  const what = sites.length === 1 ? `a ${sites[0]} call takes` : `the ${sites.join(" and ")} calls take`;
+  return `${what} about ${estimate} tokens and ${budget.used} of the ${budget.limit}-token budget are used, so it would exceed the token budget`;
 }
 
 /** What a model's answer may say about its usage (LangChain's AIMessage fields). */

@@ -120,6 +120,39 @@ describe("tokens and cost of model calls", () => {
     expect(renderReport(done.report!)).toContain("of a 30,000-token budget");
   });
 
+  it("asks before SYNTHESIZE when the answer's review and synthesis together would exceed the budget", async () => {
+    // Regression: the question before SYNTHESIZE estimated the synthesis call alone (~3,500), though a reviewing
+    // model first reviews the answer (~1,500). Worker calls take 2,000 each: 6,000 used, then 6,000 + 3,500 fits
+    // 10,500 but 6,000 + 1,500 + 3,500 does not, so the person is asked before either call.
+    const model = new ScriptedChatModel(THREE_TURNS, {}, { usage: { input: 1600, output: 400 } });
+    const persistence = openPersistence(tmp.dbPath);
+    closers.push(() => persistence.close());
+    meterModel(model, "test-model", PRICES);
+    class ReviewingReasoner extends PlannedReasoner {
+      reviews = 0;
+      reviewAnswer() {
+        this.reviews += 1;
+        return Promise.resolve(null);
+      }
+    }
+    const reasoner = new ReviewingReasoner([COUNT_STEP], model);
+    const { toolkits } = countingToolkits([notesToolkit()]);
+    const graph = compileAgent({ toolkits, reasoner, decisionLog: memoryDecisionLog() }, persistence);
+    const config = threadConfig("tok-review");
+    const out = await graph.invoke(withTokenBudget("count the words of the readme note", 10500), config);
+    model.assertConsumed();
+    const request = TokenBudgetRequest.parse(interruptValues(out)[0]);
+    expect(request).toMatchObject({ site: "synthesis", used: 6000, limit: 10500, estimate: 5000 });
+    expect(request.question).toMatch(/next synthesis call \(with its review\) takes about 5000 tokens/);
+    expect(reasoner.reviews).toBe(0);
+    const done = await graph.invoke(
+      new Command({ resume: { decision: "retry", params: { tokenBudget: 20000 } } }),
+      config,
+    );
+    expect(done.status).toBe("completed");
+    expect(reasoner.reviews).toBe(1);
+  });
+
   it("stops spending when the person says so: the step fails as policy_blocked and no further call is made", async () => {
     const model = new ScriptedChatModel(THREE_TURNS.slice(0, 1), {}, { usage: { input: 4000, output: 1000 } });
     const a = agent([COUNT_STEP], model);

@@ -183,6 +183,11 @@ describe("token estimates and the budget", () => {
     const estimate = estimatePlanTokens(driven, llm, registry, [call("synthesis", 900, 100)]);
     // 1,000 already used + 1 step × 3 calls × 1,800 + the answer as the last synthesis call took (1,000).
     expect(estimate.total).toBe(1000 + 5400 + 1000);
+    // A model that reviews the answer before writing it adds that call: the default 1,500 for a review.
+    const reviewing: Reasoner = { ...llm, reviewAnswer: () => Promise.resolve(null) };
+    const reviewed = estimatePlanTokens(driven, reviewing, registry, [call("synthesis", 900, 100)]);
+    expect(reviewed.total).toBe(1000 + 5400 + 1000 + 1500);
+    expect(reviewed.parts.at(-1)).toBe("~1500 to review it");
   });
 
   it("takes the latest budget change: a raise replaces the limit, a stop stops", () => {
