@@ -138,6 +138,8 @@ interface ShapeRow {
   waveMs: number;
   candor: number[];
   floor: number[];
+  /** Candor on the same plan with every tool answering at once: its fixed cost (planning, synthesis, reflection). */
+  instant: number[];
 }
 interface Batch {
   ms: number;
@@ -161,7 +163,7 @@ export interface ExecutionResults {
   overhead: Record<number, Record<Saver, OverheadCell>>;
   bytes: BytesRow[];
   shapes: ShapeRow[];
-  uniform: { waves: number[]; chain: number[] };
+  uniform: { waves: number[]; chain: number[]; wavesInstant: number[]; chainInstant: number[] };
   progress: number[];
   threads: { candor: Batch; floor: Batch };
   big: { candor: BigRun; floor: BigRun };
@@ -280,19 +282,29 @@ export async function executionBench(): Promise<ExecutionResults> {
       waveMs: waveScheduleMs(s.steps),
       candor: [],
       floor: [],
+      instant: [],
     }));
-    const uniform = { waves: [] as number[], chain: [] as number[] };
+    const uniform = {
+      waves: [] as number[],
+      chain: [] as number[],
+      wavesInstant: [] as number[],
+      chainInstant: [] as number[],
+    };
+    const instantly = (steps: readonly DagStep[]) => steps.map((s) => ({ ...s, latencyMs: 0 }));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, shape] of SHAPES.entries()) {
         const pair = [
           async () => shapes[i]!.candor.push((await runCandor(shape.steps, saver, "shape")).ms),
           async () => shapes[i]!.floor.push((await runFloor(shape.steps, saver, "shape")).ms),
+          async () => shapes[i]!.instant.push((await runCandor(instantly(shape.steps), saver, "instant")).ms),
         ];
         if (round % 2) pair.reverse();
         for (const f of pair) await f();
       }
       uniform.waves.push((await runCandor(waveSteps(12, WIDTH, WAVE_LATENCY_MS), saver, "waves")).ms);
       uniform.chain.push((await runCandor(waveSteps(12, 1, WAVE_LATENCY_MS), saver, "chain")).ms);
+      uniform.wavesInstant.push((await runCandor(waveSteps(12, WIDTH, 0), saver, "waves-instant")).ms);
+      uniform.chainInstant.push((await runCandor(waveSteps(12, 1, 0), saver, "chain-instant")).ms);
       log(
         `DAG round ${round + 1}/${ROUNDS}: ${shapes.map((s) => `${s.name} ${s.candor.at(-1)!.toFixed(0)} ms`).join(", ")}; waves ${uniform.waves.at(-1)!.toFixed(0)} ms, chain ${uniform.chain.at(-1)!.toFixed(0)} ms`,
       );
@@ -382,6 +394,8 @@ function series(r: ExecutionResults): number[][] {
     ...r.shapes.flatMap((s) => [s.candor, s.floor]),
     r.uniform.waves,
     r.uniform.chain,
+    r.uniform.wavesInstant,
+    r.uniform.chainInstant,
     ...r.anchors.flatMap((a) => DESIGNS.map((d) => a.ms[d])),
   ];
 }
@@ -417,10 +431,14 @@ ${load(r.loadAfter)} after (${cpus().length} cores); ${
   // 2. DAGs
   const shapeRows = r.shapes.map((s) => {
     const ratio = median(s.candor) / s.criticalMs;
-    return `| ${s.name}: ${s.what} | ${s.criticalMs} ms | ${s.waveMs} ms | ${ms(median(s.floor))} (${x(median(s.floor) / s.criticalMs)}) | ${ms(median(s.candor))} | ${x(ratio)} | ${verdict(ratio <= CRITICAL_PATH_GOAL)} |`;
+    const net = median(s.candor) - median(s.instant);
+    return `| ${s.name}: ${s.what} | ${s.criticalMs} ms | ${s.waveMs} ms | ${ms(median(s.floor))} (${x(median(s.floor) / s.criticalMs)}) | ${ms(median(s.candor))} | ${x(ratio)} | ${verdict(ratio <= CRITICAL_PATH_GOAL)} | ${ms(median(s.instant))} | ${ms(net)} (${x(net / s.criticalMs)}) |`;
   });
   const dagMet = r.shapes.every((s) => median(s.candor) / s.criticalMs <= CRITICAL_PATH_GOAL);
   const speedup = median(r.uniform.chain) / median(r.uniform.waves);
+  const netSpeedup =
+    (median(r.uniform.chain) - median(r.uniform.chainInstant)) /
+    (median(r.uniform.waves) - median(r.uniform.wavesInstant));
 
   // 3. Bytes
   const bytesRows = r.bytes.map(
@@ -485,16 +503,21 @@ ${overheadRows.join("\n")}
 
 ### Irregular DAGs (goal: ≤ ${CRITICAL_PATH_GOAL}× the eager critical path on every shape): ${verdict(dagMet)}
 
-Whole-run wall time (plan to answer, SqliteSaver file) against the eager critical path (the longest chain of tool
-latencies: what a schedule that starts each step the moment its last dependency ends takes with no overhead). "Wave
-schedule" is what one superstep per wave takes with no overhead; the floor is bulk-synchronous, so it shows that cost.
+Whole-run wall time (from \`invoke\` to its return: planning, execution, synthesis, reflection and the report;
+SqliteSaver file) against the eager critical path (the longest chain of tool latencies: what a schedule that starts
+each step the moment its last dependency ends takes with no overhead). "Wave schedule" is what one superstep per wave
+takes with no overhead; the floor is bulk-synchronous, so it shows that cost. The goal is judged on the whole run.
+"Instant tools" is Candor's run of the same plan with every tool answering at once, in the same rounds: the run's
+fixed cost (its supersteps before and after execution, each a checkpoint); "net" is the whole run less that, the
+time the schedule itself took, against the critical path.
 
-| shape | critical path | wave schedule | floor (÷ critical) | Candor | Candor ÷ critical | goal |
-|---|---:|---:|---:|---:|---:|---|
+| shape | critical path | wave schedule | floor (÷ critical) | Candor | Candor ÷ critical | goal | Candor, instant tools | net (÷ critical) |
+|---|---:|---:|---:|---:|---:|---|---:|---:|
 ${shapeRows.join("\n")}
 
 **The 12-step plan in waves of ${WIDTH} at ${WAVE_LATENCY_MS} ms per step vs the same steps one at a time: ${ms(median(r.uniform.waves))} vs
 ${ms(median(r.uniform.chain))}, a speed-up of ${x(speedup)}** (ideal ${WIDTH}×; goal ≥ ${SPEEDUP_GOAL}×): ${verdict(speedup >= SPEEDUP_GOAL)}.
+Net of the same plans with instant tools (${ms(median(r.uniform.wavesInstant))} in waves, ${ms(median(r.uniform.chainInstant))} one at a time), the speed-up is ${x(netSpeedup)}.
 
 ### Checkpoint bytes per run (goal: linear growth and ≤ ${kib(BYTES_GOAL)} at ${BYTES_GOAL_STEPS} steps): ${verdict(bytesMet)}
 
