@@ -4,6 +4,7 @@ import type { PlanningRequest } from "../domain/request.js";
 import { openQuestions, Understanding, type RequestPart, type Unaccounted } from "../domain/understanding.js";
 import type { WorkerModel } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import type { Interpretation } from "../tools/types.js";
 import { isModelDriven, loopTools } from "../workers/agent-step.js";
 import { foldCase, overlaps, within, type Span } from "./lexicon.js";
 import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts } from "./rules-planner.js";
@@ -107,13 +108,51 @@ function recordForSteps(
     exclusions,
     interpretations: registry.interpreters
       .filter((i) => i.tools.some((t) => inPlan.has(t)))
-      .map((i) => i.interpret(facts)),
+      .map((i) => i.interpret(facts))
+      .map((read) => ({ ...read, values: read.values.filter((v) => honoured(v, steps, modelDriven, registry)) })),
     dropped: new Map(),
     onlyCues: [],
     abilities: abilitiesOf(tools),
     generic,
     modelDriven,
   });
+}
+
+/**
+ * Whether the plan uses a value a toolkit read in the request ("src/" → list_files `dir`). A model's plan may name
+ * the right tool and leave the value out: the direct call then runs the tool's default (`list_files` lists "."),
+ * and the request's value is silently not honoured. So a value counts only where a step that may use it takes it:
+ * a model-driven step (its loop reads the task, and is credited by what it restates), or a direct call whose
+ * parameter of that name carries it. Values named after no parameter of their tools are not judged here.
+ */
+function honoured(
+  value: Interpretation["values"][number],
+  steps: readonly TaskStep[],
+  modelDriven: ReadonlyMap<string, ModelDrivenStep>,
+  registry: ToolRegistry,
+): boolean {
+  const asParam = value.tools.filter((t) => paramNames(registry.tool(t)?.schema).has(value.name));
+  if (asParam.length === 0) return true;
+  return steps.some((s) => {
+    const loop = modelDriven.get(s.id);
+    if (loop) return loop.tools.some((t) => value.tools.includes(t));
+    return s.tools.some((t) => asParam.includes(t)) && sameValue(s.params[value.name], value.value);
+  });
+}
+
+/** The parameter names of a tool's schema (an object schema's keys; none for anything else). */
+function paramNames(schema: unknown): ReadonlySet<string> {
+  const shape = (schema as { shape?: unknown } | undefined)?.shape;
+  return new Set(shape && typeof shape === "object" ? Object.keys(shape) : []);
+}
+
+/** A parameter and a value read from the request, compared as a person would: case, "./" and a trailing "/" aside. */
+function sameValue(param: unknown, value: unknown): boolean {
+  const canon = (x: unknown): string =>
+    typeof x === "string" ? foldCase(x.trim()).replace(/^\.\//, "").replace(/\/+$/, "") || "." : JSON.stringify(x);
+  if (param === undefined) return false;
+  if (Array.isArray(param) && !Array.isArray(value)) return param.some((p) => canon(p) === canon(value));
+  return canon(param) === canon(value);
 }
 
 /** An output's name as words ("file_list" → "file list"). */

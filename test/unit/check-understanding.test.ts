@@ -159,6 +159,37 @@ describe("a model-driven step accounts for what its description restates", () =>
   });
 });
 
+// Regression: a model's direct call that names the right tool but leaves out the value the request gave ("src/")
+// runs the tool's default (list_files lists "."), and the check counted "src/" as served because list_files was in
+// the plan: the listing of the wrong folder would have been presented as the answer.
+describe("a value the request gives counts only where a step takes it", () => {
+  const registry = ToolRegistry.create([workspaceToolkit({ root: "/nonexistent-workspace", reportsDir: "reports" })]);
+  const listing = (params: Record<string, unknown> | null) => ({
+    objective: "List the files in src/",
+    contextSummary: null,
+    confidence: 0.9,
+    steps: [modelStep("s1", "List the files", "reader", "list_files", [], params, "file_list")],
+    understanding: null,
+  });
+  const open = (params: Record<string, unknown> | null) =>
+    toPlanResult(
+      listing(params),
+      PlanningRequest.parse({ userIntent: "list the files in src/" }),
+      registry,
+      "llm",
+    ).plan.understanding.unaccounted.map((u) => u.text);
+
+  it("names the folder when the direct call runs the tool's default, or another folder", () => {
+    expect(open({})).toEqual(["src"]);
+    expect(open({ dir: "lib" })).toEqual(["src"]);
+  });
+
+  it("takes the folder as given however it is written", () => {
+    expect(open({ dir: "src" })).toEqual([]);
+    expect(open({ dir: "./src/" })).toEqual([]);
+  });
+});
+
 describe("restatedSpans", () => {
   const spans = (request: string, said: string) => restatedSpans(analyzeRequest(request), said).map((s) => s.text);
 
