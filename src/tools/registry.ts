@@ -66,6 +66,8 @@ export class ToolRegistry {
   static create(toolkits: readonly Toolkit[]): ToolRegistry {
     const tools = new Map<string, ToolSpec>();
     const workers = new Map<string, WorkerType>();
+    /** Which toolkit registered each worker type, to name both when one is registered twice. */
+    const workerKits = new Map<string, string>();
     const interpreters: Interpreter[] = [];
     for (const kit of toolkits) {
       if (kit.interpret)
@@ -88,11 +90,12 @@ export class ToolRegistry {
       for (const worker of kit.workers) {
         if (workers.has(worker.name)) {
           throw new CandorError(
-            `Worker type "${worker.name}" is registered twice (toolkit ${kit.name}); rename one of them.`,
+            `Worker type "${worker.name}" is registered twice: by toolkit ${workerKits.get(worker.name)} and by toolkit ${kit.name}. Worker types must be unique; rename one of them (an MCP server's worker type is its name under mcpServers in the MCP configuration, so rename the server there, e.g. "${worker.name}_mcp").`,
             ErrorCode.CONFIGURATION,
           );
         }
         workers.set(worker.name, worker);
+        workerKits.set(worker.name, kit.name);
       }
     }
     if (tools.size === 0)

@@ -41,6 +41,14 @@ describe("ToolRegistry.create validates before anything runs", () => {
     expect(message).toMatch(/rename one/);
   });
 
+  it("names both toolkits of a clashing worker type, and how to rename an MCP server's", () => {
+    // An MCP server named like a built-in worker ("reader") clashed with a message naming only the second toolkit.
+    const mcp = { name: "mcp:reader", tools: [], workers: [{ ...reader, description: "Uses the MCP server" }] };
+    const message = configurationError(() => ToolRegistry.create([kit(), mcp]));
+    expect(message).toContain(`registered twice: by toolkit ${kit().name} and by toolkit mcp:reader`);
+    expect(message).toContain('rename the server there, e.g. "reader_mcp"');
+  });
+
   it("refuses a worker granted a tool that does not exist, listing the tools that do", () => {
     const message = configurationError(() =>
       ToolRegistry.create([
