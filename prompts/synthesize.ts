@@ -1,3 +1,4 @@
+import { partsToReview } from "../src/planning/coverage.js";
 import type { SynthesisInput } from "../src/reasoning/types.js";
 import { bullets, tag } from "./tags.js";
 
@@ -38,7 +39,8 @@ const REVIEW_FORMAT = `Answer with one JSON object and nothing else:
 
 /** The review prompt: the request, its parts with the steps serving each, and the results. */
 export function reviewPrompt(p: SynthesisInput): string {
-  const parts = p.plan.understanding.parts.map(
+  // Only the parts whose steps answered: the rest are missing already (said in the answer), not the model's call.
+  const parts = partsToReview(p.plan).map(
     (part) =>
       `- ${part.id} [${part.status}${part.stepIds.length > 0 ? `; steps ${part.stepIds.join(", ")}` : ""}]: "${part.text}" (${part.description})`,
   );

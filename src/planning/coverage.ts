@@ -66,6 +66,17 @@ export function coverageOf(plan: Plan): Coverage {
   return { parts, missing };
 }
 
+/**
+ * The parts a model's review can say something about: served parts whose steps all succeeded. A part no step
+ * answered (its step was skipped, it is unsupported) is missing whatever a model says, and an excluded part has no
+ * result to judge, so asking about them costs tokens and can only be overruled. Empty: no review call is worth making.
+ */
+export function partsToReview(plan: Plan): Plan["understanding"]["parts"] {
+  return coverageOf(plan)
+    .parts.filter((p) => p.answered && p.part.status === "served")
+    .map((p) => p.part);
+}
+
 /** Parts of the request the answer lacks, beyond steps that are missing (those are reported as steps already). */
 export function unansweredByUnderstanding(plan: Plan): Coverage["missing"] {
   const c = coverageOf(plan);

@@ -16,7 +16,7 @@ import { reflectPrompt } from "../../prompts/reflect.js";
 import { gradePrompt } from "../../prompts/grade.js";
 import type { ReflectionDraft } from "../domain/reflection.js";
 import type { Result } from "../result.js";
-import type { AnswerReview } from "../planning/coverage.js";
+import { partsToReview, type AnswerReview } from "../planning/coverage.js";
 import type { PriceTable } from "./prices.js";
 import { atSite, budgetRefusal, meterModel } from "./usage.js";
 import {
@@ -277,7 +277,8 @@ export class LlmReasoner implements Reasoner {
    * model is late, unreachable or answers in another shape: the record alone then decides, as with rules.
    */
   async reviewAnswer(input: SynthesisInput): Promise<AnswerReview | null> {
-    if (input.plan.understanding.parts.length === 0) return null;
+    // Nothing a review could change (no part answered by a step, or no parts): no call is made.
+    if (partsToReview(input.plan).length === 0) return null;
     const refused = budgetRefusal("review");
     if (refused) {
       this.onFallback?.(

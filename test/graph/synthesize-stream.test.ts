@@ -77,10 +77,10 @@ describe("SYNTHESIZE with a model streams the answer", () => {
   it("results that never answer the request go back to replanning until the strategies run out, not forever", async () => {
     // Every review says the flight result does not answer: each goes back to select_strategy as incomplete_result.
     // RETRY_DIFFERENT_AGENT's flight step is judged the same, SWAP_TOOL finds no other flight tool, and SKIP ends
-    // it: the part is then missing (the last review has nothing to send back), and the answer says so.
+    // it: the part is then missing, so no third review is asked (nothing it could change; the fake server fails the
+    // test on a call its script did not expect), and the answer says what is missing.
     const a = await modelAgent([
       { json: FLIGHTS },
-      { json: UNANSWERED },
       { json: UNANSWERED },
       { json: UNANSWERED },
       "No flight could be confirmed.",

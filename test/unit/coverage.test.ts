@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import type { Plan } from "../../src/domain/plan.js";
 import { PlanningRequest } from "../../src/domain/request.js";
-import { coverageOf, judgeReview, unansweredByUnderstanding, withMissingListed } from "../../src/planning/coverage.js";
+import {
+  coverageOf,
+  judgeReview,
+  partsToReview,
+  unansweredByUnderstanding,
+  withMissingListed,
+} from "../../src/planning/coverage.js";
+import { reviewPrompt } from "../../prompts/synthesize.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
 import { finalStatus } from "../../src/reflection/reflect.js";
 import { summarizeText } from "../../src/tools/builtin/summarize.js";
@@ -141,5 +148,41 @@ describe("summarize_text (the workspace's offline summary)", () => {
 
   it("a text without headings gives its first sentences", () => {
     expect(summarizeText("notes.txt", "One. Two! Three? Four.").summary).toBe("notes.txt: One. Two! Three?");
+  });
+});
+
+// Regression: the model was asked to review parts whose only step was skipped; whatever it said was overruled, so
+// the call (tokens, time) bought nothing, and a run whose steps all failed still paid for a review.
+describe("the model's review is asked only about parts a step answered", () => {
+  const text = "find flights from Madrid to Paris and a hotel in Paris";
+  const p = plan(text);
+  const flight = p.steps.find((s) => s.tools.includes("search_flights"))!;
+  const partOf = (planned: Plan, stepId: string) =>
+    planned.understanding.parts.find((part) => part.stepIds.includes(stepId))!;
+
+  it("leaves out a part whose step was skipped, keeps the ones whose steps succeeded", () => {
+    const someSkipped = ran(p, [flight.id]);
+    const asked = partsToReview(someSkipped).map((part) => part.id);
+    expect(asked).not.toContain(partOf(someSkipped, flight.id).id);
+    expect(asked.length).toBeGreaterThan(0);
+    const prompt = reviewPrompt({
+      request: PlanningRequest.parse({ userIntent: text }),
+      plan: someSkipped,
+      results: {},
+      missing: [],
+    });
+    expect(prompt).not.toContain(`- ${partOf(someSkipped, flight.id).id} [`);
+  });
+
+  it("has nothing to ask when no step answered", () => {
+    expect(
+      partsToReview(
+        ran(
+          p,
+          p.steps.map((s) => s.id),
+        ),
+      ),
+    ).toEqual([]);
+    expect(partsToReview(ran(p)).length).toBe(p.understanding.parts.filter((x) => x.status === "served").length);
   });
 });

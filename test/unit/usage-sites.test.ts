@@ -16,7 +16,10 @@ const { serve } = scriptedServersPerTest();
 
 const request = PlanningRequest.parse({ userIntent: "say hello" });
 const plan = {
-  ...planOf([{ id: "s1", description: "Say hello", workerType: "writer", tools: ["read_note"] }]),
+  // s1 is done: the review is asked only about parts whose steps answered (partsToReview).
+  ...planOf([
+    { id: "s1", description: "Say hello", workerType: "writer", tools: ["read_note"], status: "done", result: "hello" },
+  ]),
   understanding: Understanding.parse({
     parts: [{ id: "p1", text: "say hello", description: "Say hello", kind: "task", status: "served", stepIds: ["s1"] }],
     by: "llm",
