@@ -69,8 +69,9 @@ const MODEL_DRIVEN_TOOL_CALLS = [3];
 /** Tool calls of an ideal ReAct loop doing the whole planned request: list, read three, count, write. */
 const WHOLE_REQUEST_TOOL_CALLS = 6;
 /**
- * Tool calls of the reactive loop's script: list, read three, then the answer. (text_stats and write_report take
- * their input from an earlier step's result, which one loop has not got, so the loop writes the report as its answer.)
+ * Tool calls of the reactive loop's script: list, read three, then the answer. (A loop passes each call's output to
+ * later calls by output name, but keeps the latest per name: text_stats after three reads would count only the last
+ * file, so the loop writes the report as its answer.)
  */
 const REACTIVE_TOOL_CALLS = 4;
 

@@ -18,3 +18,20 @@ export const FLIGHTS_MODEL_PLAN: ModelPlan = {
   ],
   understanding: null,
 };
+
+/**
+ * One step of a model plan as the model sends it (strict schema: parameters as a JSON string, null to leave them to
+ * the worker's model), one tool and one output.
+ */
+export function modelStep(
+  id: string,
+  description: string,
+  workerType: string,
+  tool: string,
+  dependsOn: string[],
+  params: Record<string, unknown> | null,
+  output: string,
+): ModelPlan["steps"][number] {
+  const paramsJson = params === null ? null : JSON.stringify(params);
+  return { id, description, workerType, tools: [tool], paramsJson, dependsOn, expectedOutputs: [output] };
+}

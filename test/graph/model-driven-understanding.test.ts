@@ -10,6 +10,7 @@ import { RulesReasoner } from "../../src/reasoning/rules.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
 import { tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import { modelStep } from "../fakes/model-plans.js";
 
 // Regression: with a model plan whose reading step left its arguments to the worker's model, "three" in "read the
 // three largest files in src/ ..." was named as used by no step, so the run asked for plan approval even at
@@ -31,29 +32,24 @@ const FILES: [string, string][] = [
   ["src/util.ts", "export const id = <T>(x: T) => x;\n"],
 ];
 
-function step(
-  id: string,
-  description: string,
-  workerType: string,
-  tool: string,
-  dependsOn: string[],
-  params: Record<string, unknown> | null,
-  output: string,
-): ModelPlan["steps"][number] {
-  const paramsJson = params === null ? null : JSON.stringify(params);
-  return { id, description, workerType, tools: [tool], paramsJson, dependsOn, expectedOutputs: [output] };
-}
-
 /** The bench's workspace plan: the listing, counting and writing fixed; which files to read left to the model. */
 const plan = (readDescription: string): ModelPlan => ({
   objective: "Report on the three largest files in src/",
   contextSummary: null,
   confidence: 0.9,
   steps: [
-    step("s1", "List the files in src/ with their sizes", "reader", "list_files", [], { dir: "src" }, "file_list"),
-    step("s2", readDescription, "reader", "read_file", ["s1"], null, "text"),
-    step("s3", "Count the words and lines of what was read", "analyzer", "text_stats", ["s2"], {}, "analysis"),
-    step("s4", "Write a report on what the files do", "reporter", "write_report", ["s3"], { title: "Files" }, "report"),
+    modelStep("s1", "List the files in src/ with their sizes", "reader", "list_files", [], { dir: "src" }, "file_list"),
+    modelStep("s2", readDescription, "reader", "read_file", ["s1"], null, "text"),
+    modelStep("s3", "Count the words and lines of what was read", "analyzer", "text_stats", ["s2"], {}, "analysis"),
+    modelStep(
+      "s4",
+      "Write a report on what the files do",
+      "reporter",
+      "write_report",
+      ["s3"],
+      { title: "Files" },
+      "report",
+    ),
   ],
   understanding: null,
 });

@@ -11,6 +11,7 @@ import type { WorkerModel } from "../../src/reasoning/types.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { countingTool } from "../fakes/toolkit-fixtures.js";
+import { modelStep } from "../fakes/model-plans.js";
 
 // Regression: a model's plan for "Publish the weekly report" over a toolkit whose tools have no keywords
 // ("prepare", "publish") was overruled as "no tool can post", so every such plan was asked about.
@@ -201,16 +202,3 @@ describe("restatedSpans", () => {
     expect(spans("the four oldest files", "the three newest file")).toEqual(["files"]);
   });
 });
-
-function modelStep(
-  id: string,
-  description: string,
-  workerType: string,
-  tool: string,
-  dependsOn: string[],
-  params: Record<string, unknown> | null,
-  output: string,
-) {
-  const paramsJson = params === null ? null : JSON.stringify(params);
-  return { id, description, workerType, tools: [tool], paramsJson, dependsOn, expectedOutputs: [output] };
-}
