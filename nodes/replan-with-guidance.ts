@@ -2,6 +2,9 @@ import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { abortBelowApproval, checkAbortBelow, plannedChange, withAbortReason } from "../src/confidence/abort-below.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { CandorError } from "../src/errors.js";
+import type { Plan } from "../src/domain/plan.js";
+import { assertPlanFitsTokenBudget } from "../src/planning/token-budget.js";
+import { scopeCalls } from "../src/reasoning/usage.js";
 import { buildFailureContext } from "../src/replanning/context.js";
 import { guidedRequest, guidedRevision, mergeGuidedPlan } from "../src/replanning/human-guidance.js";
 import { needsPlanApproval, planApprovalRequest } from "../src/domain/approval.js";
@@ -69,8 +72,12 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
     };
     // The same planning as UNDERSTAND: the user's memory, then calibration on their past outcomes.
     let fresh: PlannedWithMemory;
+    // PRE-PLAN-003 holds for a plan made again: one expected to need more model tokens than the budget is not run.
+    const fitsTokenBudget = (plan: Plan) =>
+      assertPlanFitsTokenBudget(plan, request, deps.reasoner, deps.registry, [...state.tokens, ...scopeCalls()]);
     try {
       fresh = await planWithMemory(deps, request, config);
+      if (guidance.request.kind === "plan_approval") fitsTokenBudget(fresh.plan);
     } catch (e) {
       if (!CandorError.isInstance(e)) throw e;
       return askAgain(e.message);
@@ -142,6 +149,13 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
     });
     if (!outcome.ok) return askAgain(outcome.error);
     const { plan, revision } = outcome;
+    try {
+      // Only what is left to run counts: the finished steps the guided plan keeps are not run again.
+      fitsTokenBudget(plan);
+    } catch (e) {
+      if (!CandorError.isInstance(e)) throw e;
+      return askAgain(e.message);
+    }
     const told = explainRevision(
       revision,
       failed ?? plan.steps[0]!,

@@ -38,7 +38,9 @@ export function estimatePlanTokens(
     parts.push(`${spent} already used (planning)`);
   }
   const workers = reasoner.workerModel;
-  const driven = workers ? plan.steps.filter((s) => isModelDriven(s, registry, workers)) : [];
+  // Steps still to run: a plan made again mid-run keeps finished steps with their results, and they cost nothing more.
+  const toRun = plan.steps.filter((s) => s.status !== "done" && s.status !== "skipped");
+  const driven = workers ? toRun.filter((s) => isModelDriven(s, registry, workers)) : [];
   if (workers && driven.length > 0) {
     const calls = Math.min(EXPECTED_CALLS_PER_STEP, workers.maxModelCalls);
     const each = callEstimate("worker", history);
@@ -72,7 +74,8 @@ export function assertPlanFitsTokenBudget(
   registry: ToolRegistry,
   history: readonly TokenEvent[],
 ): void {
-  const budget = tokenBudgetOf(request.constraints.tokenBudget, []);
+  // The limit as it stands: a person may have raised it during the run (a budget change in the history).
+  const budget = tokenBudgetOf(request.constraints.tokenBudget, history);
   if (!budget) return;
   const estimate = estimatePlanTokens(plan, reasoner, registry, history);
   if (estimate.total <= budget.limit) return;

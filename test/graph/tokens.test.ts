@@ -153,6 +153,44 @@ describe("tokens and cost of model calls", () => {
     expect(reasoner.reviews).toBe(1);
   });
 
+  it("checks a plan made again with a person's guidance against the token budget too, and asks again when it does not fit", async () => {
+    // Regression: PRE-PLAN-003 ran only at UNDERSTAND, so a guided replan could bring in more model-driven steps
+    // than the budget allows and start spending. The first plan (1 model-driven step: ~5,400 + ~3,500 for the
+    // answer) fits 9,000; the guided one (3 such steps) does not, so the person is asked again, told why.
+    const model = new ScriptedChatModel([], {}, { usage: { input: 1000, output: 200 } });
+    const persistence = openPersistence(tmp.dbPath);
+    closers.push(() => persistence.close());
+    meterModel(model, "test-model", PRICES);
+    const more = [COUNT_STEP, { ...COUNT_STEP, id: "count2" }, { ...COUNT_STEP, id: "count3" }];
+    class GrowingReasoner extends PlannedReasoner {
+      plans = 0;
+      override plan() {
+        this.plans += 1;
+        return this.plans === 1 ? super.plan() : new PlannedReasoner(more, model).plan();
+      }
+    }
+    const reasoner = new GrowingReasoner([COUNT_STEP], model);
+    const { toolkits, calls } = countingToolkits([notesToolkit()]);
+    const graph = compileAgent({ toolkits, reasoner, decisionLog: memoryDecisionLog() }, persistence);
+    const config = threadConfig("tok-replan");
+    const input = withTokenBudget("count the words of the readme note", 9000);
+    const waiting = await graph.invoke({ ...input, settings: { approvalThreshold: 0.99 } }, config);
+    expect(interruptValues(waiting)[0]).toMatchObject({ kind: "plan_approval" });
+    const again = await graph.invoke(
+      new Command({ resume: { decision: "replan", guidance: "count every note, not just the readme" } }),
+      config,
+    );
+    expect(reasoner.plans).toBe(2);
+    const [asked] = interruptValues(again);
+    expect(asked).toMatchObject({ kind: "plan_approval" });
+    expect(JSON.stringify(asked)).toMatch(
+      /did not work: The plan is estimated to use \d+ model tokens \(3 model-driven step\(s\).*but the token budget is 9000/,
+    );
+    expect(again.plan!.steps.map((s) => s.id)).toEqual(["count"]);
+    expect(calls.all()).toEqual({});
+    model.assertConsumed();
+  });
+
   it("stops spending when the person says so: the step fails as policy_blocked and no further call is made", async () => {
     const model = new ScriptedChatModel(THREE_TURNS.slice(0, 1), {}, { usage: { input: 4000, output: 1000 } });
     const a = agent([COUNT_STEP], model);

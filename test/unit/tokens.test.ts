@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { formatUsd, tokenBudgetOf, type ModelCall, type TokenEvent } from "../../src/domain/usage.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
-import { estimatePlanTokens } from "../../src/planning/token-budget.js";
+import { assertPlanFitsTokenBudget, estimatePlanTokens } from "../../src/planning/token-budget.js";
 import { LlmReasoner } from "../../src/reasoning/llm.js";
 import { createChatModel } from "../../src/reasoning/model.js";
 import { costOf, DEFAULT_PRICES, parsePriceTable, pricesFrom } from "../../src/reasoning/prices.js";
@@ -188,6 +188,34 @@ describe("token estimates and the budget", () => {
     const reviewed = estimatePlanTokens(driven, reviewing, registry, [call("synthesis", 900, 100)]);
     expect(reviewed.total).toBe(1000 + 5400 + 1000 + 1500);
     expect(reviewed.parts.at(-1)).toBe("~1500 to review it");
+  });
+
+  it("counts only the steps left to run, against the limit as a person last set it", () => {
+    // A plan made again mid-run keeps finished steps; a person may have raised the budget since the run began.
+    const registry = ToolRegistry.create([notesToolkit()]);
+    const llm: Reasoner = {
+      kind: "llm",
+      workerModel: { model: new ScriptedChatModel([]), maxModelCalls: 6 },
+      plan: () => Promise.reject(new Error("not asked")),
+      synthesize: () => Promise.reject(new Error("not asked")),
+      proposeRecovery: () => Promise.resolve(null),
+    };
+    const two = planOf([
+      { id: "a", description: "Count words", workerType: "writer", tools: [], status: "done", result: "5 words" },
+      { id: "b", description: "Count words again", workerType: "writer", tools: [] },
+    ]);
+    // 1 step left × 3 calls × 1,800 + 3,500 for the answer.
+    expect(estimatePlanTokens(two, llm, registry, []).total).toBe(5400 + 3500);
+    const request = PlanningRequest.parse({ userIntent: "count words", constraints: { tokenBudget: 5000 } });
+    expect(() => assertPlanFitsTokenBudget(two, request, llm, registry, [])).toThrow(/token budget is 5000/);
+    const raised: TokenEvent = {
+      type: "budget",
+      tokenBudget: 9000,
+      stopped: false,
+      by: "cli",
+      at: "2026-01-01T00:00:00Z",
+    };
+    expect(() => assertPlanFitsTokenBudget(two, request, llm, registry, [raised])).not.toThrow();
   });
 
   it("takes the latest budget change: a raise replaces the limit, a stop stops", () => {
