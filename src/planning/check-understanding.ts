@@ -122,8 +122,9 @@ function recordForSteps(
  * Whether the plan uses a value a toolkit read in the request ("src/" → list_files `dir`). A model's plan may name
  * the right tool and leave the value out: the direct call then runs the tool's default (`list_files` lists "."),
  * and the request's value is silently not honoured. So a value counts only where a step that may use it takes it:
- * a model-driven step (its loop reads the task, and is credited by what it restates), or a direct call whose
- * parameter of that name carries it. Values named after no parameter of their tools are not judged here.
+ * a model-driven step (its loop reads the task, and is credited by what it restates), a direct call whose
+ * parameter of that name carries it, or a direct call whose tool takes it under another name (a hotel search's
+ * `city` for a trip's destination: not judged here; its parameters still account for their own text).
  */
 function honoured(
   value: Interpretation["values"][number],
@@ -131,12 +132,13 @@ function honoured(
   modelDriven: ReadonlyMap<string, ModelDrivenStep>,
   registry: ToolRegistry,
 ): boolean {
-  const asParam = value.tools.filter((t) => paramNames(registry.tool(t)?.schema).has(value.name));
-  if (asParam.length === 0) return true;
   return steps.some((s) => {
     const loop = modelDriven.get(s.id);
     if (loop) return loop.tools.some((t) => value.tools.includes(t));
-    return s.tools.some((t) => asParam.includes(t)) && sameValue(s.params[value.name], value.value);
+    const uses = s.tools.filter((t) => value.tools.includes(t));
+    if (uses.length === 0) return false;
+    if (uses.some((t) => !paramNames(registry.tool(t)?.schema).has(value.name))) return true;
+    return sameValue(s.params[value.name], value.value);
   });
 }
 
@@ -146,13 +148,23 @@ function paramNames(schema: unknown): ReadonlySet<string> {
   return new Set(shape && typeof shape === "object" ? Object.keys(shape) : []);
 }
 
-/** A parameter and a value read from the request, compared as a person would: case, "./" and a trailing "/" aside. */
+/**
+ * Whether a parameter carries a value read from the request, compared as a person would: case and accents, "./"
+ * and a trailing "/" aside, and either one holding the other's words ("Madrid, Spain" carries "Madrid"; "lib"
+ * does not carry "src"). A missing parameter carries nothing: the tool's default runs.
+ */
 function sameValue(param: unknown, value: unknown): boolean {
-  const canon = (x: unknown): string =>
-    typeof x === "string" ? foldCase(x.trim()).replace(/^\.\//, "").replace(/\/+$/, "") || "." : JSON.stringify(x);
   if (param === undefined) return false;
-  if (Array.isArray(param) && !Array.isArray(value)) return param.some((p) => canon(p) === canon(value));
-  return canon(param) === canon(value);
+  const words = (x: unknown): string[] =>
+    (typeof x === "string" ? foldCase(x.trim()).replace(/^\.\//, "").replace(/\/+$/, "") || "." : JSON.stringify(x))
+      .split(/[^\p{L}\p{N}.]+/u)
+      .filter((w) => w.length > 0);
+  const within = (inner: string[], outer: string[]) => inner.length > 0 && inner.every((w) => outer.includes(w));
+  const carries = (p: unknown) => {
+    const [a, b] = [words(p), words(value)];
+    return within(b, a) || within(a, b);
+  };
+  return Array.isArray(param) && !Array.isArray(value) ? param.some(carries) : carries(param);
 }
 
 /** An output's name as words ("file_list" → "file list"). */

@@ -8,6 +8,7 @@ import { analyzeRequest } from "../../src/planning/lexicon.js";
 import { toPlanResult } from "../../src/planning/parse.js";
 import { restatedSpans } from "../../src/planning/understanding.js";
 import type { WorkerModel } from "../../src/reasoning/types.js";
+import { travelToolkit } from "../../examples/travel/index.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { countingTool } from "../fakes/toolkit-fixtures.js";
@@ -188,6 +189,33 @@ describe("a value the request gives counts only where a step takes it", () => {
   it("takes the folder as given however it is written", () => {
     expect(open({ dir: "src" })).toEqual([]);
     expect(open({ dir: "./src/" })).toEqual([]);
+  });
+
+  it("reads a place as a person would, and leaves a tool that takes it under another name to its own parameters", () => {
+    const travel = ToolRegistry.create([travelToolkit({ latencyMs: 0 })]);
+    const unread = (userIntent: string, tool: string, workerType: string, params: Record<string, unknown>) =>
+      toPlanResult(
+        {
+          objective: userIntent,
+          contextSummary: null,
+          confidence: 0.9,
+          steps: [modelStep("s1", "Search", workerType, tool, [], params, "out")],
+          understanding: null,
+        },
+        PlanningRequest.parse({ userIntent }),
+        travel,
+        "llm",
+      ).plan.understanding.unaccounted.map((u) => u.text);
+    const flights = "find flights from Madrid to Paris";
+    expect(
+      unread(flights, "search_flights", "flight_agent", { origin: "Madrid, Spain", destination: "Paris" }),
+    ).toEqual([]);
+    expect(unread(flights, "search_flights", "flight_agent", { origin: "Madrid", destination: "Rome" })).toEqual([
+      "Paris",
+    ]);
+    // A hotel search takes the destination as its `city`: "Paris, France" is Paris.
+    const hotel = "find a hotel in Paris for 2 nights";
+    expect(unread(hotel, "search_hotels", "hotel_agent", { city: "Paris, France", nights: 2 })).toEqual([]);
   });
 });
 
