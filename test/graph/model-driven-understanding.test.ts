@@ -10,7 +10,7 @@ import { RulesReasoner } from "../../src/reasoning/rules.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
 import { tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
-import { modelStep } from "../fakes/model-plans.js";
+import { workspaceModelPlan } from "../fakes/model-plans.js";
 
 // Regression: with a model plan whose reading step left its arguments to the worker's model, "three" in "read the
 // three largest files in src/ ..." was named as used by no step, so the run asked for plan approval even at
@@ -32,27 +32,7 @@ const FILES: [string, string][] = [
   ["src/util.ts", "export const id = <T>(x: T) => x;\n"],
 ];
 
-/** The bench's workspace plan: the listing, counting and writing fixed; which files to read left to the model. */
-const plan = (readDescription: string): ModelPlan => ({
-  objective: "Report on the three largest files in src/",
-  contextSummary: null,
-  confidence: 0.9,
-  steps: [
-    modelStep("s1", "List the files in src/ with their sizes", "reader", "list_files", [], { dir: "src" }, "file_list"),
-    modelStep("s2", readDescription, "reader", "read_file", ["s1"], null, "text"),
-    modelStep("s3", "Count the words and lines of what was read", "analyzer", "text_stats", ["s2"], {}, "analysis"),
-    modelStep(
-      "s4",
-      "Write a report on what the files do",
-      "reporter",
-      "write_report",
-      ["s3"],
-      { title: "Files" },
-      "report",
-    ),
-  ],
-  understanding: null,
-});
+const plan = (readDescription: string): ModelPlan => workspaceModelPlan(readDescription);
 
 async function workspaceAgent(script: Parameters<typeof serve>[0]) {
   const root = path.join(tmp.dir, `ws-${closers.length}`);

@@ -12,7 +12,7 @@ import { travelToolkit } from "../../examples/travel/index.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { countingTool } from "../fakes/toolkit-fixtures.js";
-import { modelStep } from "../fakes/model-plans.js";
+import { modelStep, workspaceModelPlan } from "../fakes/model-plans.js";
 
 // Regression: a model's plan for "Publish the weekly report" over a toolkit whose tools have no keywords
 // ("prepare", "publish") was overruled as "no tool can post", so every such plan was asked about.
@@ -84,35 +84,8 @@ describe("a model-driven step accounts for what its description restates", () =>
   const registry = ToolRegistry.create([workspaceToolkit({ root: "/nonexistent-workspace", reportsDir: "reports" })]);
   const workers: WorkerModel = { model: {} as unknown as BaseChatModel, maxModelCalls: 6 };
   const REQUEST = "read the three largest files in src/ and write a report on what they do";
-  /** The bench's workspace plan (bench/models.ts): s2's path is left to the worker's model unless given. */
-  const planFor = (readDescription: string, readParams: Record<string, unknown> | null) => ({
-    objective: "Report on the three largest files in src/",
-    contextSummary: null,
-    confidence: 0.9,
-    steps: [
-      modelStep(
-        "s1",
-        "List the files in src/ with their sizes",
-        "reader",
-        "list_files",
-        [],
-        { dir: "src" },
-        "file_list",
-      ),
-      modelStep("s2", readDescription, "reader", "read_file", ["s1"], readParams, "text"),
-      modelStep("s3", "Count the words and lines of what was read", "analyzer", "text_stats", ["s2"], {}, "analysis"),
-      modelStep(
-        "s4",
-        "Write a report on what the files do",
-        "reporter",
-        "write_report",
-        ["s3"],
-        { title: "Files" },
-        "report",
-      ),
-    ],
-    understanding: null,
-  });
+  /** The bench's workspace plan: s2's path is left to the worker's model unless given. */
+  const planFor = workspaceModelPlan;
   const check = (userIntent: string, plan: unknown, w: WorkerModel | null = workers) =>
     toPlanResult(plan, PlanningRequest.parse({ userIntent }), registry, "llm", w ?? undefined).plan;
 
