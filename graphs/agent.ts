@@ -14,7 +14,7 @@ import type { NodeDeps } from "../nodes/deps.js";
 import { executeNode, routeAfterExecute } from "../nodes/execute.js";
 import { converseNode, routeAfterConverse, routeFromStart, withChat, type StateNode } from "../nodes/chat.js";
 import { cooperative } from "../src/tools/cooperate.js";
-import { finalizeNode } from "../nodes/finalize.js";
+import { endingRun, finalizeNode } from "../nodes/finalize.js";
 import { humanInterruptNode, routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
 import { Node } from "../nodes/names.js";
 import { reflectNode } from "../nodes/reflect.js";
@@ -86,7 +86,9 @@ export function buildAgentGraph(deps: AgentDeps) {
     .addNode(Node.SELECT_STRATEGY, node(metered(nodeDeps, "recovery", selectStrategyNode(nodeDeps))))
     .addNode(Node.HUMAN_INTERRUPT, node(metered(nodeDeps, "planning", humanInterruptNode(nodeDeps))))
     .addNode(Node.REPLAN_WITH_GUIDANCE, node(metered(nodeDeps, "planning", replanWithGuidanceNode(nodeDeps))))
-    .addNode(Node.REFLECT, node(metered(nodeDeps, "reflection", reflectNode(nodeDeps))))
+    // REFLECT ends the run itself (the report, the outcome): a FINALIZE node after it cost a superstep on every run.
+    .addNode(Node.REFLECT, node(endingRun(nodeDeps, metered(nodeDeps, "reflection", reflectNode(nodeDeps)))))
+    // Reached only when UNDERSTAND ends a run that has no plan to reflect on.
     .addNode(Node.FINALIZE, node(finalizeNode(nodeDeps)))
     .addNode(Node.RETRY_DIFFERENT_AGENT, node(strategyNode("RETRY_DIFFERENT_AGENT", nodeDeps)))
     .addNode(Node.RETRY_WITH_PARAMS, node(strategyNode("RETRY_WITH_PARAMS", nodeDeps)))
@@ -123,7 +125,7 @@ export function buildAgentGraph(deps: AgentDeps) {
         Node.EXECUTE,
         Node.HUMAN_INTERRUPT,
       ])
-      .addEdge(Node.REFLECT, Node.FINALIZE)
+      .addEdge(Node.REFLECT, END)
       .addEdge(Node.FINALIZE, END)
   );
 }

@@ -204,7 +204,7 @@ function nextAfter(effect: DecisionEffect, request: InterruptRequest): Next {
 
 /**
  * Approved, skipped or retried with new parameters → execute; retry → select_strategy; replan → replan_with_guidance;
- * rejected or aborted → reflect (then finalize); still waiting (a malformed answer, or a confidence below
+ * rejected or aborted → reflect (which ends the run); still waiting (a malformed answer, or a confidence below
  * --abort-below after the decision) → human_interrupt again. A strategy to apply comes only from an edited state:
  * select_strategy chooses again.
  */

@@ -7,7 +7,7 @@ import { PlanRevision, StrategyType } from "./revision.js";
 
 /**
  * What the run does next: the one value the routers switch on (STYLE 13), set by the node that decides it
- * (understand, select_strategy, human_interrupt, replan_with_guidance, a strategy node, finalize). It replaced
+ * (understand, select_strategy, human_interrupt, replan_with_guidance, a strategy node, reflect or finalize). It replaced
  * three fields routers had to read together with `status` (`pendingStrategy`, `guidance`, and `pendingInterrupt`
  * as a flag). Each variant carries exactly what the node it leads to needs.
  */
@@ -43,7 +43,7 @@ export const Next = z.discriminatedUnion("kind", [
 export type Next = z.infer<typeof Next>;
 export type NextKind = Next["kind"];
 
-/** Statuses a run ends with (finalize sets one). */
+/** Statuses a run ends with (set by the run's end: `finalizeRun`). */
 const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "partial", "failed", "rejected", "aborted"]);
 
 /** The public fields `legacyNext` reads: all still in the state. */

@@ -162,7 +162,7 @@ describe("routeAfterSelectStrategy", () => {
 });
 
 describe("routeAfterHumanInterrupt", () => {
-  it.each(["rejected", "failed"] as const)("reflects (then finalizes) a run that a human ended as %s", (status) => {
+  it.each(["rejected", "failed"] as const)("reflects on (and so ends) a run that a human ended as %s", (status) => {
     expect(routeAfterHumanInterrupt(agentState({ status, plan: plan(), next: end }))).toBe(Node.REFLECT);
   });
   it("asks again while a request is still pending", () => {
