@@ -85,10 +85,13 @@ export function endingRun(deps: NodeDeps, node: MainNode): MainNode {
   return async (state, config) => {
     const update = await node(state, config);
     const after: Record<string, unknown> = { ...state };
-    for (const [key, value] of Object.entries(update)) {
+    for (const [key, value] of Object.entries(update) as [string, unknown][]) {
       if (value === undefined) continue;
       const current = after[key];
-      after[key] = APPENDED.has(key) && Array.isArray(current) && Array.isArray(value) ? [...current, ...value] : value;
+      after[key] =
+        APPENDED.has(key) && Array.isArray(current) && Array.isArray(value)
+          ? [...(current as unknown[]), ...(value as unknown[])]
+          : value;
     }
     const ending = finalizeRun(deps, after as AgentStateValue, config);
     return {
