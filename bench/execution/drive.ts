@@ -5,7 +5,7 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { compileAgent } from "../../graphs/agent.js";
 import { FixedPlanReasoner, ModelPacedReasoner, dagPlan, dagToolkit, type DagStep } from "../fixtures.js";
-import { FLOOR_RECURSION_LIMIT, buildFloor } from "./floor.js";
+import { FLOOR_RECURSION_LIMIT, buildEagerFloor, buildFloor } from "./floor.js";
 
 let counter = 0;
 /** A fresh thread id per run: every run starts from START and its checkpoint bytes can be read apart. */
@@ -80,6 +80,23 @@ export async function runFloor(
   label: string,
 ) {
   return invokeFloor(floorApp(steps, checkpointer), steps.length, label);
+}
+
+/** One timed run of the eager floor (buildEagerFloor) from START; throws unless every step has a result. */
+export async function runEagerFloor(
+  steps: readonly DagStep[],
+  checkpointer: BaseCheckpointSaver | undefined,
+  label: string,
+): Promise<Run> {
+  const app = buildEagerFloor(steps, dagToolkit(steps), checkpointer);
+  const threadId = newThreadId(`eager-floor-${label}`);
+  const t0 = performance.now();
+  const final = await app.invoke({}, { configurable: { thread_id: threadId } });
+  const ms = performance.now() - t0;
+  const done = Object.keys(final.results).length;
+  if (done !== steps.length)
+    throw new Error(`bench: eager floor run ${threadId} has ${done} of ${steps.length} results`);
+  return { ms, threadId };
 }
 
 /** The `progress` event inside a custom stream chunk ([namespace, mode, payload], [mode, payload] or payload). */

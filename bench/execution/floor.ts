@@ -9,6 +9,7 @@ import {
   START,
   Send,
   StateGraph,
+  task,
   type BaseCheckpointSaver,
   type LangGraphRunnableConfig,
 } from "@langchain/langgraph";
@@ -42,18 +43,26 @@ function route(state: FloorValue): Send[] | "finish" {
   );
 }
 
-/** The floor for `steps`, whose tools come from dagToolkit(steps) (the same functions Candor's workers call). */
-export function buildFloor(steps: readonly DagStep[], toolkit: Toolkit, checkpointer?: BaseCheckpointSaver) {
+/** Runs a step's tool from dagToolkit (the same functions Candor's workers call) and returns its result as text. */
+function stepRunner(toolkit: Toolkit) {
   const tools = new Map(toolkit.tools.map((t) => [t.name, t]));
-  const worker = async (task: FloorTask, config: LangGraphRunnableConfig) => {
-    const tool = tools.get(dagToolName(task.step.id));
-    if (!tool) throw new Error(`floor: no tool for step ${task.step.id}`);
+  return async (step: DagStep, inputs: Record<string, string>, signal: AbortSignal | undefined): Promise<string> => {
+    const tool = tools.get(dagToolName(step.id));
+    if (!tool) throw new Error(`floor: no tool for step ${step.id}`);
     const out = await tool.run(
       {},
-      { signal: config.signal ?? new AbortController().signal, inputs: task.inputs, stepId: task.step.id, attempt: 1 },
+      { signal: signal ?? new AbortController().signal, inputs, stepId: step.id, attempt: 1 },
     );
-    return { results: { [task.step.id]: JSON.stringify(out) } };
+    return JSON.stringify(out);
   };
+}
+
+/** The floor for `steps`, whose tools come from dagToolkit(steps). */
+export function buildFloor(steps: readonly DagStep[], toolkit: Toolkit, checkpointer?: BaseCheckpointSaver) {
+  const runTool = stepRunner(toolkit);
+  const worker = async (task: FloorTask, config: LangGraphRunnableConfig) => ({
+    results: { [task.step.id]: await runTool(task.step, task.inputs, config.signal) },
+  });
   return new StateGraph(FloorState)
     .addNode("plan", () => ({ steps: [...steps] }))
     .addNode("execute", () => ({}))
@@ -65,4 +74,51 @@ export function buildFloor(steps: readonly DagStep[], toolkit: Toolkit, checkpoi
     .addEdge("worker", "execute")
     .addEdge("finish", END)
     .compile({ checkpointer, name: "floor" });
+}
+
+/**
+ * The eager floor: the least a graph with Candor's card can cost on this stack. The card's supersteps in a line —
+ * understand (sets the plan), execute (every step a LangGraph task() started the moment its last dependency ends,
+ * as Candor's EXECUTE does), synthesize, reflect — with nothing in them: no validation, no notifications, no
+ * bookkeeping. What a whole run costs above the critical path here is LangGraph's own (its supersteps,
+ * checkpoints and task commits); what Candor costs above this floor is Candor's.
+ */
+export function buildEagerFloor(steps: readonly DagStep[], toolkit: Toolkit, checkpointer?: BaseCheckpointSaver) {
+  const runTool = stepRunner(toolkit);
+  const byId = new Map(steps.map((s) => [s.id, s]));
+  const execute = async (state: FloorValue, config: LangGraphRunnableConfig) => {
+    const runStep = task("worker", async (id: string, inputs: Record<string, string>) =>
+      runTool(byId.get(id)!, inputs, config.signal),
+    );
+    const results: Record<string, string> = {};
+    const started = new Set<string>();
+    await new Promise<void>((resolve, reject) => {
+      const startReady = () => {
+        if (Object.keys(results).length === state.steps.length) return resolve();
+        for (const step of state.steps) {
+          if (started.has(step.id) || !step.dependsOn.every((d) => d in results)) continue;
+          started.add(step.id);
+          const inputs = Object.fromEntries(step.dependsOn.map((d) => [d, results[d]!]));
+          // task() types an async function's result as a promise of a promise; at run time it is one promise.
+          (runStep(step.id, inputs) as unknown as Promise<string>).then((out) => {
+            results[step.id] = out;
+            startReady();
+          }, reject);
+        }
+      };
+      startReady();
+    });
+    return { results };
+  };
+  return new StateGraph(FloorState)
+    .addNode("understand", () => ({ steps: [...steps] }))
+    .addNode("execute", execute)
+    .addNode("synthesize", (state: FloorValue) => ({ answer: `${Object.keys(state.results).length} results` }))
+    .addNode("reflect", () => ({}))
+    .addEdge(START, "understand")
+    .addEdge("understand", "execute")
+    .addEdge("execute", "synthesize")
+    .addEdge("synthesize", "reflect")
+    .addEdge("reflect", END)
+    .compile({ checkpointer, name: "eager-floor" });
 }
