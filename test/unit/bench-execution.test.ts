@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { criticalPathMs, growth, waveScheduleMs } from "../../bench/execution/analysis.js";
-import { waveSteps, type DagStep } from "../../bench/fixtures.js";
+import { buildEagerFloor } from "../../bench/execution/floor.js";
+import { dagToolkit, waveSteps, type DagStep } from "../../bench/fixtures.js";
 import { spread } from "../../bench/stats.js";
 
 const slowBranch: DagStep[] = [
@@ -70,5 +71,22 @@ describe("spread", () => {
   it("is (max − min) / median, and 0 for a single round", () => {
     expect(spread([90, 100, 120])).toBeCloseTo(0.3, 10);
     expect(spread([100])).toBe(0);
+  });
+});
+
+describe("buildEagerFloor", () => {
+  it("starts each step the moment its last dependency ends: a short chain finishes before a slow sibling", async () => {
+    const steps: DagStep[] = [
+      { id: "a1", dependsOn: [], latencyMs: 5 },
+      { id: "a2", dependsOn: ["a1"], latencyMs: 5 },
+      { id: "a3", dependsOn: ["a2"], latencyMs: 5 },
+      { id: "b1", dependsOn: [], latencyMs: 300 },
+    ];
+    const returned = new Map<string, number>();
+    const final = await buildEagerFloor(steps, dagToolkit(steps, returned)).invoke({});
+    expect(Object.keys(final.results).sort()).toEqual(["a1", "a2", "a3", "b1"]);
+    // In waves, a2 would wait for b1 (the first wave's slowest step) and a3 would end last.
+    expect(returned.get("a3")!).toBeLessThan(returned.get("b1")!);
+    expect(final.answer).toBe("4 results");
   });
 });
