@@ -5,7 +5,7 @@ import type { Notification, Progress } from "../src/domain/notification.js";
 import type { TaskStep } from "../src/domain/plan.js";
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { runEagerly } from "../src/planning/run-eagerly.js";
-import { applyFeedback, dependencyInputs } from "../src/planning/schedule.js";
+import { applyFeedback, callOrder, dependencyInputs } from "../src/planning/schedule.js";
 import { callNeedingApproval } from "../src/tools/run-step.js";
 import { isModelDriven } from "../src/workers/agent-step.js";
 import { runWorkerStep, type WorkerStepOutcome } from "../src/tools/worker-step.js";
@@ -68,16 +68,20 @@ export function executeNode(deps: NodeDeps) {
       );
     }
 
-    // One task per step that runs in this pass. A task's identity is its call order, so tasks are called in plan
-    // order, never in the order steps become ready (which depends on which finished first), or a resumed pass
-    // would match saved results to the wrong steps: when a step is ready, every pending step before it in the
-    // plan gets its task too. Each task waits at its gate: opened with the step when it is ready, or with null at
-    // the end of the pass for the steps that did not run. Calling them as needed, not all at once, keeps
-    // LangGraph's set of running tasks (which it scans whenever one ends) as small as the plan's frontier.
-    const pendingIds = plan.steps.filter((s) => s.status === "pending").map((s) => s.id);
+    // One task per step that runs in this pass. A task's identity is its call order, so tasks are called in an
+    // order fixed by the plan (`callOrder`: by depth, then plan order), never in the order steps become ready
+    // (which depends on which finished first), or a resumed pass would match saved results to the wrong steps:
+    // when a step is ready, every pending step before it in that order gets its task too. Each task waits at its
+    // gate: opened with the step when it is ready, or with null at the end of the pass for the steps that did not
+    // run. Calling them as needed, not all at once, keeps LangGraph's set of running tasks (which it scans
+    // whenever one ends) as small as the plan's frontier.
+    const pendingIds = callOrder(plan);
     const gates = new Map<string, { opened: Promise<Go>; open: (go: Go) => void }>();
     const tasks = new Map<string, Promise<StepTaskResult>>();
-    const stepTask = task("worker", async (stepId: string): Promise<StepTaskResult> => {
+    // Named "step", not "worker" (the approval subgraph's node): a task's id includes its name, so a pass saved
+    // when tasks were called in plan order (named "worker") never has its saved results matched by this order; its
+    // steps run again, and the effect ledger keeps their side effects from repeating.
+    const stepTask = task("step", async (stepId: string): Promise<StepTaskResult> => {
       const go = await gates.get(stepId)!.opened;
       if (!go) return { ran: false };
       const outcome = await runWorkerStep(deps, {

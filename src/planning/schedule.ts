@@ -262,3 +262,34 @@ export function dispatched(step: TaskStep, byId: ReadonlyMap<string, TaskStep>, 
     missingInputs: missingInputs(byId, step, inputsOf),
   };
 }
+
+/**
+ * The pending steps of `plan`, in the order EXECUTE calls their tasks: by depth among the pending steps (0: no
+ * pending dependency; else one more than its deepest pending dependency), then plan order. A task's identity is
+ * its place in this order, so it must depend on the plan alone — never on which step finished first — or a resumed
+ * pass would match saved results to the wrong steps. By depth, not plan order alone, because a ready step's task
+ * is called only after every task before it: in plan order, a step ready at the start behind a long chain (c1→…→c5,
+ * then d1) had the whole chain's tasks made first, each one a LangGraph task to schedule before the first tool
+ * started. By depth, the steps ready at the start come first.
+ */
+export function callOrder(plan: Plan): string[] {
+  const pending = new Map(plan.steps.filter((s) => s.status === "pending").map((s) => [s.id, s]));
+  const depth = new Map<string, number>();
+  const depthOf = (id: string, seen: ReadonlySet<string>): number => {
+    const known = depth.get(id);
+    if (known !== undefined) return known;
+    // A cycle cannot pass plan validation; if one did, its steps never become ready, and any order will do.
+    if (seen.has(id)) return 0;
+    const inner = new Set(seen).add(id);
+    const deps = pending.get(id)!.dependsOn.filter((d) => pending.has(d));
+    const d = deps.length === 0 ? 0 : 1 + Math.max(...deps.map((dep) => depthOf(dep, inner)));
+    depth.set(id, d);
+    return d;
+  };
+  const ids = [...pending.keys()];
+  const index = new Map(ids.map((id, i) => [id, i]));
+  return ids
+    .map((id) => ({ id, depth: depthOf(id, new Set()) }))
+    .sort((a, b) => a.depth - b.depth || index.get(a.id)! - index.get(b.id)!)
+    .map((s) => s.id);
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   applyFeedback,
+  callOrder,
   dependencyInputs,
   markDispatched,
   missingInputs,
@@ -332,5 +333,35 @@ describe("optional inputs", () => {
     const p = withSteps(travelPlan(), { ...searched, activities: { status: "done", result: { cost: 0 } } });
     const dispatched = markDispatched(p, ["budget_status"], travelInputs);
     expect(dispatched.steps.find((s) => s.id === "budget_status")!.missingInputs).toEqual([]);
+  });
+});
+
+describe("callOrder", () => {
+  const chains = () =>
+    plan([
+      { id: "c1" },
+      { id: "c2", dependsOn: ["c1"] },
+      { id: "c3", dependsOn: ["c2"] },
+      { id: "d1" },
+      { id: "d2", dependsOn: ["d1"] },
+      { id: "e1" },
+    ]);
+
+  it("puts the steps ready at the start first, then each depth in plan order", () => {
+    expect(callOrder(chains())).toEqual(["c1", "d1", "e1", "c2", "d2", "c3"]);
+  });
+
+  it("counts depth among pending steps only: a step whose dependencies are done is ready at depth 0", () => {
+    const p = withSteps(chains(), { c1: { status: "done" }, c2: { status: "done" }, d1: { status: "failed" } });
+    expect(callOrder(p)).toEqual(["c3", "d2", "e1"]);
+  });
+
+  it("depends on the plan alone: the same plan gives the same order, whatever ran before", () => {
+    expect(callOrder(chains())).toEqual(callOrder(chains()));
+  });
+
+  it("places a step by its deepest pending dependency, even when it comes first in the plan", () => {
+    const p = plan([{ id: "j", dependsOn: ["a2", "b1"] }, { id: "a2", dependsOn: ["a1"] }, { id: "a1" }, { id: "b1" }]);
+    expect(callOrder(p)).toEqual(["a1", "b1", "a2", "j"]);
   });
 });
