@@ -108,6 +108,29 @@ export function executeNode(deps: NodeDeps) {
     // A promise resolves once: opening a gate again (at the end, for every step) changes nothing.
     const open = (stepId: string, go: Go) => gates.get(stepId)?.open(go);
 
+    // The tasks of the steps that can start next (every dependency done or running) are made while the tools
+    // run, in a later turn: when a step ends, its dependents' tasks already wait at their gates, and starting one
+    // is opening its gate, not scheduling a LangGraph task on the critical path (measured: ~0.3 ms per handoff).
+    // Only as far as the next steps, so the set of running tasks stays the size of the frontier.
+    const byId = new Map(plan.steps.map((s) => [s.id, s]));
+    const progressed = new Map(plan.steps.map((s) => [s.id, s.status]));
+    let prefetchQueued = false;
+    let closed = false;
+    const prefetch = () => {
+      if (prefetchQueued || closed) return;
+      prefetchQueued = true;
+      setImmediate(() => {
+        prefetchQueued = false;
+        if (closed) return;
+        const startsNext = (id: string) =>
+          progressed.get(id) === "pending" &&
+          byId.get(id)!.dependsOn.every((d) => progressed.get(d) === "done" || progressed.get(d) === "running");
+        const last = pendingIds.findLastIndex(startsNext);
+        // Awaited by its launch when the step starts, or at the end of the pass.
+        if (last >= 0) void callThrough(pendingIds[last]!);
+      });
+    };
+
     let feedback: ExecutionFeedback[];
     try {
       const outcome = await runEagerly(plan, {
@@ -121,6 +144,8 @@ export function executeNode(deps: NodeDeps) {
           const pending = callThrough(step.id);
           if (!pending) throw new Error(`Step ${step.id} became ready in EXECUTE but was not pending when it began`);
           open(step.id, { step, inputs });
+          progressed.set(step.id, "running");
+          prefetch();
           const result = await pending;
           if (!result.ran) {
             throw new CandorError(
@@ -133,14 +158,18 @@ export function executeNode(deps: NodeDeps) {
           return result.feedback;
         },
         onDispatched: (step) => logDispatch(deps, step, plan.planId, threadId, tell),
-        onSettled: (step, f, current) =>
+        onSettled: (step, f, current) => {
+          progressed.set(step.id, step.status);
+          prefetch();
           report(
             computeProgress(current, Date.now() - startedAt, {
               taskId: step.id,
               status: f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS" ? "SUCCESS" : "FAILURE",
             }),
-          ),
+          );
+        },
         onSkipped: (skipped, current) => {
+          for (const { step } of skipped) progressed.set(step.id, "skipped");
           for (const { step, reason, dependencyFailure } of skipped) {
             tell(
               notification({
@@ -169,6 +198,7 @@ export function executeNode(deps: NodeDeps) {
       feedback = outcome.feedback;
     } finally {
       // Every task must end before the node does; the ones whose step did not run end with nothing to do.
+      closed = true;
       for (const stepId of tasks.keys()) open(stepId, null);
       await Promise.allSettled(tasks.values());
     }
