@@ -22,7 +22,7 @@ export function finalizeNode(deps: NodeDeps) {
  * and the stream, so REFLECT can end a run in its own superstep: a separate node after it was one more superstep
  * (a checkpoint and its writes, 2–3 ms) on every run, and a window where a killed run had reflected but had no report.
  */
-export function finalizeRun(deps: NodeDeps, state: AgentStateValue, config: LangGraphRunnableConfig): AgentStateUpdate {
+function finalizeRun(deps: NodeDeps, state: AgentStateValue, config: LangGraphRunnableConfig): AgentStateUpdate {
   // The same rule REFLECT applies: a status is never assumed "completed", it is derived from the steps.
   const status = finalStatus(state.status, state.plan);
   const report = buildReport({
