@@ -111,23 +111,31 @@ export function executeNode(deps: NodeDeps) {
     // The tasks of the steps that can start next (every dependency done or running) are made while the tools
     // run, in a later turn: when a step ends, its dependents' tasks already wait at their gates, and starting one
     // is opening its gate, not scheduling a LangGraph task on the critical path (measured: ~0.3 ms per handoff).
-    // Only as far as the next steps, so the set of running tasks stays the size of the frontier.
+    // Only as far as the next steps, so the set of running tasks stays the size of the frontier. Only the
+    // dependents of a step that starts or ends are looked at, so a pass costs O(edges), not O(steps²).
     const byId = new Map(plan.steps.map((s) => [s.id, s]));
     const progressed = new Map(plan.steps.map((s) => [s.id, s.status]));
+    const position = new Map(pendingIds.map((id, i) => [id, i]));
+    const dependents = new Map<string, string[]>();
+    for (const s of plan.steps)
+      for (const d of s.dependsOn) (dependents.get(d) ?? dependents.set(d, []).get(d)!).push(s.id);
+    const underway = (id: string) => progressed.get(id) === "done" || progressed.get(id) === "running";
+    let prefetchTo = -1;
     let prefetchQueued = false;
     let closed = false;
-    const prefetch = () => {
-      if (prefetchQueued || closed) return;
+    const advance = (id: string, status: TaskStep["status"]) => {
+      progressed.set(id, status);
+      for (const next of dependents.get(id) ?? []) {
+        const at = position.get(next);
+        if (at === undefined || at <= prefetchTo || progressed.get(next) !== "pending") continue;
+        if (byId.get(next)!.dependsOn.every(underway)) prefetchTo = at;
+      }
+      if (prefetchTo < tasks.size || prefetchQueued || closed) return;
       prefetchQueued = true;
       setImmediate(() => {
         prefetchQueued = false;
-        if (closed) return;
-        const startsNext = (id: string) =>
-          progressed.get(id) === "pending" &&
-          byId.get(id)!.dependsOn.every((d) => progressed.get(d) === "done" || progressed.get(d) === "running");
-        const last = pendingIds.findLastIndex(startsNext);
         // Awaited by its launch when the step starts, or at the end of the pass.
-        if (last >= 0) void callThrough(pendingIds[last]!);
+        if (!closed) void callThrough(pendingIds[prefetchTo]!);
       });
     };
 
@@ -144,8 +152,7 @@ export function executeNode(deps: NodeDeps) {
           const pending = callThrough(step.id);
           if (!pending) throw new Error(`Step ${step.id} became ready in EXECUTE but was not pending when it began`);
           open(step.id, { step, inputs });
-          progressed.set(step.id, "running");
-          prefetch();
+          advance(step.id, "running");
           const result = await pending;
           if (!result.ran) {
             throw new CandorError(
@@ -159,8 +166,7 @@ export function executeNode(deps: NodeDeps) {
         },
         onDispatched: (step) => logDispatch(deps, step, plan.planId, threadId, tell),
         onSettled: (step, f, current) => {
-          progressed.set(step.id, step.status);
-          prefetch();
+          advance(step.id, step.status);
           report(
             computeProgress(current, Date.now() - startedAt, {
               taskId: step.id,
