@@ -5,7 +5,7 @@ import type { Notification, Progress } from "../src/domain/notification.js";
 import type { TaskStep } from "../src/domain/plan.js";
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { runEagerly } from "../src/planning/run-eagerly.js";
-import { applyFeedback, callOrder, dependencyInputs } from "../src/planning/schedule.js";
+import { applyFeedback, callOrder, dependencyInputs, lookahead } from "../src/planning/schedule.js";
 import { callNeedingApproval } from "../src/tools/run-step.js";
 import { isModelDriven } from "../src/workers/agent-step.js";
 import { runWorkerStep, type WorkerStepOutcome } from "../src/tools/worker-step.js";
@@ -108,28 +108,16 @@ export function executeNode(deps: NodeDeps) {
     // A promise resolves once: opening a gate again (at the end, for every step) changes nothing.
     const open = (stepId: string, go: Go) => gates.get(stepId)?.open(go);
 
-    // The tasks of the steps that can start next (every dependency done or running) are made while the tools
-    // run, in a later turn: when a step ends, its dependents' tasks already wait at their gates, and starting one
-    // is opening its gate, not scheduling a LangGraph task on the critical path (measured: ~0.3 ms per handoff).
-    // Only as far as the next steps, so the set of running tasks stays the size of the frontier. Only the
-    // dependents of a step that starts or ends are looked at, so a pass costs O(edges), not O(steps²).
-    const byId = new Map(plan.steps.map((s) => [s.id, s]));
-    const progressed = new Map(plan.steps.map((s) => [s.id, s.status]));
-    const position = new Map(pendingIds.map((id, i) => [id, i]));
-    const dependents = new Map<string, string[]>();
-    for (const s of plan.steps)
-      for (const d of s.dependsOn) (dependents.get(d) ?? dependents.set(d, []).get(d)!).push(s.id);
-    const underway = (id: string) => progressed.get(id) === "done" || progressed.get(id) === "running";
+    // The tasks of the steps that can start next are made while the tools run, in a later turn (`lookahead`):
+    // when a step ends, its dependents' tasks already wait at their gates, and starting one is opening its gate,
+    // not scheduling a LangGraph task on the critical path (measured: ~0.3 ms per handoff). Only as far as the
+    // next steps, so the set of running tasks stays the size of the frontier.
+    const ahead = lookahead(plan, pendingIds);
     let prefetchTo = -1;
     let prefetchQueued = false;
     let closed = false;
     const advance = (id: string, status: TaskStep["status"]) => {
-      progressed.set(id, status);
-      for (const next of dependents.get(id) ?? []) {
-        const at = position.get(next);
-        if (at === undefined || at <= prefetchTo || progressed.get(next) !== "pending") continue;
-        if (byId.get(next)!.dependsOn.every(underway)) prefetchTo = at;
-      }
+      prefetchTo = ahead(id, status);
       if (prefetchTo < tasks.size || prefetchQueued || closed) return;
       prefetchQueued = true;
       setImmediate(() => {
@@ -175,7 +163,7 @@ export function executeNode(deps: NodeDeps) {
           );
         },
         onSkipped: (skipped, current) => {
-          for (const { step } of skipped) progressed.set(step.id, "skipped");
+          for (const { step } of skipped) advance(step.id, "skipped");
           for (const { step, reason, dependencyFailure } of skipped) {
             tell(
               notification({

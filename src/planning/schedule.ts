@@ -293,3 +293,28 @@ export function callOrder(plan: Plan): string[] {
     .sort((a, b) => a.depth - b.depth || index.get(a.id)! - index.get(b.id)!)
     .map((s) => s.id);
 }
+
+/**
+ * How far ahead of the running steps EXECUTE may make tasks: fed each step that starts ("running") or ends, it
+ * answers the furthest position in `order` (callOrder's) whose step can start next — pending, every dependency
+ * done or running — or -1. Only the dependents of the step just fed are looked at, so a pass costs O(edges).
+ */
+export function lookahead(plan: Plan, order: readonly string[]): (id: string, status: TaskStep["status"]) => number {
+  const byId = new Map(plan.steps.map((s) => [s.id, s]));
+  const status = new Map(plan.steps.map((s) => [s.id, s.status]));
+  const position = new Map(order.map((id, i) => [id, i]));
+  const dependents = new Map<string, string[]>();
+  for (const s of plan.steps)
+    for (const d of s.dependsOn) (dependents.get(d) ?? dependents.set(d, []).get(d)!).push(s.id);
+  const underway = (id: string) => status.get(id) === "done" || status.get(id) === "running";
+  let furthest = -1;
+  return (id, now) => {
+    status.set(id, now);
+    for (const next of dependents.get(id) ?? []) {
+      const at = position.get(next);
+      if (at === undefined || at <= furthest || status.get(next) !== "pending") continue;
+      if (byId.get(next)!.dependsOn.every(underway)) furthest = at;
+    }
+    return furthest;
+  };
+}

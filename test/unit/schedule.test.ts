@@ -3,6 +3,7 @@ import {
   applyFeedback,
   callOrder,
   dependencyInputs,
+  lookahead,
   markDispatched,
   missingInputs,
   readySteps,
@@ -363,5 +364,43 @@ describe("callOrder", () => {
   it("places a step by its deepest pending dependency, even when it comes first in the plan", () => {
     const p = plan([{ id: "j", dependsOn: ["a2", "b1"] }, { id: "a2", dependsOn: ["a1"] }, { id: "a1" }, { id: "b1" }]);
     expect(callOrder(p)).toEqual(["a1", "b1", "a2", "j"]);
+  });
+});
+
+describe("lookahead", () => {
+  // callOrder: c1 d1 e1 c2 d2 c3
+  const chains = () =>
+    plan([
+      { id: "c1" },
+      { id: "c2", dependsOn: ["c1"] },
+      { id: "c3", dependsOn: ["c2"] },
+      { id: "d1" },
+      { id: "d2", dependsOn: ["d1"] },
+      { id: "e1" },
+    ]);
+
+  it("reaches the next steps of the running ones, and no further", () => {
+    const p = chains();
+    const ahead = lookahead(p, callOrder(p));
+    expect(ahead("c1", "running")).toBe(3); // c2
+    expect(ahead("d1", "running")).toBe(4); // d2
+    expect(ahead("e1", "running")).toBe(4);
+    // c3 waits for c2, which has not started: not yet.
+    expect(ahead("c1", "done")).toBe(4);
+    expect(ahead("c2", "running")).toBe(5); // c3
+  });
+
+  it("never reaches past a step whose dependency failed or was skipped", () => {
+    const p = chains();
+    const ahead = lookahead(p, callOrder(p));
+    expect(ahead("c1", "failed")).toBe(-1);
+    expect(ahead("d1", "skipped")).toBe(-1);
+  });
+
+  it("waits for every dependency of a join", () => {
+    const p = plan([{ id: "a" }, { id: "b" }, { id: "j", dependsOn: ["a", "b"] }]);
+    const ahead = lookahead(p, callOrder(p));
+    expect(ahead("a", "running")).toBe(-1);
+    expect(ahead("b", "running")).toBe(2);
   });
 });
