@@ -11,6 +11,7 @@ import { RulesReasoner } from "../src/reasoning/rules.js";
 import { workspaceToolkit } from "../src/tools/builtin/workspace.js";
 import type { Toolkit } from "../src/tools/types.js";
 import { CountingOpenAIServer, type ScriptedReply, type SeenRequest } from "./fake-openai.js";
+import { modelStep } from "../test/fakes/model-plans.js";
 import { asModelPlan } from "./replanning.js";
 import { registryFor, rulesPlan } from "./scenarios.js";
 
@@ -49,10 +50,10 @@ const WORKSPACE_PLAN = {
   contextSummary: null,
   confidence: 0.9,
   steps: [
-    step("s1", "List the files in src/ with their sizes", "reader", "list_files", [], { dir: "src" }, "file_list"),
-    step("s2", "Read the three largest files in src/", "reader", "read_file", ["s1"], null, "text"),
-    step("s3", "Count the words and lines of what was read", "analyzer", "text_stats", ["s2"], {}, "analysis"),
-    step(
+    modelStep("s1", "List the files in src/ with their sizes", "reader", "list_files", [], { dir: "src" }, "file_list"),
+    modelStep("s2", "Read the three largest files in src/", "reader", "read_file", ["s1"], null, "text"),
+    modelStep("s3", "Count the words and lines of what was read", "analyzer", "text_stats", ["s2"], {}, "analysis"),
+    modelStep(
       "s4",
       "Write a report on what the three files do",
       "reporter",
@@ -74,26 +75,6 @@ const WHOLE_REQUEST_TOOL_CALLS = 6;
  * file, so the loop writes the report as its answer.)
  */
 const REACTIVE_TOOL_CALLS = 4;
-
-function step(
-  id: string,
-  description: string,
-  workerType: string,
-  tool: string,
-  dependsOn: string[],
-  params: Record<string, unknown> | null,
-  output: string,
-) {
-  return {
-    id,
-    description,
-    workerType,
-    tools: [tool],
-    paramsJson: params === null ? null : JSON.stringify(params),
-    dependsOn,
-    expectedOutputs: [output],
-  };
-}
 
 /** An ideal model's turn in a worker loop: the next needed tool call, or the answer once it has what it needs. */
 function idealWorkerTurn(req: SeenRequest): ScriptedReply | undefined {

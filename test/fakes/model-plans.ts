@@ -21,7 +21,7 @@ export const FLIGHTS_MODEL_PLAN: ModelPlan = {
 
 /**
  * One step of a model plan as the model sends it (strict schema: parameters as a JSON string, null to leave them to
- * the worker's model), one tool and one output.
+ * the worker's model), one tool and one output. The models bench builds its workspace plan with it too.
  */
 export function modelStep(
   id: string,

@@ -337,17 +337,18 @@ describe("optional inputs", () => {
   });
 });
 
-describe("callOrder", () => {
-  const chains = () =>
-    plan([
-      { id: "c1" },
-      { id: "c2", dependsOn: ["c1"] },
-      { id: "c3", dependsOn: ["c2"] },
-      { id: "d1" },
-      { id: "d2", dependsOn: ["d1"] },
-      { id: "e1" },
-    ]);
+/** Chains of different lengths: c1→c2→c3, d1→d2, e1 (callOrder: c1 d1 e1 c2 d2 c3). */
+const chains = () =>
+  plan([
+    { id: "c1" },
+    { id: "c2", dependsOn: ["c1"] },
+    { id: "c3", dependsOn: ["c2"] },
+    { id: "d1" },
+    { id: "d2", dependsOn: ["d1"] },
+    { id: "e1" },
+  ]);
 
+describe("callOrder", () => {
   it("puts the steps ready at the start first, then each depth in plan order", () => {
     expect(callOrder(chains())).toEqual(["c1", "d1", "e1", "c2", "d2", "c3"]);
   });
@@ -368,17 +369,6 @@ describe("callOrder", () => {
 });
 
 describe("lookahead", () => {
-  // callOrder: c1 d1 e1 c2 d2 c3
-  const chains = () =>
-    plan([
-      { id: "c1" },
-      { id: "c2", dependsOn: ["c1"] },
-      { id: "c3", dependsOn: ["c2"] },
-      { id: "d1" },
-      { id: "d2", dependsOn: ["d1"] },
-      { id: "e1" },
-    ]);
-
   it("reaches the next steps of the running ones, and no further", () => {
     const p = chains();
     const ahead = lookahead(p, callOrder(p));

@@ -43,6 +43,17 @@ function call(site: "worker" | "synthesis", input: number, output: number, taskI
   };
 }
 
+/** A model reasoner whose worker steps are model-driven; it is never asked to plan or answer here. */
+function modelReasoner(): Reasoner {
+  return {
+    kind: "llm",
+    workerModel: { model: new ScriptedChatModel([]), maxModelCalls: 6 },
+    plan: () => Promise.reject(new Error("not asked")),
+    synthesize: () => Promise.reject(new Error("not asked")),
+    proposeRecovery: () => Promise.resolve(null),
+  };
+}
+
 function expectConfigurationError(f: () => unknown, message: RegExp): void {
   try {
     f();
@@ -173,13 +184,7 @@ describe("token estimates and the budget", () => {
     const registry = ToolRegistry.create([notesToolkit()]);
     const driven = planOf([{ id: "count", description: "Count words", workerType: "writer", tools: [] }]);
     expect(estimatePlanTokens(driven, new RulesReasoner(), registry, []).total).toBe(0);
-    const llm: Reasoner = {
-      kind: "llm",
-      workerModel: { model: new ScriptedChatModel([]), maxModelCalls: 6 },
-      plan: () => Promise.reject(new Error("not asked")),
-      synthesize: () => Promise.reject(new Error("not asked")),
-      proposeRecovery: () => Promise.resolve(null),
-    };
+    const llm = modelReasoner();
     const estimate = estimatePlanTokens(driven, llm, registry, [call("synthesis", 900, 100)]);
     // 1,000 already used + 1 step × 3 calls × 1,800 + the answer as the last synthesis call took (1,000).
     expect(estimate.total).toBe(1000 + 5400 + 1000);
@@ -193,13 +198,7 @@ describe("token estimates and the budget", () => {
   it("counts only the steps left to run, against the limit as a person last set it", () => {
     // A plan made again mid-run keeps finished steps; a person may have raised the budget since the run began.
     const registry = ToolRegistry.create([notesToolkit()]);
-    const llm: Reasoner = {
-      kind: "llm",
-      workerModel: { model: new ScriptedChatModel([]), maxModelCalls: 6 },
-      plan: () => Promise.reject(new Error("not asked")),
-      synthesize: () => Promise.reject(new Error("not asked")),
-      proposeRecovery: () => Promise.resolve(null),
-    };
+    const llm = modelReasoner();
     const two = planOf([
       { id: "a", description: "Count words", workerType: "writer", tools: [], status: "done", result: "5 words" },
       { id: "b", description: "Count words again", workerType: "writer", tools: [] },
