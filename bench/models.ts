@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { planOf } from "../src/domain/plan-state.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command, MemorySaver } from "@langchain/langgraph";
@@ -158,7 +159,7 @@ async function runCase(c: Case, fake: CountingOpenAIServer, baseUrl: string, dir
     outputTokens: calls.reduce((n, e) => n + e.outputTokens, 0),
     wallMs,
     determinedWorkerCalls,
-    stepsDone: (final.plan?.steps ?? []).every((st) => st.status === "done"),
+    stepsDone: (planOf(final)?.steps ?? []).every((st) => st.status === "done"),
     pauses,
   };
 }

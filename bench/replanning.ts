@@ -1,7 +1,8 @@
 import { MemorySaver } from "@langchain/langgraph";
 import { buildAgentGraph, RECURSION_LIMIT } from "../graphs/agent.js";
 import type { ExecutionFeedback, FailureClass } from "../src/domain/feedback.js";
-import type { Plan } from "../src/domain/plan.js";
+import type { Plan, PlanDefinition, PlanRuns } from "../src/domain/plan.js";
+import { planOf } from "../src/domain/plan-state.js";
 import type { RunSettings } from "../src/domain/request.js";
 import type { StrategyType } from "../src/domain/revision.js";
 import { LlmReasoner } from "../src/reasoning/llm.js";
@@ -45,12 +46,14 @@ export async function captureSnapshots(scenario: Scenario): Promise<Snapshot[]> 
   for (let i = 0; i < 10; i++) {
     const state = await app.getState(config);
     if (!state.next.includes("select_strategy")) break;
-    const v = state.values as {
-      plan: Plan;
+    const values = state.values as {
+      plan: PlanDefinition;
+      runs: PlanRuns | null;
       feedback: ExecutionFeedback[];
       settings: RunSettings;
       revisionCount: number;
     };
+    const v = { ...values, plan: planOf(values)! };
     const failed = nextFailedStep(v.plan);
     if (failed) {
       const ctx = buildFailureContext(failed, v.feedback);
@@ -253,7 +256,7 @@ export async function modelCallBench(runs: number, mode: "fixed-plan" | "llm-pla
           { request: { userIntent: scenario.request } },
           { configurable: { thread_id: `calls-${scenario.cls}-${r}` } },
         );
-        const finalPlan = final.plan as Plan;
+        const finalPlan = planOf(final)!;
         const done = (id: string) => finalPlan.steps.find((s) => s.id === id)?.status === "done";
         handled = (
           final.revisions as {

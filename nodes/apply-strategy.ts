@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { planOf, planWrites } from "../src/domain/plan-state.js";
 import type { Plan, TaskStep } from "../src/domain/plan.js";
 import type { PlanRevision, StrategyType } from "../src/domain/revision.js";
 import { confidencePoint } from "../src/confidence/update.js";
@@ -14,7 +15,7 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
  */
 export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
-    const plan = state.plan!;
+    const plan = planOf(state)!;
     // The strategy select_strategy chose for this node. A checkpoint written before `next` existed has none here
     // (its chosen strategy is not read back): the first failed step is recovered, its revision built now.
     const chosen = state.next?.kind === "recover" && state.next.strategy === strategy ? state.next : null;
@@ -58,7 +59,7 @@ function revisionUpdate(
   emitNotifications(config, [explanation]);
   deps.decisionLog.record({
     operation: "revision",
-    planId: state.plan!.planId,
+    planId: outcome.plan.planId,
     taskId,
     threadId: threadIdOf(config),
     input: `${revision.failureClass}: ${error}`,
@@ -68,7 +69,7 @@ function revisionUpdate(
     confidenceAfter: revision.confidenceAfter,
   });
   return {
-    plan: outcome.plan,
+    ...planWrites(planOf(state), outcome.plan),
     revisions: [revision],
     revisionCount: state.revisionCount + 1,
     confidenceHistory: [
@@ -85,5 +86,5 @@ export type AfterRevision = typeof Node.SELECT_STRATEGY | typeof Node.EXECUTE;
  * both are dispatched together (one superstep) rather than one wave after the other.
  */
 export function routeAfterRevision(state: AgentStateValue): AfterRevision {
-  return state.plan?.steps.some((s) => s.status === "failed") ? Node.SELECT_STRATEGY : Node.EXECUTE;
+  return planOf(state)?.steps.some((s) => s.status === "failed") ? Node.SELECT_STRATEGY : Node.EXECUTE;
 }

@@ -3,6 +3,7 @@ import { Send, task, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ExecutionFeedback } from "../src/domain/feedback.js";
 import type { Notification, Progress } from "../src/domain/notification.js";
 import type { TaskStep } from "../src/domain/plan.js";
+import { planOf, planWrites } from "../src/domain/plan-state.js";
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { runEagerly } from "../src/planning/run-eagerly.js";
 import { applyFeedback, callOrder, dependencyInputs, lookahead } from "../src/planning/schedule.js";
@@ -31,8 +32,8 @@ type StepTaskResult = ({ ran: true } & WorkerStepOutcome) | { ran: false };
  */
 export function executeNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
-    if (!state.plan) throw new Error("execute reached without a plan");
-    const before = state.plan;
+    const before = planOf(state);
+    if (!before) throw new Error("execute reached without a plan");
     const notifications: Notification[] = [];
     // Everything is announced in the order it happened, the moment this node knows it.
     const tell = (n: Notification) => {
@@ -196,7 +197,14 @@ export function executeNode(deps: NodeDeps) {
       for (const stepId of tasks.keys()) open(stepId, null);
       await Promise.allSettled(tasks.values());
     }
-    return { plan, feedback, notifications, progress, status: "executing", ...latestToolApproval(state) };
+    return {
+      ...planWrites(before, plan),
+      feedback,
+      notifications,
+      progress,
+      status: "executing",
+      ...latestToolApproval(state),
+    };
   };
 }
 
@@ -272,7 +280,7 @@ export type AfterExecute = Send[] | typeof Node.SYNTHESIZE;
  * subgraph in this superstep (in parallel, so several can wait at once); with none, synthesize.
  */
 export function routeAfterExecute(state: AgentStateValue): AfterExecute {
-  const plan = state.plan;
+  const plan = planOf(state);
   const running = plan?.steps.filter((s) => s.status === "running") ?? [];
   if (!plan || running.length === 0) return Node.SYNTHESIZE;
   return running.map(

@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { planOf } from "../src/domain/plan-state.js";
 import { finalStatus } from "../src/reflection/reflect.js";
 import { buildReport } from "../src/transparency/report.js";
 import { notification } from "../src/transparency/notify.js";
@@ -24,10 +25,11 @@ export function finalizeNode(deps: NodeDeps) {
  */
 function finalizeRun(deps: NodeDeps, state: AgentStateValue, config: LangGraphRunnableConfig): AgentStateUpdate {
   // The same rule REFLECT applies: a status is never assumed "completed", it is derived from the steps.
-  const status = finalStatus(state.status, state.plan);
+  const plan = planOf(state);
+  const status = finalStatus(state.status, plan);
   const report = buildReport({
     request: state.request.userIntent,
-    plan: state.plan,
+    plan,
     feedback: state.feedback,
     revisions: state.revisions,
     confidenceHistory: state.confidenceHistory,
@@ -53,7 +55,7 @@ function finalizeRun(deps: NodeDeps, state: AgentStateValue, config: LangGraphRu
     input: `${state.feedback.length} feedback entries`,
     decision: status,
     reasoning: report.summary.outcome,
-    confidenceAfter: state.plan?.confidence ?? null,
+    confidenceAfter: plan?.confidence ?? null,
     ...(report.summary.tokens
       ? {
           cost: report.summary.tokens.costUsd,

@@ -1,4 +1,5 @@
 import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { planOf, planWrites } from "../src/domain/plan-state.js";
 import type { ApprovalRecord, InterruptRequest } from "../src/domain/approval.js";
 import { legacyNext, nextOf, type Next } from "../src/domain/next.js";
 import { abortBelowApproval, checkAbortBelow } from "../src/confidence/abort-below.js";
@@ -32,7 +33,7 @@ export function humanInterruptNode(deps: NodeDeps) {
     // Nothing shown to a person: an edited state cleared the request (Studio's fork that records a decision as
     // human_interrupt writes `pendingInterrupt: null` and a status). The run goes on as that edit says.
     if (!request) return { next: legacyNext(state) };
-    const plan = state.plan!;
+    const plan = planOf(state)!;
     // A chat client's reply comes as a message, not a resume: it answers the first ask (src/chat/conversation.ts).
     const fromChat = answerFromChat(state.messages, request);
     let payload = interruptPayload(request, fromChat && !fromChat.ok ? fromChat.reason : undefined);
@@ -120,7 +121,7 @@ export function humanInterruptNode(deps: NodeDeps) {
       // An adjusted plan is a new plan (its confidence point says so); a step re-run after a person's check is not.
       revision = adjusted
         ? {
-            plan: effect.plan,
+            ...planWrites(plan, effect.plan),
             confidenceHistory: [
               confidencePoint(
                 effect.plan.confidence,
@@ -128,7 +129,7 @@ export function humanInterruptNode(deps: NodeDeps) {
               ),
             ],
           }
-        : { plan: effect.plan };
+        : planWrites(plan, effect.plan);
     }
     if (effect.skip && taskId) {
       const step = plan.steps.find((s) => s.id === taskId)!;
@@ -141,7 +142,7 @@ export function humanInterruptNode(deps: NodeDeps) {
         ),
       );
       revision = {
-        plan: effect.skip.plan,
+        ...planWrites(plan, effect.skip.plan),
         revisions: [effect.skip.revision],
         revisionCount: state.revisionCount + 1,
         confidenceHistory: [

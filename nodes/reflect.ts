@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { planOf, planWrites } from "../src/domain/plan-state.js";
 import { ConfidenceCalibrator } from "../src/confidence/calibrator.js";
 import { isReactive } from "../src/workers/reactive.js";
 import { clampConfidence, confidencePoint } from "../src/confidence/update.js";
@@ -11,7 +12,7 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 /** REFLECT: learn from the episode — lessons, the confidence the outcome earned, the episode and the plan's outcome (for calibration) in the store. */
 export function reflectNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
-    const plan = state.plan!;
+    const plan = planOf(state)!;
     const status = finalStatus(state.status, plan);
     const initial = state.plannedConfidence ?? state.confidenceHistory[0]?.value ?? plan.confidence;
     const reflection = reflectOnRun({
@@ -86,7 +87,7 @@ export function reflectNode(deps: NodeDeps) {
         ? "outcome: every needed step succeeded"
         : `outcome: ${reflection.unrecoveredSteps.length} step(s) not recovered`;
     return {
-      plan: { ...plan, confidence },
+      ...planWrites(plan, { ...plan, confidence }),
       status,
       reflection: { lessons: [...lessons, ...learned], unrecoveredSteps: reflection.unrecoveredSteps },
       confidenceHistory: delta === 0 ? [] : [confidencePoint(confidence, reason)],

@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { planOf, planWrites } from "../src/domain/plan-state.js";
 import { abortBelowApproval, checkAbortBelow, plannedChange, withAbortReason } from "../src/confidence/abort-below.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { CandorError } from "../src/errors.js";
@@ -30,7 +31,7 @@ const BEFORE = " Before that: ";
 export function replanWithGuidanceNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const next = nextOf(state);
-    const current = state.plan;
+    const current = planOf(state);
     if (next.kind !== "replan" || !current) return lostGuidance(state, config);
     const guidance = next;
     const request = guidedRequest(state.request, guidance.text);
@@ -111,7 +112,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
         understanding: plan.understanding,
       });
       return {
-        plan,
+        ...planWrites(current, plan),
         request,
         // The plan that runs is this one: calibration learns from its planner's score, not the rejected plan's.
         plannedConfidence: fresh.raw.confidence,
@@ -186,7 +187,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       confidenceAfter: revision.confidenceAfter,
     });
     return {
-      plan,
+      ...planWrites(current, plan),
       // Kept, so a later recovery that re-reads the request (RETRY_WITH_PARAMS) or another replan starts from it.
       request,
       next: { kind: stop ? "ask" : "execute" },

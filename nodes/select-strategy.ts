@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { planOf } from "../src/domain/plan-state.js";
 import type { StrategyType } from "../src/domain/revision.js";
 import { askReasonerForRecovery } from "../src/replanning/ask-reasoner.js";
 import { failureToAskAbout, selectStrategy } from "../src/replanning/select.js";
@@ -16,7 +17,7 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
  */
 export function selectStrategyNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
-    const plan = state.plan!;
+    const plan = planOf(state)!;
     const args = {
       plan,
       feedback: state.feedback,

@@ -4,7 +4,8 @@ import { ApprovalRecord, InterruptRequest, ToolCallDecision } from "../src/domai
 import { ExecutionFeedback } from "../src/domain/feedback.js";
 import { Notification, Progress } from "../src/domain/notification.js";
 import { Next } from "../src/domain/next.js";
-import { Plan, TaskStep } from "../src/domain/plan.js";
+import { PlanDefinition, PlanRuns, TaskStep } from "../src/domain/plan.js";
+import { mergeRuns } from "../src/domain/plan-state.js";
 import { ExecutionReport, RunStatus } from "../src/domain/report.js";
 import { PlanningRequest } from "../src/domain/request.js";
 import { defaultStateSettings, mergeSettings, RunSettingsPatch, StateSettings } from "../src/domain/config.js";
@@ -55,8 +56,20 @@ export const AgentState = new StateSchema({
     inputSchema: RunSettingsPatch,
     reducer: mergeSettings,
   }),
-  /** The current plan; strategies revise it in place (partial replanning). */
-  plan: latest(Plan.nullable().default(null)),
+  /**
+   * The current plan's definition; strategies revise it in place (partial replanning). What happened to its steps
+   * is in `runs`; code reads the two joined, with `planOf(state)` (src/domain/plan-state.ts).
+   */
+  plan: latest(PlanDefinition.nullable().default(null)),
+  /**
+   * The run-state of the plan's steps (status, result, attempts…), by step id. Writes are merged step by step
+   * into the runs of the same plan, so a pass that runs three steps writes three small records, not the plan;
+   * a write for another plan replaces them (`mergeRuns`). Stored as deltas, like `plan`.
+   */
+  runs: new DeltaValue(PlanRuns.nullable().default(null), {
+    inputSchema: PlanRuns,
+    reducer: mergeRuns,
+  }),
   /**
    * The planner's own confidence in the plan that runs, before calibration: what REFLECT records as the outcome's
    * confidence. Set by UNDERSTAND, and again when a plan not yet approved is made again with a person's guidance.

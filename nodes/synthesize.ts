@@ -1,4 +1,5 @@
 import { RunnableLambda } from "@langchain/core/runnables";
+import { planOf, planWrites } from "../src/domain/plan-state.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Notification } from "../src/domain/notification.js";
 import { failIncompleteSteps, judgeReview, missingFromAnswer, withMissingListed } from "../src/planning/coverage.js";
@@ -40,7 +41,7 @@ function underNodeConfig<T>(
  */
 export function synthesizeNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
-    const plan = state.plan!;
+    const plan = planOf(state)!;
     const failed = plan.steps.filter((s) => s.status === "failed");
     if (failed.length > 0) {
       deps.decisionLog.record({
@@ -103,7 +104,7 @@ export function synthesizeNode(deps: NodeDeps) {
           });
         }
         emitNotifications(config, told);
-        return { plan: revised, feedback, notifications: told, status: "replanning" };
+        return { ...planWrites(plan, revised), feedback, notifications: told, status: "replanning" };
       }
     }
     emitNotifications(config, told);
@@ -125,5 +126,5 @@ export type AfterSynthesize = typeof Node.SELECT_STRATEGY | typeof Node.REFLECT;
 
 /** Failed steps (a tool's failure, or a result a review found does not answer its part) → select_strategy; else reflect. */
 export function routeAfterSynthesize(state: AgentStateValue): AfterSynthesize {
-  return state.plan?.steps.some((s) => s.status === "failed") ? Node.SELECT_STRATEGY : Node.REFLECT;
+  return planOf(state)?.steps.some((s) => s.status === "failed") ? Node.SELECT_STRATEGY : Node.REFLECT;
 }

@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { definitionOf } from "../src/domain/plan-state.js";
 import { needsPlanApproval, planApprovalRequest, type HumanApprovalRequest } from "../src/domain/approval.js";
 import { understandingNotes } from "../src/domain/understanding.js";
 import { resolveRunSettings, settingsNote } from "../src/domain/config.js";
@@ -163,7 +164,9 @@ export function understandNode(deps: NodeDeps) {
     return {
       startedAt,
       settings,
-      plan,
+      // Its steps have not run: no run-state is written (a `runs` left from an earlier plan of the thread is for
+      // another plan id, and never read as this one's).
+      plan: definitionOf(plan),
       planNotes: notes,
       pendingInterrupt,
       next: { kind: needsApproval ? "ask" : "execute" },

@@ -6,6 +6,7 @@
  * the invariants judge what happened, not what was printed.
  */
 import { spawn } from "node:child_process";
+import { planOf } from "../../src/domain/plan-state.js";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "../../src/cli/program.js";
@@ -275,7 +276,7 @@ export async function driveScenario(s: Scenario, box: Sandbox, opts: DriveOption
       continue;
     }
     const w = current.waitingFor as Waiting & { plan?: PlanView };
-    const plan = (current.values?.plan ?? null) as PlanView | null;
+    const plan: PlanView | null = current.values ? planOf(current.values) : null;
     // Keyed by what the thread has recorded, so a killed run that is asked again gets the same answer.
     const key = `${w.kind}:${"taskId" in w ? (w.taskId ?? "") : ""}:${snapshot(current).decisions}`;
     const attempt = attempts.get(key) ?? 0;

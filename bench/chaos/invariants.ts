@@ -4,6 +4,7 @@
  * each with one line that says what was wrong.
  */
 import type { Notification } from "../../src/domain/notification.js";
+import { planOf } from "../../src/domain/plan-state.js";
 import type { CommandRecord, RunRecord } from "./driver.js";
 import { COMMAND_TIMEOUT_MS } from "./driver.js";
 import type { LedgerRow } from "./inspect.js";
@@ -293,7 +294,7 @@ export function checkStatusReport(run: RunRecord): Violation[] {
     if (r.missing.length > 0)
       out.push({ invariant: "status-report", message: `completed but the report lists missing: ${r.missing[0]}` });
     if (!v.answer) out.push({ invariant: "status-report", message: "completed without an answer" });
-    const open = (v.plan?.steps ?? []).filter(
+    const open = (planOf(v)?.steps ?? []).filter(
       (s) =>
         s.status === "failed" ||
         s.status === "pending" ||

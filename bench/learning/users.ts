@@ -5,6 +5,7 @@
  * preference, never Candor's settings: it is not written to pass, and a preference Candor cannot learn fails.
  */
 import { z } from "zod";
+import { planOf } from "../../src/domain/plan-state.js";
 import { ActivitiesResult, Breakdown, FlightResult, HotelResult } from "../../examples/travel/tools.js";
 import { CITIES, flightsFor } from "../../examples/travel/catalog.js";
 
@@ -179,11 +180,8 @@ export interface Answer {
 }
 
 /** The answer of a finished run: the last done step whose result is a flight, a hotel, activities, a total. */
-export function answerOf(state: {
-  status: unknown;
-  plan: { steps: readonly { status: string; result?: unknown }[] } | null;
-}): Answer {
-  const done = (state.plan?.steps ?? []).filter((s) => s.status === "done").map((s) => s.result);
+export function answerOf(state: Parameters<typeof planOf>[0] & { status: unknown }): Answer {
+  const done = (planOf(state)?.steps ?? []).filter((s) => s.status === "done").map((s) => s.result);
   const last = <T>(schema: z.ZodType<T>): T | null => {
     for (const r of [...done].reverse()) {
       const p = schema.safeParse(r);

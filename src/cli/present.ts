@@ -1,4 +1,5 @@
 import path from "node:path";
+import { planOf } from "../domain/plan-state.js";
 import type { CandorEvent } from "../domain/notification.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { RunStatus } from "../domain/report.js";
@@ -205,7 +206,7 @@ export function presentOutcome(outcome: ThreadOutcome | "interrupted", threadId:
           status: v.status,
           finished: outcome.finished,
           answer: v.answer,
-          plan: v.plan,
+          plan: planOf(v),
           understanding: v.plan?.understanding ?? null,
           revisions: v.revisions,
           confidence: v.plan?.confidence ?? null,

@@ -7,3 +7,4 @@ export * from "./approval.js";
 export * from "./report.js";
 export * from "./reflection.js";
 export { CandorConfig, resolveRunSettings, SettingName, type ResolvedSettings, type SettingSource } from "./config.js";
+export * from "./plan-state.js";

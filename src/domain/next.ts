@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ApprovalRecord, InterruptRequest, planApprovalRequest } from "./approval.js";
 import { FailureClass } from "./feedback.js";
-import { Plan } from "./plan.js";
+import { Plan, type PlanDefinition, type PlanRuns } from "./plan.js";
+import { planOf } from "./plan-state.js";
 import { RunStatus } from "./report.js";
 import { PlanRevision, StrategyType } from "./revision.js";
 
@@ -49,7 +50,8 @@ const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "partial", 
 /** The public fields `legacyNext` reads: all still in the state. */
 export interface LegacyFields {
   status: RunStatus;
-  plan: Plan | null;
+  plan: Plan | PlanDefinition | null;
+  runs?: PlanRuns | null;
   pendingInterrupt: InterruptRequest | null;
   approval: ApprovalRecord | null;
   settings: { approvalThreshold: number };
@@ -75,7 +77,7 @@ export function legacyNext(s: LegacyFields): Next {
       kind: "replan",
       taskId: null,
       text: s.approval.guidance,
-      request: planApprovalRequest(s.plan, s.settings.approvalThreshold),
+      request: planApprovalRequest(planOf(s)!, s.settings.approvalThreshold),
     };
   }
   if (s.status === "replanning") return { kind: "choose_recovery" };

@@ -42,7 +42,12 @@ export const MissingInput = z.object({
 });
 export type MissingInput = z.infer<typeof MissingInput>;
 
-export const TaskStep = z.object({
+/**
+ * What a step is: what it does, with what, after what, and where it came from. Set when the plan is made or
+ * revised (understand, a replanning strategy, a person's guidance), never by running it. Stored in the state's
+ * `plan`; its run-state is stored apart, in `runs` (see `StepRun`, `planView`).
+ */
+export const StepDefinition = z.object({
   id: z
     .string()
     .min(1)
@@ -63,18 +68,26 @@ export const TaskStep = z.object({
   estimates: Estimates.default({ durationMs: 1000, cost: 0 }),
   /** Position in the plan (seed 002 `order`); dependencies must come earlier. */
   order: z.number().int().min(0).default(0),
-  status: StepStatus.default("pending"),
-  result: z.unknown().nullable().default(null),
-  /** Attempts made by the worker in the latest dispatch. */
-  attempts: z.number().int().min(0).default(0),
-  /** How many times execute has dispatched the step (re-runs after ADJUST_PARAMETERS count too). */
-  dispatches: z.number().int().min(0).default(0),
   /** Worker types that already failed this step's lineage: RETRY_DIFFERENT_AGENT never picks them again. */
   failedWorkers: z.array(z.string()).default([]),
   /** The step this one replaces (after a retry, workaround or decomposition), for the report and loop guards. */
   replaces: z.string().nullable().default(null),
   /** Every step id this one descends from through replacements, oldest first (failure counts follow it). */
   lineage: z.array(z.string()).default([]),
+});
+export type StepDefinition = z.infer<typeof StepDefinition>;
+
+/**
+ * What happened to a step in this run: written by execute, the worker and the strategies as it runs, stored in
+ * the state's `runs`, apart from its definition, so a pass that only runs steps writes only their run-state.
+ */
+export const StepRun = z.object({
+  status: StepStatus.default("pending"),
+  result: z.unknown().nullable().default(null),
+  /** Attempts made by the worker in the latest dispatch. */
+  attempts: z.number().int().min(0).default(0),
+  /** How many times execute has dispatched the step (re-runs after ADJUST_PARAMETERS count too). */
+  dispatches: z.number().int().min(0).default(0),
   /** Why the step was skipped, when it was, in plain language. */
   skipReason: z.string().nullable().default(null),
   /**
@@ -85,6 +98,13 @@ export const TaskStep = z.object({
   /** Optional inputs its latest dispatch ran without (set when it is dispatched; empty when it had them all). */
   missingInputs: z.array(MissingInput).default([]),
 });
+export type StepRun = z.infer<typeof StepRun>;
+
+/**
+ * A step as code reads it: its definition joined with its run-state (`planView`). Every function over a plan
+ * takes this view; only the state stores the two apart.
+ */
+export const TaskStep = StepDefinition.extend(StepRun.shape);
 export type TaskStep = z.infer<typeof TaskStep>;
 export type TaskStepInput = z.input<typeof TaskStep>;
 
@@ -121,6 +141,26 @@ export const Plan = z.object({
 });
 export type Plan = z.infer<typeof Plan>;
 export type PlanInput = z.input<typeof Plan>;
+
+/**
+ * A plan as the state stores it: its steps' definitions, without their run-state (stored in `runs`). Strict: a
+ * step written with run-state (`status`, `result`…) is refused, not stripped, so an edit that meant to change
+ * what happened to a step is told to write `runs` instead of having its change silently dropped.
+ */
+export const PlanDefinition = Plan.extend({
+  steps: z.array(z.strictObject(StepDefinition.shape)).min(1, "a plan needs at least one step"),
+});
+export type PlanDefinition = z.infer<typeof PlanDefinition>;
+
+/**
+ * The run-state of a plan's steps, by step id, as the state stores it. Tagged with the plan it belongs to: a run
+ * written for another plan (a new request on the thread, whose steps reuse the ids) is never read as this one's.
+ */
+export const PlanRuns = z.object({
+  planId: z.string().min(1),
+  steps: z.record(z.string(), StepRun),
+});
+export type PlanRuns = z.infer<typeof PlanRuns>;
 
 /**
  * The understanding record as a model is asked for it (strict mode: every field required, values as text). The

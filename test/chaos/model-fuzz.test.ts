@@ -32,6 +32,7 @@ import { ToolRegistry } from "../../src/tools/registry.js";
 import type { Toolkit } from "../../src/tools/types.js";
 import { FakeOpenAIServer, type ScriptedResponse } from "../fakes/fake-openai-server.js";
 import { INJECTION, modelCorpus, VALID_PLAN, VALID_RECOVERY, VALID_SYNTHESIS, type ModelCase } from "./model-corpus.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const corpus = modelCorpus();
 const REQUEST = PlanningRequest.parse({
@@ -406,7 +407,7 @@ describe("the whole graph with a hostile model", () => {
 
       // No tool ran outside its step's grant, and nothing irreversible ran: nobody approved a booking.
       // A step replaced by a revision leaves the plan, but its feedback says which worker ran it.
-      const workerOf = new Map<string, string>(state.plan!.steps.map((s) => [s.id, s.workerType]));
+      const workerOf = new Map<string, string>(planOf(state)!.steps.map((s) => [s.id, s.workerType]));
       for (const f of state.feedback) if (f.workerType) workerOf.set(f.taskId, f.workerType);
       const graphRegistry = ToolRegistry.create([...toolkits, generalToolkit()]);
       for (const call of calls) {
@@ -417,7 +418,7 @@ describe("the whole graph with a hostile model", () => {
       expect(calls.map((x) => x.tool)).not.toContain("book_trip");
 
       // Every fallback said: a plan not the model's has a note saying so; an unused proposal has its reason.
-      if (state.plan!.createdBy !== "llm" && routed.fakes.plan.requests.length > 0)
+      if (planOf(state)!.createdBy !== "llm" && routed.fakes.plan.requests.length > 0)
         expect(state.planNotes.join(" ")).toMatch(/model/i);
       if (routed.fakes.recovery.requests.length > 0) {
         const told = [...notes, ...state.notifications.map((n) => `${n.title} ${n.message}`)].join(" ");

@@ -246,7 +246,7 @@ export function notificationsOf(
 }
 
 /** A valid plan made of the given steps, for router tests. */
-export function planOf(steps: PlanInput["steps"]): Plan {
+export function planWith(steps: PlanInput["steps"]): Plan {
   return Plan.parse({ planId: "plan-test", objective: "test", confidence: 0.8, steps });
 }
 
@@ -263,6 +263,7 @@ export function agentState(overrides: Partial<AgentStateValue> = {}): AgentState
       fixed: [],
     },
     plan: null,
+    runs: null,
     plannedConfidence: null,
     planNotes: [],
     feedback: [],

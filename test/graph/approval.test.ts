@@ -10,6 +10,7 @@ import {
   threadConfig,
   tripInput,
 } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const { agent } = agentsOnTempDb();
 /** The rules plan's confidence is 0.85, so this threshold always asks. */
@@ -31,8 +32,8 @@ describe("plan approval (a plan below the confidence threshold waits for a human
       decisions: ["approve", "reject", "adjust", "replan"],
     });
     expect(request.reasons.length).toBeGreaterThan(0);
-    expect(request.plan.steps.map((s) => s.id)).toEqual(out.plan!.steps.map((s) => s.id));
-    expect(request.planId).toBe(out.plan!.planId);
+    expect(request.plan.steps.map((s) => s.id)).toEqual(planOf(out)!.steps.map((s) => s.id));
+    expect(request.planId).toBe(planOf(out)!.planId);
 
     expect(out.feedback).toEqual([]);
     expect(a.calls.total()).toBe(0);
@@ -57,14 +58,14 @@ describe("plan approval (a plan below the confidence threshold waits for a human
     expect(done.status).toBe("rejected");
     expect(done.feedback).toEqual([]);
     expect(a.calls.total()).toBe(0);
-    expect(done.plan!.steps.every((s) => s.status === "pending")).toBe(true);
+    expect(planOf(done)!.steps.every((s) => s.status === "pending")).toBe(true);
     expect(done.failureReason).toMatch(/rejected by a human: too pricey/);
     expect(done.report!.summary).toMatchObject({ status: "rejected", stepsSucceeded: 0 });
     // Regression (issue 12 item 11): the report and the stored episode said the plan "worked as designed".
     expect(done.report!.lessonsLearned.join(" ")).not.toMatch(/worked as designed/);
     expect(done.report!.lessonsLearned[0]).toMatch(/^No step ran/);
     // A plan nobody ran says nothing about its quality: confidence is left as planned.
-    expect(done.plan!.confidence).toBe(0.85);
+    expect(planOf(done)!.confidence).toBe(0.85);
     expect((await a.graph.getState(config)).next).toEqual([]);
   });
 

@@ -8,6 +8,7 @@ import { compileAgent } from "../../graphs/agent.js";
 import { ConfidenceCalibrator, type PlanOutcome } from "../../src/confidence/calibrator.js";
 import { openPersistence, type SqlitePersistence } from "../../src/memory/persistence.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const TRIP = "Plan a 3-day trip from Madrid to Paris for 2 people";
 /** The rules planner's confidence for TRIP when the user has no failed episodes. */
@@ -54,14 +55,14 @@ describe("confidence calibration across runs (SQLite checkpointer and store)", (
     expect(out.status).toBe("completed");
     const reason =
       "calibrated from 0.85 to 0.75: over-confident in 100% of 12 past runs scored above 0.8 (12 outcomes)";
-    expect(out.plan!.confidenceReasons).toContain(reason);
+    expect(planOf(out)!.confidenceReasons).toContain(reason);
     // The planner's own score first, then the calibrated one, then REFLECT's +0.05 for a completed run.
     expect(out.confidenceHistory.map((p) => [p.value, p.reason])).toEqual([
       [RAW, "initial plan (rules)"],
       [0.75, reason],
       [0.8, "outcome: every needed step succeeded"],
     ]);
-    expect(decisionLog.entries.find((e) => e.operation === "plan" && e.planId === out.plan!.planId)).toMatchObject({
+    expect(decisionLog.entries.find((e) => e.operation === "plan" && e.planId === planOf(out)!.planId)).toMatchObject({
       confidenceBefore: RAW,
       confidenceAfter: 0.75,
     });
@@ -69,7 +70,7 @@ describe("confidence calibration across runs (SQLite checkpointer and store)", (
     const recorded = await calibrator.outcomes();
     expect(recorded).toHaveLength(13);
     // Recorded with the planner's raw score, not the calibrated 0.75, so calibration measures the planner.
-    expect(recorded[0]).toMatchObject({ planId: out.plan!.planId, confidence: RAW, success: true });
+    expect(recorded[0]).toMatchObject({ planId: planOf(out)!.planId, confidence: RAW, success: true });
     expect(recorded[0]!.executionMs).toBeGreaterThan(0);
   });
 
@@ -80,9 +81,11 @@ describe("confidence calibration across runs (SQLite checkpointer and store)", (
       "initial plan (rules)",
       "outcome: every needed step succeeded",
     ]);
-    expect(out.plan!.confidenceReasons.some((r) => r.startsWith("calibrated"))).toBe(false);
+    expect(planOf(out)!.confidenceReasons.some((r) => r.startsWith("calibrated"))).toBe(false);
     const recorded = await new ConfidenceCalibrator(persistence.store, "new_user").outcomes();
-    expect(recorded).toEqual([expect.objectContaining({ planId: out.plan!.planId, confidence: RAW, success: true })]);
+    expect(recorded).toEqual([
+      expect.objectContaining({ planId: planOf(out)!.planId, confidence: RAW, success: true }),
+    ]);
   });
 
   it("calibrates before the approval check, so the lowered score asks a human, and a rejected plan is not recorded", async () => {

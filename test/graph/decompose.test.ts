@@ -7,6 +7,7 @@ import {
   tripInput,
   type Agent,
 } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 // Issue 3 / seed 000 scenario 5: DECOMPOSE never happened in a travel run; a too-long trip or the `complex` fault
 // must now recover through it, end to end, on a real SQLite checkpointer.
@@ -21,7 +22,7 @@ const TEN_DAYS = "Plan a 10-day trip from Madrid to Rome for 2 people";
 describe("a 10-day trip: search_activities refuses it as too complex, DECOMPOSE plans it in two steps", async () => {
   const a = agent();
   const out = await a.graph.invoke(tripInput(TEN_DAYS), threadConfig("ten-days"));
-  const step = (id: string) => out.plan!.steps.find((s) => s.id === id);
+  const step = (id: string) => planOf(out)!.steps.find((s) => s.id === id);
 
   it("completes with exactly one revision, DECOMPOSE of the activities step", () => {
     expect(out.status).toBe("completed");
@@ -102,7 +103,7 @@ describe("the `complex` fault on a trip one call could plan", () => {
 
     const healthy = await agent().graph.invoke(tripInput(EASY_TRIP), threadConfig("complex-healthy"));
     const itinerary = (o: typeof out) =>
-      (o.plan!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string }).itinerary;
+      (planOf(o)!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string }).itinerary;
     expect(itinerary(out)).toBe(itinerary(healthy));
   });
 });

@@ -3,6 +3,7 @@ import { compileAgent } from "../../graphs/agent.js";
 import { FixedPlanReasoner, dagPlan, dagToolkit, type DagStep } from "../../bench/fixtures.js";
 import type { Toolkit } from "../../src/tools/types.js";
 import { openTestDatabase, tempDir, threadConfig } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 /**
  * Steps become ready in an order that depends on timing (d1 before c2 here), while EXECUTE's tasks must be called
@@ -70,7 +71,7 @@ describe("an eager pass cut off mid-way", () => {
       // Each finished step was replayed from its saved result: called once in all; d2, cut off, ran again.
       expect(Object.fromEntries(calls)).toEqual({ c1: 1, c2: 1, c3: 1, d1: 1, e1: 1, d2: 2 });
       // And every result is its own step's.
-      for (const step of final.plan!.steps) {
+      for (const step of planOf(final)!.steps) {
         expect(step.status).toBe("done");
         expect(step.result).toMatchObject({ summary: `${step.id} done` });
       }

@@ -10,6 +10,7 @@ import {
   tripInput,
   valuesOf,
 } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 // Issue 3 / seed 000 scenario 6: a budget far below anything the catalog offers burnt every revision on price caps
 // no search could meet (flight under $33, hotel under $36) before a human heard that the budget was the problem.
@@ -56,7 +57,7 @@ describe("a budget even the cheapest options exceed", () => {
       config,
     );
     expect(done.status).toBe("partial");
-    const status = Object.fromEntries(done.plan!.steps.map((s) => [s.id, s.status]));
+    const status = Object.fromEntries(planOf(done)!.steps.map((s) => [s.id, s.status]));
     expect(status).toMatchObject({
       flight: "done",
       hotel: "done",
@@ -91,7 +92,7 @@ describe("a budget the cheapest options fit", () => {
       "ADJUST_PARAMETERS:budget_status",
       "FIND_WORKAROUND:hotel",
     ]);
-    const steps = new Map(out.plan!.steps.map((s) => [s.id, s]));
+    const steps = new Map(planOf(out)!.steps.map((s) => [s.id, s]));
     expect(steps.get("flight")!.params.maxCost).toBeGreaterThanOrEqual(482);
     expect(steps.get("hotel_alt")!.params.maxCost).toBeGreaterThanOrEqual(392);
     const status = steps.get("budget_status")!.result as { withinBudget: boolean; total: number };

@@ -10,6 +10,7 @@ import {
   tripInput,
   type Agent,
 } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 describe("a fault-free trip on a SQLite checkpointer", () => {
   const tmp = tempDir();
@@ -30,15 +31,15 @@ describe("a fault-free trip on a SQLite checkpointer", () => {
     expect(out.failureReason).toBeNull();
     expect(out.revisionCount).toBe(0);
     expect(out.revisions).toEqual([]);
-    const steps = out.plan!.steps;
+    const steps = planOf(out)!.steps;
     expect(steps.map((s) => s.id).sort()).toEqual(["activities", "budget_status", "flight", "hotel", "itinerary"]);
     expect(steps.every((s) => s.status === "done")).toBe(true);
     for (const step of steps) expect(out.answer).toContain((step.result as { summary: string }).summary);
   });
 
   it("records exactly one SUCCESS per step and calls each planned tool once", () => {
-    expect(out.feedback).toHaveLength(out.plan!.steps.length);
-    for (const step of out.plan!.steps) {
+    expect(out.feedback).toHaveLength(planOf(out)!.steps.length);
+    for (const step of planOf(out)!.steps) {
       const mine = out.feedback.filter((f) => f.taskId === step.id);
       expect(mine.map((f) => f.feedbackType)).toEqual(["SUCCESS"]);
       expect(mine[0]!.workerType).toBe(step.workerType);
@@ -54,7 +55,7 @@ describe("a fault-free trip on a SQLite checkpointer", () => {
 
   it("writes a post-execution report with summary, tasks, confidence evolution and lessons", () => {
     const report = out.report!;
-    expect(report.planId).toBe(out.plan!.planId);
+    expect(report.planId).toBe(planOf(out)!.planId);
     expect(report.summary).toMatchObject({
       status: "completed",
       stepsSucceeded: 5,
@@ -65,7 +66,7 @@ describe("a fault-free trip on a SQLite checkpointer", () => {
     });
     expect(report.summary.totalDurationMs).toBeGreaterThan(0);
     expect(report.tasks.map((t) => [t.id, t.status, t.lastFeedback])).toEqual(
-      out.plan!.steps.map((s) => [s.id, "done", "SUCCESS"]),
+      planOf(out)!.steps.map((s) => [s.id, "done", "SUCCESS"]),
     );
     expect(report.confidenceEvolution[0]).toMatchObject({ value: 0.85 });
     expect(report.confidenceEvolution[0]!.reason).toMatch(/initial plan/);
@@ -79,7 +80,7 @@ describe("a fault-free trip on a SQLite checkpointer", () => {
     expect(episodes).toHaveLength(1);
     expect(episodes[0]).toMatchObject({
       threadId: "happy",
-      planId: out.plan!.planId,
+      planId: planOf(out)!.planId,
       status: "completed",
       request: EASY_TRIP,
       failures: [],
@@ -96,7 +97,7 @@ describe("a fault-free trip on a SQLite checkpointer", () => {
     expect(history.filter((s) => s.next.includes(Node.EXECUTE))).toHaveLength(1);
     const order = out.feedback.map((f) => f.taskId);
     expect(order.slice(0, 3).sort()).toEqual(["activities", "flight", "hotel"]);
-    const byId = new Map(out.plan!.steps.map((s) => [s.id, s]));
+    const byId = new Map(planOf(out)!.steps.map((s) => [s.id, s]));
     for (const [i, id] of order.entries()) {
       const finishedBefore = new Set(order.slice(0, i));
       expect(

@@ -19,6 +19,7 @@ import {
   tripInput,
   type Agent,
 } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 /*
  * Issue 4 item 2: an escalation answered with `retry` and new parameters, or with `replan` and guidance. The
@@ -46,7 +47,7 @@ describe("retry with new parameters", () => {
     const done = await a.graph.invoke(new Command({ resume: { decision: "retry", params: { radiusKm: 20 } } }), config);
     expect(done.status).toBe("completed");
     expect(done.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`)).toEqual(["RETRY_WITH_PARAMS:hotel"]);
-    expect(done.plan!.steps.find((s) => s.id === "hotel_retry")).toMatchObject({
+    expect(planOf(done)!.steps.find((s) => s.id === "hotel_retry")).toMatchObject({
       status: "done",
       params: { radiusKm: 20 },
     });
@@ -93,10 +94,10 @@ describe("replan with guidance on a plan not yet approved", () => {
     );
     expect(done.status).toBe("completed");
     expect(done.request.userIntent).toBe("Go to Rome instead. Plan a 4-day trip to Atlantis from Paris");
-    expect(done.plan!.steps.find((s) => s.id === "hotel")!.params.city).toBe("Rome");
+    expect(planOf(done)!.steps.find((s) => s.id === "hotel")!.params.city).toBe("Rome");
     expect(done.plannedConfidence).toBe(0.85);
     const [outcome] = await new ConfidenceCalibrator(a.persistence.store, user).outcomes();
-    expect(outcome).toMatchObject({ planId: done.plan!.planId, confidence: 0.85, success: true });
+    expect(outcome).toMatchObject({ planId: planOf(done)!.planId, confidence: 0.85, success: true });
   });
 });
 
@@ -106,7 +107,7 @@ describe("replan with guidance", () => {
     const config = threadConfig("replan");
     await escalated(a, "replan");
     const waiting = (await a.graph.getState(config)).values as AgentStateValue;
-    const before = waiting.plan!.steps.find((s) => s.id === "flight")!.result;
+    const before = planOf(waiting)!.steps.find((s) => s.id === "flight")!.result;
     const done = await a.graph.invoke(
       new Command({ resume: { type: "response", args: "Keep it under 5000 dollars" } }),
       config,
@@ -117,11 +118,11 @@ describe("replan with guidance", () => {
     expect(revision.changes[1]).toMatch(/Keep 2 finished step\(s\)/);
     expect(done.approval).toMatchObject({ decision: "replan", guidance: "Keep it under 5000 dollars" });
     // The guidance reached the plan: the budget check now has the person's budget.
-    expect(done.plan!.steps.find((s) => s.tools[0] === "check_budget")!.params.budget).toBe(5000);
+    expect(planOf(done)!.steps.find((s) => s.tools[0] === "check_budget")!.params.budget).toBe(5000);
     // Finished searches were not repeated; the hotel ran again under a new id (the failed one is never reused).
     expect(a.calls.all()).toMatchObject({ search_flights: 1, search_activities: 1, search_hotels: 2 });
-    expect(done.plan!.steps.find((s) => s.id === "flight")!.result).toEqual(before);
-    expect(done.plan!.steps.some((s) => s.id === "hotel_g2" && s.status === "done")).toBe(true);
+    expect(planOf(done)!.steps.find((s) => s.id === "flight")!.result).toEqual(before);
+    expect(planOf(done)!.steps.some((s) => s.id === "hotel_g2" && s.status === "done")).toBe(true);
     expect(done.next).toEqual({ kind: "end" });
   });
 

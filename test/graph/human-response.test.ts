@@ -14,6 +14,7 @@ import {
   threadConfig,
   tripInput,
 } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const tmp = tempDir();
 const opened: SqlitePersistence[] = [];
@@ -71,10 +72,10 @@ describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, ag
       config,
     );
     expect(done.status).toBe("completed");
-    const hotel = done.plan!.steps.find((s) => s.id === "hotel")!;
+    const hotel = planOf(done)!.steps.find((s) => s.id === "hotel")!;
     expect(hotel.params.nights).toBe(3);
     expect(hotel.result).toMatchObject({ nights: 3 });
-    expect(done.plan!.createdBy).toBe("human");
+    expect(planOf(done)!.createdBy).toBe("human");
     expect(done.approval).toMatchObject({
       decision: "adjust",
       adjustments: [{ taskId: "hotel", field: "params", newValue: steps.hotel!.params }],
@@ -100,7 +101,7 @@ describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, ag
       config,
     );
     expect(done.status).toBe("completed");
-    expect(done.plan!.steps.find((s) => s.id === "hotel")!.result).toMatchObject({ nights: 4 });
+    expect(planOf(done)!.steps.find((s) => s.id === "hotel")!.result).toMatchObject({ nights: 4 });
     expect(done.approval).toMatchObject({
       decision: "adjust",
       by: "ops",
@@ -131,7 +132,7 @@ describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, ag
     const waiting = await graph.getState(config);
     expect(waiting.tasks.map((t) => t.name)).toEqual([Node.HUMAN_INTERRUPT]);
     expect(waiting.values.status).toBe("awaiting_approval");
-    expect(waiting.values.plan.createdBy).toBe("rules");
+    expect(planOf(waiting.values)!.createdBy).toBe("rules");
     expect(waiting.values.feedback).toEqual([]);
 
     // Still resumable: ignore rejects the plan.
@@ -146,11 +147,11 @@ describe("plan approval answered with LangGraph's HumanResponse (Agent Inbox, ag
     const [payload] = interruptValues(again);
     // The guidance reached the plan; nothing ran, and guidance is not an approval (0.85 is still below 0.99).
     expect(again.request.userIntent).toBe(`We are 4 people. ${EASY_TRIP}`);
-    expect(again.plan!.steps.find((s) => s.id === "flight")!.params.travellers).toBe(4);
+    expect(planOf(again)!.steps.find((s) => s.id === "flight")!.params.travellers).toBe(4);
     expect(again.feedback).toEqual([]);
     expect(payload).toMatchObject({
       kind: "plan_approval",
-      planId: again.plan!.planId,
+      planId: planOf(again)!.planId,
       plan: {
         steps: expect.arrayContaining([
           expect.objectContaining({ params: expect.objectContaining({ travellers: 4 }) }),

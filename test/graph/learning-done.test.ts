@@ -6,6 +6,7 @@ import { revokeAdjustment, userMemory } from "../../src/reflection/memory-view.j
 import { collectMetrics } from "../../src/reflection/collect-metrics.js";
 import { agentsOnTempDb, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
 import { travelRegistry } from "../fakes/toolkit-fixtures.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 // Issue 12's "done when": a user who rejects three answers for the same reason, in three different words, gets a
 // better answer on the fourth run, is told which lesson did it, and can revoke it; another user is unaffected.
@@ -16,7 +17,7 @@ const trip = (to: string) => `Plan a 3-day trip from Madrid to ${to} for 2 peopl
 async function run(a: Agent, thread: string, user: string, to: string) {
   const out = await a.graph.invoke(tripInput(trip(to), {}, user), threadConfig(thread));
   expect(out.status).toBe("completed");
-  const hotel = out.plan!.steps.find((s) => s.tools[0] === "search_hotels")!;
+  const hotel = planOf(out)!.steps.find((s) => s.tools[0] === "search_hotels")!;
   return { out, hotel, result: hotel.result as { name: string; rating: number; stars: number } };
 }
 
@@ -67,7 +68,7 @@ describe("learning that changes the next run (issue 12 done-when; seed 001 scena
         `^Applied from reflection ${minRating.reflectionId}: search_hotels priority 'recommended' → 'quality' on hotel .*Revoke it with: candor memory revoke adj-\\w+ --user ana$`,
       ),
     );
-    expect(fourth.out.plan!.learned.map((l) => l.adjustmentId)).toEqual(active.map((x) => x.id));
+    expect(planOf(fourth.out)!.learned.map((l) => l.adjustmentId)).toEqual(active.map((x) => x.id));
     expect(fourth.result.rating).toBeGreaterThanOrEqual(8);
     expect(fourth.result.stars).toBe(5);
 

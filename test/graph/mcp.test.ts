@@ -20,6 +20,7 @@ import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
 import { interruptValues, tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
 import { PlannedReasoner } from "../fakes/notes-toolkit.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 /** The filesystem MCP server from npm (a dev dependency), started by these tests with the Node running them. */
 const FS_SERVER = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
@@ -109,7 +110,7 @@ describe("an MCP server's tools as a Candor toolkit", () => {
     expect((listed.outputs.result as { text: string }).text).toMatch(/\[FILE\] notes\.txt[\s\S]*\[FILE\] todo\.md/);
     // The planned call needed no model; the model was offered only the fs worker's tools.
     expect(model.offered[0]!.every((n) => n.startsWith("fs_"))).toBe(true);
-    expect(done.plan!.steps.find((s) => s.id === "read")!.result).toMatchObject({
+    expect(planOf(done)!.steps.find((s) => s.id === "read")!.result).toMatchObject({
       text: "MCP tools are Candor tools.\n",
     });
   });

@@ -11,6 +11,7 @@ import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
 import { tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
 import { workspaceModelPlan } from "../fakes/model-plans.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 // Regression: with a model plan whose reading step left its arguments to the worker's model, "three" in "read the
 // three largest files in src/ ..." was named as used by no step, so the run asked for plan approval even at
@@ -72,11 +73,11 @@ describe("a model plan with a model-driven reading step, through the graph (fake
       "The three largest files are an engine, a parser and a formatter.",
     ]);
     const done = await a.graph.invoke(tripInput(REQUEST, { approvalThreshold: 0 }), threadConfig("md-three"));
-    expect(done.plan!.understanding.unaccounted).toEqual([]);
-    expect(done.plan!.confidenceReasons.join(" ")).not.toMatch(/served nothing/);
+    expect(planOf(done)!.understanding.unaccounted).toEqual([]);
+    expect(planOf(done)!.confidenceReasons.join(" ")).not.toMatch(/served nothing/);
     // One invoke ran the whole plan: no approval was asked on the way.
     expect(done.pendingInterrupt).toBeNull();
-    expect(done.plan!.steps.map((s) => s.status)).toEqual(["done", "done", "done", "done"]);
+    expect(planOf(done)!.steps.map((s) => s.status)).toEqual(["done", "done", "done", "done"]);
     expect(done.status).toBe("completed");
     a.fake.assertConsumed();
   });
@@ -84,7 +85,7 @@ describe("a model plan with a model-driven reading step, through the graph (fake
   it("still names a number the model-driven step does not restate, and asks before running", async () => {
     const a = await workspaceAgent([{ json: plan("Read the largest files in src/") }]);
     const paused = await a.graph.invoke(tripInput(REQUEST, { approvalThreshold: 0 }), threadConfig("md-unsaid"));
-    expect(paused.plan!.understanding.unaccounted).toEqual([
+    expect(planOf(paused)!.understanding.unaccounted).toEqual([
       { text: "three", kind: "number", why: "no step uses this number" },
     ]);
     expect(paused.status).toBe("awaiting_approval");

@@ -13,6 +13,7 @@ import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 import { NOTES, notesToolkit, PlannedReasoner, PUBLISH_STEP } from "../fakes/notes-toolkit.js";
 import { createChatModel } from "../../src/reasoning/model.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const { serve } = scriptedServersPerTest();
 const tmp = tempDir();
@@ -67,7 +68,7 @@ describe("model-driven workers (a step whose call the plan does not determine)",
     const f = done.feedback.find((x) => x.taskId === "count")!;
     expect(f).toMatchObject({ feedbackType: "SUCCESS", tool: "count_words", attempt: 3 });
     expect(f.outputs).toEqual({ result: { words: 5 }, answer: "The readme has 5 words." });
-    expect(done.plan!.steps[0]!.result).toEqual({ words: 5 });
+    expect(planOf(done)!.steps[0]!.result).toEqual({ words: 5 });
     // The model saw the first result before it asked for the second tool.
     expect(toolRepliesSeen(model, 1)).toEqual([
       ["read_note", "success", JSON.stringify({ name: "readme", text: NOTES.readme })],
@@ -152,7 +153,7 @@ describe("model-driven workers (a step whose call the plan does not determine)",
     expect(done.revisions.map((r) => [r.strategy, r.failedTaskId, r.failureClass])).toEqual([
       ["RETRY_DIFFERENT_AGENT", "read", "no_result"],
     ]);
-    const retry = done.plan!.steps.find((s) => s.replaces === "read")!;
+    const retry = planOf(done)!.steps.find((s) => s.replaces === "read")!;
     expect(retry).toMatchObject({ workerType: "general", tools: ["read_note"], status: "done" });
     expect(a.calls.count("read_note")).toBe(4);
     expect(done.status).toBe("completed");
@@ -229,7 +230,7 @@ describe("model-driven workers (a step whose call the plan does not determine)",
     const a = agent([COUNT_STEP], model);
     const done = await a.graph.invoke(tripInput("count the words of the readme note"), threadConfig("wire"));
     expect(done.status).toBe("completed");
-    expect(done.plan!.steps[0]!.result).toEqual({ words: 5 });
+    expect(planOf(done)!.steps[0]!.result).toEqual({ words: 5 });
     expect(a.calls.all()).toEqual({ read_note: 1, count_words: 1 });
     const offered = fake.requests[0]!.body.tools!.map((t) => t.function.name).sort();
     expect(offered).toEqual(["count_words", "publish_note", "read_note"]);

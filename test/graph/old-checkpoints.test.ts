@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Node } from "../../nodes/names.js";
 import type { AgentStateValue } from "../../nodes/state.js";
 import { EASY_TRIP, agentsOnTempDb, interruptValues, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 /*
  * Threads checkpointed before the state had `next`: they carry `pendingStrategy` and `guidance` and no `next`.
@@ -94,7 +95,7 @@ describe("a thread checkpointed before `next` existed", () => {
           comment: null,
           by: "cli",
           at: new Date().toISOString(),
-          confidence: waiting.plan!.confidence,
+          confidence: planOf(waiting)!.confidence,
           adjustments: null,
           params: null,
           guidance: "Go to Rome instead",
@@ -111,6 +112,6 @@ describe("a thread checkpointed before `next` existed", () => {
     const done = await a.graph.invoke(null, config);
     expect(done.status).toBe("completed");
     expect(done.request.userIntent).toBe("Go to Rome instead. Plan a 4-day trip to Atlantis from Paris");
-    expect(done.plan!.steps.find((s) => s.id === "hotel")!.params.city).toBe("Rome");
+    expect(planOf(done)!.steps.find((s) => s.id === "hotel")!.params.city).toBe("Rome");
   });
 });

@@ -12,6 +12,7 @@ import {
   threadConfig,
   tripInput,
 } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 // Issue 8 defect 10: skipping the activities search (a person's --skip, or SKIP after it failed) also skipped the
 // budget check and the itinerary, so the user got no total and no itinerary. Both take activities as an optional
@@ -21,8 +22,8 @@ const { agent } = agentsOnTempDb();
 const ACTIVITIES_DOWN = "search_activities failed: simulated internal error (HTTP 500)";
 const strategies = (out: { revisions: { strategy: string; failedTaskId: string }[] }) =>
   out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`);
-const stepOf = (out: AgentStateValue, id: string) => out.plan!.steps.find((s) => s.id === id)!;
-const statuses = (out: AgentStateValue) => Object.fromEntries(out.plan!.steps.map((s) => [s.id, s.status]));
+const stepOf = (out: AgentStateValue, id: string) => planOf(out)!.steps.find((s) => s.id === id)!;
+const statuses = (out: AgentStateValue) => Object.fromEntries(planOf(out)!.steps.map((s) => [s.id, s.status]));
 
 /** What every run that loses its activities must show: a total and an itinerary that say so, and a partial run. */
 function expectRanWithoutActivities(out: AgentStateValue, why: string) {

@@ -14,6 +14,7 @@ import { renderReport } from "../../src/transparency/report.js";
 import { countingToolkits, interruptValues, tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
 import { notesToolkit } from "../fakes/notes-toolkit.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const tmp = tempDir();
 const closers: (() => void)[] = [];
@@ -83,7 +84,7 @@ describe("reactive mode: no plan, one general worker loop with every tool", () =
     // Every tool of every toolkit, the admin's too: the general worker's whole grant.
     expect(model.offered[0]!.sort()).toEqual(["count_words", "delete_notes", "publish_note", "read_note"]);
     expect(done.plan).toMatchObject({ createdBy: "reactive", steps: [{ id: "reactive", workerType: "general" }] });
-    expect(done.plan!.steps[0]!.result).toBe("The readme note has 5 words.");
+    expect(planOf(done)!.steps[0]!.result).toBe("The readme note has 5 words.");
     expect(done.answer).toContain("The readme note has 5 words.");
     const announced = done.notifications.filter((n) => n.kind === "plan");
     expect(announced.map((n) => n.title)).toEqual(["Reactive mode: no plan; one general worker runs the request"]);
@@ -111,7 +112,7 @@ describe("reactive mode: no plan, one general worker loop with every tool", () =
     expect(reasoner.planCalls).toBe(0);
     expect(done.status).toBe("completed");
     expect(done.settings.planner).toBe(false);
-    expect(done.plan!.createdBy).toBe("reactive");
+    expect(planOf(done)!.createdBy).toBe("reactive");
     const announced = done.notifications.find((n) => n.kind === "plan")!;
     expect(announced.message).toContain("from the assistant's configuration: planner false");
   });
@@ -175,7 +176,7 @@ describe("reactive mode as the fallback when planning fails", () => {
     // Not the old path: no approval asked for a plan in name only, no "names no tool" failure, no replanning.
     expect(done.revisions).toEqual([]);
     expect(done.feedback.map((f) => f.feedbackType)).toEqual(["SUCCESS"]);
-    expect(done.plan!.createdBy).toBe("reactive");
+    expect(planOf(done)!.createdBy).toBe("reactive");
     expect(done.notifications.find((n) => n.kind === "plan")!.title).toBe(
       "Planning failed: The model's plan was rejected: it is not JSON. The rules planner found no plan either; running in reactive mode",
     );

@@ -11,6 +11,7 @@ import {
   threadConfig,
   tripInput,
 } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const { agent } = agentsOnTempDb();
 const strategies = (out: { revisions: { strategy: string; failedTaskId: string }[] }) =>
@@ -23,7 +24,7 @@ describe("each kind of failure in the demo, recovered on its own", () => {
     expect(out.status).toBe("completed");
     expect(strategies(out)).toEqual(["RETRY_DIFFERENT_AGENT:flight"]);
     expect(out.revisionCount).toBe(1);
-    const retry = out.plan!.steps.find((s) => s.id === "flight_retry")!;
+    const retry = planOf(out)!.steps.find((s) => s.id === "flight_retry")!;
     expect(retry).toMatchObject({
       workerType: "backup_flight_agent",
       tools: ["search_flights_backup"],
@@ -31,15 +32,15 @@ describe("each kind of failure in the demo, recovered on its own", () => {
       status: "done",
     });
     expect(retry.failedWorkers).toContain("flight_agent");
-    expect(out.plan!.steps.some((s) => s.id === "flight")).toBe(false);
+    expect(planOf(out)!.steps.some((s) => s.id === "flight")).toBe(false);
     // flight_agent's only dispatch is the one that timed out (two attempts of the step's own retry policy).
     const onPrimary = out.feedback.filter((f) => f.workerType === "flight_agent");
     expect(onPrimary.map((f) => [f.taskId, f.dispatch, f.failureClass])).toEqual([["flight", 1, "timeout"]]);
     expect(a.calls.count("search_flights")).toBe(2);
     expect(a.calls.count("search_flights_backup")).toBe(1);
     // The dependents use the backup's result, and the independent searches were not repeated.
-    expect(out.plan!.steps.find((s) => s.id === "budget_status")!.dependsOn).toContain("flight_retry");
-    expect((out.plan!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string }).itinerary).toContain(
+    expect(planOf(out)!.steps.find((s) => s.id === "budget_status")!.dependsOn).toContain("flight_retry");
+    expect((planOf(out)!.steps.find((s) => s.id === "itinerary")!.result as { itinerary: string }).itinerary).toContain(
       (retry.result as { flightNumber: string }).flightNumber,
     );
     expect([a.calls.count("search_hotels"), a.calls.count("search_activities"), a.calls.count("check_budget")]).toEqual(
@@ -53,7 +54,7 @@ describe("each kind of failure in the demo, recovered on its own", () => {
     expect(out.status).toBe("completed");
     expect(strategies(out)).toEqual(["FIND_WORKAROUND:hotel"]);
     expect(out.revisions[0]!.failureClass).toBe("resource_unavailable");
-    const alt = out.plan!.steps.find((s) => s.id === "hotel_alt")!;
+    const alt = planOf(out)!.steps.find((s) => s.id === "hotel_alt")!;
     expect(alt).toMatchObject({ workerType: "hotel_agent", replaces: "hotel", status: "done" });
     expect(alt.params.radiusKm).toBe(15);
     expect(a.calls.all()).toEqual({
@@ -72,7 +73,7 @@ describe("each kind of failure in the demo, recovered on its own", () => {
     expect(strategies(out)).toEqual(["ADJUST_PARAMETERS:budget_status"]);
     const violation = out.feedback.find((f) => f.feedbackType === "CONSTRAINT_VIOLATION")!;
     expect(violation).toMatchObject({ taskId: "budget_status", failureClass: "constraint_violated" });
-    const byId = new Map(out.plan!.steps.map((s) => [s.id, s]));
+    const byId = new Map(planOf(out)!.steps.map((s) => [s.id, s]));
     expect(typeof byId.get("flight")!.params.maxCost).toBe("number");
     expect(typeof byId.get("hotel")!.params.maxCost).toBe("number");
     expect(byId.get("activities")!.params.maxCost).toBeUndefined();
@@ -141,7 +142,7 @@ describe("the full demo (DEMO_FAULTS, default step time limits)", () => {
 
     // Every decision is in the decision log with its reasoning and what it did to confidence.
     const log = a.decisionLog.entries;
-    expect(log.every((d) => d.planId === out.plan!.planId && d.threadId === "demo")).toBe(true);
+    expect(log.every((d) => d.planId === planOf(out)!.planId && d.threadId === "demo")).toBe(true);
     expect(log.filter((d) => d.operation === "strategy").map((d) => `${d.decision}:${d.taskId}`)).toEqual(
       strategies(out),
     );
@@ -186,7 +187,7 @@ describe("a step whose dependency could not be recovered", () => {
     expect(out.revisions[0]!.failureClass).toBe("policy_blocked");
     // Not transient, so the step's own retry policy did not call it twice.
     expect(a.calls.count("check_budget")).toBe(1);
-    const status = Object.fromEntries(out.plan!.steps.map((s) => [s.id, s.status]));
+    const status = Object.fromEntries(planOf(out)!.steps.map((s) => [s.id, s.status]));
     expect(status).toEqual({
       flight: "done",
       hotel: "done",
@@ -230,7 +231,7 @@ describe("a step whose dependency could not be recovered", () => {
     const a = agent({ toolkits: [blocked] });
     const out = await a.graph.invoke(tripInput(EASY_TRIP), threadConfig("skip-flight"));
     expect(strategies(out)).toEqual(["SKIP:flight"]);
-    const status = Object.fromEntries(out.plan!.steps.map((s) => [s.id, s.status]));
+    const status = Object.fromEntries(planOf(out)!.steps.map((s) => [s.id, s.status]));
     expect(status).toEqual({
       flight: "skipped",
       hotel: "done",
@@ -238,7 +239,7 @@ describe("a step whose dependency could not be recovered", () => {
       budget_status: "done",
       itinerary: "done",
     });
-    const itinerary = out.plan!.steps.find((s) => s.id === "itinerary")!.result as {
+    const itinerary = planOf(out)!.steps.find((s) => s.id === "itinerary")!.result as {
       itinerary: string;
       without?: Record<string, string>;
     };
@@ -263,7 +264,7 @@ describe("the revision cap", () => {
       revisionCount: 1,
       decisions: ["skip", "retry", "replan", "abort"],
     });
-    const planId = out.plan!.planId;
+    const planId = planOf(out)!.planId;
     expect(payload!.planId).toBe(planId);
     expect(payload!.errors).toEqual([
       "search_flights timed out after 150 ms",
@@ -313,7 +314,7 @@ describe("the revision cap", () => {
     expect(done.status).toBe("partial");
     // Flights are an optional input of the budget check and the itinerary: they run without them and say so.
     expect(done.feedback.filter((f) => f.feedbackType === "DEPENDENCY_FAILURE")).toEqual([]);
-    expect(done.plan!.steps.find((s) => s.id === "itinerary")?.status).toBe("done");
+    expect(planOf(done)!.steps.find((s) => s.id === "itinerary")?.status).toBe("done");
     expect(done.approval).toMatchObject({ decision: "skip", comment: "go without flights" });
   });
 });

@@ -13,6 +13,7 @@ import {
   valuesOf,
   type Agent,
 } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const THREAD = "replay";
 const tmp = tempDir();
@@ -24,7 +25,7 @@ let understood: StateSnapshot;
 const idOf = (s: { config: StateSnapshot["config"] }) => s.config.configurable!.checkpoint_id as string;
 const at = (checkpointId: string) => ({ configurable: { thread_id: THREAD, checkpoint_id: checkpointId } });
 const resultOf = (s: AgentStateValue, id: string) =>
-  s.plan!.steps.find((x) => x.id === id)!.result as Record<string, unknown>;
+  planOf(s)!.steps.find((x) => x.id === id)!.result as Record<string, unknown>;
 
 beforeAll(async () => {
   agent = startAgent({ dbPath: tmp.dbPath });
@@ -43,7 +44,7 @@ describe("time travel on a SQLite checkpointer", () => {
   it("finds the checkpoint right after understand: a plan, nothing run yet", () => {
     expect(valuesOf(original).status).toBe("completed");
     expect(understood.next).toEqual([Node.EXECUTE]);
-    expect(valuesOf(understood).plan!.steps.every((s) => s.status === "pending")).toBe(true);
+    expect(planOf(valuesOf(understood))!.steps.every((s) => s.status === "pending")).toBe(true);
     expect(valuesOf(understood).feedback).toEqual([]);
     expect(agent.calls.total()).toBe(5);
   });
@@ -52,7 +53,7 @@ describe("time travel on a SQLite checkpointer", () => {
     const replayed = await agent.graph.invoke(null, at(idOf(understood)));
     expect(replayed.status).toBe("completed");
     expect(replayed.answer).toBe(valuesOf(original).answer);
-    expect(replayed.plan!.planId).toBe(valuesOf(original).plan!.planId);
+    expect(planOf(replayed)!.planId).toBe(planOf(valuesOf(original))!.planId);
     // Re-executed, not read back from the old checkpoints.
     expect(agent.calls.total()).toBe(10);
     const latest = await agent.graph.getState(threadConfig(THREAD));

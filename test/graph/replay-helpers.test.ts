@@ -10,6 +10,7 @@ import {
   type CheckpointInfo,
 } from "../../src/replay.js";
 import { EASY_TRIP, startAgent, tempDir, threadConfig, tripInput, type Agent } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const THREAD = "helpers";
 const tmp = tempDir();
@@ -60,7 +61,7 @@ describe("replay helpers", () => {
     const { values, checkpointId, notes } = await forkFrom(agent.graph, THREAD, understood.id, update, Node.UNDERSTAND);
     expect(values.status).toBe("completed");
     expect(values.settings.maxRevisions).toBe(0);
-    expect(values.plan!.planId).toBe(base.plan!.planId);
+    expect(planOf(values)!.planId).toBe(planOf(base)!.planId);
     expect(notes).toEqual([]);
     const fork = (await listCheckpoints(agent.graph, THREAD)).find((c) => c.id === checkpointId)!;
     expect(fork.parent).toBe(understood.id);
@@ -80,9 +81,9 @@ describe("replay helpers", () => {
     const update = { request: { ...base.request, userIntent: text } };
     const { values, checkpointId, notes } = await forkFrom(agent.graph, THREAD, understood.id, update, asNode);
     expect(values.status).toBe("completed");
-    expect(values.plan!.objective).toBe(text);
-    expect(values.plan!.planId).not.toBe(base.plan!.planId);
-    expect(values.plan!.steps.find((s) => s.id === "hotel")!.params.city).toBe(city);
+    expect(planOf(values)!.objective).toBe(text);
+    expect(planOf(values)!.planId).not.toBe(planOf(base)!.planId);
+    expect(planOf(values)!.steps.find((s) => s.id === "hotel")!.params.city).toBe(city);
     const all = await listCheckpoints(agent.graph, THREAD);
     const before = all.find((c) => c.id === all.find((f) => f.id === checkpointId)!.parent)!;
     expect(before.next).toEqual([Node.UNDERSTAND]);
@@ -95,7 +96,7 @@ describe("replay helpers", () => {
     const base = (await agent.graph.getState(checkpointConfig(THREAD, understood.id))).values as AgentStateValue;
     const update = { request: { ...base.request, userIntent: "Plan a 3-day trip from Madrid to Rome for 2 people" } };
     const { values, notes } = await forkFrom(agent.graph, THREAD, understood.id, update, Node.EXECUTE);
-    expect(values.plan!.planId).toBe(base.plan!.planId);
+    expect(planOf(values)!.planId).toBe(planOf(base)!.planId);
     expect(notes.join(" ")).toMatch(/asNode execute keeps it/);
   });
 

@@ -15,11 +15,11 @@ import type { StepStatus } from "../../src/domain/plan.js";
 import { PlanRevision, StrategyType } from "../../src/domain/revision.js";
 import { HumanMessage } from "@langchain/core/messages";
 import { END } from "@langchain/langgraph";
-import { agentState, planOf } from "../fakes/graph-harness.js";
+import { agentState, planWith } from "../fakes/graph-harness.js";
 
 /** a → b, and c on its own, with the given statuses. */
 function plan(a: StepStatus = "pending", b: StepStatus = "pending", c: StepStatus = "pending") {
-  return planOf([
+  return planWith([
     {
       id: "a",
       description: "A",

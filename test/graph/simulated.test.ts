@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfidenceCalibrator } from "../../src/confidence/calibrator.js";
 import { recentEpisodes } from "../../src/memory/episodes.js";
 import { EASY_TRIP, agentsOnTempDb, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 /*
  * Runs with injected faults are practice: their episodes and outcomes are kept, marked simulated; they teach
@@ -11,8 +12,8 @@ const { agent } = agentsOnTempDb();
 const USER = "practice_user";
 const practice = () => agent({ faults: ["search_flights=timeout"], stepTimeoutMs: 150 });
 const real = () => agent();
-const flightTool = (out: { plan: { steps: { id: string; tools: string[] }[] } | null }) =>
-  out.plan!.steps.find((s) => s.id.startsWith("flight"))!.tools[0];
+const flightTool = (out: Parameters<typeof planOf>[0]) =>
+  planOf(out)!.steps.find((s) => s.id.startsWith("flight"))!.tools[0];
 
 describe("simulated runs (faults injected)", () => {
   it("are stored marked simulated, teach later practice runs, and are left out of a real run's memory", async () => {

@@ -10,6 +10,7 @@ import { renderReport } from "../../src/transparency/report.js";
 import { countingToolkits, interruptValues, tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
 import { notesToolkit, PlannedReasoner } from "../fakes/notes-toolkit.js";
 import { ScriptedChatModel, type ScriptedTurn } from "../fakes/scripted-chat-model.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const tmp = tempDir();
 const closers: (() => void)[] = [];
@@ -186,7 +187,7 @@ describe("tokens and cost of model calls", () => {
     expect(JSON.stringify(asked)).toMatch(
       /did not work: The plan is estimated to use \d+ model tokens \(3 model-driven step\(s\).*but the token budget is 9000/,
     );
-    expect(again.plan!.steps.map((s) => s.id)).toEqual(["count"]);
+    expect(planOf(again)!.steps.map((s) => s.id)).toEqual(["count"]);
     expect(calls.all()).toEqual({});
     model.assertConsumed();
   });

@@ -2,6 +2,7 @@ import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { HumanApprovalRequest } from "../../src/domain/approval.js";
 import { agentsOnTempDb, interruptValues, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const { agent } = agentsOnTempDb();
 
@@ -25,7 +26,7 @@ describe("a place several cities of comparable size share: asked before anything
     const a = agent();
     const done = await a.graph.invoke(tripInput("a week in Valencia from Madrid"), threadConfig("valencia-es"));
     expect(done.status).toBe("completed");
-    expect(done.plan!.steps.find((s) => s.id === "hotel")!.result).toMatchObject({ city: "Valencia, Spain" });
+    expect(planOf(done)!.steps.find((s) => s.id === "hotel")!.result).toMatchObject({ city: "Valencia, Spain" });
   });
 });
 
@@ -43,7 +44,7 @@ describe("the plan's shape follows what was asked", () => {
     if (out.status === "awaiting_approval")
       out = await a.graph.invoke(new Command({ resume: { decision: "approve" } }), config);
     expect(Object.keys(a.calls.all())).toEqual(["search_activities"]);
-    expect(out.plan!.understanding.assumptions.find((x) => x.name === "what is planned")?.value).toBe(
+    expect(planOf(out)!.understanding.assumptions.find((x) => x.name === "what is planned")?.value).toBe(
       "activities only",
     );
   });

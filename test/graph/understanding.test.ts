@@ -11,6 +11,7 @@ import { RulesReasoner } from "../../src/reasoning/rules.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
 import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
 import { agentsOnTempDb, interruptValues, tempDir, threadConfig, tripInput } from "../fakes/graph-harness.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const { agent } = agentsOnTempDb();
 
@@ -35,7 +36,7 @@ describe("understanding → approval → partial (rules)", () => {
       expect(plan.understanding).toEqual(request.plan.understanding);
 
       const done = await a.graph.invoke(new Command({ resume: { decision: "approve" } }), config);
-      expect(done.plan!.steps.every((s) => s.status === "done")).toBe(true);
+      expect(planOf(done)!.steps.every((s) => s.status === "done")).toBe(true);
       expect(done.status).toBe("partial");
       expect(done.answer).toMatch(/Missing from this answer:/);
       expect(done.answer).toMatch(named);
@@ -54,7 +55,7 @@ describe("understanding → approval → partial (rules)", () => {
     const a = agent();
     const done = await a.graph.invoke(tripInput(text), threadConfig(`whole-${text.length}`));
     expect(done.status).toBe("completed");
-    expect(done.plan!.understanding.parts.length).toBeGreaterThan(0);
+    expect(planOf(done)!.understanding.parts.length).toBeGreaterThan(0);
   });
 });
 
@@ -67,20 +68,22 @@ describe("a multi-city trip runs its legs in parallel and ends in one itinerary"
     const a = agent();
     const done = await a.graph.invoke(tripInput(text), threadConfig(`multi-${text.length}`));
     expect(done.status).toBe("completed");
-    const legs = done.plan!.steps.filter((s) => s.tools[0] === "search_flights");
+    const legs = planOf(done)!.steps.filter((s) => s.tools[0] === "search_flights");
     expect(legs).toHaveLength(3);
     // Every search was dispatched in the first wave: none waited for another.
     const firstWave = done.feedback.filter(
       (f) => f.taskId.startsWith("flight_") || f.taskId.startsWith("hotel_") || f.taskId.startsWith("activities_"),
     );
     expect(new Set(firstWave.map((f) => f.dispatch))).toEqual(new Set([1]));
-    const itinerary = done.plan!.steps.find((s) => s.id === "itinerary")!.result as {
+    const itinerary = planOf(done)!.steps.find((s) => s.id === "itinerary")!.result as {
       itinerary: string;
       days: string[];
     };
     expect(itinerary.itinerary.split("\n")[0]).toMatch(new RegExp(`^${route}`));
     expect(itinerary.days.filter((d) => /Check in at/.test(d))).toHaveLength(2);
-    const budget = done.plan!.steps.find((s) => s.id === "budget_status")!.result as { breakdown: { flight: number } };
+    const budget = planOf(done)!.steps.find((s) => s.id === "budget_status")!.result as {
+      breakdown: { flight: number };
+    };
     expect(budget.breakdown.flight).toBe(legs.reduce((n, s) => n + (s.result as { cost: number }).cost, 0));
   });
 });

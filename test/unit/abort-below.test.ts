@@ -6,9 +6,9 @@ import {
   withAbortReason,
 } from "../../src/confidence/abort-below.js";
 import { planApprovalRequest } from "../../src/domain/approval.js";
-import { planOf } from "../fakes/graph-harness.js";
+import { planWith } from "../fakes/graph-harness.js";
 
-const plan = planOf([{ id: "a", description: "A", workerType: "reader", tools: ["read_file"] }]);
+const plan = planWith([{ id: "a", description: "A", workerType: "reader", tools: ["read_file"] }]);
 
 describe("--abort-below against a confidence that just changed", () => {
   it("at or above the threshold the run goes on", () => {

@@ -19,7 +19,7 @@ import {
   nextToolCall,
   toolDefinitions,
 } from "../../src/workers/agent-step.js";
-import { planOf } from "../fakes/graph-harness.js";
+import { planWith } from "../fakes/graph-harness.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 
 const kit: Toolkit = {
@@ -88,7 +88,7 @@ describe("which steps are model-driven", () => {
   });
 
   it("the plan view marks model-driven steps", () => {
-    const plan = planOf([
+    const plan = planWith([
       { id: "a", description: "Read something", workerType: "writer" },
       { id: "b", description: "Read todo", workerType: "writer", tools: ["read_note"], params: { name: "todo" } },
     ]);

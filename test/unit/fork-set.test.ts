@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AgentState } from "../../nodes/state.js";
 import { RunSettings } from "../../src/domain/request.js";
+import type { PlanDefinition } from "../../src/domain/plan.js";
+import { planFields, planView, runsOf } from "../../src/domain/plan-state.js";
 import { checkEditedPlan } from "../../src/replanning/plan-edit.js";
 import { parseAssignments, stateFieldsOf, updateFromAssignments } from "../../src/replay.js";
 import { request, stepOf, travelPlan, travelRegistry, withSteps } from "../fakes/toolkit-fixtures.js";
@@ -9,11 +11,11 @@ const TRIP = "Plan a 3-day trip from Paris to Rome for 1 person";
 const registry = travelRegistry();
 const plan = travelPlan(TRIP, registry);
 const fields = stateFieldsOf(AgentState);
-/** A checkpoint's values right after planning. */
+/** A checkpoint's values right after planning: the plan's definition, and its steps' run-state apart. */
 const base = {
   request: request(TRIP),
   settings: RunSettings.parse({}),
-  plan,
+  ...planFields(plan),
   feedback: [],
   revisionCount: 0,
   status: "executing",
@@ -90,8 +92,8 @@ describe("fork --set checks paths and values against the state's shape (issue 8 
 
   it("accepts paths that exist, including free-form data below a record (a step's params)", () => {
     expect(update("settings.maxRevisions=1").settings).toEqual({ ...base.settings, maxRevisions: 1 });
-    const edited = update("plan.steps.1.params.nights=3").plan as typeof plan;
-    expect(stepOf(edited, "hotel").params.nights).toBe(3);
+    const edited = update("plan.steps.1.params.nights=3").plan as PlanDefinition;
+    expect(edited.steps.find((s) => s.id === "hotel")!.params.nights).toBe(3);
     expect(update("request.constraints.budget=900").request).toMatchObject({ constraints: { budget: 900 } });
   });
 
@@ -113,8 +115,9 @@ function updateFromAssignmentsMessage(values: Record<string, unknown>, set: stri
 
 describe("fork --set on a plan step is checked against the step's tool (issue 8 defect 7)", () => {
   // Regression: `plan.steps.N.params.nights=-3` was accepted and failed at run time.
+  // What a fork edits is the stored definition; it is checked as the plan it makes with the steps' run-state.
   const edited = (sets: string[], at = plan) =>
-    updateFromAssignments({ ...base, plan: at }, sets, fields).plan as typeof plan;
+    planView(updateFromAssignments({ ...base, ...planFields(at) }, sets, fields).plan as PlanDefinition, runsOf(at));
   const check = (sets: string[], at = plan) => checkEditedPlan(at, edited(sets, at), request(TRIP), registry);
 
   it("refuses a value the tool would refuse, naming the step", () => {

@@ -35,6 +35,7 @@ import {
   travelPlan,
   travelRegistry,
 } from "../fakes/toolkit-fixtures.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 const settings = RunSettings.parse({});
 
@@ -399,7 +400,7 @@ describe("select_strategy node: an unknown failure in a real graph run", () => {
     expect(reasoner.questions[0]!.failure.step.id).toBe("activities");
     expect(out.revisions.map((r) => `${r.strategy}:${r.failedTaskId}`)).toEqual(["RETRY_DIFFERENT_AGENT:activities"]);
     expect(out.revisions[0]!.rationale).toMatch(/^Suggested by the model/);
-    expect(out.plan!.steps.find((s) => s.id === "activities_retry")).toMatchObject({
+    expect(planOf(out)!.steps.find((s) => s.id === "activities_retry")).toMatchObject({
       workerType: "general",
       status: "done",
     });

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { ApprovalRecord, InterruptRequest } from "../../src/domain/approval.js";
 import { planApprovalRequest } from "../../src/domain/approval.js";
 import { legacyNext, nextOf, type LegacyFields } from "../../src/domain/next.js";
-import { planOf } from "../fakes/graph-harness.js";
+import { planWith } from "../fakes/graph-harness.js";
 
-const plan = planOf([{ id: "a", description: "A", workerType: "w", tools: ["t"] }]);
+const plan = planWith([{ id: "a", description: "A", workerType: "w", tools: ["t"] }]);
 const escalation: InterruptRequest = {
   kind: "max_revisions",
   planId: "plan-test",

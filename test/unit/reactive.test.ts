@@ -4,7 +4,7 @@ import { checkReactive, RunFlags, settingsFromFlags } from "../../src/cli/option
 import { PlanningRequest, RunSettings } from "../../src/domain/request.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { fallbackPlan } from "../../src/planning/parse.js";
-import { planOf } from "../fakes/graph-harness.js";
+import { planWith } from "../fakes/graph-harness.js";
 import { isReactive, reactiveFallback, reactivePlan } from "../../src/workers/reactive.js";
 
 const request = PlanningRequest.parse({ userIntent: "summarise README.md", userContext: { userId: "u" } });
@@ -34,7 +34,7 @@ describe("reactiveFallback: when planning's outcome sends the run to reactive mo
       ok: true,
       value: { kind: "planning_failed", why: "The model's plan was rejected." },
     });
-    const real = planOf([{ id: "s1", description: "read it", workerType: "reader", tools: ["read_file"] }]);
+    const real = planWith([{ id: "s1", description: "read it", workerType: "reader", tools: ["read_file"] }]);
     expect(reactiveFallback({ kind: "plan", plan: real }, true)).toEqual({
       ok: false,
       reason: "planning produced a plan",

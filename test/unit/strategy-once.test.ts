@@ -22,6 +22,7 @@ import {
   travelPlan,
   travelRegistry,
 } from "../fakes/toolkit-fixtures.js";
+import { planOf } from "../../src/domain/plan-state.js";
 
 // Issue 11 item 8: each strategy has one implementation, a model's proposal is a hint it takes, and a selection
 // builds each candidate once: select_strategy tests it, the strategy node applies that same revision.
@@ -195,7 +196,7 @@ describe("in a graph run, each strategy runs once per selection and the strategy
     expect(r.asked).toBe(1);
     expect(callCounts(spies)).toEqual({ RETRY_DIFFERENT_AGENT: 1 });
     expect(spies.RETRY_DIFFERENT_AGENT.mock.calls[0]![0].hint?.workerType).toBe("general");
-    expect(out.plan!.steps.find((s) => s.id === "activities_retry")).toMatchObject({
+    expect(planOf(out)!.steps.find((s) => s.id === "activities_retry")).toMatchObject({
       workerType: "general",
       status: "done",
     });

@@ -17,7 +17,7 @@ import { buildReport, renderReport } from "../../src/transparency/report.js";
 import { computeProgress, withTokens } from "../../src/transparency/progress.js";
 import { EventPrinter } from "../../src/cli/render.js";
 import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
-import { planOf } from "../fakes/graph-harness.js";
+import { planWith } from "../fakes/graph-harness.js";
 import { notesToolkit } from "../fakes/notes-toolkit.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 import type { Reasoner } from "../../src/reasoning/types.js";
@@ -27,7 +27,7 @@ afterAll(() => rmSync(tmp.dir, { recursive: true, force: true }));
 const { serve } = scriptedServersPerTest();
 
 const request = PlanningRequest.parse({ userIntent: "say hello" });
-const plan = planOf([{ id: "s1", description: "Say hello", workerType: "writer", tools: ["read_note"] }]);
+const plan = planWith([{ id: "s1", description: "Say hello", workerType: "writer", tools: ["read_note"] }]);
 const synthesisInput = { request, plan, results: { s1: "hello" }, missing: [] };
 
 function call(site: "worker" | "synthesis", input: number, output: number, taskId: string | null = null): ModelCall {
@@ -182,7 +182,7 @@ describe("token estimates and the budget", () => {
 
   it("estimates nothing for a plan without a model, and model-driven steps and the answer with one", () => {
     const registry = ToolRegistry.create([notesToolkit()]);
-    const driven = planOf([{ id: "count", description: "Count words", workerType: "writer", tools: [] }]);
+    const driven = planWith([{ id: "count", description: "Count words", workerType: "writer", tools: [] }]);
     expect(estimatePlanTokens(driven, new RulesReasoner(), registry, []).total).toBe(0);
     const llm = modelReasoner();
     const estimate = estimatePlanTokens(driven, llm, registry, [call("synthesis", 900, 100)]);
@@ -199,7 +199,7 @@ describe("token estimates and the budget", () => {
     // A plan made again mid-run keeps finished steps; a person may have raised the budget since the run began.
     const registry = ToolRegistry.create([notesToolkit()]);
     const llm = modelReasoner();
-    const two = planOf([
+    const two = planWith([
       { id: "a", description: "Count words", workerType: "writer", tools: [], status: "done", result: "5 words" },
       { id: "b", description: "Count words again", workerType: "writer", tools: [] },
     ]);
@@ -236,7 +236,7 @@ describe("figures shown to people", () => {
   });
 
   it("progress carries the tokens so far and the CLI prints them; without calls it says nothing of tokens", () => {
-    const done = planOf([{ id: "s1", description: "x", workerType: "writer", tools: [], status: "done" }]);
+    const done = planWith([{ id: "s1", description: "x", workerType: "writer", tools: [], status: "done" }]);
     const p = computeProgress(done, 10, { taskId: "s1", status: "SUCCESS" });
     expect(withTokens(p, [])).toEqual(p);
     const withCalls = withTokens(p, [{ ...call("worker", 1200, 300), costUsd: 0.0012 }]);

@@ -9,7 +9,7 @@ import { withUsageScope } from "../../src/reasoning/usage.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { buildReport, renderReport } from "../../src/transparency/report.js";
 import { scriptedServersPerTest } from "../fakes/fake-openai-server.js";
-import { planOf } from "../fakes/graph-harness.js";
+import { planWith } from "../fakes/graph-harness.js";
 import { notesToolkit } from "../fakes/notes-toolkit.js";
 
 const { serve } = scriptedServersPerTest();
@@ -17,7 +17,7 @@ const { serve } = scriptedServersPerTest();
 const request = PlanningRequest.parse({ userIntent: "say hello" });
 const plan = {
   // s1 is done: the review is asked only about parts whose steps answered (partsToReview).
-  ...planOf([
+  ...planWith([
     { id: "s1", description: "Say hello", workerType: "writer", tools: ["read_note"], status: "done", result: "hello" },
   ]),
   understanding: Understanding.parse({

@@ -1,7 +1,8 @@
 import type { StateSnapshot } from "@langchain/langgraph";
 import { Node } from "../../../nodes/names.js";
 import { AgentState, type AgentStateValue } from "../../../nodes/state.js";
-import type { Plan } from "../../domain/plan.js";
+import type { PlanDefinition } from "../../domain/plan.js";
+import { planFields, planOf, planView } from "../../domain/plan-state.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { checkEditedPlan } from "../../replanning/plan-edit.js";
 import { ToolRegistry } from "../../tools/registry.js";
@@ -94,19 +95,22 @@ export async function forkCommand(rawId: string, rawFlags: unknown, io: CliIo): 
     const update = updateFromAssignments(base.values as Record<string, unknown>, flags.set, stateFieldsOf(AgentState));
     if (update.plan) {
       const request = (update.request ?? baseValues.request) as AgentStateValue["request"];
-      const previous = baseValues.plan;
+      const previous = planOf(baseValues);
       if (!previous)
         throw new CandorError(
           `--set refused, nothing was changed: plan: there is no plan at checkpoint ${idOf(base)} to edit.`,
           ErrorCode.INVALID_REQUEST,
         );
-      const checked = checkEditedPlan(previous, update.plan as Plan, request, ToolRegistry.create(buildToolkits([])));
+      // The edit is to the plan's definition; it is checked as the plan it makes with the steps' run-state.
+      const edited = planView(update.plan as PlanDefinition, baseValues.runs);
+      const checked = checkEditedPlan(previous, edited, request, ToolRegistry.create(buildToolkits([])));
       if (!checked.ok)
         throw new CandorError(
           `--set refused, nothing was changed: ${checked.reason.replace(/\.+$/, "")}.`,
           ErrorCode.INVALID_REQUEST,
         );
-      update.plan = checked.value;
+      delete update.plan;
+      Object.assign(update, planFields(checked.value));
     }
     const from = idOf(base);
     const config = await forkCheckpoint(session.graph, threadId, from, update, flags.asNode);

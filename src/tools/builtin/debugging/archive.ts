@@ -2,7 +2,8 @@ import { z } from "zod";
 import { ApprovalRecord } from "../../../domain/approval.js";
 import { ExecutionFeedback } from "../../../domain/feedback.js";
 import { Notification } from "../../../domain/notification.js";
-import { Plan } from "../../../domain/plan.js";
+import { Plan, PlanRuns } from "../../../domain/plan.js";
+import { planView } from "../../../domain/plan-state.js";
 import { RunStatus } from "../../../domain/report.js";
 import { ConfidencePoint, PlanRevision } from "../../../domain/revision.js";
 import { CandorError, ErrorCode } from "../../../errors.js";
@@ -80,6 +81,7 @@ const StateValues = z.looseObject({
   request: z.looseObject({ userIntent: z.string() }).nullish(),
   status: RunStatus.nullish(),
   plan: Plan.nullish(),
+  runs: PlanRuns.nullish(),
   planNotes: z.array(z.string()).default([]),
   feedback: z.array(ExecutionFeedback).default([]),
   revisions: z.array(PlanRevision).default([]),
@@ -111,7 +113,8 @@ export function archivedState(threadId: string, values: unknown): ArchivedState 
     started: true,
     request: v.request?.userIntent ?? null,
     status: v.status ?? null,
-    plan: v.plan ?? null,
+    // The plan's definition joined with its steps' run-state (a plan stored before the two were apart has both).
+    plan: v.plan ? planView(v.plan, v.runs) : null,
     planNotes: v.planNotes,
     feedback: v.feedback,
     revisions: v.revisions,

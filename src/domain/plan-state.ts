@@ -1,0 +1,146 @@
+import { StepDefinition, StepRun, type Plan, type PlanDefinition, type PlanRuns, type TaskStep } from "./plan.js";
+
+/*
+ * The state keeps a step's definition (`plan`) and its run-state (`runs`) apart, so a node that only runs steps
+ * writes their run-state, not the plan again, and a reader of a checkpoint sees what was decided apart from what
+ * happened. Code reads the two joined (`planView`), as a `Plan`; a node turns the plan it ends with back into
+ * writes with `planWrites`.
+ */
+
+const RUN_KEYS = Object.keys(StepRun.shape) as (keyof StepRun)[];
+const DEFINITION_KEYS = Object.keys(StepDefinition.shape) as (keyof StepDefinition)[];
+
+/** A step that has not run: StepRun's defaults, made fresh each time (its arrays are never shared). */
+function notRun(): StepRun {
+  return {
+    status: "pending",
+    result: null,
+    attempts: 0,
+    dispatches: 0,
+    skipReason: null,
+    skipCause: null,
+    missingInputs: [],
+  };
+}
+
+/** A step's run-state in a view. */
+export function runOf(step: TaskStep): StepRun {
+  const run = {} as Record<keyof StepRun, unknown>;
+  for (const key of RUN_KEYS) run[key] = step[key];
+  return run as StepRun;
+}
+
+/** A step's definition in a view. */
+export function definitionOfStep(step: TaskStep | StepDefinition): StepDefinition {
+  const definition = {} as Record<keyof StepDefinition, unknown>;
+  for (const key of DEFINITION_KEYS) definition[key] = step[key];
+  return definition as StepDefinition;
+}
+
+/** A plan as the state stores it: without its steps' run-state. */
+export function definitionOf(plan: Plan): PlanDefinition {
+  return { ...plan, steps: plan.steps.map(definitionOfStep) };
+}
+
+/** The run-state of every step of a plan, as the state stores it. */
+export function runsOf(plan: Plan): PlanRuns {
+  return { planId: plan.planId, steps: Object.fromEntries(plan.steps.map((s) => [s.id, runOf(s)])) };
+}
+
+/**
+ * A plan's definition joined with its run-state: what every function over a plan reads. A step with no run-state
+ * for this plan has not run; a plan from a checkpoint written before the two were apart carries its run-state in
+ * its steps, and that is what it is read with.
+ */
+export function planView(definition: PlanDefinition | Plan, runs: PlanRuns | null | undefined): Plan {
+  const own = runs && runs.planId === definition.planId ? runs.steps : undefined;
+  return {
+    ...definition,
+    steps: definition.steps.map((step) => ({ ...notRun(), ...step, ...own?.[step.id] })),
+  };
+}
+
+// A state's view is read by its node and by the router after it; it is the same while the two values are.
+const views = new WeakMap<object, { runs: PlanRuns | null | undefined; view: Plan }>();
+// Views of plans stored before definition and run-state were apart (their steps carry their run-state).
+const carriedRuns = new WeakSet<Plan>();
+
+/** The plan of a state (or a checkpoint's values), joined with its run-state; null before a plan is made. */
+export function planOf(state: { plan: PlanDefinition | Plan | null; runs?: PlanRuns | null }): Plan | null {
+  const { plan, runs } = state;
+  if (!plan) return null;
+  const cached = views.get(plan);
+  if (cached && cached.runs === runs) return cached.view;
+  const view = planView(plan, runs);
+  if (plan.steps.some((s) => "status" in s)) carriedRuns.add(view);
+  views.set(plan, { runs, view });
+  return view;
+}
+
+/** The state's plan fields for a plan that was written whole (a new plan, or a checkpoint edited by a person). */
+export function planFields(plan: Plan): { plan: PlanDefinition; runs: PlanRuns } {
+  return { plan: definitionOf(plan), runs: runsOf(plan) };
+}
+
+/**
+ * What a node writes when it ends with `after`, having started from `before` (a view `planOf` gave): the whole
+ * plan when its steps were revised; the definition when only the plan's own fields changed (a new confidence);
+ * the run-state of the steps whose run changed — nothing when nothing did.
+ * Steps are compared field by field, by reference first: a function that changes a step's status copies the step,
+ * not its definition's arrays, so the common case costs a few comparisons per step.
+ */
+export function planWrites(before: Plan | null, after: Plan): { plan?: PlanDefinition; runs?: PlanRuns } {
+  if (!before || before.planId !== after.planId) return planFields(after);
+  const writes: { plan?: PlanDefinition; runs?: PlanRuns } = {};
+  const steps = sameSteps(before, after);
+  if (!steps || !samePlanFields(before, after)) {
+    // New or revised steps come with every step's run-state (steps a revision dropped leave it), and so does any
+    // new definition of a plan stored before the two were apart, whose steps carried their run-state with them.
+    if (!steps || carriedRuns.has(before)) return planFields(after);
+    writes.plan = definitionOf(after);
+  }
+  const previous = new Map(before.steps.map((s) => [s.id, s]));
+  const changed: Record<string, StepRun> = {};
+  let any = false;
+  for (const step of after.steps) {
+    const was = previous.get(step.id);
+    if (was && RUN_KEYS.every((k) => same(was[k], step[k]))) continue;
+    changed[step.id] = runOf(step);
+    any = true;
+  }
+  if (any) writes.runs = { planId: after.planId, steps: changed };
+  return writes;
+}
+
+/** The plan's own fields (objective, confidence…) are the same. */
+function samePlanFields(a: Plan, b: Plan): boolean {
+  if (Object.keys(a).length !== Object.keys(b).length) return false;
+  return (Object.keys(b) as (keyof Plan)[]).every((key) => key === "steps" || same(a[key], b[key]));
+}
+
+/** The same steps, in the same order, with the same definitions. */
+function sameSteps(a: Plan, b: Plan): boolean {
+  if (a.steps.length !== b.steps.length) return false;
+  return b.steps.every((step, i) => {
+    const was = a.steps[i]!;
+    return was === step || DEFINITION_KEYS.every((k) => same(was[k], step[k]));
+  });
+}
+
+/** Equal values: the same reference, or the same JSON (values in a plan are JSON). */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The state's `runs` reducer: writes for the same plan are merged step by step, a write for another plan replaces
+ * them. A left fold, so the result does not depend on how writes are batched (a DeltaValue's reducer must not).
+ */
+export function mergeRuns(current: PlanRuns | null, writes: readonly PlanRuns[]): PlanRuns | null {
+  return writes.reduce<PlanRuns | null>(
+    (runs, w) => (runs?.planId === w.planId ? { planId: w.planId, steps: { ...runs.steps, ...w.steps } } : w),
+    current,
+  );
+}
