@@ -54,10 +54,21 @@ export function runsOf(plan: Plan): PlanRuns {
  */
 export function planView(definition: PlanDefinition | Plan, runs: PlanRuns | null | undefined): Plan {
   const own = runs && runs.planId === definition.planId ? runs.steps : undefined;
-  return {
-    ...definition,
-    steps: definition.steps.map((step) => ({ ...notRun(), ...step, ...own?.[step.id] })),
-  };
+  return { ...definition, steps: definition.steps.map((step) => joined(step, own?.[step.id])) };
+}
+
+/**
+ * One step of a view, its fields in the order TaskStep's schema gives them (definition, then run-state): every step
+ * object of a run then has one shape, which the per-step loops over a large plan (progress, scheduling) rely on to
+ * stay fast. Without run-state of its own, a step uses what it carries (a plan from before the split) or has not run.
+ */
+function joined(step: StepDefinition | TaskStep, run: StepRun | undefined): TaskStep {
+  const out = {} as Record<string, unknown>;
+  const carried = step as Partial<TaskStep>;
+  const fallback = run ? undefined : notRun();
+  for (const key of DEFINITION_KEYS) out[key] = step[key];
+  for (const key of RUN_KEYS) out[key] = run ? run[key] : (carried[key] ?? fallback![key]);
+  return out as TaskStep;
 }
 
 // A state's view is read by its node and by the router after it; it is the same while the two values are.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Plan, type TaskStep } from "../../src/domain/plan.js";
+import { Plan, TaskStep } from "../../src/domain/plan.js";
 import {
   definitionOf,
   mergeRuns,
@@ -33,6 +33,15 @@ describe("a plan's definition and its run-state, stored apart", () => {
     expect(stored.steps[0]).not.toHaveProperty("result");
     expect(runs.steps.a).toMatchObject({ status: "done", result: { x: 1 }, attempts: 1 });
     expect(planView(stored, runs)).toEqual(p);
+  });
+
+  it("every step of a view has TaskStep's fields in its schema's order, whatever it was joined from (one shape)", () => {
+    const p = withStep(plan(), "a", { status: "done" });
+    const { plan: stored, runs } = planFields(p);
+    const keys = Object.keys(TaskStep.shape);
+    for (const view of [planView(stored, runs), planView(stored, null), planView(p, null)]) {
+      for (const step of view.steps) expect(Object.keys(step)).toEqual(keys);
+    }
   });
 
   it("a step with no run-state has not run; run-state written for another plan is never read as this one's", () => {
