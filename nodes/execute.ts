@@ -10,7 +10,7 @@ import { applyFeedback, callOrder, dependencyInputs, lookahead } from "../src/pl
 import { callNeedingApproval } from "../src/tools/run-step.js";
 import { isModelDriven } from "../src/workers/agent-step.js";
 import { runWorkerStep, type WorkerStepOutcome } from "../src/tools/worker-step.js";
-import { computeProgress, withTokens } from "../src/transparency/progress.js";
+import { progressMeter, withTokens } from "../src/transparency/progress.js";
 import { notification, progressNotification } from "../src/transparency/notify.js";
 import { emitNotifications, emitProgress, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
@@ -41,6 +41,7 @@ export function executeNode(deps: NodeDeps) {
       emitNotifications(config, [n]);
     };
     const startedAt = Date.parse(state.startedAt ?? new Date().toISOString());
+    const computeProgress = progressMeter();
     let progress = state.progress;
     const report = (p: Progress) => {
       p = withTokens(p, state.tokens);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Progress } from "../../src/domain/notification.js";
 import type { Plan } from "../../src/domain/plan.js";
-import { computeProgress } from "../../src/transparency/progress.js";
+import { computeProgress, progressMeter } from "../../src/transparency/progress.js";
 import { progressNotification } from "../../src/transparency/notify.js";
 import { plan, travelPlan, withSteps } from "../fakes/toolkit-fixtures.js";
 
@@ -105,5 +105,42 @@ describe("progressNotification", () => {
     expect(progressNotification(computeProgress(p, 10, { taskId: "t4", status: "SUCCESS" })).title).toBe(
       "Progress: 4/4 steps (100%)",
     );
+  });
+});
+
+describe("progressMeter: a run's progress step after step, linear in its plan", () => {
+  /** n steps in a chain, 1000 ms each by estimate, all pending. */
+  const longChain = (n: number): Plan =>
+    plan(
+      Array.from({ length: n }, (_, i) => ({
+        id: `s${i}`,
+        order: i,
+        dependsOn: i > 0 ? [`s${i - 1}`] : [],
+        estimates: { durationMs: 1000, cost: 0 },
+      })),
+    );
+  const settle = (p: Plan, upTo: number) =>
+    withSteps(p, Object.fromEntries(Array.from({ length: upTo }, (_, i) => [`s${i}`, { status: "done" as const }])));
+  const last = { taskId: null, status: "SUCCESS" as const };
+
+  it("under 100 steps, is computeProgress after every step", () => {
+    const meter = progressMeter();
+    for (let k = 1; k <= 40; k++) {
+      const p = settle(longChain(40), k);
+      expect(meter(p, 1000 * k, last)).toEqual({ ...computeProgress(p, 1000 * k, last), at: expect.any(String) });
+    }
+  });
+
+  it("on a large plan, counts every step exactly and computes the chain left again once 1% more has settled", () => {
+    const meter = progressMeter();
+    const base = longChain(300);
+    meter(base, 0, last);
+    // Two steps settled of 300 (under 1%): counted, and the chain left kept (300 steps of 1000 ms at this pace).
+    const two = meter(settle(base, 2), 2000, last);
+    expect(two).toMatchObject({ done: 2, percent: 0.7, etaMs: 300_000 });
+    // Three (1%): the chain is computed again, as computeProgress does.
+    const three = settle(base, 3);
+    expect(meter(three, 3000, last).etaMs).toBe(computeProgress(three, 3000, last).etaMs);
+    expect(computeProgress(three, 3000, last).etaMs).toBe(297_000);
   });
 });
