@@ -90,7 +90,7 @@ export function planOf(state: { plan: PlanDefinition | Plan | null; runs?: PlanR
 
 /** The state's plan fields for a plan that was written whole (a new plan, or a checkpoint edited by a person). */
 export function planFields(plan: Plan): { plan: PlanDefinition; runs: PlanRuns } {
-  return { plan: definitionOf(plan), runs: runsOf(plan) };
+  return { plan: definitionOf(plan), runs: { ...runsOf(plan), whole: true } };
 }
 
 /**
@@ -146,12 +146,14 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /**
- * The state's `runs` reducer: writes for the same plan are merged step by step, a write for another plan replaces
- * them. A left fold, so the result does not depend on how writes are batched (a DeltaValue's reducer must not).
+ * The state's `runs` reducer: writes for the same plan are merged step by step; a write for another plan, or one
+ * written with the plan whole, replaces them. A left fold, so the result does not depend on how writes are batched
+ * (a DeltaValue's reducer must not).
  */
 export function mergeRuns(current: PlanRuns | null, writes: readonly PlanRuns[]): PlanRuns | null {
   return writes.reduce<PlanRuns | null>(
-    (runs, w) => (runs?.planId === w.planId ? { planId: w.planId, steps: { ...runs.steps, ...w.steps } } : w),
+    (runs, w) =>
+      runs?.planId === w.planId && !w.whole ? { planId: w.planId, steps: { ...runs.steps, ...w.steps } } : w,
     current,
   );
 }

@@ -159,6 +159,11 @@ export type PlanDefinition = z.infer<typeof PlanDefinition>;
 export const PlanRuns = z.object({
   planId: z.string().min(1),
   steps: z.record(z.string(), StepRun),
+  /**
+   * The run-state of every step of the plan, written with the plan whole (a revision, an edit): it replaces what
+   * was there rather than merging into it, so a step a revision dropped leaves nothing behind for an id to find.
+   */
+  whole: z.boolean().optional(),
 });
 export type PlanRuns = z.infer<typeof PlanRuns>;
 

@@ -98,6 +98,9 @@ describe("a plan's definition and its run-state, stored apart", () => {
     expect(mergeRuns(mergeRuns(all, [a]), [b])).toEqual(together);
     const fresh = { planId: "plan-b", steps: {} };
     expect(mergeRuns(together, [fresh])).toEqual(fresh);
+    // Written with the plan whole (a revision that dropped b): b's run-state does not outlive its step.
+    const revised = { planId: "plan-a", steps: { a: all.steps.a! }, whole: true };
+    expect(mergeRuns(together, [revised])!.steps).toEqual({ a: all.steps.a });
     expect(mergeRuns(null, [a])).toEqual(a);
   });
 });
