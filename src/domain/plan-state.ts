@@ -105,8 +105,9 @@ export function planWrites(before: Plan | null, after: Plan): { plan?: PlanDefin
   const writes: { plan?: PlanDefinition; runs?: PlanRuns } = {};
   const steps = sameSteps(before, after);
   if (!steps || !samePlanFields(before, after)) {
-    // New or revised steps come with every step's run-state (steps a revision dropped leave it), and so does any
-    // new definition of a plan stored before the two were apart, whose steps carried their run-state with them.
+    // New or revised steps are written whole, every step's run-state with them (a step the revision dropped
+    // leaves none behind), and so is any new definition of a plan stored before the two were apart, whose steps
+    // carried their run-state with them.
     if (!steps || carriedRuns.has(before)) return planFields(after);
     writes.plan = definitionOf(after);
   }
