@@ -69,7 +69,7 @@ function revisionUpdate(
     confidenceAfter: revision.confidenceAfter,
   });
   return {
-    ...planWrites(planOf(state), outcome.plan),
+    ...planWrites(state, outcome.plan),
     revisions: [revision],
     revisionCount: state.revisionCount + 1,
     confidenceHistory: [

@@ -199,7 +199,7 @@ export function executeNode(deps: NodeDeps) {
       await Promise.allSettled(tasks.values());
     }
     return {
-      ...planWrites(before, plan),
+      ...planWrites(state, plan),
       feedback,
       notifications,
       progress,

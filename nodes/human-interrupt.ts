@@ -121,7 +121,7 @@ export function humanInterruptNode(deps: NodeDeps) {
       // An adjusted plan is a new plan (its confidence point says so); a step re-run after a person's check is not.
       revision = adjusted
         ? {
-            ...planWrites(plan, effect.plan),
+            ...planWrites(state, effect.plan),
             confidenceHistory: [
               confidencePoint(
                 effect.plan.confidence,
@@ -129,7 +129,7 @@ export function humanInterruptNode(deps: NodeDeps) {
               ),
             ],
           }
-        : planWrites(plan, effect.plan);
+        : planWrites(state, effect.plan);
     }
     if (effect.skip && taskId) {
       const step = plan.steps.find((s) => s.id === taskId)!;
@@ -142,7 +142,7 @@ export function humanInterruptNode(deps: NodeDeps) {
         ),
       );
       revision = {
-        ...planWrites(plan, effect.skip.plan),
+        ...planWrites(state, effect.skip.plan),
         revisions: [effect.skip.revision],
         revisionCount: state.revisionCount + 1,
         confidenceHistory: [

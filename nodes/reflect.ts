@@ -87,7 +87,7 @@ export function reflectNode(deps: NodeDeps) {
         ? "outcome: every needed step succeeded"
         : `outcome: ${reflection.unrecoveredSteps.length} step(s) not recovered`;
     return {
-      ...planWrites(plan, { ...plan, confidence }),
+      ...planWrites(state, { ...plan, confidence }),
       status,
       reflection: { lessons: [...lessons, ...learned], unrecoveredSteps: reflection.unrecoveredSteps },
       confidenceHistory: delta === 0 ? [] : [confidencePoint(confidence, reason)],

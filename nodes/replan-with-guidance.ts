@@ -112,7 +112,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
         understanding: plan.understanding,
       });
       return {
-        ...planWrites(current, plan),
+        ...planWrites(state, plan),
         request,
         // The plan that runs is this one: calibration learns from its planner's score, not the rejected plan's.
         plannedConfidence: fresh.raw.confidence,
@@ -187,7 +187,7 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
       confidenceAfter: revision.confidenceAfter,
     });
     return {
-      ...planWrites(current, plan),
+      ...planWrites(state, plan),
       // Kept, so a later recovery that re-reads the request (RETRY_WITH_PARAMS) or another replan starts from it.
       request,
       next: { kind: stop ? "ask" : "execute" },

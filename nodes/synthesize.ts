@@ -104,7 +104,7 @@ export function synthesizeNode(deps: NodeDeps) {
           });
         }
         emitNotifications(config, told);
-        return { ...planWrites(plan, revised), feedback, notifications: told, status: "replanning" };
+        return { ...planWrites(state, revised), feedback, notifications: told, status: "replanning" };
       }
     }
     emitNotifications(config, told);

@@ -23,28 +23,21 @@ function notRun(): StepRun {
   };
 }
 
-/** A step's run-state in a view. */
-export function runOf(step: TaskStep): StepRun {
-  const run = {} as Record<keyof StepRun, unknown>;
-  for (const key of RUN_KEYS) run[key] = step[key];
-  return run as StepRun;
-}
-
-/** A step's definition in a view. */
-export function definitionOfStep(step: TaskStep | StepDefinition): StepDefinition {
-  const definition = {} as Record<keyof StepDefinition, unknown>;
-  for (const key of DEFINITION_KEYS) definition[key] = step[key];
-  return definition as StepDefinition;
+/** The named fields of a step, in that order: its run-state (RUN_KEYS) or its definition (DEFINITION_KEYS). */
+function pick<K extends keyof TaskStep>(step: Partial<TaskStep>, keys: readonly K[]): Pick<TaskStep, K> {
+  const out = {} as Record<K, unknown>;
+  for (const key of keys) out[key] = step[key];
+  return out as Pick<TaskStep, K>;
 }
 
 /** A plan as the state stores it: without its steps' run-state. */
 export function definitionOf(plan: Plan): PlanDefinition {
-  return { ...plan, steps: plan.steps.map(definitionOfStep) };
+  return { ...plan, steps: plan.steps.map((s) => pick(s, DEFINITION_KEYS)) };
 }
 
 /** The run-state of every step of a plan, as the state stores it. */
 export function runsOf(plan: Plan): PlanRuns {
-  return { planId: plan.planId, steps: Object.fromEntries(plan.steps.map((s) => [s.id, runOf(s)])) };
+  return { planId: plan.planId, steps: Object.fromEntries(plan.steps.map((s) => [s.id, pick(s, RUN_KEYS)])) };
 }
 
 /**
@@ -71,19 +64,22 @@ function joined(step: StepDefinition | TaskStep, run: StepRun | undefined): Task
   return out as TaskStep;
 }
 
+/** The state's two plan fields (or a checkpoint's values). */
+export interface PlanState {
+  plan: PlanDefinition | Plan | null;
+  runs?: PlanRuns | null;
+}
+
 // A state's view is read by its node and by the router after it; it is the same while the two values are.
 const views = new WeakMap<object, { runs: PlanRuns | null | undefined; view: Plan }>();
-// Views of plans stored before definition and run-state were apart (their steps carry their run-state).
-const carriedRuns = new WeakSet<Plan>();
 
 /** The plan of a state (or a checkpoint's values), joined with its run-state; null before a plan is made. */
-export function planOf(state: { plan: PlanDefinition | Plan | null; runs?: PlanRuns | null }): Plan | null {
+export function planOf(state: PlanState): Plan | null {
   const { plan, runs } = state;
   if (!plan) return null;
   const cached = views.get(plan);
   if (cached && cached.runs === runs) return cached.view;
   const view = planView(plan, runs);
-  if (plan.steps.some((s) => "status" in s)) carriedRuns.add(view);
   views.set(plan, { runs, view });
   return view;
 }
@@ -94,13 +90,14 @@ export function planFields(plan: Plan): { plan: PlanDefinition; runs: PlanRuns }
 }
 
 /**
- * What a node writes when it ends with `after`, having started from `before` (a view `planOf` gave): the whole
- * plan when its steps were revised; the definition when only the plan's own fields changed (a new confidence);
- * the run-state of the steps whose run changed — nothing when nothing did.
+ * What a node writes when it ends with `after`, having started from `state` (whose plan it read with `planOf`): the
+ * whole plan when its steps were revised; the definition when only the plan's own fields changed (a new
+ * confidence); the run-state of the steps whose run changed — nothing when nothing did.
  * Steps are compared field by field, by reference first: a function that changes a step's status copies the step,
  * not its definition's arrays, so the common case costs a few comparisons per step.
  */
-export function planWrites(before: Plan | null, after: Plan): { plan?: PlanDefinition; runs?: PlanRuns } {
+export function planWrites(state: PlanState, after: Plan): { plan?: PlanDefinition; runs?: PlanRuns } {
+  const before = planOf(state);
   if (!before || before.planId !== after.planId) return planFields(after);
   const writes: { plan?: PlanDefinition; runs?: PlanRuns } = {};
   const steps = sameSteps(before, after);
@@ -108,7 +105,7 @@ export function planWrites(before: Plan | null, after: Plan): { plan?: PlanDefin
     // New or revised steps are written whole, every step's run-state with them (a step the revision dropped
     // leaves none behind), and so is any new definition of a plan stored before the two were apart, whose steps
     // carried their run-state with them.
-    if (!steps || carriedRuns.has(before)) return planFields(after);
+    if (!steps || state.plan!.steps.some((s) => "status" in s)) return planFields(after);
     writes.plan = definitionOf(after);
   }
   const previous = new Map(before.steps.map((s) => [s.id, s]));
@@ -117,7 +114,7 @@ export function planWrites(before: Plan | null, after: Plan): { plan?: PlanDefin
   for (const step of after.steps) {
     const was = previous.get(step.id);
     if (was && RUN_KEYS.every((k) => same(was[k], step[k]))) continue;
-    changed[step.id] = runOf(step);
+    changed[step.id] = pick(step, RUN_KEYS);
     any = true;
   }
   if (any) writes.runs = { planId: after.planId, steps: changed };

@@ -57,7 +57,11 @@ function remainingChainMs(plan: Plan): number {
  * after every step of a plan under 100 steps); in between, the time left keeps that chain, scaled by the pace as
  * it changes. Percent, counts and the step named are exact every time.
  */
-export function progressMeter(): typeof computeProgress {
+export function progressMeter(): (
+  plan: Plan,
+  elapsedMs: number,
+  last: { taskId: string | null; status: Progress["status"] },
+) => Progress {
   let kept: { settled: number; ms: number } | null = null;
   const remaining = (plan: Plan, settled: number) => {
     const every = Math.max(1, Math.floor(plan.steps.length / 100));

@@ -54,37 +54,39 @@ describe("a plan's definition and its run-state, stored apart", () => {
 
   it("a plan stored before the two were apart is read with the run-state its steps carry", () => {
     const legacy = withStep(plan(), "a", { status: "done", result: "kept" });
-    const view = planOf({ plan: legacy, runs: null })!;
+    const stored = { plan: legacy, runs: null };
+    const view = planOf(stored)!;
     expect(view.steps[0]).toMatchObject({ status: "done", result: "kept" });
     // A new definition of it (a new confidence) is written with every step's run-state, which it would lose.
-    expect(planWrites(view, { ...view, confidence: 0.5 })).toEqual(planFields({ ...view, confidence: 0.5 }));
+    expect(planWrites(stored, { ...view, confidence: 0.5 })).toEqual(planFields({ ...view, confidence: 0.5 }));
   });
 
   it("running steps writes only the run-state of the steps that changed", () => {
-    const before = planOf(planFields(plan()))!;
+    const stored = planFields(plan());
+    const before = planOf(stored)!;
     const after = withStep(before, "b", { status: "done", result: 2, dispatches: 1 });
-    const writes = planWrites(before, after);
+    const writes = planWrites(stored, after);
     expect(writes.plan).toBeUndefined();
     expect(writes.runs).toEqual({ planId: "plan-a", steps: { b: runsOf(after).steps.b } });
-    expect(planWrites(before, { ...before, steps: [...before.steps] })).toEqual({});
+    expect(planWrites(stored, { ...before, steps: [...before.steps] })).toEqual({});
   });
 
   it("a new confidence writes the definition alone; revised steps write both, whole", () => {
-    const before = planOf(planFields(plan()))!;
-    const rated = planWrites(before, { ...before, confidence: 0.6 });
+    const stored = planFields(plan());
+    const before = planOf(stored)!;
+    const rated = planWrites(stored, { ...before, confidence: 0.6 });
     expect(rated.runs).toBeUndefined();
     expect(rated.plan?.confidence).toBe(0.6);
     const revised = withStep(before, "b", { params: { city: "Rome" } });
-    expect(planWrites(before, revised)).toEqual(planFields(revised));
+    expect(planWrites(stored, revised)).toEqual(planFields(revised));
     const fewer = { ...before, steps: before.steps.slice(0, 1) };
-    expect(planWrites(before, fewer)).toEqual(planFields(fewer));
+    expect(planWrites(stored, fewer)).toEqual(planFields(fewer));
   });
 
   it("a new plan writes both whole", () => {
-    const before = planOf(planFields(plan()))!;
     const next = { ...plan(), planId: "plan-b" };
-    expect(planWrites(before, next)).toEqual(planFields(next));
-    expect(planWrites(null, next)).toEqual(planFields(next));
+    expect(planWrites(planFields(plan()), next)).toEqual(planFields(next));
+    expect(planWrites({ plan: null }, next)).toEqual(planFields(next));
   });
 
   it("runs of one plan merge step by step, in any batching; another plan's replace them", () => {
