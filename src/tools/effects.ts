@@ -136,7 +136,7 @@ class SqliteEffectLedger extends RowEffectLedger {
     upsert: Database.Statement;
   };
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     super();
     try {
       db.exec(`
@@ -181,9 +181,25 @@ class SqliteEffectLedger extends RowEffectLedger {
   }
 
   protected async writeRow(row: EffectRowValues): Promise<void> {
-    this.stmts.upsert.run(row);
+    // A `started` row must survive a power loss too, or the call it announces could be made again after one;
+    // the connection commits with synchronous = NORMAL (openPersistence), which only a process crash survives.
+    // FULL for this commit alone: it also makes every earlier commit durable. Side-effect calls are few.
+    const setting = this.db.pragma("synchronous", { simple: true }) as number;
+    if (setting >= SYNCHRONOUS_FULL) {
+      this.stmts.upsert.run(row);
+      return;
+    }
+    this.db.pragma(`synchronous = ${SYNCHRONOUS_FULL}`);
+    try {
+      this.stmts.upsert.run(row);
+    } finally {
+      this.db.pragma(`synchronous = ${setting}`);
+    }
   }
 }
+
+/** SQLite's `PRAGMA synchronous` levels are OFF 0, NORMAL 1, FULL 2, EXTRA 3. */
+const SYNCHRONOUS_FULL = 2;
 
 /** Opens the ledger on the SQLite connection the store already uses (`persistence.db`), creating its table. */
 export function openEffectLedger(db: Database.Database): EffectLedger {

@@ -72,6 +72,42 @@ describe("EffectLedger", () => {
   });
 });
 
+describe("EffectLedger durability", () => {
+  /** The `synchronous` level each ledger row was committed at, read by a trigger inside the commit. */
+  function levelsSeen(connectionLevel: number): { ledger: EffectLedger; seen: () => number[] } {
+    db = new Database(":memory:");
+    db.pragma(`synchronous = ${connectionLevel}`);
+    const l = openEffectLedger(db);
+    db.exec(`CREATE TABLE seen (level INTEGER);
+      CREATE TRIGGER ledger_insert AFTER INSERT ON candor_effects BEGIN INSERT INTO seen SELECT synchronous FROM pragma_synchronous; END;
+      CREATE TRIGGER ledger_update AFTER UPDATE ON candor_effects BEGIN INSERT INTO seen SELECT synchronous FROM pragma_synchronous; END;`);
+    return {
+      ledger: l,
+      seen: () =>
+        db
+          .prepare<[], { level: number }>("SELECT level FROM seen")
+          .all()
+          .map((r) => r.level),
+    };
+  }
+
+  it("commits every row with synchronous = FULL on a NORMAL connection, and leaves the connection NORMAL", async () => {
+    const { ledger: l, seen } = levelsSeen(1);
+    await l.recordStarted({ ...KEY, attempt: 1 }, "pay", { n: 1 });
+    await l.recordDone({ ...KEY, attempt: 1 }, "pay", { n: 1 }, { paid: true });
+    await l.recordFailed({ ...KEY, attempt: 2 }, "pay", { n: 1 }, "declined");
+    expect(seen()).toEqual([2, 2, 2]);
+    expect(db.pragma("synchronous", { simple: true })).toBe(1);
+  });
+
+  it("keeps a stricter connection's level (EXTRA) instead of lowering it to FULL", async () => {
+    const { ledger: l, seen } = levelsSeen(3);
+    await l.recordStarted({ ...KEY, attempt: 1 }, "pay", { n: 1 });
+    expect(seen()).toEqual([3]);
+    expect(db.pragma("synchronous", { simple: true })).toBe(3);
+  });
+});
+
 describe("runStep with the effect ledger (at most once)", () => {
   it("returns the recorded result of a done call without calling the tool again, and says so", async () => {
     const l = ledger();

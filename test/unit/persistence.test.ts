@@ -60,6 +60,8 @@ describe("openPersistence", () => {
     p.store.db.exec("ROLLBACK");
     expect(p.store.db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(p.store.db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    // NORMAL (1): a commit does not wait for the disk; a process crash still loses nothing in WAL mode.
+    expect(p.store.db.pragma("synchronous", { simple: true })).toBe(1);
   });
 
   it("shares one file between checkpoints and the store, and both survive reopening", async () => {
