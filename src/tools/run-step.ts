@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { OUTCOME_UNKNOWN, type AttemptRecord, type ExecutionFeedback, type FailureClass } from "../domain/feedback.js";
 import type { TaskStep } from "../domain/plan.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
@@ -233,10 +234,19 @@ async function callWithTimeout(
   outer?: AbortSignal,
 ): Promise<unknown> {
   const controller = new AbortController();
+  const { signal } = controller;
+  // The run's signal reaches the tool through the attempt's own, by one listener removed when the attempt ends:
+  // cheaper than AbortSignal.any, whose combined signal costs more to make and to abort on every attempt (a run's
+  // steps pay it on the critical path). Parallel steps each listen to the run's signal while they run, so its
+  // listener limit is lifted, as EXECUTE does, or a wide fan-out would print a MaxListeners warning.
+  const forward = () => controller.abort(outer!.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else if (outer) {
+    setMaxListeners(0, outer);
+    outer.addEventListener("abort", forward, { once: true });
+  }
   let timer: NodeJS.Timeout | undefined;
-  // AbortSignal.any follows the run's signal without an event listener on it: every parallel step shares that
-  // signal, and a listener per step trips Node's MaxListeners warning on wide fan-outs.
-  const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
+  let onAbort = () => {};
   const limit = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       // Built only when the limit passes: an error's stack trace on every attempt was a measurable cost.
@@ -246,7 +256,8 @@ async function callWithTimeout(
       controller.abort(timeoutError);
       reject(timeoutError);
     }, timeoutMs);
-    signal.addEventListener("abort", () => reject(abortReason(signal)), { once: true });
+    onAbort = () => reject(abortReason(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
   });
   // The race settles once; the limit's later rejection (when the attempt is cleaned up) must not go unhandled.
   limit.catch(() => undefined);
@@ -254,8 +265,10 @@ async function callWithTimeout(
     return await Promise.race([tool.run(args, { ...ctx, signal }), limit]);
   } finally {
     clearTimeout(timer);
+    outer?.removeEventListener("abort", forward);
+    signal.removeEventListener("abort", onAbort);
     // Tells work the tool left running that the attempt is over; one shared reason, no stack trace per call.
-    if (!controller.signal.aborted) controller.abort(ATTEMPT_FINISHED);
+    if (!signal.aborted) controller.abort(ATTEMPT_FINISHED);
   }
 }
 

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ExecutionFeedback } from "../../src/domain/feedback.js";
@@ -367,6 +368,29 @@ describe("runStep honours cancellation of the run", () => {
     });
     expect(tool.calls).toHaveLength(1);
     expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "agent_unavailable", attempt: 1 });
+  });
+
+  it("many steps on one run signal at once: no MaxListeners warning, and no listener left on it after", async () => {
+    const tool = countingTool("quick", { run: async (_a, ctx) => sleep(5, ctx.signal).then(() => ({ ok: true })) });
+    const registry = registryOf([tool.spec], [worker]);
+    const controller = new AbortController();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => void warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const all = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          run(stepFor("quick", { id: `s${i}` }), registry, { signal: controller.signal }),
+        ),
+      );
+      // A warning is emitted on a later tick.
+      await sleep(10);
+      expect(all.every((f) => f.feedbackType === "SUCCESS")).toBe(true);
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 
   it("regression: an already-cancelled run never calls the tool", async () => {
