@@ -78,7 +78,19 @@ export function executeNode(deps: NodeDeps) {
     // run. Calling them as needed, not all at once, keeps LangGraph's set of running tasks (which it scans
     // whenever one ends) as small as the plan's frontier.
     const pendingIds = callOrder(plan);
-    const gates = new Map<string, { opened: Promise<Go>; open: (go: Go) => void }>();
+    // A gate also hands the step's outcome back the moment its task has it (`done`), before LangGraph has finished
+    // with the task (its writes saved, its promise settled: ~0.3–0.7 ms per step), so a dependent starts without
+    // waiting for that; the node still awaits every task before it returns. A task replayed from its saved writes
+    // never runs its function: its promise brings the outcome instead.
+    const gates = new Map<
+      string,
+      {
+        opened: Promise<Go>;
+        open: (go: Go) => void;
+        done: Promise<StepTaskResult>;
+        finish: (result: StepTaskResult) => void;
+      }
+    >();
     const tasks = new Map<string, Promise<StepTaskResult>>();
     // Named "step", not "worker" (the approval subgraph's node): a task's id includes its name, so a pass saved
     // when tasks were called in plan order (named "worker") never has its saved results matched by this order; its
@@ -94,14 +106,18 @@ export function executeNode(deps: NodeDeps) {
         ...(config.signal ? { signal: config.signal } : {}),
         emit: (n) => emitNotifications(config, [n]),
       });
-      return { ran: true, ...outcome };
+      const result: StepTaskResult = { ran: true, ...outcome };
+      gates.get(stepId)!.finish(result);
+      return result;
     });
     const callThrough = (stepId: string) => {
       while (!tasks.has(stepId) && tasks.size < pendingIds.length) {
         const id = pendingIds[tasks.size]!;
         let open: (go: Go) => void = () => {};
+        let finish: (result: StepTaskResult) => void = () => {};
         const opened = new Promise<Go>((resolve) => (open = resolve));
-        gates.set(id, { opened, open });
+        const done = new Promise<StepTaskResult>((resolve) => (finish = resolve));
+        gates.set(id, { opened, open, done, finish });
         // task() types the result of an async function as a promise of a promise; at run time it is one promise.
         tasks.set(id, stepTask(id) as unknown as Promise<StepTaskResult>);
       }
@@ -143,7 +159,7 @@ export function executeNode(deps: NodeDeps) {
           if (!pending) throw new Error(`Step ${step.id} became ready in EXECUTE but was not pending when it began`);
           open(step.id, { step, inputs });
           advance(step.id, "running");
-          const result = await pending;
+          const result = await Promise.race([gates.get(step.id)!.done, pending]);
           if (!result.ran) {
             throw new CandorError(
               `Step ${step.id}'s saved result says it did not run in this pass, but it is ready now: the thread's history does not match its plan.`,
