@@ -89,8 +89,13 @@ export const dagToolName = (stepId: string) => `t_${stepId}`;
 /**
  * One tool per DagStep, waiting the step's latency (honouring the abort signal). When `returned` is given, each
  * tool notes performance.now() in it, under its step id, right before it returns: the start of a latency sample.
+ * When `started` is given, each notes when it was first called, the same way.
  */
-export function dagToolkit(steps: readonly DagStep[], returned?: Map<string, number>): Toolkit {
+export function dagToolkit(
+  steps: readonly DagStep[],
+  returned?: Map<string, number>,
+  started?: Map<string, number>,
+): Toolkit {
   return {
     name: "bench_dag",
     tools: steps.map((step) => ({
@@ -105,6 +110,7 @@ export function dagToolkit(steps: readonly DagStep[], returned?: Map<string, num
       schema: z.looseObject({}),
       estimates: { durationMs: step.latencyMs, cost: 0 },
       run: async (_args: unknown, ctx: { signal: AbortSignal; stepId: string }) => {
+        if (started && !started.has(ctx.stepId)) started.set(ctx.stepId, performance.now());
         await sleep(step.latencyMs, ctx.signal);
         returned?.set(ctx.stepId, performance.now());
         return { summary: `${step.id} done` };

@@ -14,6 +14,19 @@ export const newThreadId = (label: string) => `${label}-${++counter}-${Math.rand
 export interface Run {
   ms: number;
   threadId: string;
+  /** From the first tool's start to the last tool's return: the run's execution alone (runCandor, runEagerFloor). */
+  spanMs?: number;
+}
+
+/** The tools' start and return times of one run, by step id, and the span from the first start to the last return. */
+function toolClock() {
+  const started = new Map<string, number>();
+  const returned = new Map<string, number>();
+  return {
+    started,
+    returned,
+    spanMs: () => Math.max(...returned.values()) - Math.min(...started.values()),
+  };
 }
 
 type CandorApp = ReturnType<typeof compileAgent>;
@@ -26,11 +39,11 @@ type CandorApp = ReturnType<typeof compileAgent>;
 export function candorApp(
   steps: readonly DagStep[],
   checkpointer: BaseCheckpointSaver | undefined,
-  options: { returned?: Map<string, number>; modelLatencyMs?: number } = {},
+  options: { returned?: Map<string, number>; started?: Map<string, number>; modelLatencyMs?: number } = {},
 ): CandorApp {
   return compileAgent(
     {
-      toolkits: [dagToolkit(steps, options.returned)],
+      toolkits: [dagToolkit(steps, options.returned, options.started)],
       reasoner: options.modelLatencyMs
         ? new ModelPacedReasoner(dagPlan(steps), options.modelLatencyMs)
         : new FixedPlanReasoner(dagPlan(steps)),
@@ -54,7 +67,9 @@ export async function runCandor(
   checkpointer: BaseCheckpointSaver | undefined,
   label: string,
 ) {
-  return invokeCandor(candorApp(steps, checkpointer), label);
+  const clock = toolClock();
+  const run = await invokeCandor(candorApp(steps, checkpointer, clock), label);
+  return { ...run, spanMs: clock.spanMs() };
 }
 
 type FloorApp = ReturnType<typeof buildFloor>;
@@ -88,7 +103,8 @@ export async function runEagerFloor(
   checkpointer: BaseCheckpointSaver | undefined,
   label: string,
 ): Promise<Run> {
-  const app = buildEagerFloor(steps, dagToolkit(steps), checkpointer);
+  const clock = toolClock();
+  const app = buildEagerFloor(steps, dagToolkit(steps, clock.returned, clock.started), checkpointer);
   const threadId = newThreadId(`eager-floor-${label}`);
   const t0 = performance.now();
   const final = await app.invoke({}, { configurable: { thread_id: threadId } });
@@ -96,7 +112,7 @@ export async function runEagerFloor(
   const done = Object.keys(final.results).length;
   if (done !== steps.length)
     throw new Error(`bench: eager floor run ${threadId} has ${done} of ${steps.length} results`);
-  return { ms, threadId };
+  return { ms, threadId, spanMs: clock.spanMs() };
 }
 
 /** The `progress` event inside a custom stream chunk ([namespace, mode, payload], [mode, payload] or payload). */
