@@ -3,7 +3,7 @@ import { Send, task, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { ExecutionFeedback } from "../src/domain/feedback.js";
 import type { Notification, Progress } from "../src/domain/notification.js";
 import type { TaskStep } from "../src/domain/plan.js";
-import { planOf, planWrites } from "../src/domain/plan-state.js";
+import { feedbackToStore, planOf, planWrites } from "../src/domain/plan-state.js";
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { runEagerly } from "../src/planning/run-eagerly.js";
 import { applyFeedback, callOrder, dependencyInputs, lookahead } from "../src/planning/schedule.js";
@@ -216,7 +216,7 @@ export function executeNode(deps: NodeDeps) {
     }
     return {
       ...planWrites(state, plan),
-      feedback,
+      feedback: feedbackToStore(feedback, plan),
       notifications,
       progress,
       status: "executing",

@@ -1,4 +1,5 @@
 import { StepDefinition, StepRun, type Plan, type PlanDefinition, type PlanRuns, type TaskStep } from "./plan.js";
+import type { ExecutionFeedback } from "./feedback.js";
 
 /*
  * The state keeps a step's definition (`plan`) and its run-state (`runs`) apart, so a node that only runs steps
@@ -155,3 +156,32 @@ export function mergeRuns(current: PlanRuns | null, writes: readonly PlanRuns[])
     current,
   );
 }
+
+/**
+ * The feedback a pass keeps in the state: a success's result is already the step's run-state (`runs`), so it is not
+ * stored a second time in its feedback (each result is stored once). Only where the run-state holds that very
+ * result: the step is done by this dispatch. Failures keep their outputs, which recovery reads; so does feedback
+ * that is the only record of its result (a worker subgraph's, which is how its result reaches EXECUTE).
+ * `resultOfFeedback` reads a dispatch's result either way.
+ */
+export function feedbackToStore(feedback: readonly ExecutionFeedback[], plan: Plan): ExecutionFeedback[] {
+  const byId = new Map(plan.steps.map((s) => [s.id, s]));
+  return feedback.map((f) => {
+    if (!("result" in f.outputs) || !holdsResultOf(byId.get(f.taskId), f)) return f;
+    const { result: _stored, ...outputs } = f.outputs;
+    return { ...f, outputs };
+  });
+}
+
+/** A dispatch's result: in its feedback, or (stored once) in the run-state of the step it made done. */
+export function resultOfFeedback(f: ExecutionFeedback, step: TaskStep | undefined): unknown {
+  if ("result" in f.outputs) return f.outputs.result;
+  return step && holdsResultOf(step, f) ? step.result : undefined;
+}
+
+const holdsResultOf = (step: TaskStep | undefined, f: ExecutionFeedback): step is TaskStep =>
+  step !== undefined &&
+  step.status === "done" &&
+  step.dispatches === f.dispatch &&
+  (f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS") &&
+  (!("result" in f.outputs) || step.result === f.outputs.result);

@@ -105,9 +105,11 @@ describe("an MCP server's tools as a Candor toolkit", () => {
     const done = await a.graph.invoke(tripInput("list the files and read the notes"), threadConfig("mcp-read"));
     model.assertConsumed();
     expect(done.status).toBe("completed");
-    const listed = done.feedback.find((f) => f.taskId === "list")!;
-    expect(listed.outputs.result).toMatchObject({ server: "fs", tool: "list_directory" });
-    expect((listed.outputs.result as { text: string }).text).toMatch(/\[FILE\] notes\.txt[\s\S]*\[FILE\] todo\.md/);
+    // The result is in the step's run-state, and stored only there (its feedback does not repeat it).
+    const listed = planOf(done)!.steps.find((s) => s.id === "list")!.result;
+    expect(done.feedback.find((f) => f.taskId === "list")!.outputs).not.toHaveProperty("result");
+    expect(listed).toMatchObject({ server: "fs", tool: "list_directory" });
+    expect((listed as { text: string }).text).toMatch(/\[FILE\] notes\.txt[\s\S]*\[FILE\] todo\.md/);
     // The planned call needed no model; the model was offered only the fs worker's tools.
     expect(model.offered[0]!.every((n) => n.startsWith("fs_"))).toBe(true);
     expect(planOf(done)!.steps.find((s) => s.id === "read")!.result).toMatchObject({

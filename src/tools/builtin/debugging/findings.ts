@@ -1,5 +1,7 @@
 import { z } from "zod";
+import type { ExecutionFeedback } from "../../../domain/feedback.js";
 import { TERMINAL_STATUSES } from "../../../domain/report.js";
+import { resultOfFeedback } from "../../../domain/plan-state.js";
 import { CandorError, ErrorCode } from "../../../errors.js";
 import type { ArchivedState, ArchivedThread, LoggedDecision } from "./archive.js";
 
@@ -344,13 +346,18 @@ export function toolOutputOf(state: ArchivedState, stepId: string, dispatch?: nu
       ErrorCode.INVALID_REQUEST,
       { details: { failureClass: "invalid_parameters", stepId } },
     );
+  // A success's result is stored once, in the step's run-state: shown here with the dispatch that produced it.
+  const outputsOf = (f: ExecutionFeedback) => {
+    const result = resultOfFeedback(f, step ?? undefined);
+    return result === undefined ? f.outputs : { ...f.outputs, result };
+  };
   const dispatches = chosen.map((f) => ({
     dispatch: f.dispatch,
     feedbackType: f.feedbackType,
     tool: f.tool,
     workerType: f.workerType,
     params: f.params,
-    outputs: f.outputs,
+    outputs: outputsOf(f),
     errors: f.errors,
     failureClass: f.failureClass,
     errorType: f.errorType,
