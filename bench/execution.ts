@@ -32,6 +32,7 @@ import {
   runEagerFloor,
   runFloor,
   type Run,
+  type SpannedRun,
 } from "./execution/drive.js";
 import { threadBytes, withMemory, withStallMonitor, type Memory, type Stall } from "./execution/measure.js";
 import { median, ms, spread, summarize } from "./stats.js";
@@ -314,9 +315,9 @@ export async function executionBench(): Promise<ExecutionResults> {
       eagerChain: [] as number[],
       span: { waves: [] as number[], chain: [] as number[], eagerWaves: [] as number[], eagerChain: [] as number[] },
     };
-    const timed = (into: number[], span: number[]) => (run: Run) => {
+    const record = (into: number[], span: number[], run: SpannedRun) => {
       into.push(run.ms);
-      span.push(run.spanMs!);
+      span.push(run.spanMs);
     };
     const instantly = (steps: readonly DagStep[]) => steps.map((s) => ({ ...s, latencyMs: 0 }));
     for (let round = 0; round < DAG_ROUNDS; round++) {
@@ -330,18 +331,21 @@ export async function executionBench(): Promise<ExecutionResults> {
         if (round % 2) pair.reverse();
         for (const f of pair) await f();
       }
-      timed(uniform.waves, uniform.span.waves)(await runCandor(waveSteps(12, WIDTH, WAVE_LATENCY_MS), saver, "waves"));
-      timed(uniform.chain, uniform.span.chain)(await runCandor(waveSteps(12, 1, WAVE_LATENCY_MS), saver, "chain"));
+      const { span } = uniform;
+      record(uniform.waves, span.waves, await runCandor(waveSteps(12, WIDTH, WAVE_LATENCY_MS), saver, "waves"));
+      record(uniform.chain, span.chain, await runCandor(waveSteps(12, 1, WAVE_LATENCY_MS), saver, "chain"));
       uniform.wavesInstant.push((await runCandor(waveSteps(12, WIDTH, 0), saver, "waves-instant")).ms);
       uniform.chainInstant.push((await runCandor(waveSteps(12, 1, 0), saver, "chain-instant")).ms);
-      timed(
+      record(
         uniform.eagerWaves,
-        uniform.span.eagerWaves,
-      )(await runEagerFloor(waveSteps(12, WIDTH, WAVE_LATENCY_MS), saver, "waves"));
-      timed(
+        span.eagerWaves,
+        await runEagerFloor(waveSteps(12, WIDTH, WAVE_LATENCY_MS), saver, "waves"),
+      );
+      record(
         uniform.eagerChain,
-        uniform.span.eagerChain,
-      )(await runEagerFloor(waveSteps(12, 1, WAVE_LATENCY_MS), saver, "chain"));
+        span.eagerChain,
+        await runEagerFloor(waveSteps(12, 1, WAVE_LATENCY_MS), saver, "chain"),
+      );
       log(
         `DAG round ${round + 1}/${DAG_ROUNDS}: ${shapes.map((s) => `${s.name} ${s.candor.at(-1)!.toFixed(0)} ms`).join(", ")}; waves ${uniform.waves.at(-1)!.toFixed(0)} ms, chain ${uniform.chain.at(-1)!.toFixed(0)} ms`,
       );

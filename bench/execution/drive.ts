@@ -14,8 +14,11 @@ export const newThreadId = (label: string) => `${label}-${++counter}-${Math.rand
 export interface Run {
   ms: number;
   threadId: string;
-  /** From the first tool's start to the last tool's return: the run's execution alone (runCandor, runEagerFloor). */
-  spanMs?: number;
+}
+
+/** A run of a DAG plan, with the time from its first tool's start to its last tool's return: execution alone. */
+export interface SpannedRun extends Run {
+  spanMs: number;
 }
 
 /** The tools' start and return times of one run, by step id, and the span from the first start to the last return. */
@@ -66,7 +69,7 @@ export async function runCandor(
   steps: readonly DagStep[],
   checkpointer: BaseCheckpointSaver | undefined,
   label: string,
-) {
+): Promise<SpannedRun> {
   const clock = toolClock();
   const run = await invokeCandor(candorApp(steps, checkpointer, clock), label);
   return { ...run, spanMs: clock.spanMs() };
@@ -102,7 +105,7 @@ export async function runEagerFloor(
   steps: readonly DagStep[],
   checkpointer: BaseCheckpointSaver | undefined,
   label: string,
-): Promise<Run> {
+): Promise<SpannedRun> {
   const clock = toolClock();
   const app = buildEagerFloor(steps, dagToolkit(steps, clock.returned, clock.started), checkpointer);
   const threadId = newThreadId(`eager-floor-${label}`);

@@ -43,7 +43,7 @@ describe("feedbackToStore: each result stored once", () => {
     expect(resultOfFeedback(stripped, redispatched.steps[0])).toBeUndefined();
   });
 
-  it("keeps feedback for a step the plan does not have (a worker subgraph's, before EXECUTE folds it)", () => {
+  it("keeps feedback whose step the plan does not have, and reads its result from it", () => {
     const elsewhere = feedback({ taskId: "zzz", dispatch: 1, outputs: { result } });
     expect(feedbackToStore([elsewhere], done)[0]).toBe(elsewhere);
     expect(resultOfFeedback(elsewhere, undefined)).toBe(result);
