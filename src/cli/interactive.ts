@@ -4,8 +4,8 @@ import { DECISION_INPUT } from "../domain/decisions.js";
 import type { Plan } from "../domain/plan.js";
 import { CandorError } from "../errors.js";
 import { updateFromAssignments } from "../replay.js";
-import { parseAdjustFlag } from "./commands/resume.js";
 import type { CliIo } from "./io.js";
+import { parseAdjustFlag } from "./options.js";
 import { executeThread } from "./present.js";
 import { decisionMeaning, kindTitle, requestLines } from "./render.js";
 import {

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { PlanAdjustment } from "../domain/approval.js";
 import { RunSettings } from "../domain/request.js";
 import { DEFAULT_DB_PATH, DEFAULT_MODEL, type CandorEnv } from "../env.js";
 import { Node, type NodeId } from "../../nodes/names.js";
@@ -238,6 +239,51 @@ export function parseFlags<T extends z.ZodType>(schema: T, raw: unknown): z.infe
     : "a flag";
   const message = issue?.message ?? "invalid value";
   throw new CandorError(message.startsWith("--") ? `${message}.` : `${flag}: ${message}.`, ErrorCode.INVALID_REQUEST);
+}
+
+const ADJUST_EXAMPLE = `--adjust '[{"taskId":"hotel","field":"params.nights","newValue":3}]'`;
+
+/**
+ * Reads --adjust: inline JSON or @file, a list of {taskId, field, newValue} (or {adjustments: [...]}). Whether
+ * the edits fit the plan is checked by the graph, which keeps the thread waiting with the reason if not.
+ */
+export function parseAdjustFlag(value: string, cwd = process.cwd()): PlanAdjustment[] {
+  let text = value;
+  if (value.startsWith("@")) {
+    const file = path.resolve(cwd, value.slice(1));
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (cause) {
+      throw new CandorError(
+        `--adjust ${value}: cannot read ${file}. Give a readable JSON file, or the JSON itself (${ADJUST_EXAMPLE}).`,
+        ErrorCode.INVALID_REQUEST,
+        { cause },
+      );
+    }
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new CandorError(
+      `--adjust is not valid JSON (${(cause as Error).message}). Example: ${ADJUST_EXAMPLE}.`,
+      ErrorCode.INVALID_REQUEST,
+      { cause },
+    );
+  }
+  const list =
+    json !== null && typeof json === "object" && !Array.isArray(json) && "adjustments" in json
+      ? json.adjustments
+      : json;
+  const parsed = z.array(PlanAdjustment).min(1, "the list is empty").safeParse(list);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CandorError(
+      `--adjust must be a list of {taskId, field, newValue} (${issue?.path.join(".") || "value"}: ${issue?.message}). Example: ${ADJUST_EXAMPLE}.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  }
+  return parsed.data;
 }
 
 /** The database path: --db, else CANDOR_DB, else .candor/candor.db. */

@@ -1,10 +1,7 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { z } from "zod";
-import { PlanAdjustment, type DecisionName } from "../../domain/approval.js";
+import type { DecisionName } from "../../domain/approval.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { Exit, type CliIo } from "../io.js";
-import { parseFlags, ResumeFlags } from "../options.js";
+import { parseAdjustFlag, parseFlags, ResumeFlags } from "../options.js";
 import { dbArgFor, dbFlagFor, executeThread, exitForStatus, presentOutcome } from "../present.js";
 import type { ThreadRecord } from "../options.js";
 import { readOutcome, startInput, type ThreadInput, type WaitingRequest } from "../session.js";
@@ -29,51 +26,6 @@ const DECISIONS = [
 type DecisionFlag = (typeof DECISIONS)[number];
 const everyDecision: Exclude<DecisionName, DecisionFlag> extends never ? true : never = true;
 void everyDecision;
-
-const ADJUST_EXAMPLE = `--adjust '[{"taskId":"hotel","field":"params.nights","newValue":3}]'`;
-
-/**
- * Reads --adjust: inline JSON or @file, a list of {taskId, field, newValue} (or {adjustments: [...]}). Whether
- * the edits fit the plan is checked by the graph, which keeps the thread waiting with the reason if not.
- */
-export function parseAdjustFlag(value: string, cwd = process.cwd()): PlanAdjustment[] {
-  let text = value;
-  if (value.startsWith("@")) {
-    const file = path.resolve(cwd, value.slice(1));
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (cause) {
-      throw new CandorError(
-        `--adjust ${value}: cannot read ${file}. Give a readable JSON file, or the JSON itself (${ADJUST_EXAMPLE}).`,
-        ErrorCode.INVALID_REQUEST,
-        { cause },
-      );
-    }
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (cause) {
-    throw new CandorError(
-      `--adjust is not valid JSON (${(cause as Error).message}). Example: ${ADJUST_EXAMPLE}.`,
-      ErrorCode.INVALID_REQUEST,
-      { cause },
-    );
-  }
-  const list =
-    json !== null && typeof json === "object" && !Array.isArray(json) && "adjustments" in json
-      ? json.adjustments
-      : json;
-  const parsed = z.array(PlanAdjustment).min(1, "the list is empty").safeParse(list);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new CandorError(
-      `--adjust must be a list of {taskId, field, newValue} (${issue?.path.join(".") || "value"}: ${issue?.message}). Example: ${ADJUST_EXAMPLE}.`,
-      ErrorCode.INVALID_REQUEST,
-    );
-  }
-  return parsed.data;
-}
 
 const asFlags = (decisions: readonly string[]) =>
   decisions
