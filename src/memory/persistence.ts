@@ -8,8 +8,7 @@ import { openEffectLedger, type EffectLedger } from "../tools/effects.js";
 import { fileDecisionLog, type DecisionJournal } from "../transparency/decision-log.js";
 import { sqliteLeases, type ThreadLeases } from "./lease.js";
 import { describeKind, ensureDirectory } from "./paths.js";
-import type { CandorPostgresSaver } from "./postgres.js";
-import type { RunQueue } from "./postgres-queue.js";
+import type { PostgresPersistence } from "./postgres.js";
 import type { CandorPostgresStore } from "./postgres-store.js";
 import { isPostgresUrl, redactUrl } from "./postgres-url.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -50,18 +49,11 @@ export interface SqlitePersistence extends PersistenceParts {
   close(): void;
 }
 
-/** The same on a PostgreSQL database (made by `candor db migrate`), the decision log in a table of it. */
-export interface PostgresPersistence extends PersistenceParts {
-  backend: "postgres";
-  checkpointer: CandorPostgresSaver;
-  store: CandorPostgresStore;
-  /** The run queue `candor submit` fills and `candor worker`s take from. */
-  queue: RunQueue;
-  /** Ends the pools once pending writes are done; safe to call twice. */
-  close(): Promise<void>;
-}
+/** A backend that has every part; PostgresPersistence is declared beside the code that opens it (postgres.ts). */
+type EveryPart<T extends PersistenceParts> = T;
 
-export type Persistence = SqlitePersistence | PostgresPersistence;
+export type Persistence = EveryPart<SqlitePersistence | PostgresPersistence>;
+export type { PostgresPersistence };
 
 /**
  * Opens the database a `--db` value (or CANDOR_DB) names: a `postgres://` URL opens PostgreSQL (which must have

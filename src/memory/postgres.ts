@@ -3,14 +3,14 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../errors.js";
-import { EFFECTS_TABLE } from "../tools/effects.js";
+import { EFFECTS_TABLE, type EffectLedger } from "../tools/effects.js";
+import type { DecisionJournal } from "../transparency/decision-log.js";
 import { DECISIONS_TABLE, postgresDecisionJournal } from "./postgres-decisions.js";
 import { PostgresEffectLedger } from "./postgres-effects.js";
 import { RunQueue, RUNS_TABLE_SQL } from "./postgres-queue.js";
 import { postgresLeases } from "./postgres-lease.js";
 import { CandorPostgresStore } from "./postgres-store.js";
-import { LEASE_TABLE } from "./lease.js";
-import type { PostgresPersistence } from "./persistence.js";
+import { LEASE_TABLE, type ThreadLeases } from "./lease.js";
 import { postgresError, redactUrl } from "./postgres-url.js";
 
 /** An unreachable host fails the command after this long instead of hanging it. */
@@ -76,7 +76,7 @@ export const CANDOR_SCHEMA_VERSION = CANDOR_MIGRATIONS.length;
  * Versions here are `<zero-padded counter>.<random>`, as LangGraph's Python saver makes them: they still order
  * by counter (LangGraph compares versions with `>`; strings are versions it supports), and no two branches share one.
  */
-export class CandorPostgresSaver extends PostgresSaver {
+class CandorPostgresSaver extends PostgresSaver {
   // The class is typed for numeric versions; LangGraph itself takes strings (its API server uses them).
   override getNextVersion(current: number | undefined): number {
     const counter =
@@ -181,6 +181,29 @@ export async function migratePostgres(url: string, onWait?: () => void): Promise
       await client.query("SELECT pg_advisory_unlock($1)", [MIGRATE_LOCK_KEY.toString()]).catch(() => undefined);
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * Everything Candor keeps about threads on a PostgreSQL database (made by `candor db migrate`), the decision log in
+ * a table of it: the parts every backend has (persistence.ts checks it has them all), and the run queue.
+ */
+export interface PostgresPersistence {
+  backend: "postgres";
+  checkpointer: CandorPostgresSaver;
+  /** Long-term memory (episodes, calibration, config, thread records). */
+  store: CandorPostgresStore;
+  /** Calls with side effects, so a resume or replay never repeats one. */
+  ledger: EffectLedger;
+  /** One writer per thread. */
+  leases: ThreadLeases;
+  /** Where decisions are logged and read back. */
+  decisions: DecisionJournal;
+  /** What messages show: the PostgreSQL URL without its password. */
+  dbPath: string;
+  /** The run queue `candor submit` fills and `candor worker`s take from. */
+  queue: RunQueue;
+  /** Ends the pools once pending writes are done; safe to call twice. */
+  close(): Promise<void>;
 }
 
 /**
