@@ -5,7 +5,8 @@
  * must not complete silently and were not asked about are then run through the real graph to see how they end.
  */
 import { MemorySaver } from "@langchain/langgraph";
-import { compileAgent, defaultToolkits } from "../graphs/agent.js";
+import { compileAgent } from "../graphs/agent.js";
+import { defaultToolkits } from "../src/app/toolkits.js";
 import { openQuestions, type Understanding } from "../src/domain/understanding.js";
 import type { Plan } from "../src/domain/plan.js";
 import { PlanningRequest } from "../src/domain/request.js";

@@ -7,8 +7,6 @@ import { ToolRegistry } from "../src/tools/registry.js";
 import type { EffectLedger } from "../src/tools/effects.js";
 import type { Toolkit } from "../src/tools/types.js";
 import { silentDecisionLog, type DecisionLog } from "../src/transparency/decision-log.js";
-import { travelToolkit } from "../examples/travel/index.js";
-import { workspaceToolkit } from "../src/tools/builtin/workspace.js";
 import { routeAfterRevision, strategyNode } from "../nodes/apply-strategy.js";
 import type { NodeDeps } from "../nodes/deps.js";
 import { executeNode, routeAfterExecute } from "../nodes/execute.js";
@@ -145,19 +143,3 @@ export function compileAgent(
  * supersteps) a healthy run with a few recoveries can exceed. This limit is only a backstop against a bug.
  */
 export const RECURSION_LIMIT = 1000;
-
-/**
- * What the CLI and Studio run with: the built-in workspace tools (reader, analyzer, reporter, coder over the
- * current directory) and the travel demo's simulated agents.
- */
-export function defaultToolkits(): Toolkit[] {
-  return [workspaceToolkit(), travelToolkit()];
-}
-
-/**
- * LangGraph Studio's entry (langgraph.json): the travel demo's tools with the offline rules reasoner, compiled
- * without checkpointer or store because `langgraphjs dev` injects its own.
- */
-export const graph = buildAgentGraph({ toolkits: defaultToolkits() })
-  .compile({ name: "candor" })
-  .withConfig({ recursionLimit: RECURSION_LIMIT });

@@ -1,9 +1,10 @@
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
-import { compileAgent, defaultToolkits } from "../../graphs/agent.js";
+import { compileAgent } from "../../graphs/agent.js";
 import { Node } from "../../nodes/names.js";
 import { ANSWER_TAG } from "../../nodes/synthesize.js";
 import type { AgentStateValue } from "../../nodes/state.js";
+import { defaultToolkits } from "../app/toolkits.js";
 import {
   InterruptRequest,
   TokenBudgetRequest,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultToolkits } from "../../graphs/agent.js";
+import { defaultToolkits } from "../../src/app/toolkits.js";
 import { reviewRequest } from "../../src/cli/commands/review.js";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";

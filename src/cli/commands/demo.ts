@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { DEMO_FAULTS, DEMO_REQUEST } from "../../../examples/travel/index.js";
+import { DEMO } from "../../app/demo.js";
 import type { CliIo, Exit } from "../io.js";
 import { chooseReasoner, EXAMPLE_REQUEST, parseFlags, resolveDbPath, RunFlags } from "../options.js";
 import { dbArgFor } from "../present.js";
@@ -14,8 +14,8 @@ export async function demoCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
     [
       `Candor demo · reasoner: ${describeReasoner(reasoner)}`,
       "A trip under a budget, with failures injected on purpose:",
-      `  request: "${DEMO_REQUEST}"`,
-      `  faults:  ${DEMO_FAULTS.join(", ")}`,
+      `  request: "${DEMO.request}"`,
+      `  faults:  ${DEMO.faults.join(", ")}`,
       "Watch for three recoveries, each announced the moment it happens:",
       "  1. the primary flight agent times out  → retried on the backup agent   (RETRY_DIFFERENT_AGENT)",
       "  2. the hotel is fully booked           → a wider search nearby         (FIND_WORKAROUND)",
@@ -28,8 +28,8 @@ export async function demoCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   // would have the planner pick the backup flight agent up front (see "learn across runs" below).
   const user = hasUser(rawFlags) ? flags.user : `demo-${randomBytes(4).toString("hex")}`;
   const { exit, threadId } = await startRun(
-    DEMO_REQUEST,
-    { ...flags, user, fault: [...DEMO_FAULTS, ...flags.fault] },
+    DEMO.request,
+    { ...flags, user, fault: [...DEMO.faults, ...flags.fault] },
     io,
     true,
   );
