@@ -19,6 +19,21 @@ import { CandorError, ErrorCode, errorMessage } from "../../errors.js";
 const FD_DIR = "/proc/self/fd";
 const HAS_FD_PATHS = existsSync(FD_DIR);
 
+/**
+ * How many leading bytes of `bytes` hold whole UTF-8 characters: a multi-byte character cut off at the end is left
+ * out (at most 3 bytes), so decoding a cut read does not invent a replacement character.
+ */
+function wholeCharacters(bytes: Uint8Array): number {
+  const end = bytes.length;
+  // Walk back over continuation bytes (10xxxxxx) to the lead byte of the last character.
+  let lead = end - 1;
+  while (lead >= 0 && end - lead < 4 && ((bytes[lead] ?? 0) & 0xc0) === 0x80) lead--;
+  if (lead < 0) return end;
+  const b = bytes[lead] ?? 0;
+  const needs = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+  return end - lead < needs ? lead : end;
+}
+
 /** A refusal: the classifier reads `policy_blocked` (no recovery should try to get around a confinement). */
 function outside(path: string, root: string, why: string): CandorError {
   return new CandorError(
@@ -109,11 +124,10 @@ export class ConfinedRoot {
   }
 
   /**
-   * The text of a regular file inside the workspace, at most `maxBytes` of it (a workspace may hold a file far
-   * bigger than a tool should load). O_NONBLOCK: opening a FIFO must not wait forever for a writer; it is then
-   * refused as not a regular file.
+   * Opens a regular file inside the workspace for reading; the caller closes it. O_NONBLOCK: opening a FIFO must
+   * not wait forever for a writer; it is then refused as not a regular file.
    */
-  async readText(path: string, maxBytes = 1_000_000): Promise<{ text: string; bytes: number; truncated: boolean }> {
+  private async openFile(path: string): Promise<{ handle: FileHandle; size: number }> {
     const { handle } = await this.openChecked(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const info = await handle.stat();
@@ -122,14 +136,54 @@ export class ConfinedRoot {
           `Invalid path "${path}": it is not a regular file in ${this.root}.`,
           ErrorCode.TOOL_FAILED,
         );
-      const length = Math.min(info.size, maxBytes);
+      return { handle, size: info.size };
+    } catch (e) {
+      await handle.close();
+      throw e;
+    }
+  }
+
+  /**
+   * The text of a regular file inside the workspace, at most `maxBytes` of it (a workspace may hold a file far
+   * bigger than a tool should load). A cut falls before a UTF-8 character the cap would split, so the text never
+   * ends in a replacement character the file does not have; `read` is how many bytes the text holds, `bytes` the
+   * file's size.
+   */
+  async readText(
+    path: string,
+    maxBytes = 1_000_000,
+  ): Promise<{ text: string; bytes: number; read: number; truncated: boolean }> {
+    const { handle, size } = await this.openFile(path);
+    try {
+      const length = Math.min(size, maxBytes);
       const buffer = Buffer.alloc(length);
       const { bytesRead } = await handle.read(buffer, 0, length, 0);
-      return {
-        text: buffer.subarray(0, bytesRead).toString("utf8"),
-        bytes: info.size,
-        truncated: info.size > bytesRead,
-      };
+      const truncated = size > bytesRead;
+      const read = truncated ? wholeCharacters(buffer.subarray(0, bytesRead)) : bytesRead;
+      return { text: buffer.subarray(0, read).toString("utf8"), bytes: size, read, truncated };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * The bytes of a regular file inside the workspace, from the start to its end, in chunks of at most `chunkBytes`:
+   * for tools that must go over a whole file without holding it (a count of a file too big to read). Reads through
+   * the checked descriptor until end of file, so a file that grows while it is read is read as it grows; stops
+   * with the signal's reason when it aborts. One buffer is reused, so memory stays at one chunk whatever the file's
+   * size: a chunk is valid until the next is asked for (copy what must be kept).
+   */
+  async *chunks(path: string, options: { signal?: AbortSignal; chunkBytes?: number } = {}): AsyncGenerator<Buffer> {
+    const chunkBytes = options.chunkBytes ?? 1 << 20;
+    const { handle } = await this.openFile(path);
+    try {
+      const buffer = Buffer.allocUnsafe(chunkBytes);
+      for (;;) {
+        options.signal?.throwIfAborted();
+        const { bytesRead } = await handle.read(buffer, 0, chunkBytes, null);
+        if (bytesRead === 0) return;
+        yield buffer.subarray(0, bytesRead);
+      }
     } finally {
       await handle.close();
     }
