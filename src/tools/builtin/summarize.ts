@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../errors.js";
+import { limitsOf, ResultLimits, withLimits } from "../limits.js";
 import { defineTool, type ToolSpec } from "../types.js";
 
 /** What read_file returns (and summarize_text consumes). */
@@ -10,6 +11,8 @@ export const SummaryResult = z.object({
   /** Each heading with the first sentence under it, in order. */
   sections: z.array(z.object({ heading: z.string(), lead: z.string() })),
   summary: z.string(),
+  /** The input's limits (a summary of a cut file is a summary of its start), when it had any. */
+  limits: ResultLimits.optional(),
 });
 export type SummaryResult = z.infer<typeof SummaryResult>;
 
@@ -17,6 +20,38 @@ export type SummaryResult = z.infer<typeof SummaryResult>;
 const MAX_SECTIONS = 12;
 /** Longest lead sentence kept. */
 const MAX_LEAD_CHARS = 220;
+
+/** How much of a text's start `looksBinary` looks at (UTF-16 units; git and grep look at the first 8 KiB). */
+const SNIFF_UNITS = 8192;
+/** Share of odd characters above which a text is taken for binary (perl's -B file test uses the same share). */
+const MAX_ODD_SHARE = 0.3;
+
+/**
+ * Whether decoded file content is binary rather than text. Kept simple so a user can predict it: a NUL character in
+ * the first 8,192, or more than 30% of them odd — U+FFFD (bytes that were not UTF-8) or control characters other
+ * than tab, newline, vertical tab, form feed, carriage return, backspace and escape. A text in another encoding
+ * with a few accented letters (Latin-1) stays text, with a replacement character for each; UTF-16 text, full of
+ * NULs, is binary to a tool that reads UTF-8.
+ */
+export function looksBinary(text: string): boolean {
+  const n = Math.min(text.length, SNIFF_UNITS);
+  let odd = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0) return true;
+    if (c === 0xfffd || (c < 0x20 && (c < 0x08 || c > 0x0d) && c !== 0x1b) || c === 0x7f) odd++;
+  }
+  return odd > n * MAX_ODD_SHARE;
+}
+
+/** The refusal of a tool that needs text and was given a binary file. */
+export function binaryInput(tool: string, path: string): CandorError {
+  return new CandorError(
+    `Invalid input: ${path} is a binary file; ${tool} works on text only, so it did not run on it.`,
+    ErrorCode.TOOL_FAILED,
+    { details: { path, binary: true } },
+  );
+}
 
 /** The first sentence of a paragraph, without markdown decoration. */
 function firstSentence(paragraph: string): string {
@@ -112,7 +147,16 @@ export function summarizeTextTool(): ToolSpec {
           "Invalid input: summarize_text needs the text of an earlier read_file step.",
           ErrorCode.TOOL_FAILED,
         );
-      return summarizeText(source.data.path, source.data.text);
+      const { path, text } = source.data;
+      // Read apart from the schema, so that a malformed limit is ignored rather than refusing the whole input.
+      const limits = limitsOf(ctx.inputs.text);
+      // Summarizing mojibake would pass garbage off as the file's content.
+      if (limits.some((l) => l.kind === "binary") || looksBinary(text)) throw binaryInput("summarize_text", path);
+      // A cut text's summary is of its start only: its limits (which name how much was read) say so, in the
+      // result and in the summary a person reads.
+      const result = summarizeText(path, text);
+      const caveat = limits.map((l) => l.message).join(" ");
+      return withLimits({ ...result, summary: caveat ? `${result.summary}\n${caveat}` : result.summary }, limits);
     },
   });
 }
