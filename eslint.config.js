@@ -47,6 +47,30 @@ export default defineConfig(
     },
   },
   {
+    // A node is a thin adapter (DESIGN.md "Target structure"): read state, call one function of src/, return an
+    // update. Every function in nodes/ stays within 60 lines.
+    files: ["nodes/**/*.ts"],
+    rules: {
+      "max-lines-per-function": ["error", { max: 60, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // The nodes that were over the limit when it came in, each exempt until its work moves into src/: take a file
+    // off this list when it fits, and add none.
+    files: [
+      "nodes/execute.ts",
+      "nodes/human-interrupt.ts",
+      "nodes/reflect.ts",
+      "nodes/replan-with-guidance.ts",
+      "nodes/select-strategy.ts",
+      "nodes/synthesize.ts",
+      "nodes/understand.ts",
+      "nodes/usage.ts",
+      "nodes/worker-agent.ts",
+    ],
+    rules: { "max-lines-per-function": "off" },
+  },
+  {
     // Tests read JSON printed by the CLI and check it with `expect`, which fails loudly on a wrong shape; typing
     // every such read would add casts, not safety. Source code parses untrusted input with zod instead.
     files: ["test/**/*.ts"],
