@@ -7,7 +7,8 @@
  * against a bare LangGraph floor and the anchors (execution.ts: overhead, irregular DAGs, checkpoint bytes,
  * progress latency, scale, plan-and-execute and LLMCompiler-style designs); learning from feedback (learning.ts:
  * simulated users with hidden preferences, success after reflection); model calls of determined vs model-driven
- * steps against an ideal ReAct loop (models.ts).
+ * steps against an ideal ReAct loop (models.ts); honesty under an imperfect model: right, honestly not done and
+ * WRONG runs per mode and mistake rate (honesty.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { setMaxListeners } from "node:events";
@@ -21,6 +22,7 @@ import { notificationLatency, strategyLatency } from "./transparency.js";
 import { understandingBench, understandingSection } from "./understanding.js";
 import { learningBench, learningSection } from "./learning.js";
 import { modelsBench, modelsSection } from "./models.js";
+import { honestyBench, honestySection } from "./honesty.js";
 
 // LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
 // Node would warn about a leak that is not one, and the execution bench runs 100 threads at once. An app-level
@@ -34,6 +36,8 @@ const DEMO_RUNS = Number(process.env.BENCH_DEMO_RUNS ?? 7);
 const DEMO_LATENCY_MS = 5;
 const SELECT_ITERATIONS = Number(process.env.BENCH_SELECT_ITERATIONS ?? 500);
 const MODEL_RUNS = Number(process.env.BENCH_MODEL_RUNS ?? 3);
+/** Seeds per mistake rate above 0 in the honesty bench: 12 requests × 3 modes each, about 30 s a seed. */
+const HONESTY_SEEDS = Number(process.env.BENCH_HONESTY_SEEDS ?? 3);
 const NOTIFY_TARGET_MS = 100;
 const SELECT_TARGET_MS = 2000;
 
@@ -71,6 +75,8 @@ async function main() {
   process.stderr.write(`model calls: ${llmCalls.length} + ${fixedCalls.length} scenarios × ${MODEL_RUNS} runs\n`);
   const execution = await executionBench();
   const learning = await learningBench();
+  const honesty = await honestyBench({ seeds: HONESTY_SEEDS });
+  process.stderr.write(`honesty: ${honesty.outcomes.length} runs in ${(honesty.ms / 1000).toFixed(0)} s\n`);
 
   const md = `# Benchmarks
 
@@ -83,7 +89,8 @@ ${modelCallSection(llmCalls, fixedCalls)}
 ${modelsSection(models)}
 ${understandingSection(understanding, ms)}
 ${executionSection(execution)}
-${learningSection(learning)}`;
+${learningSection(learning)}
+${honestySection(honesty)}`;
   writeFileSync(new URL("./RESULTS.md", import.meta.url), md);
   process.stdout.write(md);
 }
