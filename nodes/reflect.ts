@@ -1,7 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { planOf, planWrites } from "../src/domain/plan-state.js";
 import { ConfidenceCalibrator } from "../src/confidence/calibrator.js";
-import { isReactive } from "../src/workers/reactive.js";
+import { isReactive } from "../src/domain/plan.js";
 import { clampConfidence, confidencePoint } from "../src/confidence/update.js";
 import { saveEpisode } from "../src/memory/episodes.js";
 import { finalStatus, reflectOnRun } from "../src/reflection/reflect.js";

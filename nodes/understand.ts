@@ -13,14 +13,8 @@ import { recentEpisodes, summarizeLessons } from "../src/memory/episodes.js";
 import { applyLearning } from "../src/reflection/apply.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
 import { approvalNotification } from "../src/transparency/explain.js";
-import {
-  reactiveFallback,
-  reactiveNeedsModel,
-  reactiveNotification,
-  reactivePlan,
-  REACTIVE_WORKER,
-  type ReactiveTrigger,
-} from "../src/workers/reactive.js";
+import { reactiveFallback, reactiveNeedsModel, reactiveNotification, reactivePlan, type ReactiveTrigger } from "../src/execution/reactive.js";
+import { REACTIVE_WORKER } from "../src/domain/plan.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
 import { nextOf } from "../src/domain/next.js";
@@ -85,7 +79,7 @@ export async function planWithMemory(
 /**
  * UNDERSTAND: plan (with lessons from this user's episodes), calibrate confidence on past outcomes, decide on
  * approval. Reactive mode replaces the plan with one model-driven `general` step: when settings.planner is false,
- * or when planning fails and a worker model can take over (src/workers/reactive.ts).
+ * or when planning fails and a worker model can take over (src/execution/reactive.ts).
  */
 export function understandNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {

@@ -1,5 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import { runWorkerStep } from "../src/tools/worker-step.js";
+import { runWorkerStep } from "../src/execution/worker-step.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import type { WorkerStateValue } from "./state.js";
 

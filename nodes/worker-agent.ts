@@ -9,7 +9,8 @@ import {
 } from "@langchain/langgraph";
 import { z } from "zod";
 import { workerPrompt } from "../prompts/worker.js";
-import { ExecutionFeedback, OUTCOME_UNKNOWN } from "../src/domain/feedback.js";
+import { ExecutionFeedback, OUTCOME_UNKNOWN, type FailureClass } from "../src/domain/feedback.js";
+import { CallRecord } from "../src/execution/evidence.js";
 import { Notification } from "../src/domain/notification.js";
 import { TaskStep } from "../src/domain/plan.js";
 import { CandorError, ErrorCode, errorMessage } from "../src/errors.js";
@@ -17,17 +18,11 @@ import type { WorkerModel } from "../src/reasoning/types.js";
 import { budgetRefusal } from "../src/reasoning/usage.js";
 import { TokenBudgetState, TokenEvent } from "../src/domain/usage.js";
 import { classifyFailure, feedbackTypeFor } from "../src/replanning/classify.js";
-import { runStep } from "../src/tools/run-step.js";
+import { runStep } from "../src/execution/run-step.js";
 import { failureNotification, notification, successNotification } from "../src/transparency/notify.js";
-import {
-  callStep,
-  expectedOutputs,
-  loopFeedback,
-  loopTools,
-  nextToolCall,
-  toolDefinitions,
-  toolMessage,
-} from "../src/workers/agent-step.js";
+import type { ToolSpec } from "../src/tools/types.js";
+import { callStep, earlierIdenticalCall, expectedOutputs, loopFeedback, producedBy, nextToolCall, toolDefinitions, toolMessage } from "../src/execution/agent-step.js";
+import { loopTools } from "../src/tools/model-driven.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { askToolApproval } from "./worker-gate.js";
 
@@ -73,10 +68,11 @@ export const AgentLoopState = new StateSchema({
    */
   messages: MessagesDeltaValue,
   modelCalls: z.number().int().default(0),
-  /** What successful calls produced, by output name; later calls' tools receive them as inputs. */
-  produced: z.record(z.string(), z.unknown()).default(() => ({})),
-  /** Tools called successfully, in order. */
-  called: z.array(z.string()).default(() => []),
+  /**
+   * Every call the model asked for, in order, with how it ended: the evidence the step's outcome is decided from
+   * (src/execution/evidence.ts), and what later calls' tools receive as inputs (`producedBy`).
+   */
+  calls: z.array(CallRecord).default(() => []),
   cost: z.number().default(0),
   startedAt: z.string().nullable().default(null),
   /** Set when the loop must end at once (the model unreachable, a call whose outcome is unknown): the failure. */
@@ -207,10 +203,17 @@ export function agentToolNode(deps: NodeDeps) {
         title: `${step.description} (${step.id}): its model asked for ${call.name}, which the ${step.workerType} worker may not use; refused, nothing ran.`,
       });
       emitNotifications(config, [told]);
-      return { messages: [toolMessage(call, { ok: false, error })], notifications: [told] };
+      const refused = failedCall(call, null, "wrong_tool", error, ErrorCode.TOOL_NOT_GRANTED);
+      return {
+        messages: [toolMessage(call, { ok: false, error })],
+        notifications: [told],
+        calls: [...state.calls, refused],
+      };
     }
+    const repeat = earlierIdenticalCall(state.calls, tool.name, call.args);
+    if (repeat) return repeatedCall(deps, config, state, call, repeat);
     const asStep = callStep(step, call, index);
-    const inputs = { ...state.inputs, ...state.produced };
+    const inputs = { ...state.inputs, ...producedBy(state.calls) };
     let approval: z.infer<typeof LoopApproval> | null = null;
     const told: Notification[] = [];
     if (tool.sideEffect === "irreversible" || tool.needsApproval) {
@@ -231,7 +234,13 @@ export function agentToolNode(deps: NodeDeps) {
         }
         if (decision === "deny") {
           const error = `A human denied ${tool.name}(${JSON.stringify(args)})${comment ? ` (${comment})` : ""}; the tool was not called. Do not ask for it again.`;
-          return { messages: [toolMessage(call, { ok: false, error })], notifications: told, approval };
+          const denied = failedCall(call, tool, "policy_blocked", error, "HUMAN_DENIED");
+          return {
+            messages: [toolMessage(call, { ok: false, error })],
+            notifications: told,
+            approval,
+            calls: [...state.calls, denied],
+          };
         }
       }
     }
@@ -244,6 +253,7 @@ export function agentToolNode(deps: NodeDeps) {
       decision: `call ${tool.name} (call ${index} of the model-driven loop)`,
       reasoning: "the step's model asked for it and the step's grant allows it",
     });
+    let reused: "ledger" | null = null;
     const f = await runStep({
       step: asStep,
       inputs,
@@ -251,23 +261,97 @@ export function agentToolNode(deps: NodeDeps) {
       dispatch: asStep.dispatches,
       ...(config.signal ? { signal: config.signal } : {}),
       ...(deps.ledger ? { ledger: deps.ledger, threadId } : {}),
+      onRecordedResult: () => {
+        reused = "ledger";
+      },
     });
     const update = { notifications: told, ...(approval ? { approval } : {}) };
-    if (f.errorType === OUTCOME_UNKNOWN) {
-      // The call may have taken effect: the loop stops here and a person decides, as for a direct call.
-      const halted: ExecutionFeedback = { ...f, taskId: step.id, params: step.params, attempt: state.modelCalls };
-      return { ...update, messages: [toolMessage(call, { ok: false, error: f.errors.join(" | ") })], halted };
-    }
     const ok = f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS";
-    if (!ok) return { ...update, messages: [toolMessage(call, { ok: false, error: f.errors.join(" | ") })] };
+    if (!ok) {
+      const error = f.errors.join(" | ");
+      const failed = failedCall(call, tool, f.failureClass ?? "unknown", error, f.errorType, f.outputs);
+      const messages = [toolMessage(call, { ok: false, error })];
+      if (f.errorType === OUTCOME_UNKNOWN) {
+        // The call may have taken effect: the loop stops here and a person decides, as for a direct call.
+        const halted: ExecutionFeedback = { ...f, taskId: step.id, params: step.params, attempt: state.modelCalls };
+        return { ...update, messages, halted, calls: [...state.calls, failed] };
+      }
+      return { ...update, messages, calls: [...state.calls, failed] };
+    }
     const result = f.outputs.result;
+    const succeeded: CallRecord = {
+      tool: tool.name,
+      args: call.args,
+      produces: tool.produces,
+      sideEffect: tool.sideEffect,
+      outcome: { kind: "succeeded", result, reused },
+    };
     return {
       ...update,
       messages: [toolMessage(call, { ok: true, result })],
-      produced: { ...state.produced, ...Object.fromEntries(tool.produces.map((name) => [name, result])) },
-      called: [...state.called, tool.name],
+      calls: [...state.calls, succeeded],
       cost: state.cost + f.cost,
     };
+  };
+}
+
+/** A call as the evidence records it when it failed (refused, denied, or the tool failed). */
+function failedCall(
+  call: ToolCall,
+  tool: ToolSpec | null,
+  failureClass: FailureClass,
+  error: string,
+  errorType: string | null,
+  outputs: Record<string, unknown> = {},
+): CallRecord {
+  return {
+    tool: call.name,
+    args: call.args,
+    produces: tool?.produces ?? [],
+    sideEffect: tool?.sideEffect ?? "none",
+    outcome: { kind: "failed", error, failureClass, errorType, outputs },
+  };
+}
+
+/**
+ * The model asked again for a call it already made with the same arguments: it gets the first result back and the
+ * tool is not run again (a side effect is never repeated, a read not paid twice); the repeat is recorded, logged
+ * and announced. It still counts against the step's model calls, so a model that keeps repeating runs out.
+ */
+function repeatedCall(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  state: AgentLoopStateValue,
+  call: ToolCall,
+  earlier: CallRecord,
+) {
+  const { step } = state;
+  const result = earlier.outcome.kind === "succeeded" ? earlier.outcome.result : null;
+  const told = notification({
+    severity: "INFO",
+    kind: "step_started",
+    taskId: step.id,
+    title: `${step.description} (${step.id}): its model repeated ${call.name}(${JSON.stringify(call.args)}); the first call's result was given back and the tool was not run again.`,
+  });
+  emitNotifications(config, [told]);
+  deps.decisionLog.record({
+    operation: "dispatch",
+    planId: state.planId,
+    taskId: step.id,
+    threadId: threadIdOf(config),
+    input: `${call.name}(${JSON.stringify(call.args)})`,
+    decision: `reuse the result of the identical earlier call of ${call.name}`,
+    reasoning: "the model repeated a call it already made with the same arguments",
+  });
+  const repeated: CallRecord = {
+    ...earlier,
+    args: call.args,
+    outcome: { kind: "succeeded", result, reused: "repeat" },
+  };
+  return {
+    messages: [toolMessage(call, { ok: true, result })],
+    notifications: [told],
+    calls: [...state.calls, repeated],
   };
 }
 
@@ -278,7 +362,9 @@ export function agentFinishNode(deps: NodeDeps) {
     const { step } = state;
     const ended = state.halted ?? loopFeedback(recordOf(deps, state, workers, state.startedAt));
     const feedback: ExecutionFeedback = {
-      ...(ended.failureClass === "no_result" && state.approval?.decision === "deny" ? deniedLoop(ended) : ended),
+      ...(UNPROVEN.has(ended.failureClass ?? "unknown") && state.approval?.decision === "deny"
+        ? deniedLoop(ended)
+        : ended),
       ...(state.approval ? { approval: state.approval } : {}),
     };
     const ok = feedback.feedbackType === "SUCCESS" || feedback.feedbackType === "PARTIAL_SUCCESS";
@@ -289,7 +375,7 @@ export function agentFinishNode(deps: NodeDeps) {
       planId: state.planId,
       taskId: step.id,
       threadId: threadIdOf(config),
-      input: `${step.description} (model-driven: ${state.modelCalls} model call(s), tools ${state.called.join(", ") || "none"})`,
+      input: `${step.description} (model-driven: ${state.modelCalls} model call(s), tools ${calledTools(state.calls) || "none"})`,
       decision: feedback.feedbackType,
       reasoning: ok
         ? `its model finished in ${state.modelCalls} call(s) with what the step must produce`
@@ -325,8 +411,7 @@ function recordOf(deps: NodeDeps, state: AgentLoopStateValue, workers: WorkerMod
     step: state.step,
     tools: loopTools(state.step, deps.registry),
     messages: state.messages,
-    produced: state.produced,
-    called: state.called,
+    calls: state.calls,
     modelCalls: state.modelCalls,
     maxModelCalls: workers.maxModelCalls,
     durationMs: startedAt ? Date.now() - Date.parse(startedAt) : 1,
@@ -362,6 +447,17 @@ function withUniqueCallIds(answer: BaseMessage, earlier: readonly BaseMessage[],
     response_metadata: answer.response_metadata,
     ...(answer.usage_metadata ? { usage_metadata: answer.usage_metadata } : {}),
   });
+}
+
+/** Failures of the loop itself (no tool failed): after a person's denial, the denial is why. */
+const UNPROVEN: ReadonlySet<FailureClass> = new Set(["no_result", "no_tool_call", "claimed_without_evidence"]);
+
+/** The tools the loop called successfully, in order, for the decision log. */
+function calledTools(calls: readonly CallRecord[]): string {
+  return calls
+    .filter((c) => c.outcome.kind === "succeeded")
+    .map((c) => c.tool)
+    .join(", ");
 }
 
 /**

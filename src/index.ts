@@ -23,7 +23,7 @@ export { defineTool } from "./tools/types.js";
 export type { ToolSpec, ToolContext, Toolkit, WorkerType, SideEffect, RequestFacts } from "./tools/types.js";
 export { generalToolkit } from "./tools/builtin/general.js";
 export { withFaults, parseFaultSpec, FAULT_KINDS } from "./tools/faults.js";
-export { runStep } from "./tools/run-step.js";
+export { runStep } from "./execution/run-step.js";
 export { loadMcpConfig, parseMcpConfig, type McpServer } from "./tools/mcp/config.js";
 export { openMcpServers, type McpServers } from "./tools/mcp/servers.js";
 export { RulesReasoner } from "./reasoning/rules.js";

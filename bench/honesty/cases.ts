@@ -64,7 +64,7 @@ export interface HonestyCase {
 }
 
 /** The temp workspace's files. todo.txt ends with a newline: wc -l counts its 12 lines as 12. */
-export const WORKSPACE_FILES: Record<string, string> = {
+const WORKSPACE_FILES: Record<string, string> = {
   "notes/todo.txt": [
     "buy milk and eggs",
     "call the plumber about the sink",
@@ -121,7 +121,7 @@ export function writeWorkspace(root: string): void {
 }
 
 /** Lines and words as `wc -l` and `wc -w` count them: newline characters, and runs of non-space. */
-export function wcCounts(text: string): { lines: number; words: number } {
+function wcCounts(text: string): { lines: number; words: number } {
   return { lines: (text.match(/\n/g) ?? []).length, words: text.split(/\s+/).filter((w) => w.length > 0).length };
 }
 

@@ -21,7 +21,7 @@ export interface WireCall {
 }
 
 /** A message of the conversation, as the client sent it. */
-export interface WireMessage {
+interface WireMessage {
   role: string;
   content: string;
   toolCalls: WireCall[];
@@ -95,7 +95,7 @@ function textOf(content: unknown): string {
 }
 
 /** Reads a request body into what a policy sees; throws (a 400 to the client) when it is not a chat request. */
-export function readRequest(raw: unknown): ModelRequest {
+function readRequest(raw: unknown): ModelRequest {
   const body = WireBody.parse(raw);
   const messages: WireMessage[] = body.messages.map((m) => ({
     role: m.role,

@@ -6,7 +6,7 @@ import type { ModelReply, ModelRequest, RequestKind, WireCall } from "./fake-mod
  * step, how long the conversation is, and how many such requests came before), not from the order requests
  * arrive: steps that run in parallel reach the server in any order, and a run must be the same run every time.
  */
-export const MISTAKES = [
+const MISTAKES = [
   "fenced_json",
   "partial_json",
   "invented_tool",
@@ -18,7 +18,7 @@ export const MISTAKES = [
   "http_429",
   "http_500",
 ] as const;
-export type Mistake = (typeof MISTAKES)[number];
+type Mistake = (typeof MISTAKES)[number];
 
 /** The mistakes a request of each kind can show (a plan has no call to repeat; a plain answer no tool to invent). */
 const APPLICABLE: Record<RequestKind, readonly Mistake[]> = {
@@ -32,7 +32,7 @@ const APPLICABLE: Record<RequestKind, readonly Mistake[]> = {
 };
 
 /** mulberry32: a small, fast, well-mixed 32-bit PRNG; the same seed gives the same sequence on every machine. */
-export function prng(seed: number): () => number {
+function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -44,7 +44,7 @@ export function prng(seed: number): () => number {
 }
 
 /** FNV-1a over a string: the seed of one request's PRNG. */
-export function hash32(text: string): number {
+function hash32(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

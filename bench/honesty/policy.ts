@@ -61,7 +61,7 @@ function structured(req: ModelRequest, json: string): ModelReply {
 }
 
 /** The request's right plan as a model sends it, with an understanding record that serves the whole request. */
-export function rightPlan(c: HonestyCase, planArgs: PlanArguments): ModelPlan {
+function rightPlan(c: HonestyCase, planArgs: PlanArguments): ModelPlan {
   return {
     objective: c.request,
     contextSummary: null,

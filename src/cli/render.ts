@@ -4,7 +4,7 @@ import type { Plan, TaskStep } from "../domain/plan.js";
 import { DecisionName, type FailureEscalationRequest } from "../domain/approval.js";
 import { DECISION_INPUT, decisionMeaning, kindTitle } from "../domain/decisions.js";
 import { understandingLines } from "../domain/understanding.js";
-import { isReactive, REACTIVE_WORKER } from "../workers/reactive.js";
+import { isReactive, REACTIVE_WORKER } from "../domain/plan.js";
 import type { WaitingRequest } from "./session.js";
 
 export { decisionMeaning, kindTitle };

@@ -13,7 +13,7 @@ import {
 } from "../domain/approval.js";
 import { CandorEvent } from "../domain/notification.js";
 import { Plan, type TaskStep } from "../domain/plan.js";
-import { modelDrivenPredicate } from "../workers/agent-step.js";
+import { modelDrivenPredicate } from "../tools/model-driven.js";
 import type { RunStatus } from "../domain/report.js";
 import { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { CandorEnv } from "../env.js";

@@ -27,6 +27,10 @@ export const FailureClass = z.enum([
    * producing what the step must produce.
    */
   "no_result",
+  /** A model-driven step's model answered without any successful tool call: its words are not evidence. */
+  "no_tool_call",
+  /** A model answered as if the step were done, yet no successful call produced what the step must produce. */
+  "claimed_without_evidence",
   "unknown",
 ]);
 export type FailureClass = z.infer<typeof FailureClass>;
@@ -75,6 +79,13 @@ export const ExecutionFeedback = z.object({
    * A person's answer to this dispatch's tool approval, when the call needed one. The parent graph records it
    * as the thread's latest `approval`, as it does for plan approvals and escalations.
    */
+  /**
+   * The evidence of a success: the tool whose successful call the result is (evidence.ts's `feedbackOf`). A success
+   * without it is not taken: `settleStep` fails the step.
+   */
+  evidence: z.object({ tool: z.string() }).nullable().default(null),
+  /** What a successful result does not cover (a cut read, a listing cut short), each named; empty when whole. */
+  limits: z.array(z.string()).default([]),
   approval: z
     .object({
       decision: z.enum(["approve", "deny"]),

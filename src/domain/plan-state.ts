@@ -21,6 +21,7 @@ function notRun(): StepRun {
     skipReason: null,
     skipCause: null,
     missingInputs: [],
+    limits: [],
   };
 }
 

@@ -97,6 +97,8 @@ export const StepRun = z.object({
   skipCause: z.enum(["failed", "dependency_failed", "condition_false"]).nullable().default(null),
   /** Optional inputs its latest dispatch ran without (set when it is dispatched; empty when it had them all). */
   missingInputs: z.array(MissingInput).default([]),
+  /** What its result does not cover (a cut read, a binary file), named: a real result, but not a whole one. */
+  limits: z.array(z.string()).default([]),
 });
 export type StepRun = z.infer<typeof StepRun>;
 
@@ -128,7 +130,7 @@ export const Plan = z.object({
   confidenceReasons: z.array(z.string()).default([]),
   estimatedDurationMs: z.number().min(0).default(0),
   estimatedCost: z.number().min(0).default(0),
-  /** `reactive`: no plan was made; one model-driven `general` step carries the request (src/workers/reactive.ts). */
+  /** `reactive`: no plan was made; one model-driven `general` step carries the request (src/execution/reactive.ts). */
   createdBy: z.enum(["rules", "llm", "fallback", "human", "reactive"]).default("rules"),
   createdAt: z.string().default(() => new Date().toISOString()),
   /**
@@ -215,3 +217,11 @@ export const ModelPlan = z.object({
   understanding: ModelUnderstanding.nullable(),
 });
 export type ModelPlan = z.infer<typeof ModelPlan>;
+
+/** The worker type that runs a reactive request: seed 004's catch-all, granted every tool. */
+export const REACTIVE_WORKER = "general";
+
+/** Whether a plan is a reactive run's rather than a planner's. */
+export function isReactive(plan: Pick<Plan, "createdBy"> | null | undefined): boolean {
+  return plan?.createdBy === "reactive";
+}

@@ -5,7 +5,7 @@ import { openQuestions, Understanding, type RequestPart, type Unaccounted } from
 import type { WorkerModel } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Interpretation } from "../tools/types.js";
-import { isModelDriven, loopTools } from "../workers/agent-step.js";
+import { isModelDriven, loopTools } from "../tools/model-driven.js";
 import { foldCase, overlaps, within, type Span } from "./lexicon.js";
 import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts } from "./rules-planner.js";
 import {

@@ -1,7 +1,7 @@
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { RequestPart } from "../domain/understanding.js";
-import { missingSteps } from "./schedule.js";
+import { missingSteps, whyMissing } from "./schedule.js";
 
 /**
  * SYNTHESIZE's judgement of a finished plan against what was asked: a requested part is answered only when every
@@ -35,7 +35,7 @@ function stepAnswered(plan: Plan, id: string, gaps: ReadonlySet<string>): { ok: 
   if (gap)
     return {
       ok: false,
-      why: `${gap.description} (${gap.id}) ${gap.status === "failed" ? "failed" : `was skipped: ${gap.skipReason ?? "no reason given"}`}`,
+      why: `${gap.description} (${gap.id}) ${whyMissing(gap)}`,
     };
   if (!now.some((s) => s.status === "done")) return { ok: false, why: `step ${id} did not finish` };
   return { ok: true, why: null };
@@ -134,7 +134,7 @@ export function missingFromAnswer(plan: Plan): { id: string; description: string
     ...missingSteps(plan).map((s) => ({
       id: s.id,
       description: s.description,
-      reason: withRanWithout(plan, s.id, s.skipReason ?? "skipped"),
+      reason: withRanWithout(plan, s.id, s.status === "done" ? whyMissing(s) : (s.skipReason ?? "skipped")),
     })),
     ...unansweredByUnderstanding(plan).map((m) => ({ id: m.id, description: `"${m.text}"`, reason: m.why })),
   ];
@@ -169,6 +169,8 @@ export function failIncompleteSteps(
       attempts: [],
       errorType: "INCOMPLETE_RESULT",
       trace: null,
+      evidence: null,
+      limits: [],
     });
     revised = {
       ...revised,

@@ -17,30 +17,6 @@ export type InputsOf = (step: TaskStep) => StepInputs;
 /** Every input required: a skipped dependency always blocks (plans checked without a registry). */
 const ALL_REQUIRED: InputsOf = () => ({ required: [], optional: [] });
 
-/** Applies the feedback of each step's latest dispatch to the plan; feedback of older dispatches is history. */
-export function applyFeedback(plan: Plan, feedback: readonly ExecutionFeedback[]): Plan {
-  const latest = new Map<string, ExecutionFeedback>();
-  for (const f of feedback) latest.set(`${f.taskId}#${f.dispatch}`, f);
-  const steps = plan.steps.map((step) => {
-    if (step.status !== "running") return step;
-    const f = latest.get(`${step.id}#${step.dispatches}`);
-    return f ? withFeedback(step, f) : step;
-  });
-  return { ...plan, steps };
-}
-
-/** A running step with the outcome of its current dispatch: done with its result, or failed. */
-export function withFeedback(step: TaskStep, f: ExecutionFeedback): TaskStep {
-  if (step.status !== "running" || f.taskId !== step.id || f.dispatch !== step.dispatches) return step;
-  const ok = f.feedbackType === "SUCCESS" || f.feedbackType === "PARTIAL_SUCCESS";
-  return {
-    ...step,
-    status: ok ? ("done" as const) : ("failed" as const),
-    result: ok ? (f.outputs.result ?? f.outputs) : null,
-    attempts: f.attempt,
-  };
-}
-
 const isSettled = (s: TaskStep) => s.status === "done" || s.status === "skipped";
 
 /** The input names a dependency provides a step: its expected outputs, and its id (see dependencyInputs). */
@@ -150,11 +126,27 @@ function verdictCause(dependencyFailure: boolean): TaskStep["skipCause"] {
   return dependencyFailure ? "dependency_failed" : "condition_false";
 }
 
-/** Steps whose result is missing from the answer: failed, given up on, or blocked by a missing dependency. */
+/**
+ * Steps whose result is missing from the answer, whole or in part: failed, given up on, blocked by a missing
+ * dependency, or done with a result that names its limits (a cut read is real, but it does not answer as if whole).
+ */
 export function missingSteps(plan: Plan): TaskStep[] {
+  // A limited result that a later step worked from is that step's to answer for: it carries the limits it could
+  // not make up for (a count streams the whole file a read had cut), so only the last limited result counts.
+  const usedByDone = new Set(plan.steps.filter((s) => s.status === "done").flatMap((s) => s.dependsOn));
   return plan.steps.filter(
-    (s) => s.status === "failed" || (s.status === "skipped" && s.skipCause !== "condition_false"),
+    (s) =>
+      s.status === "failed" ||
+      (s.status === "skipped" && s.skipCause !== "condition_false") ||
+      (s.status === "done" && s.limits.length > 0 && !usedByDone.has(s.id)),
   );
+}
+
+/** Why a step is missing from the answer, in plain language (see missingSteps). */
+export function whyMissing(s: TaskStep): string {
+  if (s.status === "done") return `its result is not whole: ${s.limits.join("; ")}`;
+  if (s.status === "failed") return "failed";
+  return `was skipped: ${s.skipReason ?? "no reason given"}`;
 }
 
 /** The record of a step that never ran because a dependency's result is missing (seed 000's DEPENDENCY_FAILURE). */
@@ -176,6 +168,8 @@ export function dependencyFailureFeedback(step: TaskStep, reason: string): Execu
     attempts: [],
     errorType: null,
     trace: null,
+    evidence: null,
+    limits: [],
   };
 }
 

@@ -5,7 +5,7 @@ import { CandorError, ErrorCode } from "../errors.js";
 import type { Reasoner } from "../reasoning/types.js";
 import { callEstimate } from "../reasoning/usage.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { isModelDriven } from "../workers/agent-step.js";
+import { isModelDriven } from "../tools/model-driven.js";
 
 /**
  * Model calls a model-driven step is expected to make: a tool call or two and its answer. The cap (default 6) is

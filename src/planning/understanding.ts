@@ -240,7 +240,7 @@ export interface AccountInput {
 }
 
 /**
- * A step the plan leaves to its worker's model loop (src/workers/agent-step.ts). Its parameters are not in the plan,
+ * A step the plan leaves to its worker's model loop (src/execution/agent-step.ts). Its parameters are not in the plan,
  * so they cannot account for the request: its own description does — the model loop is given it as its task.
  */
 export interface ModelDrivenStep {

@@ -83,7 +83,7 @@ export interface RecoveryQuestion {
 }
 
 /**
- * The model that drives a step whose call the plan does not fully determine (src/workers/agent-step.ts), and how
+ * The model that drives a step whose call the plan does not fully determine (src/execution/agent-step.ts), and how
  * many times it may be asked per step, tool calls included.
  */
 export interface WorkerModel {

@@ -7,8 +7,6 @@ import { CandorError, ErrorCode } from "../errors.js";
  * ("hotel fully booked" is a resource problem, not an unavailable agent; "budget exceeded" is a constraint).
  */
 const RULES: readonly [FailureClass, RegExp][] = [
-  // A model-driven worker's own wording (src/workers/agent-step.ts), before anything its quoted reasons may match.
-  ["no_result", /worker's model (stopped|used its)\b[^.]* without producing/i],
   ["dependency_failed", /\bdependenc(y|ies)\b.*\bfail/i],
   [
     "constraint_violated",

@@ -7,7 +7,7 @@ import type { PlanRevision, StrategyType } from "../domain/revision.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { requiredInputs } from "../tools/types.js";
 import { buildFailureContext, type FailureContext } from "./context.js";
-import { callNeedingApproval } from "../tools/run-step.js";
+import { callNeedingApproval } from "../tools/pending-call.js";
 import type { ProposalVerdict } from "./proposal.js";
 import { infeasibility } from "./strategies/adjust-parameters.js";
 import { canonical } from "./strategies/hint.js";
@@ -45,6 +45,10 @@ export const STRATEGY_PREFERENCES: Record<FailureClass, readonly StrategyType[]>
   // A model-driven worker's loop ended without the step's output: smaller steps each fit in a loop's calls, or a
   // worker with other tools may get there; the same worker with the same tools would loop the same way again.
   no_result: ["DECOMPOSE", "RETRY_DIFFERENT_AGENT", "SKIP"],
+  // A model that answered without acting, or claimed what its calls do not show: another worker may act; smaller
+  // steps leave a model less to skip over.
+  no_tool_call: ["RETRY_DIFFERENT_AGENT", "DECOMPOSE", "SKIP"],
+  claimed_without_evidence: ["RETRY_DIFFERENT_AGENT", "DECOMPOSE", "SKIP"],
   unknown: ["FIX_DEPENDENCIES", "RETRY_DIFFERENT_AGENT", "SKIP"],
 };
 

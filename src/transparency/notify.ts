@@ -27,6 +27,8 @@ const CLASS_WORDS: Record<FailureClass, string> = {
   policy_blocked: "a policy blocked it",
   incomplete_result: "its result does not answer the part of the request it serves",
   no_result: "its worker's model stopped without producing what the step must produce",
+  no_tool_call: "its worker's model answered without a successful tool call, and words are not evidence",
+  claimed_without_evidence: "its worker's model claimed a result that no successful tool call shows",
   unknown: "of an unexpected error",
 };
 

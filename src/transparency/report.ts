@@ -1,7 +1,7 @@
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Plan } from "../domain/plan.js";
-import { missingSteps } from "../planning/schedule.js";
-import { isReactive } from "../workers/reactive.js";
+import { missingSteps, whyMissing } from "../planning/schedule.js";
+import { isReactive } from "../domain/plan.js";
 import { unansweredByUnderstanding } from "../planning/coverage.js";
 import type { ExecutionReport, RunStatus } from "../domain/report.js";
 import type { ConfidencePoint, PlanRevision } from "../domain/revision.js";
@@ -125,7 +125,9 @@ export function buildReport(facts: ReportFacts): ExecutionReport {
   ];
   const missing = facts.plan
     ? [
-        ...missingSteps(facts.plan).map((s) => `${s.description} (${s.id}): ${s.skipReason ?? "failed"}`),
+        ...missingSteps(facts.plan).map(
+          (s) => `${s.description} (${s.id}): ${s.status === "done" ? whyMissing(s) : (s.skipReason ?? "failed")}`,
+        ),
         ...unansweredByUnderstanding(facts.plan).map((m) => `"${m.text}": ${m.why}`),
       ]
     : [];

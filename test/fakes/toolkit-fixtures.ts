@@ -1,22 +1,17 @@
 import { z } from "zod";
+import { applyFeedback } from "../../src/execution/evidence.js";
 import { ExecutionFeedback, type ExecutionFeedbackInput } from "../../src/domain/feedback.js";
 import { Plan, TaskStep, type PlanInput, type TaskStepInput } from "../../src/domain/plan.js";
 import { PlanningRequest, type PlanningRequestInput } from "../../src/domain/request.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
-import {
-  applyFeedback,
-  dependencyInputs,
-  markDispatched,
-  readySteps,
-  settleBlockedSteps,
-} from "../../src/planning/schedule.js";
+import { dependencyInputs, markDispatched, readySteps, settleBlockedSteps } from "../../src/planning/schedule.js";
 import { buildFailureContext, type FailureContext } from "../../src/replanning/context.js";
 import { retryDifferentAgent, skip } from "../../src/replanning/strategies/index.js";
 import type { StrategyInput, StrategyOutcome } from "../../src/replanning/strategies/types.js";
 import type { ConfidencePoint, PlanRevision } from "../../src/domain/revision.js";
 import { parseFaultSpecs, withFaults } from "../../src/tools/faults.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import { runStep } from "../../src/tools/run-step.js";
+import { runStep } from "../../src/execution/run-step.js";
 import type { ToolContext, ToolSpec, Toolkit, WorkerType } from "../../src/tools/types.js";
 import { DEMO_REQUEST, travelToolkit } from "../../examples/travel/index.js";
 
@@ -57,8 +52,21 @@ export function plan(
   });
 }
 
+/**
+ * A dispatch's feedback. A success carries evidence (the tool whose call it was), as every worker's success does
+ * (src/execution/evidence.ts); pass `evidence: null` for one that claims success without it.
+ */
 export function feedback(input: Partial<ExecutionFeedbackInput> & { taskId: string }): ExecutionFeedback {
-  return ExecutionFeedback.parse({ feedbackType: "SUCCESS", durationMs: 10, at: "2025-01-01T00:00:00.000Z", ...input });
+  const type = input.feedbackType ?? "SUCCESS";
+  const succeeded = type === "SUCCESS" || type === "PARTIAL_SUCCESS";
+  const evidence = succeeded ? { tool: input.tool ?? "fixture_tool" } : null;
+  return ExecutionFeedback.parse({
+    feedbackType: "SUCCESS",
+    durationMs: 10,
+    at: "2025-01-01T00:00:00.000Z",
+    evidence,
+    ...input,
+  });
 }
 
 /** A failed feedback record whose class and type follow from the message the way a worker would record them. */

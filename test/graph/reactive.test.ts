@@ -84,8 +84,9 @@ describe("reactive mode: no plan, one general worker loop with every tool", () =
     // Every tool of every toolkit, the admin's too: the general worker's whole grant.
     expect(model.offered[0]!.sort()).toEqual(["count_words", "delete_notes", "publish_note", "read_note"]);
     expect(done.plan).toMatchObject({ createdBy: "reactive", steps: [{ id: "reactive", workerType: "general" }] });
-    expect(planOf(done)!.steps[0]!.result).toBe("The readme note has 5 words.");
-    expect(done.answer).toContain("The readme note has 5 words.");
+    // The step's result is the evidence, the last successful call's output; the model's words are kept beside it.
+    expect(planOf(done)!.steps[0]!.result).toEqual({ words: 5 });
+    expect(done.answer).toContain('{"words":5}');
     const announced = done.notifications.filter((n) => n.kind === "plan");
     expect(announced.map((n) => n.title)).toEqual(["Reactive mode: no plan; one general worker runs the request"]);
     expect(done.report!.reactive).toMatch(/^Reactive mode was asked for/);

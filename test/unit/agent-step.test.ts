@@ -1,4 +1,5 @@
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
+import type { CallRecord } from "../../src/execution/evidence.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { planLines } from "../../src/cli/render.js";
@@ -7,18 +8,11 @@ import { LlmReasoner } from "../../src/reasoning/llm.js";
 import { RulesReasoner } from "../../src/reasoning/rules.js";
 import { TaskStep, type TaskStepInput } from "../../src/domain/plan.js";
 import type { WorkerModel } from "../../src/reasoning/types.js";
-import { classifyFailure } from "../../src/replanning/classify.js";
 import { STRATEGY_PREFERENCES } from "../../src/replanning/select.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { defineTool, type Toolkit } from "../../src/tools/types.js";
-import {
-  isModelDriven,
-  loopFeedback,
-  loopTools,
-  modelDrivenPredicate,
-  nextToolCall,
-  toolDefinitions,
-} from "../../src/workers/agent-step.js";
+import { isModelDriven, loopTools, modelDrivenPredicate } from "../../src/tools/model-driven.js";
+import { loopFeedback, nextToolCall, toolDefinitions } from "../../src/execution/agent-step.js";
 import { planWith } from "../fakes/graph-harness.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 
@@ -99,38 +93,47 @@ describe("which steps are model-driven", () => {
   });
 });
 
-describe("a loop's outcome is checked against what the step must produce", () => {
-  const record = (
-    messages: (AIMessage | ToolMessage)[],
-    produced: Record<string, unknown>,
-    expectedOutputs: string[],
-  ) => ({
+describe("a loop's outcome is decided by the evidence rule, never by the model's words", () => {
+  const read = (result: unknown): CallRecord => ({
+    tool: "read_note",
+    args: { name: "todo" },
+    produces: ["text"],
+    sideEffect: "none",
+    outcome: { kind: "succeeded", result, reused: null },
+  });
+  const record = (messages: (AIMessage | ToolMessage)[], calls: CallRecord[], expectedOutputs: string[]) => ({
     step: step({ expectedOutputs }),
     tools: loopTools(step(), registry),
     messages,
-    produced,
-    called: Object.keys(produced).length > 0 ? ["read_note"] : [],
+    calls,
     modelCalls: messages.filter((m) => AIMessage.isInstance(m)).length,
     maxModelCalls: 6,
     durationMs: 5,
     cost: 0,
   });
 
-  it("a model that stops without the tool's output fails as no_result, which classification and the table know", () => {
-    const f = loopFeedback(record([new AIMessage("I could not find it.")], {}, ["text"]));
-    expect(f).toMatchObject({ feedbackType: "FAILURE", failureClass: "no_result", tool: null });
+  it("a model that answers without a tool call fails as no_tool_call, which the strategy table knows", () => {
+    const f = loopFeedback(record([new AIMessage("I could not find it.")], [], ["text"]));
+    expect(f).toMatchObject({ feedbackType: "FAILURE", failureClass: "no_tool_call", tool: null, evidence: null });
     expect(f.errors[0]).toBe(
-      'The writer worker\'s model stopped after 1 model call without producing text (from read_note): it made no successful tool call and answered "I could not find it.".',
+      "The writer worker's model answered \"I could not find it.\" without a successful tool call, so nothing shows the step was done (a model's words are not evidence).",
     );
-    expect(classifyFailure(f.errors[0]!)).toBe("no_result");
-    expect(STRATEGY_PREFERENCES.no_result.at(-1)).toBe("SKIP");
+    expect(STRATEGY_PREFERENCES.no_tool_call.at(-1)).toBe("SKIP");
   });
 
-  it("an output no tool produces is the model's final answer; a tool's output must come from the tool", () => {
-    const answered = loopFeedback(record([new AIMessage("It says: write the tests")], {}, ["summary"]));
-    expect(answered).toMatchObject({ feedbackType: "SUCCESS", outputs: { result: "It says: write the tests" } });
-    const produced = loopFeedback(record([new AIMessage("done")], { text: { name: "todo" } }, ["text", "summary"]));
-    expect(produced.outputs.result).toEqual({ text: { name: "todo" }, summary: "done" });
+  it("an output no tool produces is the last successful call's result, the model's answer kept beside it", () => {
+    const unproven = loopFeedback(record([new AIMessage("It says: write the tests")], [], ["summary"]));
+    expect(unproven).toMatchObject({ feedbackType: "FAILURE", failureClass: "no_tool_call" });
+    const answered = loopFeedback(
+      record([new AIMessage("It says: write the tests")], [read("write the tests")], ["summary"]),
+    );
+    expect(answered).toMatchObject({
+      feedbackType: "SUCCESS",
+      outputs: { result: "write the tests", answer: "It says: write the tests" },
+      evidence: { tool: "read_note" },
+    });
+    const produced = loopFeedback(record([new AIMessage("done")], [read({ name: "todo" })], ["text", "summary"]));
+    expect(produced.outputs.result).toEqual({ text: { name: "todo" }, summary: { name: "todo" } });
   });
 
   it("finds the next unanswered call, numbering calls across the loop", () => {

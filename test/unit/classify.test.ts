@@ -4,7 +4,7 @@ import { TaskStep } from "../../src/domain/plan.js";
 import { CandorError, ErrorCode, errorMessage } from "../../src/errors.js";
 import { classifyFailure, feedbackTypeFor, isTransient } from "../../src/replanning/classify.js";
 import { STRATEGY_PREFERENCES } from "../../src/replanning/select.js";
-import { runStep } from "../../src/tools/run-step.js";
+import { runStep } from "../../src/execution/run-step.js";
 import type { FailureClass } from "../../src/domain/feedback.js";
 import { travelRegistry } from "../fakes/toolkit-fixtures.js";
 

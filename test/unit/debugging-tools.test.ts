@@ -125,6 +125,8 @@ const done = (taskId: string, durationMs: number) => ({
   attempts: [],
   errorType: null,
   trace: null,
+  evidence: { tool: "x" },
+  limits: [],
 });
 
 describe("what counts as an anomaly", () => {

@@ -4,7 +4,8 @@ import { TaskStep, type TaskStepInput } from "../../src/domain/plan.js";
 import type { ToolApprovalRequest } from "../../src/domain/approval.js";
 import { interruptPayload, parseDecision } from "../../src/replanning/human-decision.js";
 import { argsHash, openEffectLedger, type EffectLedger } from "../../src/tools/effects.js";
-import { callNeedingApproval, deniedFeedback, runStep } from "../../src/tools/run-step.js";
+import { deniedFeedback, runStep } from "../../src/execution/run-step.js";
+import { callNeedingApproval } from "../../src/tools/pending-call.js";
 import { countingTool, registryOf } from "../fakes/toolkit-fixtures.js";
 
 const worker = { name: "worker", description: "does general things", categories: ["general"] };

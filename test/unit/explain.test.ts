@@ -3,7 +3,7 @@ import { Notification } from "../../src/domain/notification.js";
 import { TaskStep } from "../../src/domain/plan.js";
 import type { FailureEscalationRequest, HumanApprovalRequest } from "../../src/domain/approval.js";
 import { retryDifferentAgent, skip, adjustParameters } from "../../src/replanning/strategies/index.js";
-import { runStep } from "../../src/tools/run-step.js";
+import { runStep } from "../../src/execution/run-step.js";
 import { approvalNotification, escalationNotification, explainRevision } from "../../src/transparency/explain.js";
 import {
   detailsPointer,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { buildFailureContext } from "../../src/replanning/context.js";
-import { runStep } from "../../src/tools/run-step.js";
+import { runStep } from "../../src/execution/run-step.js";
 import { explainRevision } from "../../src/transparency/explain.js";
 import { skip } from "../../src/replanning/strategies/index.js";
 import { countingTool, plan, registryOf, step } from "../fakes/toolkit-fixtures.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { feedbackToStore, resultOfFeedback } from "../../src/domain/plan-state.js";
-import { applyFeedback } from "../../src/planning/schedule.js";
+import { applyFeedback } from "../../src/execution/evidence.js";
 import { feedback, plan, withSteps } from "../fakes/toolkit-fixtures.js";
 
 describe("feedbackToStore: each result stored once", () => {

@@ -5,7 +5,8 @@ import { PlanningRequest, RunSettings } from "../../src/domain/request.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { fallbackPlan } from "../../src/planning/parse.js";
 import { planWith } from "../fakes/graph-harness.js";
-import { isReactive, reactiveFallback, reactivePlan } from "../../src/workers/reactive.js";
+import { isReactive } from "../../src/domain/plan.js";
+import { reactiveFallback, reactivePlan } from "../../src/execution/reactive.js";
 
 const request = PlanningRequest.parse({ userIntent: "summarise README.md", userContext: { userId: "u" } });
 const failed = (code: ErrorCode) => ({ kind: "error" as const, error: new CandorError("it failed.", code) });

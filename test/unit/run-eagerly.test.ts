@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExecutionFeedback } from "../../src/domain/feedback.js";
 import type { Plan, TaskStep } from "../../src/domain/plan.js";
-import { runEagerly, type EagerHooks } from "../../src/planning/run-eagerly.js";
+import { runEagerly, type EagerHooks } from "../../src/execution/run-eagerly.js";
 import { failure, feedback, plan } from "../fakes/toolkit-fixtures.js";
 
 /**

@@ -6,7 +6,7 @@ import { TaskStep, type TaskStepInput } from "../../src/domain/plan.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { parseFaultSpecs, withFaults } from "../../src/tools/faults.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import { runStep, type RunStepInput } from "../../src/tools/run-step.js";
+import { runStep, type RunStepInput } from "../../src/execution/run-step.js";
 import { sleep } from "../../src/tools/sleep.js";
 import { countingTool, registryOf, travelPlan, travelRegistry } from "../fakes/toolkit-fixtures.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { applyFeedback } from "../../src/execution/evidence.js";
 import {
-  applyFeedback,
   callOrder,
   dependencyInputs,
   lookahead,

@@ -17,7 +17,7 @@ import type { TaskStep } from "../../src/domain/plan.js";
 import { ConfinedRoot } from "../../src/tools/builtin/confine.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import { runStep } from "../../src/tools/run-step.js";
+import { runStep } from "../../src/execution/run-step.js";
 
 // Regression tests for issue 8 item 1: the workspace tools followed symlinks out of the working directory, for
 // reading and for writing, because the path was checked as text and not on disk at the moment of use.

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import { runStep } from "../../src/tools/run-step.js";
+import { runStep } from "../../src/execution/run-step.js";
 import { insideRoot, workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { generalToolkit } from "../../src/tools/builtin/general.js";
 

@@ -3,11 +3,12 @@ import { OUTCOME_UNKNOWN, type AttemptRecord, type ExecutionFeedback, type Failu
 import type { TaskStep } from "../domain/plan.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/classify.js";
-import { argsHash, type EffectKey, type EffectLedger } from "./effects.js";
-import type { ToolRegistry } from "./registry.js";
-import { cooperate } from "./cooperate.js";
-import { abortReason, sleep } from "./sleep.js";
-import type { ToolContext, ToolSpec } from "./types.js";
+import { decideStep, feedbackOf, type CallRecord } from "./evidence.js";
+import { argsHash, type EffectKey, type EffectLedger } from "../tools/effects.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { cooperate } from "../tools/cooperate.js";
+import { abortReason, sleep } from "../tools/sleep.js";
+import type { ToolContext, ToolSpec } from "../tools/types.js";
 
 export interface RunStepInput {
   step: TaskStep;
@@ -66,6 +67,8 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     attempt: attempts.length,
     tool,
     attempts,
+    evidence: null,
+    limits: [],
   });
 
   const requested = step.tools[0];
@@ -94,23 +97,23 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     return fail(`Invalid parameters for ${tool.name}: ${detail}`, "invalid_parameters", [], tool.name);
   }
 
-  function success(result: unknown, attempt: number, attempts: AttemptRecord[]): ExecutionFeedback {
-    return {
-      ...base,
-      // Done, but without an optional input: the result is real, and says itself what it left out.
-      feedbackType: (step.missingInputs ?? []).length > 0 ? "PARTIAL_SUCCESS" : "SUCCESS",
-      outputs: { result },
-      errors: [],
-      failureClass: null,
-      durationMs: Math.max(1, now() - started),
-      cost: tool.estimates.cost,
-      at: new Date().toISOString(),
-      attempt,
+  /** The call's success as the evidence rule judges it: the tool's result, with any limits it names. */
+  function success(result: unknown, attempt: number, attempts: AttemptRecord[], reused: "ledger" | null) {
+    const call: CallRecord = {
       tool: tool.name,
-      attempts,
-      errorType: null,
-      trace: null,
+      args: parsed.data,
+      produces: tool.produces,
+      sideEffect: tool.sideEffect,
+      outcome: { kind: "succeeded", result, reused },
     };
+    const verdict = decideStep({ step, calls: [call], ending: { kind: "direct" }, producers: () => [] });
+    return feedbackOf(verdict, {
+      step: { ...step, dispatches: dispatch },
+      durationMs: now() - started,
+      cost: tool.estimates.cost,
+      attempt,
+      attempts,
+    });
   }
 
   const ledger = input.ledger && input.threadId && tool.sideEffect !== "none" ? input.ledger : null;
@@ -129,7 +132,12 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     if (verdict.kind === "done") {
       const { record } = verdict;
       input.onRecordedResult?.({ tool: tool.name, attempt: record.attempt, at: record.at });
-      return success(record.result, record.attempt, [{ attempt: record.attempt, error: null, durationMs: 0 }]);
+      return success(
+        record.result,
+        record.attempt,
+        [{ attempt: record.attempt, error: null, durationMs: 0 }],
+        "ledger",
+      );
     }
     if (verdict.kind === "unknown") {
       const { record } = verdict;
@@ -203,7 +211,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     // ones) waits for a later turn of the event loop when this one has already done its share of work.
     const wait = cooperate();
     if (wait) await wait;
-    return success(result, attempt, attempts);
+    return success(result, attempt, attempts, null);
   }
 }
 
@@ -297,32 +305,6 @@ function errorFacts(error: unknown): { errorType: string | null; trace: string |
   return { errorType, trace };
 }
 
-/** A call that must wait for a person: the tool, and the exact validated arguments it would get. */
-export interface PendingToolCall {
-  tool: ToolSpec;
-  args: Record<string, unknown>;
-}
-
-/**
- * The call a step is about to make, when its tool has an irreversible side effect or is marked as needing
- * approval (issue 4 item 3). Null when no approval is needed, and also when the call could not be made anyway
- * (no tool, not granted, invalid arguments): runStep fails those steps without calling anything, so there is
- * nothing for a person to approve. Pure: the worker's gate calls it before `interrupt()`.
- */
-export function callNeedingApproval(step: TaskStep, registry: ToolRegistry): PendingToolCall | null {
-  const name = step.tools[0];
-  if (name === undefined || step.tools.some((t) => !registry.isGranted(step.workerType, t))) return null;
-  const tool = registry.tool(name);
-  if (!tool || (tool.sideEffect !== "irreversible" && !tool.needsApproval)) return null;
-  const parsed = tool.schema.safeParse(step.params);
-  if (!parsed.success) return null;
-  const args =
-    parsed.data !== null && typeof parsed.data === "object" && !Array.isArray(parsed.data)
-      ? (parsed.data as Record<string, unknown>)
-      : { value: parsed.data };
-  return { tool, args };
-}
-
 /** The outcome of a call a person denied: a policy_blocked failure, the tool never called. */
 export function deniedFeedback(
   step: TaskStep,
@@ -348,5 +330,7 @@ export function deniedFeedback(
     attempts: [],
     errorType: "HUMAN_DENIED",
     trace: null,
+    evidence: null,
+    limits: [],
   };
 }

@@ -6,10 +6,10 @@ import {
   dispatched,
   judgeStep,
   skippedStep,
-  withFeedback,
   type InputsOf,
   type Settlement,
-} from "./schedule.js";
+} from "../planning/schedule.js";
+import { settleStep } from "./evidence.js";
 
 export interface EagerHooks {
   inputsOf: InputsOf;
@@ -110,7 +110,7 @@ export async function runEagerly(initial: Plan, hooks: EagerHooks): Promise<Eage
       inFlight--;
       // A launch rejects only for a bug or a configuration error (a step failure is feedback): the pass stops.
       if ("error" in arrival) throw arrival.error;
-      const step = withFeedback(steps.get(arrival.id)!, arrival.feedback);
+      const step = settleStep(steps.get(arrival.id)!, arrival.feedback);
       steps.set(step.id, step);
       if (step.status === "done") results[step.id] = step.result;
       feedback.push(arrival.feedback);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { newPlanId, Plan, TaskStep } from "../domain/plan.js";
+import { newPlanId, Plan, REACTIVE_WORKER, TaskStep } from "../domain/plan.js";
 import type { Notification } from "../domain/notification.js";
 import type { PlanningRequest } from "../domain/request.js";
 import { CandorError, ErrorCode } from "../errors.js";
@@ -9,7 +9,7 @@ import { notification } from "../transparency/notify.js";
 /**
  * Reactive mode (seed 004's reactive session): no plan; one `general` worker loop runs the request with every tool
  * the toolkits grant. It is not a second loop: a reactive run is a one-step plan whose step names no tool, so the
- * model-driven worker (src/workers/agent-step.ts) runs it over the `general` worker's whole grant, with the grant
+ * model-driven worker (src/execution/agent-step.ts) runs it over the `general` worker's whole grant, with the grant
  * check, the approval gate and the effect ledger of any model-driven step. Its plan is marked `createdBy:
  * "reactive"` so the plan view, the notification and the report say "reactive mode" instead of showing a plan
  * nobody made.
@@ -22,8 +22,6 @@ export const ReactiveTrigger = z.discriminatedUnion("kind", [
 ]);
 export type ReactiveTrigger = z.infer<typeof ReactiveTrigger>;
 
-/** The worker type that runs a reactive request: seed 004's catch-all, granted every tool. */
-export const REACTIVE_WORKER = "general";
 /** The one step's id, which the plan view, the report and the decision log show. */
 const REACTIVE_STEP_ID = "reactive";
 /**
@@ -45,11 +43,6 @@ const PLANNING_FAILURES: readonly ErrorCode[] = [
   ErrorCode.PLAN_MISSING_DEPENDENCY,
   ErrorCode.PLAN_UNKNOWN_REFERENCE,
 ];
-
-/** Whether a plan is a reactive run's rather than a planner's. */
-export function isReactive(plan: Pick<Plan, "createdBy"> | null | undefined): boolean {
-  return plan?.createdBy === "reactive";
-}
 
 /** One sentence on why the run is reactive, for the plan's summary, the report and the decision log. */
 function reactiveReason(trigger: ReactiveTrigger): string {

@@ -10,9 +10,10 @@ import {
   successNotification,
   type RecordedCall,
 } from "../transparency/notify.js";
-import type { EffectLedger } from "./effects.js";
-import type { ToolRegistry } from "./registry.js";
-import { callNeedingApproval, deniedFeedback, runStep } from "./run-step.js";
+import type { EffectLedger } from "../tools/effects.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { callNeedingApproval } from "../tools/pending-call.js";
+import { deniedFeedback, runStep } from "./run-step.js";
 
 export interface WorkerStepDeps {
   registry: ToolRegistry;
