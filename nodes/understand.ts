@@ -13,7 +13,13 @@ import { recentEpisodes, summarizeLessons } from "../src/memory/episodes.js";
 import { applyLearning } from "../src/reflection/apply.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
 import { approvalNotification } from "../src/transparency/explain.js";
-import { reactiveFallback, reactiveNeedsModel, reactiveNotification, reactivePlan, type ReactiveTrigger } from "../src/execution/reactive.js";
+import {
+  reactiveFallback,
+  reactiveNeedsModel,
+  reactiveNotification,
+  reactivePlan,
+  type ReactiveTrigger,
+} from "../src/execution/reactive.js";
 import { REACTIVE_WORKER } from "../src/domain/plan.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";

@@ -21,7 +21,16 @@ import { classifyFailure, feedbackTypeFor } from "../src/replanning/classify.js"
 import { runStep } from "../src/execution/run-step.js";
 import { failureNotification, notification, successNotification } from "../src/transparency/notify.js";
 import type { ToolSpec } from "../src/tools/types.js";
-import { callStep, earlierIdenticalCall, expectedOutputs, loopFeedback, producedBy, nextToolCall, toolDefinitions, toolMessage } from "../src/execution/agent-step.js";
+import {
+  callStep,
+  earlierIdenticalCall,
+  expectedOutputs,
+  loopFeedback,
+  producedBy,
+  nextToolCall,
+  toolDefinitions,
+  toolMessage,
+} from "../src/execution/agent-step.js";
 import { loopTools } from "../src/tools/model-driven.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { askToolApproval } from "./worker-gate.js";
