@@ -6,6 +6,8 @@ import type { TaskStep } from "../src/domain/plan.js";
 import { feedbackToStore, planOf, planWrites } from "../src/domain/plan-state.js";
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { runEagerly } from "../src/execution/run-eagerly.js";
+import { stepContext } from "../src/execution/values.js";
+import type { StepContext } from "../src/domain/step-context.js";
 import { applyFeedback } from "../src/execution/evidence.js";
 import { callOrder, dependencyInputs, lookahead } from "../src/planning/schedule.js";
 import { callNeedingApproval } from "../src/tools/pending-call.js";
@@ -19,7 +21,11 @@ import type { AgentStateUpdate, AgentStateValue, WorkerInput } from "./state.js"
 import { tokenBudgetOf } from "../src/domain/usage.js";
 
 /** What a step's task was told to do: run the dispatched step with these inputs, or nothing (null). */
-type Go = { step: TaskStep; inputs: Record<string, unknown> } | null;
+type Go = {
+  step: TaskStep;
+  inputs: Record<string, unknown>;
+  context: StepContext;
+} | null;
 /** A step task's saved result: replayed from the checkpoint's writes after a crash instead of running again. */
 type StepTaskResult = ({ ran: true } & WorkerStepOutcome) | { ran: false };
 
@@ -62,7 +68,10 @@ export function executeNode(deps: NodeDeps) {
     for (const step of plan.steps) {
       const was = before.steps.find((s) => s.id === step.id);
       if (was?.status !== "running" || step.status === "running") continue;
-      partial = { ...partial, steps: partial.steps.map((s) => (s.id === step.id ? step : s)) };
+      partial = {
+        ...partial,
+        steps: partial.steps.map((s) => (s.id === step.id ? step : s)),
+      };
       report(
         computeProgress(partial, Date.now() - startedAt, {
           taskId: step.id,
@@ -158,7 +167,11 @@ export function executeNode(deps: NodeDeps) {
         launch: async (step, inputs) => {
           const pending = callThrough(step.id);
           if (!pending) throw new Error(`Step ${step.id} became ready in EXECUTE but was not pending when it began`);
-          open(step.id, { step, inputs });
+          open(step.id, {
+            step,
+            inputs,
+            context: stepContext(plan, step, state.request),
+          });
           advance(step.id, "running");
           const result = await Promise.race([gates.get(step.id)!.done, pending]);
           if (!result.ran) {
@@ -203,7 +216,10 @@ export function executeNode(deps: NodeDeps) {
             });
           }
           report(
-            computeProgress(current, Date.now() - startedAt, { taskId: skipped.at(-1)!.step.id, status: "SKIPPED" }),
+            computeProgress(current, Date.now() - startedAt, {
+              taskId: skipped.at(-1)!.step.id,
+              status: "SKIPPED",
+            }),
           );
         },
       });
@@ -307,6 +323,7 @@ export function routeAfterExecute(state: AgentStateValue): AfterExecute {
         step,
         inputs: dependencyInputs(plan, step),
         planId: plan.planId,
+        context: stepContext(plan, step, state.request),
         tokenBudget: tokenBudgetOf(state.request.constraints.tokenBudget, state.tokens),
       } satisfies WorkerInput),
   );

@@ -10,6 +10,7 @@ import { ExecutionReport, RunStatus } from "../src/domain/report.js";
 import { PlanningRequest } from "../src/domain/request.js";
 import { defaultStateSettings, mergeSettings, RunSettingsPatch, StateSettings } from "../src/domain/config.js";
 import { ConfidencePoint, PlanRevision } from "../src/domain/revision.js";
+import { StepContext } from "../src/domain/step-context.js";
 import { TokenBudgetState, TokenEvent } from "../src/domain/usage.js";
 
 /**
@@ -131,6 +132,8 @@ export const WorkerInput = z.object({
   /** Outputs of the step's dependencies, by output name. */
   inputs: z.record(z.string(), z.unknown()),
   planId: z.string(),
+  /** The values the understanding record says the step uses, and the request's lineage (src/execution/values.ts). */
+  context: StepContext.default({ values: [], lineage: "" }),
   /** The run's token budget when the step was sent (null: none), so a model-driven step can keep to it. */
   tokenBudget: TokenBudgetState.nullable().default(null),
 });
@@ -148,6 +151,7 @@ export const WorkerState = new StateSchema({
   step: TaskStep,
   inputs: z.record(z.string(), z.unknown()).default(() => ({})),
   planId: z.string(),
+  context: StepContext.default({ values: [], lineage: "" }),
   /** Set by the gate before an irreversible or approval-gated call; null when the step's call needs no approval. */
   toolDecision: ToolCallDecision.nullable().default(null),
   tokenBudget: TokenBudgetState.nullable().default(null),

@@ -14,6 +14,7 @@ export function workerActNode(deps: NodeDeps) {
       step: state.step,
       inputs: state.inputs,
       planId: state.planId,
+      context: state.context,
       threadId: threadIdOf(config),
       toolDecision: state.toolDecision,
       ...(config.signal ? { signal: config.signal } : {}),

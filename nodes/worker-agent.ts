@@ -13,6 +13,7 @@ import { ExecutionFeedback, OUTCOME_UNKNOWN, type FailureClass } from "../src/do
 import { CallRecord } from "../src/execution/evidence.js";
 import { Notification } from "../src/domain/notification.js";
 import { TaskStep } from "../src/domain/plan.js";
+import { StepContext } from "../src/domain/step-context.js";
 import { CandorError, ErrorCode, errorMessage } from "../src/errors.js";
 import type { WorkerModel } from "../src/reasoning/types.js";
 import { budgetRefusal } from "../src/reasoning/usage.js";
@@ -33,7 +34,9 @@ import {
 } from "../src/execution/agent-step.js";
 import { loopTools } from "../src/tools/model-driven.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
-import { askToolApproval } from "./worker-gate.js";
+import { askToolApproval, recordedCall } from "./worker-gate.js";
+import { applyRecordedValues } from "../src/tools/args.js";
+import { valuesNotification } from "../src/execution/worker-step.js";
 
 /** Node ids of the model-driven loop (the worker's `agent` subgraph). */
 export const AgentLoopNode = { MODEL: "model", TOOL: "tool", FINISH: "finish" } as const;
@@ -71,6 +74,8 @@ export const AgentLoopState = new StateSchema({
   step: TaskStep,
   inputs: z.record(z.string(), z.unknown()).default(() => ({})),
   planId: z.string(),
+  /** The values the understanding record says the step uses, and the request's lineage. */
+  context: StepContext.default({ values: [], lineage: "" }),
   /**
    * The model's answers and the tools' replies (the system prompt and the task are rebuilt each call). A delta
    * channel, like the main graph's lists: each checkpoint of the loop stores the new messages, not the whole talk.
@@ -99,6 +104,7 @@ export const AgentLoopInput = new StateSchema({
   step: TaskStep,
   inputs: z.record(z.string(), z.unknown()).default(() => ({})),
   planId: z.string(),
+  context: StepContext.default({ values: [], lineage: "" }),
   tokenBudget: TokenBudgetState.nullable().default(null),
 });
 export const AgentLoopOutput = new StateSchema({
@@ -221,21 +227,26 @@ export function agentToolNode(deps: NodeDeps) {
     }
     const repeat = earlierIdenticalCall(state.calls, tool.name, call.args);
     if (repeat) return repeatedCall(deps, config, state, call, repeat);
-    const asStep = callStep(step, call, index);
+    // The values the request's record gives this step replace what the model passed (or left out), and are named.
+    const reconciled = applyRecordedValues(call.args, state.context.values, tool);
+    const asStep = callStep(step, { ...call, args: reconciled.args }, index);
     const inputs = { ...state.inputs, ...producedBy(state.calls) };
     let approval: z.infer<typeof LoopApproval> | null = null;
     const told: Notification[] = [];
     if (tool.sideEffect === "irreversible" || tool.needsApproval) {
-      const valid = tool.schema.safeParse(call.args);
-      const recorded =
+      const valid = tool.schema.safeParse(reconciled.args);
+      const args = valid.success ? (isRecord(valid.data) ? valid.data : { value: valid.data }) : {};
+      const unknown =
         deps.ledger && threadId
-          ? (await deps.ledger.verdict({ threadId, stepId: asStep.id, dispatch: asStep.dispatches })).kind
-          : "call";
-      // Invalid arguments fail below without a call, so there is nothing to approve; a recorded call (done, or of
-      // unknown outcome) is settled by the ledger in runStep, never asked again.
-      if (valid.success && recorded === "call") {
-        const args = isRecord(valid.data) ? valid.data : { value: valid.data };
-        const asked = askToolApproval(deps, config, { step, planId: state.planId, inputs, tool, args });
+          ? (await deps.ledger.verdict({ threadId, stepId: asStep.id, dispatch: asStep.dispatches })).kind === "unknown"
+          : false;
+      const recorded = await recordedCall(deps, threadId, asStep, { tool, args }, inputs, state.context.lineage);
+      // Invalid arguments fail below without a call, so there is nothing to approve; the same call recorded (done,
+      // or of unknown outcome) is settled by the ledger in runStep, never asked again; another call recorded for
+      // this position (a fork with another request) is asked again, saying why.
+      if (valid.success && !unknown && recorded.kind !== "same") {
+        const why = recorded.kind === "other" ? { why: recorded.why } : {};
+        const asked = askToolApproval(deps, config, { step, planId: state.planId, inputs, tool, args, ...why });
         told.push(asked.told);
         const { decision, comment, by, at } = asked.decision;
         if (decision === "approve" || decision === "deny") {
@@ -252,6 +263,11 @@ export function agentToolNode(deps: NodeDeps) {
           };
         }
       }
+    }
+    if (reconciled.applied.length > 0) {
+      const n = valuesNotification(step, reconciled.applied);
+      told.push(n);
+      emitNotifications(config, [n]);
     }
     deps.decisionLog.record({
       operation: "dispatch",
@@ -270,6 +286,8 @@ export function agentToolNode(deps: NodeDeps) {
       dispatch: asStep.dispatches,
       ...(config.signal ? { signal: config.signal } : {}),
       ...(deps.ledger ? { ledger: deps.ledger, threadId } : {}),
+      context: state.context,
+      approved: approval?.decision === "approve",
       onRecordedResult: () => {
         reused = "ledger";
       },
@@ -290,14 +308,16 @@ export function agentToolNode(deps: NodeDeps) {
     const result = f.outputs.result;
     const succeeded: CallRecord = {
       tool: tool.name,
-      args: call.args,
+      args: reconciled.args,
       produces: tool.produces,
       sideEffect: tool.sideEffect,
       outcome: { kind: "succeeded", result, reused },
     };
+    const note =
+      reconciled.applied.length > 0 ? `Called with the request's values: ${reconciled.applied.join("; ")}. ` : "";
     return {
       ...update,
-      messages: [toolMessage(call, { ok: true, result })],
+      messages: [toolMessage(call, { ok: true, result }, note)],
       calls: [...state.calls, succeeded],
       cost: state.cost + f.cost,
     };

@@ -9,6 +9,8 @@ import type { ToolRegistry } from "../src/tools/registry.js";
 import { isModelDriven } from "../src/tools/model-driven.js";
 import { inputsOf, type ToolSpec } from "../src/tools/types.js";
 import { callNeedingApproval } from "../src/tools/pending-call.js";
+import { argsHash } from "../src/tools/effects.js";
+import { effectIdentity, staleRecordWhy } from "../src/execution/values.js";
 import { describeInputs } from "../src/transparency/inputs.js";
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -30,7 +32,7 @@ export function routeWorkerStart(
   workers: WorkerModel | undefined,
 ): WorkerStart {
   if (isModelDriven(state.step, registry, workers)) return WorkerNode.AGENT;
-  return callNeedingApproval(state.step, registry) ? WorkerNode.GATE : WorkerNode.ACT;
+  return callNeedingApproval(state.step, registry, state.context.values) ? WorkerNode.GATE : WorkerNode.ACT;
 }
 
 /**
@@ -42,11 +44,11 @@ export function routeWorkerStart(
 export function workerGateNode(deps: NodeDeps) {
   return async (state: WorkerStateValue, config: LangGraphRunnableConfig) => {
     const { step } = state;
-    const call = callNeedingApproval(step, deps.registry);
+    const call = callNeedingApproval(step, deps.registry, state.context.values);
     if (!call) return {};
     const threadId = threadIdOf(config);
-    const key = { threadId: threadId ?? "", stepId: step.id, dispatch: step.dispatches };
-    if (deps.ledger && threadId && (await deps.ledger.verdict(key)).kind === "done") {
+    const recorded = await recordedCall(deps, threadId, step, call, state.inputs, state.context.lineage);
+    if (recorded.kind === "same") {
       // The approved call already ran (a replay, or a resume after it finished): act reuses its recorded result.
       const recorded: ToolCallDecision = {
         decision: "recorded",
@@ -63,9 +65,31 @@ export function workerGateNode(deps: NodeDeps) {
       inputs: state.inputs,
       tool: call.tool,
       args: call.args,
+      ...(recorded.kind === "other" ? { why: recorded.why } : {}),
     });
     return { toolDecision: decision, notifications: [told] };
   };
+}
+
+/**
+ * What the effect ledger holds for this dispatch's call: the same call (a replay or a resume after it finished:
+ * reused), another one (a fork or replay with another request, arguments or inputs: asked again, saying why), or
+ * nothing. Reading the ledger is a read, so it may come before `interrupt()`.
+ */
+export async function recordedCall(
+  deps: NodeDeps,
+  threadId: string | null,
+  step: TaskStep,
+  call: { tool: ToolSpec; args: Record<string, unknown> },
+  inputs: Record<string, unknown>,
+  lineage: string,
+): Promise<{ kind: "same" } | { kind: "other"; why: string } | { kind: "none" }> {
+  if (!deps.ledger || !threadId) return { kind: "none" };
+  const verdict = await deps.ledger.verdict({ threadId, stepId: step.id, dispatch: step.dispatches });
+  if (verdict.kind !== "done") return { kind: "none" };
+  const identity = effectIdentity(call.tool, call.args, inputs, lineage);
+  if (verdict.record.argsHash === argsHash(identity)) return { kind: "same" };
+  return { kind: "other", why: staleRecordWhy(call.tool.name, step.id, verdict.record.at) };
 }
 
 /** One call that needs a person's approval, wherever it is about to be made (the gate, or a model-driven loop). */
@@ -76,6 +100,8 @@ export interface ApprovalQuestion {
   inputs: Record<string, unknown>;
   tool: ToolSpec;
   args: Record<string, unknown>;
+  /** Why the person is asked again about a call the ledger already holds (another request, arguments or inputs). */
+  why?: string;
 }
 
 /**
@@ -100,7 +126,7 @@ export function askToolApproval(
     args,
     inputs,
     sideEffect: tool.sideEffect,
-    question: `Step ${step.id} wants to call ${tool.name}(${JSON.stringify(args)})${on.length > 0 ? ` on ${on.join("; ")}` : ""}, which ${tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
+    question: `${q.why ? `${q.why} ` : ""}Step ${step.id} wants to call ${tool.name}(${JSON.stringify(args)})${on.length > 0 ? ` on ${on.join("; ")}` : ""}, which ${tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
     decisions: [...TOOL_APPROVAL_DECISIONS],
   };
   const decision = askUntilAccepted(request, ({ decision: answer, comment, by }): Result<ToolCallDecision> => ({

@@ -69,7 +69,11 @@ export function callStep(step: TaskStep, call: ToolCall, index: number): TaskSte
 const MAX_TOOL_MESSAGE_CHARS = 8000;
 
 /** What the model is told of one call: the result, or the error as an error ToolMessage it can correct. */
-export function toolMessage(call: ToolCall, outcome: { ok: true; result: unknown } | { ok: false; error: string }) {
+export function toolMessage(
+  call: ToolCall,
+  outcome: { ok: true; result: unknown } | { ok: false; error: string },
+  note = "",
+) {
   const id = call.id ?? "";
   if (!outcome.ok)
     return new ToolMessage({ tool_call_id: id, name: call.name, status: "error", content: outcome.error });
@@ -78,7 +82,7 @@ export function toolMessage(call: ToolCall, outcome: { ok: true; result: unknown
     text.length > MAX_TOOL_MESSAGE_CHARS
       ? `${text.slice(0, MAX_TOOL_MESSAGE_CHARS)} … (cut: the result has ${text.length} characters)`
       : text;
-  return new ToolMessage({ tool_call_id: id, name: call.name, status: "success", content });
+  return new ToolMessage({ tool_call_id: id, name: call.name, status: "success", content: `${note}${content}` });
 }
 
 /** The text of a model's last answer (its final summary when it stopped calling tools). */

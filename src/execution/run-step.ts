@@ -5,6 +5,9 @@ import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/classify.js";
 import { decideStep, feedbackOf, type CallRecord } from "./evidence.js";
 import { argsHash, type EffectKey, type EffectLedger } from "../tools/effects.js";
+import type { StepContext } from "../domain/step-context.js";
+import { applyRecordedValues, defaultedText } from "../tools/args.js";
+import { effectIdentity, staleRecordWhy } from "./values.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { cooperate } from "../tools/cooperate.js";
 import { abortReason, sleep } from "../tools/sleep.js";
@@ -30,6 +33,17 @@ export interface RunStepInput {
   threadId?: string | null;
   /** Called when the ledger's recorded result is used instead of calling the tool, so the log can say so. */
   onRecordedResult?: (info: { tool: string; attempt: number; at: string }) => void;
+  /**
+   * The values the understanding record says the step uses, and the request's lineage: the values are applied to
+   * the call's arguments (`applyRecordedValues`), and the lineage is part of a side effect's identity in the ledger.
+   */
+  context?: StepContext;
+  /** Called when recorded values replaced what the plan or a model gave, one sentence each, before the call. */
+  onValuesApplied?: (applied: readonly string[]) => void;
+  /** A person approved this very call (after being told why an earlier recorded call does not stand). */
+  approved?: boolean;
+  /** Called when the ledger holds a call of this dispatch for other arguments or another request: not reused. */
+  onStaleRecord?: (why: string) => void;
 }
 
 /**
@@ -91,7 +105,15 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     );
   }
   const tool = registry.tool(requested) as ToolSpec;
-  const parsed = tool.schema.safeParse(step.params);
+  const context = input.context ?? { values: [], lineage: "" };
+  const reconciled = applyRecordedValues(step.params, context.values, tool);
+  const defaults = defaultedText(tool, reconciled.args);
+  const named = [
+    ...reconciled.applied,
+    ...(defaults.length > 0 ? [`${tool.name}'s defaults fill what the plan left out: ${defaults.join(", ")}`] : []),
+  ];
+  if (named.length > 0) input.onValuesApplied?.(named);
+  const parsed = tool.schema.safeParse(reconciled.args);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
     return fail(`Invalid parameters for ${tool.name}: ${detail}`, "invalid_parameters", [], tool.name);
@@ -118,18 +140,26 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
 
   const ledger = input.ledger && input.threadId && tool.sideEffect !== "none" ? input.ledger : null;
   const dispatchKey = { threadId: input.threadId ?? "", stepId: step.id, dispatch };
+  // What the call is, for the ledger: its arguments, the inputs its tool consumes, and the request it serves.
+  const identity = effectIdentity(tool, parsed.data, input.inputs, context.lineage);
   if (ledger) {
     const verdict = await ledger.verdict(dispatchKey);
-    if (verdict.kind === "done" && verdict.record.argsHash !== argsHash(parsed.data)) {
-      // A fork changed the step's arguments after the call was made: neither the old result nor a second call is right.
-      return fail(
-        `${tool.name} already ran for step "${step.id}" (dispatch ${dispatch}, recorded ${verdict.record.at}) with different arguments than ${JSON.stringify(parsed.data)}. It was not called again: a human must decide whether the earlier call stands.`,
-        "policy_blocked",
-        [],
-        tool.name,
-      );
+    if (verdict.kind === "done" && verdict.record.argsHash !== argsHash(identity)) {
+      // A fork or replay changed the request, the arguments or the inputs after the call was made: the recorded
+      // result belongs to another call. A call that needs a person is made again only once they approved it anew.
+      const why = staleRecordWhy(tool.name, step.id, verdict.record.at);
+      const needsPerson = tool.sideEffect === "irreversible" || tool.needsApproval;
+      if (needsPerson && !input.approved) {
+        return fail(
+          `${why} It was not called again: a person must approve the new call first.`,
+          "policy_blocked",
+          [],
+          tool.name,
+        );
+      }
+      input.onStaleRecord?.(why);
     }
-    if (verdict.kind === "done") {
+    if (verdict.kind === "done" && verdict.record.argsHash === argsHash(identity)) {
       const { record } = verdict;
       input.onRecordedResult?.({ tool: tool.name, attempt: record.attempt, at: record.at });
       return success(
@@ -168,7 +198,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     }
     const attemptStart = now();
     const key: EffectKey = { ...dispatchKey, attempt };
-    await ledger?.recordStarted(key, tool.name, parsed.data);
+    await ledger?.recordStarted(key, tool.name, identity);
     let result: unknown;
     try {
       result = await callWithTimeout(
@@ -191,7 +221,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
         attempts.push({ attempt, error: unknown, durationMs: now() - attemptStart });
         return { ...fail(unknown, "policy_blocked", attempts, tool.name, outputs, e), errorType: OUTCOME_UNKNOWN };
       }
-      await ledger?.recordFailed(key, tool.name, parsed.data, message);
+      await ledger?.recordFailed(key, tool.name, identity, message);
       const failureClass = classifyFailure(message, e);
       lastClass = failureClass;
       attempts.push({ attempt, error: message, durationMs: now() - attemptStart });
@@ -205,7 +235,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     }
     // Outside the try: a database that cannot record the call's success is a storage failure, not the tool's, and
     // must never be retried as one (the call took effect; its row stays "started", so a resume asks a person).
-    await ledger?.recordDone(key, tool.name, parsed.data, result);
+    await ledger?.recordDone(key, tool.name, identity, result);
     attempts.push({ attempt, error: null, durationMs: now() - attemptStart });
     // A yield point (src/tools/cooperate.ts): what follows a tool's answer (recording the step, starting the next
     // ones) waits for a later turn of the event loop when this one has already done its share of work.

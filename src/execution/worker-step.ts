@@ -2,10 +2,12 @@ import type { ToolCallDecision } from "../domain/approval.js";
 import type { ExecutionFeedback } from "../domain/feedback.js";
 import type { Notification } from "../domain/notification.js";
 import type { TaskStep } from "../domain/plan.js";
+import type { StepContext } from "../domain/step-context.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import type { DecisionLog } from "../transparency/decision-log.js";
 import {
   failureNotification,
+  notification,
   retryNotification,
   successNotification,
   type RecordedCall,
@@ -30,6 +32,8 @@ export interface WorkerStepInput {
   threadId: string | null;
   /** The approval gate's decision; null for a call that needs none (a call that does is refused without it). */
   toolDecision: ToolCallDecision | null;
+  /** The values the understanding record says the step uses, and the request's lineage. */
+  context?: StepContext;
   signal?: AbortSignal;
   /** Tells the user at once (a stream event); called for every notification, in order, as it is made. */
   emit: (notification: Notification) => void;
@@ -49,7 +53,8 @@ export interface WorkerStepOutcome {
  */
 export async function runWorkerStep(deps: WorkerStepDeps, input: WorkerStepInput): Promise<WorkerStepOutcome> {
   const { step, toolDecision, threadId } = input;
-  if (!toolDecision && callNeedingApproval(step, deps.registry)) {
+  const values = input.context?.values ?? [];
+  if (!toolDecision && callNeedingApproval(step, deps.registry, values)) {
     throw new CandorError(
       `Step ${step.id} reached its worker without the gate's decision on a call that needs approval; the call was not made.`,
       ErrorCode.CONFIGURATION,
@@ -76,6 +81,10 @@ export async function runWorkerStep(deps: WorkerStepDeps, input: WorkerStepInput
             ledger.recorded = info;
           },
           onAttemptFailed: (info) => tell(retryNotification(step, info, deps.logFile)),
+          ...(input.context ? { context: input.context } : {}),
+          approved: toolDecision?.decision === "approve",
+          onValuesApplied: (applied) => tell(valuesNotification(step, applied)),
+          onStaleRecord: (why) => tell(staleNotification(step, why)),
         });
   if (toolDecision && toolDecision.decision !== "recorded") {
     // Carried to the parent, which records it as the thread's latest approval.
@@ -103,4 +112,24 @@ export async function runWorkerStep(deps: WorkerStepDeps, input: WorkerStepInput
     cost: feedback.cost,
   });
   return { feedback, notifications: told };
+}
+
+/** Recorded values applied to a call (the plan or a model gave another value, or none): named before it runs. */
+export function valuesNotification(step: TaskStep, applied: readonly string[]): Notification {
+  return notification({
+    severity: "WARNING",
+    kind: "step_started",
+    taskId: step.id,
+    title: `${step.description} (${step.id}) uses the values the request's record gives: ${applied.join("; ")}`,
+  });
+}
+
+/** A recorded call of this dispatch that belongs to another request or other arguments, and is not reused. */
+function staleNotification(step: TaskStep, why: string): Notification {
+  return notification({
+    severity: "WARNING",
+    kind: "step_started",
+    taskId: step.id,
+    title: `${step.description} (${step.id}): ${why} It is called again.`,
+  });
 }

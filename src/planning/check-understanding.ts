@@ -8,6 +8,7 @@ import type { Interpretation } from "../tools/types.js";
 import { isModelDriven, loopTools } from "../tools/model-driven.js";
 import { foldCase, overlaps, within, type Span } from "./lexicon.js";
 import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts } from "./rules-planner.js";
+import { paramNames } from "../tools/args.js";
 import {
   accountFor,
   genericKeywords,
@@ -137,15 +138,15 @@ function honoured(
     if (loop) return loop.tools.some((t) => value.tools.includes(t));
     const uses = s.tools.filter((t) => value.tools.includes(t));
     if (uses.length === 0) return false;
-    if (uses.some((t) => !paramNames(registry.tool(t)?.schema).has(value.name))) return true;
+    if (
+      uses.some((t) => {
+        const tool = registry.tool(t);
+        return !tool || !paramNames(tool).includes(value.name);
+      })
+    )
+      return true;
     return sameValue(s.params[value.name], value.value);
   });
-}
-
-/** The parameter names of a tool's schema (an object schema's keys; none for anything else). */
-function paramNames(schema: unknown): ReadonlySet<string> {
-  const shape = (schema as { shape?: unknown } | undefined)?.shape;
-  return new Set(shape && typeof shape === "object" ? Object.keys(shape) : []);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { TaskStep } from "../domain/plan.js";
 import { generalToolkit } from "./builtin/general.js";
+import { defaultedText } from "./args.js";
 import { ToolRegistry } from "./registry.js";
 import type { Toolkit, ToolSpec } from "./types.js";
 
@@ -9,9 +10,11 @@ type WorkerModelPresence = object | undefined;
 /**
  * Whether a step runs as a model-driven tool loop rather than one direct call. The rule: a model is configured
  * for workers, and the plan does not fully determine the call — the step names no tool (the loop gets its worker's
- * whole grant), or its first tool is granted but the planned parameters do not satisfy that tool's schema (a model
- * plan that left them incomplete; the loop gets the step's granted tools). A determined call (a rules plan, or a
- * model plan with complete parameters) stays a direct call: fast and free. A step naming a tool its worker may not
+ * whole grant), or its first tool is granted but the planned parameters do not satisfy that tool's schema or leave
+ * out a text parameter the tool would fill with its default (a model plan that left them to the worker; the loop
+ * gets the step's granted tools): a folder the request names is not ".", a report's title is not "Candor report".
+ * Left-out switches and numbers with defaults (nonstop, a page size) are the tool's to decide. A determined call (a
+ * rules plan, or a model plan with its text parameters) stays a direct call: fast and free. A step naming a tool its worker may not
  * use also stays direct: runStep refuses it in code, and replanning (SWAP_TOOL, RETRY_DIFFERENT_AGENT) fixes the
  * plan, which a model could only paper over.
  */
@@ -21,7 +24,8 @@ export function isModelDriven(step: TaskStep, registry: ToolRegistry, workers: W
   if (first === undefined) return registry.grant(step.workerType).length > 0;
   if (step.tools.some((t) => !registry.isGranted(step.workerType, t))) return false;
   const tool = registry.tool(first);
-  return tool !== undefined && !tool.schema.safeParse(step.params).success;
+  if (tool === undefined) return false;
+  return !tool.schema.safeParse(step.params).success || defaultedText(tool, step.params).length > 0;
 }
 
 /**

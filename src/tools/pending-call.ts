@@ -1,4 +1,6 @@
 import type { TaskStep } from "../domain/plan.js";
+import type { RecordedValue } from "../domain/step-context.js";
+import { applyRecordedValues } from "./args.js";
 import type { ToolRegistry } from "./registry.js";
 import type { ToolSpec } from "./types.js";
 
@@ -14,12 +16,17 @@ export interface PendingToolCall {
  * (no tool, not granted, invalid arguments): runStep fails those steps without calling anything, so there is
  * nothing for a person to approve. Pure: the worker's gate calls it before `interrupt()`.
  */
-export function callNeedingApproval(step: TaskStep, registry: ToolRegistry): PendingToolCall | null {
+export function callNeedingApproval(
+  step: TaskStep,
+  registry: ToolRegistry,
+  values: readonly RecordedValue[] = [],
+): PendingToolCall | null {
   const name = step.tools[0];
   if (name === undefined || step.tools.some((t) => !registry.isGranted(step.workerType, t))) return null;
   const tool = registry.tool(name);
   if (!tool || (tool.sideEffect !== "irreversible" && !tool.needsApproval)) return null;
-  const parsed = tool.schema.safeParse(step.params);
+  // The person approves the call that will be made: with the values the request's record gives applied.
+  const parsed = tool.schema.safeParse(applyRecordedValues(step.params, values, tool).args);
   if (!parsed.success) return null;
   const args =
     parsed.data !== null && typeof parsed.data === "object" && !Array.isArray(parsed.data)

@@ -2,7 +2,8 @@ import { Command } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { compileAgent } from "../../graphs/agent.js";
-import type { PlanInput } from "../../src/domain/plan.js";
+import { Plan, type PlanInput } from "../../src/domain/plan.js";
+import { forkFrom, listCheckpoints } from "../../src/replay.js";
 import { planOf } from "../../src/domain/plan-state.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { openPersistence } from "../../src/memory/persistence.js";
@@ -62,18 +63,61 @@ function shopToolkit(): Toolkit {
             }),
           ),
       }),
+      defineTool({
+        name: "hold_budget",
+        description: "Hold a budget for the order",
+        category: "shop",
+        keywords: [],
+        consumes: [],
+        produces: ["hold"],
+        sideEffect: "none",
+        needsApproval: false,
+        schema: z.object({ budget: z.number() }),
+        estimates: { durationMs: 1, cost: 0 },
+        run: async ({ budget }) => Promise.resolve({ held: budget }),
+      }),
+      defineTool({
+        name: "buy",
+        description: "Buy the item (cannot be undone)",
+        category: "shop",
+        keywords: [],
+        consumes: [],
+        produces: ["receipt"],
+        sideEffect: "irreversible",
+        needsApproval: true,
+        schema: z.object({ item: z.string().min(1) }),
+        estimates: { durationMs: 1, cost: 0 },
+        run: async ({ item }) => Promise.resolve({ bought: item }),
+      }),
     ],
     workers: [{ name: "clerk", description: "Orders things", categories: ["shop"] }],
   };
 }
 
-function agent(steps: PlanInput["steps"], model: ScriptedChatModel) {
+/** Plans the given steps with an understanding record, as a model's plan carries one. */
+class RecordedReasoner extends PlannedReasoner {
+  constructor(
+    steps: PlanInput["steps"],
+    model: ScriptedChatModel,
+    private readonly understanding: PlanInput["understanding"],
+  ) {
+    super(steps, model, 4);
+  }
+  override async plan() {
+    const { plan, notes } = await super.plan();
+    return { plan: Plan.parse({ ...plan, understanding: this.understanding }), notes };
+  }
+}
+
+function agent(steps: PlanInput["steps"], model: ScriptedChatModel, understanding?: PlanInput["understanding"]) {
   const persistence = openPersistence(tmp.dbPath);
   closers.push(() => persistence.close());
   const { toolkits, calls } = countingToolkits([notesToolkit(), shopToolkit()]);
   const ledger = openEffectLedger(persistence.store.db);
   const decisionLog = memoryDecisionLog();
-  const reasoner = new PlannedReasoner(steps, model, 4);
+  const reasoner = understanding
+    ? new RecordedReasoner(steps, model, understanding)
+    : new PlannedReasoner(steps, model, 4);
   const graph = compileAgent({ toolkits, decisionLog, ledger, reasoner }, persistence);
   return { graph, calls, ledger, decisionLog };
 }
@@ -161,5 +205,53 @@ describe("the evidence rule on the real graph", () => {
     expect(
       a.decisionLog.entries.some((d) => d.decision === "reuse the result of the identical earlier call of read_note"),
     ).toBe(true);
+  });
+
+  it("the value used is the value recorded: a converted budget the plan did not apply is applied and named", async () => {
+    const model = new ScriptedChatModel([]);
+    const step = { id: "hold", description: "Hold the budget", workerType: "clerk", tools: ["hold_budget"] };
+    const understanding = {
+      by: "llm" as const,
+      changes: [
+        {
+          name: "budget",
+          from: "1,000,000 JPY",
+          to: 6962,
+          source: "1,000,000 yen",
+          why: "converted to USD at the day's rate",
+          stepIds: ["hold"],
+        },
+      ],
+    };
+    const a = agent([{ ...step, params: { budget: 1_000_000 }, expectedOutputs: ["hold"] }], model, understanding);
+    const done = await a.graph.invoke(tripInput("hold a budget of 1,000,000 yen"), threadConfig("converted"));
+    expect(done.status).toBe("completed");
+    expect(planOf(done)!.steps[0]!.result).toEqual({ held: 6962 });
+    const named = done.notifications.find((n) => n.title.includes("uses the values the request's record gives"));
+    expect(named?.title).toContain(
+      'budget = 6962 as the request\'s record says ("1,000,000 JPY" ("1,000,000 yen") changed',
+    );
+    expect(named?.title).toContain("the call had 1000000, the value before the change");
+  });
+
+  it("a side effect belongs to its request: a fork with another request asks again before the call, saying why", async () => {
+    const model = new ScriptedChatModel([]);
+    const step = { id: "buy", description: "Buy it", workerType: "clerk", tools: ["buy"], params: { item: "lamp" } };
+    const a = agent([{ ...step, expectedOutputs: ["receipt"] }], model);
+    const thread = "fork-lineage";
+    const request = tripInput("buy the lamp");
+    interruptValues(await a.graph.invoke(request, threadConfig(thread)));
+    await a.graph.invoke(new Command({ resume: { decision: "approve" } }), threadConfig(thread));
+    expect(a.calls.count("buy")).toBe(1);
+    const start = (await listCheckpoints(a.graph, thread)).find((c) => c.next.includes("understand"))!;
+    const changed = { ...request.request, userIntent: "buy the lamp for my sister" };
+    await forkFrom(a.graph, thread, start.id, { request: changed });
+    const state = await a.graph.getState(threadConfig(thread), { subgraphs: true });
+    const pending = state.tasks.flatMap((t) => t.interrupts).map((i) => i.value as { question: string; kind: string });
+    expect(pending[0]).toMatchObject({ kind: "tool_approval" });
+    expect(pending[0]!.question).toMatch(/^buy already ran for step "buy" \(recorded .*\) for another request/);
+    expect(a.calls.count("buy")).toBe(1);
+    await a.graph.invoke(new Command({ resume: { decision: "approve" } }), threadConfig(thread));
+    expect(a.calls.count("buy")).toBe(2);
   });
 });

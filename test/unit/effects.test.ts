@@ -163,7 +163,7 @@ describe("runStep with the effect ledger (at most once)", () => {
     );
   });
 
-  it("a done call with other arguments (a fork changed them) is neither reused nor repeated", async () => {
+  it("a done call with other arguments (a fork changed them) is neither reused nor repeated without a person", async () => {
     const l = ledger();
     const pay = countingTool("pay", { sideEffect: "irreversible" });
     await l.recordDone({ ...KEY, attempt: 1 }, "pay", { n: 2 }, { ref: "R1" });
@@ -177,7 +177,21 @@ describe("runStep with the effect ledger (at most once)", () => {
     });
     expect(pay.calls).toHaveLength(0);
     expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "policy_blocked" });
-    expect(feedback.errors[0]).toMatch(/already ran .* with different arguments/);
+    expect(feedback.errors[0]).toMatch(
+      /already ran .* for another request, other arguments or other inputs .* a person must approve the new call first/,
+    );
+    // Approved anew (the gate asked, saying why), the call is made for the new arguments; the old result is not reused.
+    const approved = await runStep({
+      step: stepFor("pay"),
+      inputs: {},
+      registry: registryOf([pay.spec], [worker]),
+      dispatch: 1,
+      ledger: l,
+      threadId: "t1",
+      approved: true,
+    });
+    expect(pay.calls).toHaveLength(1);
+    expect(approved).toMatchObject({ feedbackType: "SUCCESS" });
   });
 
   it("records a reversible tool's calls, failed attempts included", async () => {

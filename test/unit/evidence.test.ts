@@ -1,9 +1,13 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { TaskStep } from "../../src/domain/plan.js";
 import { decideStep, feedbackOf, settleStep, type CallRecord, type StepEnding } from "../../src/execution/evidence.js";
 import { finalStatus } from "../../src/reflection/reflect.js";
+import { PlanningRequest } from "../../src/domain/request.js";
+import { recordedValuesFor, requestLineage } from "../../src/execution/values.js";
+import { applyRecordedValues, defaultedText } from "../../src/tools/args.js";
 import { missingFromAnswer } from "../../src/planning/coverage.js";
 import { feedback, plan } from "../fakes/toolkit-fixtures.js";
 
@@ -155,6 +159,88 @@ describe("a limited result cannot complete a run as if whole", () => {
       producers: none,
     });
     expect(v).toMatchObject({ ok: true, limits: [] });
+  });
+});
+
+describe("the value used is the value recorded", () => {
+  it("a step's recorded values: what was read and what was changed, for the step and its replacements", () => {
+    const p = plan(
+      [
+        { id: "check", status: "failed" },
+        { id: "check_retry", status: "pending", lineage: ["check"] },
+      ],
+      {
+        understanding: {
+          by: "llm",
+          values: [{ name: "budget", value: 1_000_000, source: "1,000,000 yen", stepIds: ["check"] }],
+          changes: [{ name: "budget", from: 1_000_000, to: 6962, why: "converted to USD", stepIds: ["check"] }],
+        },
+      },
+    );
+    expect(recordedValuesFor(p, "check_retry")).toEqual([
+      { name: "budget", value: 1_000_000, from: '"1,000,000 yen"', kind: "read" },
+      { name: "budget", value: 6962, from: "1000000 changed: converted to USD", kind: "change", previous: 1_000_000 },
+    ]);
+  });
+
+  const budget = { schema: z.object({ budget: z.number(), dir: z.string().default(".") }) };
+  const converted = {
+    name: "budget",
+    value: 6962,
+    from: "converted",
+    kind: "change" as const,
+    previous: "1,000,000 JPY",
+  };
+
+  it("a change must reach the tool: a call still carrying the value from before it gets the changed one, named", () => {
+    expect(applyRecordedValues({ budget: 1_000_000, dir: "." }, [converted], budget)).toEqual({
+      args: { budget: 6962, dir: "." },
+      applied: [
+        "budget = 6962 as the request's record says (converted); the call had 1000000, the value before the change",
+      ],
+    });
+    expect(applyRecordedValues({ budget: 6962 }, [converted], budget).applied).toEqual([]);
+  });
+
+  it("a value read fills a parameter the call left out, but never overrides one a step derived", () => {
+    const dir = { name: "dir", value: "src", from: '"the files in src"', kind: "read" as const };
+    expect(applyRecordedValues({ budget: 1 }, [dir], budget)).toEqual({
+      args: { budget: 1, dir: "src" },
+      applied: ['dir = "src" as the request\'s record says ("the files in src"); the call left it out'],
+    });
+    expect(applyRecordedValues({ budget: 1, dir: "src/cli" }, [dir], budget).applied).toEqual([]);
+    const twoCities = [dir, { ...dir, value: "test" }];
+    expect(applyRecordedValues({ budget: 1 }, twoCities, budget).applied).toEqual([]);
+  });
+
+  it("a change in words the tool cannot take is kept out of the call and named when the call did not carry it", () => {
+    const inWords = { ...converted, value: "6,962 USD" };
+    expect(applyRecordedValues({ budget: 1_000_000 }, [inWords], budget)).toEqual({
+      args: { budget: 1_000_000 },
+      applied: [
+        'budget: the request\'s record says "6,962 USD" (converted), which the tool cannot take as it is; the call had 1000000, the value before the change',
+      ],
+    });
+    expect(applyRecordedValues({ budget: 6962 }, [inWords], budget).applied).toEqual([]);
+  });
+
+  it("a text parameter the call leaves out is named with the default the tool fills; switches and choices are not", () => {
+    const tool = {
+      schema: z.object({
+        dir: z.string().min(1).default("."),
+        limit: z.number().default(10),
+        order: z.enum(["name", "size"]).default("name"),
+        title: z.string().optional(),
+      }),
+    };
+    expect(defaultedText(tool, {})).toEqual(['dir = "."']);
+    expect(defaultedText(tool, { dir: "src" })).toEqual([]);
+  });
+
+  it("a request's lineage changes with the request, not with anything else", () => {
+    const request = (userIntent: string) => PlanningRequest.parse({ userIntent, userContext: { userId: "u" } });
+    expect(requestLineage(request("buy the lamp"))).toBe(requestLineage(request("buy the lamp")));
+    expect(requestLineage(request("buy the lamp"))).not.toBe(requestLineage(request("buy the red lamp")));
   });
 });
 
