@@ -130,7 +130,9 @@ export function decideStep(e: StepEvidence): Verdict {
       sources.push(source);
     } else missing.push({ name, from });
   }
-  if (e.step.expectedOutputs.length === 0 && succeeded.length > 0) sources.push(succeeded.at(-1)!);
+  // A step that names no output (a reactive run) has what each tool's last successful call gave: the evidence whole,
+  // not only the last call's (a count and the report written from it, a flight and the booking of it).
+  if (e.step.expectedOutputs.length === 0) sources.push(...lastPerTool(succeeded));
   if (e.step.expectedOutputs.length === 0 && succeeded.length === 0) missing.push({ name: "a result", from: [] });
 
   if (missing.length > 0) return missingVerdict(e, missing, succeeded);
@@ -142,7 +144,14 @@ export function decideStep(e: StepEvidence): Verdict {
   }
   const names = e.step.expectedOutputs;
   const last = sources.at(-1)!;
-  const result = names.length === 1 ? values[names[0]!] : names.length > 1 ? values : resultOf(last);
+  const result =
+    names.length === 1
+      ? values[names[0]!]
+      : names.length > 1
+        ? values
+        : sources.length === 1
+          ? resultOf(last)
+          : Object.fromEntries(sources.map((c) => [c.tool, resultOf(c)]));
   const limits = [
     ...new Set(
       sources.flatMap((c) =>
@@ -198,6 +207,13 @@ function missingVerdict(
     "claimed_without_evidence",
     `The ${e.step.workerType} worker's model ${answered}, but no successful call produced ${what.join(", ")} (${calledOk}).`,
   );
+}
+
+/** Each tool's last successful call, in the order the tools were first called. */
+function lastPerTool(calls: readonly CallRecord[]): CallRecord[] {
+  const last = new Map<string, CallRecord>();
+  for (const c of calls) last.set(c.tool, c);
+  return [...last.values()];
 }
 
 /** The last call of a tool with a side effect, when it failed and no later call of that tool succeeded. */

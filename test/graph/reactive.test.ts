@@ -84,8 +84,8 @@ describe("reactive mode: no plan, one general worker loop with every tool", () =
     // Every tool of every toolkit, the admin's too: the general worker's whole grant.
     expect(model.offered[0]!.sort()).toEqual(["count_words", "delete_notes", "publish_note", "read_note"]);
     expect(done.plan).toMatchObject({ createdBy: "reactive", steps: [{ id: "reactive", workerType: "general" }] });
-    // The step's result is the evidence, the last successful call's output; the model's words are kept beside it.
-    expect(planOf(done)!.steps[0]!.result).toEqual({ words: 5 });
+    // The step's result is the evidence, each tool's last successful output; the model's words are kept beside it.
+    expect(planOf(done)!.steps[0]!.result).toMatchObject({ read_note: { name: "readme" }, count_words: { words: 5 } });
     expect(done.answer).toContain('{"words":5}');
     const announced = done.notifications.filter((n) => n.kind === "plan");
     expect(announced.map((n) => n.title)).toEqual(["Reactive mode: no plan; one general worker runs the request"]);

@@ -54,6 +54,16 @@ describe("decideStep: done only on evidence", () => {
     expect(!v.ok && v.message).toContain("contradicted");
   });
 
+  it("a step that names no output has each tool's last successful output: the count and the report written from it", () => {
+    const v = decideStep({
+      step: step({ expectedOutputs: [] }),
+      calls: [ok("count", { words: 40 }), ok("count", { words: 50 }), ok("write_report", { file: "r.md" })],
+      ending: answered("Wrote the report."),
+      producers: none,
+    });
+    expect(v).toMatchObject({ ok: true, result: { count: { words: 50 }, write_report: { file: "r.md" } } });
+  });
+
   it("a later successful call of the same side effect makes up for an earlier failure", () => {
     const fail = { kind: "failed", error: "busy", failureClass: "agent_unavailable", errorType: null, outputs: {} };
     const v = decideStep({
