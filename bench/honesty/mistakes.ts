@@ -1,4 +1,5 @@
 import type { ModelReply, ModelRequest, RequestKind, WireCall } from "./fake-model.js";
+import { mulberry32 } from "../chaos/prng.js";
 
 /**
  * The mistakes of a real, imperfect model, injected into a perfect policy's replies at a given rate. Which request
@@ -30,18 +31,6 @@ const APPLICABLE: Record<RequestKind, readonly Mistake[]> = {
   reflection: ["partial_json", "prose", "http_429", "http_500"],
   other: ["prose", "http_429", "http_500"],
 };
-
-/** mulberry32: a small, fast, well-mixed 32-bit PRNG; the same seed gives the same sequence on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** FNV-1a over a string: the seed of one request's PRNG. */
 function hash32(text: string): number {
@@ -79,7 +68,7 @@ export class MistakeInjector {
     const identity = `${req.kind}|${req.schemaName ?? ""}|${req.stepId ?? ""}|${req.messages.length}`;
     const n = (this.occurrences.get(identity) ?? 0) + 1;
     this.occurrences.set(identity, n);
-    const rng = prng(hash32(`${this.seed}|${identity}|${n}`));
+    const rng = mulberry32(hash32(`${this.seed}|${identity}|${n}`));
     const good = this.perfect(req);
     if (this.rate <= 0 || rng() >= this.rate) {
       this.made.push({ kind: req.kind, stepId: req.stepId, mistake: null });
