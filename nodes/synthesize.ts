@@ -2,8 +2,10 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import { planOf, planWrites } from "../src/domain/plan-state.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Notification } from "../src/domain/notification.js";
-import { failIncompleteSteps, judgeReview, missingFromAnswer, withMissingListed } from "../src/planning/coverage.js";
+import { failIncompleteSteps, judgeReview, missingFromAnswer } from "../src/planning/coverage.js";
 import { resultsById } from "../src/planning/schedule.js";
+import { resultLine } from "../src/reasoning/rules.js";
+import { checkAnswer, type Correction } from "../src/transparency/answer-check.js";
 import { failureNotification, notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
@@ -37,7 +39,8 @@ function underNodeConfig<T>(
 /**
  * SYNTHESIZE: with failures pending, hand over to replanning; otherwise judge the results against the request's
  * understanding record (a part no step served is missing; with a model, a part whose results do not answer it
- * goes back to replanning as `incomplete_result`) and compose the answer.
+ * goes back to replanning as `incomplete_result`) and compose the answer, checked against the run's record before
+ * it is kept: what the runs do not back is taken out or added, and each correction is said (answer-check.ts).
  */
 export function synthesizeNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
@@ -109,7 +112,15 @@ export function synthesizeNode(deps: NodeDeps) {
     }
     emitNotifications(config, told);
     const written = await underNodeConfig(config, "write_answer", [ANSWER_TAG], () => deps.reasoner.synthesize(input));
-    const answer = withMissingListed(written, missing);
+    const { answer, corrections } = checkAnswer({
+      ...input,
+      answer: written,
+      feedback: state.feedback,
+      tools: [...deps.registry.tools.values()],
+      grants: grantsOf(deps.registry),
+      resultLine,
+    });
+    told.push(...announceCorrections(deps, config, plan.planId, corrections));
     deps.decisionLog.record({
       operation: "synthesize",
       planId: plan.planId,
@@ -120,6 +131,42 @@ export function synthesizeNode(deps: NodeDeps) {
     });
     return { answer, status: "reflecting", ...(told.length > 0 ? { notifications: told } : {}) };
   };
+}
+
+/** The tools each worker type may use, by name: what a step that names no tool could have called. */
+function grantsOf(registry: NodeDeps["registry"]): Record<string, string[]> {
+  return Object.fromEntries([...registry.workers.keys()].map((w) => [w, registry.grant(w).map((t) => t.name)]));
+}
+
+/**
+ * Each correction of the answer, said at once (a WARNING, as for an overruled review) and recorded in the decision
+ * log; the answer itself carries a "Corrected: …" line for each.
+ */
+function announceCorrections(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  planId: string,
+  corrections: readonly Correction[],
+): Notification[] {
+  const told = corrections.map((c) =>
+    notification({
+      severity: "WARNING",
+      kind: "outcome",
+      title: `The answer was corrected: ${c.text}${c.sentence ? ` The sentence was: ${JSON.stringify(c.sentence)}` : ""}`,
+    }),
+  );
+  for (const c of corrections) {
+    deps.decisionLog.record({
+      operation: "synthesize",
+      planId,
+      threadId: threadIdOf(config),
+      input: c.sentence ?? "the answer as written",
+      decision: `correct the answer (${c.kind})`,
+      reasoning: c.text,
+    });
+  }
+  emitNotifications(config, told);
+  return told;
 }
 
 export type AfterSynthesize = typeof Node.SELECT_STRATEGY | typeof Node.REFLECT;

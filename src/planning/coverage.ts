@@ -194,14 +194,15 @@ function withRanWithout(plan: Plan, id: string, reason: string): string {
 }
 
 /**
- * The answer with every missing item named: a model's answer that leaves one out (or claims it) gets the list the
- * record makes, so nothing missing passes for done.
+ * The answer with every missing item listed as the record lists it ("- description (id): reason"), unless that line
+ * is there already (the rules' template writes it). A model's answer that merely names an item is not enough: the
+ * name may sit in a claim that it was done ("Book the trip: done"), so the record's list follows it.
  */
 export function withMissingListed(
   answer: string,
   missing: readonly { id: string; description: string; reason: string }[],
 ): string {
-  const unnamed = missing.filter((m) => !answer.includes(m.description));
+  const unnamed = missing.filter((m) => !answer.includes(`- ${m.description} (${m.id}):`));
   if (unnamed.length === 0) return answer;
   return [
     answer.trimEnd(),

@@ -1,3 +1,4 @@
+import type { TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import { planAssumptions, planWithRules } from "../planning/rules-planner.js";
 import { reflectWithRules } from "../reflection/rules-reflection.js";
@@ -20,6 +21,14 @@ function describeResult(result: unknown): string {
   if (typeof result === "string") return result;
   const json = JSON.stringify(result);
   return json.length > 300 ? `${json.slice(0, 297)}...` : json;
+}
+
+/**
+ * The template's line for one step's result: "- description: result". SYNTHESIZE's answer check appends these lines
+ * when an answer leaves results out (src/transparency/answer-check.ts).
+ */
+export function resultLine(step: Pick<TaskStep, "description">, result: unknown): string {
+  return `- ${step.description}: ${describeResult(result)}`;
 }
 
 /** Deterministic, offline reasoning: plans from tool metadata and template synthesis. */
@@ -45,7 +54,7 @@ export class RulesReasoner implements Reasoner {
     const lines = [`${input.plan.objective}`];
     for (const step of input.plan.steps) {
       if (!(step.id in input.results)) continue;
-      lines.push(`- ${step.description}: ${describeResult(input.results[step.id])}`);
+      lines.push(resultLine(step, input.results[step.id]));
     }
     if (input.missing.length > 0) {
       lines.push("Missing from this answer:");

@@ -67,6 +67,14 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   /** Output names this tool produces. */
   produces: string[];
   sideEffect: SideEffect;
+  /**
+   * Words that say this tool's effect took place, for a tool with a side effect ("booked", "report written"): each
+   * entry is one or more words that must all appear in one clause of a sentence, in any order. SYNTHESIZE takes such
+   * a sentence out of an answer when no call of the tool succeeded in the run (src/transparency/answer-check.ts).
+   * Absent, or besides these: the regular past tense of the verb the name starts with, next to another word of the
+   * name or of what it produces ("publish_note": "published" … "note"), which misses irregular verbs ("written").
+   */
+  effectWords?: readonly string[];
   needsApproval: boolean;
   /** Validates the call's arguments; a zod error becomes an invalid-parameters failure. */
   schema: Args;

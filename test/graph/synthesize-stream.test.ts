@@ -46,7 +46,8 @@ async function modelAgent(script: ScriptedResponse[]) {
 const FLIGHTS = FLIGHTS_MODEL_PLAN;
 const ANSWERED = { parts: [{ partId: "p1", answered: true, why: null }] };
 const UNANSWERED = { parts: [{ partId: "p1", answered: false, why: "no departure time is given" }] };
-const ANSWER = "The cheapest flight from Madrid to Paris leaves at 09:10 and costs 89 EUR.";
+// The flight the travel toolkit finds: an answer with another price would be corrected (answer-check.ts).
+const ANSWER = "The cheapest flight from Madrid to Paris, Iberia IB895, leaves at 09:10 and costs $424.";
 
 type MessageEvent = [AIMessageChunk, { tags?: string[]; langgraph_node?: string }];
 

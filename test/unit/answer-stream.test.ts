@@ -17,7 +17,8 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const PLAN = FLIGHTS_MODEL_PLAN;
 const ANSWERED = { parts: [{ partId: "p1", answered: true, why: null }] };
-const ANSWER = "The cheapest flight leaves at 09:10.\nIt costs 89 EUR.";
+// The flight the travel toolkit finds: an answer with another price would be corrected (answer-check.ts).
+const ANSWER = "The cheapest flight leaves at 09:10.\nIt costs $424.";
 
 /** Runs one CLI command in this process against the scripted server; stdout is kept in the order it was written. */
 async function cli(argv: string[], baseUrl: string) {
@@ -64,7 +65,7 @@ describe("candor run --model prints the answer as it is written", () => {
     // The heading, then the answer in several pieces (the server sends it in four).
     expect(r.parts[0]).toBe("\nAnswer:\n  ");
     expect(r.parts.length).toBeGreaterThan(3);
-    expect(r.out).toContain("\nAnswer:\n  The cheapest flight leaves at 09:10.\n  It costs 89 EUR.\n");
+    expect(r.out).toContain("\nAnswer:\n  The cheapest flight leaves at 09:10.\n  It costs $424.\n");
     expect(r.out.split("The cheapest flight").length - 1).toBe(1);
   });
 

@@ -382,6 +382,7 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
         consumes: ["analysis"],
         produces: ["report"],
         sideEffect: "reversible",
+        effectWords: ["report written", "wrote report", "report saved", "saved report", "report created"],
         needsApproval: false,
         schema: z.object({ title: z.string().min(1).default("Candor report") }),
         estimates: { durationMs: 20, cost: 0 },
