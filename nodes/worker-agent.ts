@@ -10,7 +10,7 @@ import {
 import { z } from "zod";
 import { workerPrompt } from "../prompts/worker.js";
 import { ExecutionFeedback, OUTCOME_UNKNOWN, type FailureClass } from "../src/domain/feedback.js";
-import { CallRecord } from "../src/execution/evidence.js";
+import { CallRecord, succeededCall } from "../src/execution/evidence.js";
 import { Notification } from "../src/domain/notification.js";
 import { TaskStep } from "../src/domain/plan.js";
 import { StepContext } from "../src/domain/step-context.js";
@@ -306,13 +306,7 @@ export function agentToolNode(deps: NodeDeps) {
       return { ...update, messages, calls: [...state.calls, failed] };
     }
     const result = f.outputs.result;
-    const succeeded: CallRecord = {
-      tool: tool.name,
-      args: reconciled.args,
-      produces: tool.produces,
-      sideEffect: tool.sideEffect,
-      outcome: { kind: "succeeded", result, reused },
-    };
+    const succeeded = succeededCall(tool, reconciled.args, result, reused);
     const note =
       reconciled.applied.length > 0 ? `Called with the request's values: ${reconciled.applied.join("; ")}. ` : "";
     return {

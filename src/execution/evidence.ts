@@ -44,6 +44,17 @@ export const CallRecord = z.object({
 });
 export type CallRecord = z.infer<typeof CallRecord>;
 
+/** A successful call of `tool` with these arguments, as the evidence records it. */
+export function succeededCall(
+  tool: { name: string; produces: readonly string[]; sideEffect: SideEffect },
+  args: unknown,
+  result: unknown,
+  reused: "ledger" | "repeat" | null,
+): CallRecord {
+  const { name, produces, sideEffect } = tool;
+  return { tool: name, args, produces: [...produces], sideEffect, outcome: { kind: "succeeded", result, reused } };
+}
+
 /** How a step's run ended, besides its calls. */
 export type StepEnding =
   /** One planned call (its own retries inside): the call's outcome is the step's. */

@@ -3,7 +3,7 @@ import { OUTCOME_UNKNOWN, type AttemptRecord, type ExecutionFeedback, type Failu
 import type { TaskStep } from "../domain/plan.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { classifyFailure, feedbackTypeFor, isTransient } from "../replanning/classify.js";
-import { decideStep, feedbackOf, type CallRecord } from "./evidence.js";
+import { decideStep, feedbackOf, succeededCall } from "./evidence.js";
 import { argsHash, type EffectKey, type EffectLedger } from "../tools/effects.js";
 import type { StepContext } from "../domain/step-context.js";
 import { applyRecordedValues, defaultedText } from "../tools/args.js";
@@ -121,13 +121,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
 
   /** The call's success as the evidence rule judges it: the tool's result, with any limits it names. */
   function success(result: unknown, attempt: number, attempts: AttemptRecord[], reused: "ledger" | null) {
-    const call: CallRecord = {
-      tool: tool.name,
-      args: parsed.data,
-      produces: tool.produces,
-      sideEffect: tool.sideEffect,
-      outcome: { kind: "succeeded", result, reused },
-    };
+    const call = succeededCall(tool, parsed.data, result, reused);
     const verdict = decideStep({ step, calls: [call], ending: { kind: "direct" }, producers: () => [] });
     return feedbackOf(verdict, {
       step: { ...step, dispatches: dispatch },
