@@ -6,7 +6,8 @@ import type { FailureClass } from "../domain/feedback.js";
 import type { RevisionStrategy } from "../domain/revision.js";
 
 const EPISODES = "episodes";
-const CONFIG = "config";
+/** The leaf of a user's saved settings namespace, [userId, CONFIG_LEAF]. */
+export const CONFIG_LEAF = "config";
 const CONFIG_KEY = "agent";
 /** Statuses in which a run reached its end with an answer, so the strategies it used kept it going. */
 const FINISHED: ReadonlySet<Episode["status"]> = new Set(["completed", "partial"]);
@@ -139,7 +140,7 @@ export function summarizeLessons(episodes: readonly Episode[]): LessonSummary {
  * @throws CandorError INVALID_REQUEST for a user id that cannot be a namespace label.
  */
 export async function loadUserConfig(store: BaseStore, userId: string): Promise<Record<string, unknown> | null> {
-  const item = await store.get(userNamespace(userId, CONFIG), CONFIG_KEY);
+  const item = await store.get(userNamespace(userId, CONFIG_LEAF), CONFIG_KEY);
   return item === null ? null : (item.value as Record<string, unknown>);
 }
 
@@ -148,7 +149,7 @@ export async function loadUserConfig(store: BaseStore, userId: string): Promise<
  * @throws CandorError INVALID_REQUEST for a user id that cannot be a namespace label.
  */
 export async function saveUserConfig(store: BaseStore, userId: string, config: Record<string, unknown>): Promise<void> {
-  await store.put(userNamespace(userId, CONFIG), CONFIG_KEY, config);
+  await store.put(userNamespace(userId, CONFIG_LEAF), CONFIG_KEY, config);
 }
 
 function byCountThenName<K extends string>(counts: Map<K, number>): [K, number][] {

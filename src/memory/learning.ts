@@ -3,7 +3,7 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { Episode } from "../domain/report.js";
 import { Reflection, ReflectionRun, UserConfig } from "../domain/reflection.js";
-import { loadUserConfig, saveUserConfig } from "./episodes.js";
+import { CONFIG_LEAF, loadUserConfig, saveUserConfig } from "./episodes.js";
 import { newestEntries, newestItems, putExpiring, userNamespace } from "./user-items.js";
 
 /** Episodes, reflections and reflection runs are forgotten this long after they are written (seed 001). */
@@ -95,6 +95,18 @@ export async function reflectionRuns(
 export async function loadLearnedConfig(store: BaseStore, userId: string): Promise<UserConfig> {
   const parsed = UserConfig.safeParse((await loadUserConfig(store, userId)) ?? {});
   return parsed.success ? parsed.data : { adjustments: [] };
+}
+
+/**
+ * The users who have learned settings saved, sorted. Adjustment ids are random, so one id names one adjustment of
+ * one user; this is how `candor memory revoke <id>` finds it without being told whose it is.
+ */
+export async function usersWithLearnedConfig(store: BaseStore): Promise<string[]> {
+  const namespaces = await store.listNamespaces({ suffix: [CONFIG_LEAF], maxDepth: 2, limit: 100_000 });
+  return namespaces
+    .filter((ns) => ns.length === 2)
+    .map((ns) => ns[0]!)
+    .sort();
 }
 
 export async function saveLearnedConfig(store: BaseStore, userId: string, config: UserConfig): Promise<void> {

@@ -2,7 +2,13 @@ import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import type { Adjustment, Pattern, Reflection } from "../domain/reflection.js";
 import type { Episode } from "../domain/report.js";
 import { CandorError, ErrorCode } from "../errors.js";
-import { liveEpisodes, loadLearnedConfig, saveLearnedConfig, userReflections } from "../memory/learning.js";
+import {
+  liveEpisodes,
+  loadLearnedConfig,
+  saveLearnedConfig,
+  userReflections,
+  usersWithLearnedConfig,
+} from "../memory/learning.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { describeOp } from "./adjustments.js";
 import { knobsOf } from "./knobs.js";
@@ -40,28 +46,32 @@ export async function userMemory(
 }
 
 /**
- * Withdraws one of the user's adjustments: it is kept, revoked, and never applied or proposed again as it was.
- * @throws CandorError INVALID_REQUEST for an id the user has no adjustment with, or one already revoked.
+ * Withdraws an adjustment: it is kept, revoked, and never applied or proposed again as it was. Without `userId` the
+ * adjustment is found by its id alone (ids are unique across users); with one, only that user's are searched.
+ * @returns the revoked adjustment and whose it was.
+ * @throws CandorError INVALID_REQUEST for an id no adjustment has (of that user, when one is given), or one already
+ *   revoked.
  */
 export async function revokeAdjustment(
   store: BaseStore,
-  userId: string,
+  userId: string | undefined,
   id: string,
   now: number = Date.now(),
-): Promise<Adjustment> {
-  const config = await loadLearnedConfig(store, userId);
+): Promise<{ userId: string; adjustment: Adjustment }> {
+  const owner = userId ?? (await ownerOf(store, id));
+  const config = await loadLearnedConfig(store, owner);
   const i = config.adjustments.findIndex((a) => a.id === id);
   const found = config.adjustments[i];
   if (!found) {
     const ids = config.adjustments.filter((a) => a.status !== "revoked").map((a) => a.id);
     throw new CandorError(
-      `User ${userId} has no adjustment "${id}"${ids.length > 0 ? `; theirs are ${ids.join(", ")}` : " (they have none)"}. See them with: candor memory${userId === "default" ? "" : ` --user ${userId}`}`,
+      `User ${owner} has no adjustment "${id}"${ids.length > 0 ? `; theirs are ${ids.join(", ")}` : " (they have none)"}. See them with: candor memory${owner === "default" ? "" : ` --user ${owner}`}, or leave out --user to find the id among every user's.`,
       ErrorCode.INVALID_REQUEST,
     );
   }
   if (found.status === "revoked")
     throw new CandorError(
-      `Adjustment ${id} was already revoked at ${found.revokedAt ?? "?"}.`,
+      `Adjustment ${id} of user ${owner} was already revoked at ${found.revokedAt ?? "?"}: nothing to do.`,
       ErrorCode.INVALID_REQUEST,
     );
   const revoked: Adjustment = {
@@ -72,8 +82,22 @@ export async function revokeAdjustment(
   };
   const adjustments = [...config.adjustments];
   adjustments[i] = revoked;
-  await saveLearnedConfig(store, userId, { ...config, adjustments });
-  return revoked;
+  await saveLearnedConfig(store, owner, { ...config, adjustments });
+  return { userId: owner, adjustment: revoked };
+}
+
+/**
+ * The user whose learned settings hold adjustment `id`.
+ * @throws CandorError INVALID_REQUEST when no user's do.
+ */
+async function ownerOf(store: BaseStore, id: string): Promise<string> {
+  const users = await usersWithLearnedConfig(store);
+  for (const user of users)
+    if ((await loadLearnedConfig(store, user)).adjustments.some((a) => a.id === id)) return user;
+  throw new CandorError(
+    `There is no adjustment "${id}" in this database (${users.length === 0 ? "no user has learned settings yet" : `searched the learned settings of ${users.length} user${users.length === 1 ? "" : "s"}`}). Adjustment ids look like adj-1a2b3c4d; list a user's with: candor memory --user <id>.`,
+    ErrorCode.INVALID_REQUEST,
+  );
 }
 
 /** The memory as lines for a person. */

@@ -12,13 +12,16 @@ const MemoryFlags = CommonFlags.extend({
     .string()
     .trim()
     .regex(/^[A-Za-z0-9_@-]{1,64}$/, "--user is 1-64 letters, digits, '_', '-' or '@'")
-    .default("default"),
+    .optional(),
 });
+
+/** Whose memory a listing shows when no --user is given. */
+const DEFAULT_USER = "default";
 
 /**
  * `candor memory [--user U] [--json]`: what Candor remembers of a user — adjustments (with ids and the reflection
  * each came from), patterns (occurrences, validity), reflections (scores), episodes. `candor memory revoke <id>`
- * withdraws an adjustment.
+ * withdraws an adjustment, found by its id alone (`--user` only narrows the search to one user).
  */
 export async function memoryCommand(
   action: string | undefined,
@@ -34,7 +37,7 @@ export async function memoryCommand(
     );
   if (action === "revoke" && !id)
     throw new CandorError(
-      `Say which adjustment to revoke: ${io.invokedAs} memory revoke <id> (the ids are in ${io.invokedAs} memory${flags.user === "default" ? "" : ` --user ${flags.user}`}).`,
+      `Say which adjustment to revoke: ${io.invokedAs} memory revoke <id> (the ids are in ${io.invokedAs} memory${flags.user ? ` --user ${flags.user}` : ""}).`,
       ErrorCode.INVALID_REQUEST,
     );
   const dbPath = resolveDbPath(flags.db, io.env);
@@ -47,19 +50,27 @@ export async function memoryCommand(
     io.err(`No memory yet: there is no Candor database at ${dbPath}.`);
     if (flags.json)
       io.out(
-        JSON.stringify({ userId: flags.user, episodes: [], reflections: [], patterns: [], adjustments: [] }, null, 2),
+        JSON.stringify(
+          { userId: flags.user ?? DEFAULT_USER, episodes: [], reflections: [], patterns: [], adjustments: [] },
+          null,
+          2,
+        ),
       );
     return Exit.COMPLETED;
   }
   const persistence = await openDatabase(dbPath);
   try {
     if (action === "revoke") {
-      const revoked = await revokeAdjustment(persistence.store, flags.user, id!);
-      if (flags.json) io.out(JSON.stringify({ revoked }, null, 2));
-      else io.out(`Revoked ${revoked.id}: later runs of user ${flags.user} no longer apply it (${revoked.text}).`);
+      const { userId, adjustment } = await revokeAdjustment(persistence.store, flags.user, id!);
+      if (flags.json) io.out(JSON.stringify({ userId, revoked: adjustment }, null, 2));
+      else io.out(`Revoked ${adjustment.id}: later runs of user ${userId} no longer apply it (${adjustment.text}).`);
       return Exit.COMPLETED;
     }
-    const view = await userMemory(persistence.store, flags.user, ToolRegistry.create(buildToolkits([])));
+    const view = await userMemory(
+      persistence.store,
+      flags.user ?? DEFAULT_USER,
+      ToolRegistry.create(buildToolkits([])),
+    );
     io.out(flags.json ? JSON.stringify(view, null, 2) : memoryLines(view).join("\n"));
     return Exit.COMPLETED;
   } finally {
