@@ -14,11 +14,11 @@ import { converseNode, routeAfterConverse, routeFromStart, withChat, type StateN
 import { cooperative } from "../src/tools/cooperate.js";
 import { endingRun, finalizeNode } from "../nodes/finalize.js";
 import { humanInterruptNode, routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
-import { Node } from "../nodes/names.js";
+import { Node, type NodeId } from "../nodes/names.js";
 import { reflectNode } from "../nodes/reflect.js";
 import { replanWithGuidanceNode, routeAfterReplanWithGuidance } from "../nodes/replan-with-guidance.js";
 import { routeAfterSelectStrategy, selectStrategyNode, STRATEGY_NODES } from "../nodes/select-strategy.js";
-import { AgentState } from "../nodes/state.js";
+import { AgentState, type AgentStateUpdate, type AgentStateValue } from "../nodes/state.js";
 import { CandorContextSchema } from "../src/domain/config.js";
 import type { InteropZodObject } from "@langchain/core/utils/types";
 import { routeAfterSynthesize, synthesizeNode } from "../nodes/synthesize.js";
@@ -43,11 +43,25 @@ export interface AgentDeps {
 }
 
 /**
+ * The uncompiled graph, named by its parts: the inferred type spells out every field of the state and every
+ * node's update, too long for tsc to write into the published declarations (TS7056).
+ */
+export type AgentGraph = StateGraph<
+  typeof AgentState,
+  AgentStateValue,
+  AgentStateUpdate,
+  NodeId | typeof START,
+  typeof AgentState,
+  typeof AgentState,
+  InteropZodObject
+>;
+
+/**
  * Builds Candor's main graph, uncompiled: the caller compiles it with its own checkpointer and store (the CLI
  * and tests with SQLite; Studio injects its own). Validates the toolkits first and throws a coded
  * CONFIGURATION error — before any model or tool is called — for duplicates and grants of missing tools.
  */
-export function buildAgentGraph(deps: AgentDeps) {
+export function buildAgentGraph(deps: AgentDeps): AgentGraph {
   // Checked as unknown: a JavaScript caller may pass anything, and narrowing the typed array with Array.isArray
   // would turn its elements into `any`.
   const given: unknown = deps.toolkits;
