@@ -38,6 +38,19 @@ export const ErrorCode = {
   UNKNOWN_THREAD: "UNKNOWN_THREAD",
   /** A database path that cannot be opened or written. */
   STORAGE: "STORAGE",
+  /**
+   * The database is damaged (a page that does not make sense): found on open, before anything is written. Fault:
+   * system; CLI exit 5.
+   */
+  STORAGE_DAMAGED: "STORAGE_DAMAGED",
+  /** The disk (or the database's size limit) is full: nothing more can be written. Fault: system; CLI exit 5. */
+  STORAGE_FULL: "STORAGE_FULL",
+  /** The database, its folder or its -wal/-shm files cannot be written by this user. Fault: system; CLI exit 5. */
+  STORAGE_READ_ONLY: "STORAGE_READ_ONLY",
+  /** The connection to PostgreSQL was lost (a restart, a network fault, a terminated backend). CLI exit 5. */
+  STORAGE_CONNECTION_LOST: "STORAGE_CONNECTION_LOST",
+  /** A value is over one of Candor's bounds for stored data (steps per plan, bytes per value). Fault: input/model. */
+  LIMIT_EXCEEDED: "LIMIT_EXCEEDED",
   /** Something a model returned could not be used. Fault: model. */
   MODEL_OUTPUT: "MODEL_OUTPUT",
 } as const;

@@ -105,6 +105,8 @@ export const Exit = {
   BUSY: 2,
   WAITING: 3,
   NOT_COMPLETED: 4,
+  /** The database failed: damaged, full, read-only, or its PostgreSQL connection lost (src/memory/storage-faults.ts). */
+  STORAGE: 5,
   INTERRUPTED: 130,
 } as const;
 export type Exit = (typeof Exit)[keyof typeof Exit];

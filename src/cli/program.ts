@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from "commander";
 import { FAULT_KINDS } from "../tools/faults.js";
 import type { CandorEnv } from "../env.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { storageFault } from "../memory/storage-faults.js";
 import { Exit, type CliIo } from "./io.js";
 import { Node } from "../../nodes/names.js";
 import { EXAMPLE_REQUEST, FLAG_BOUNDS, LOG_OPERATIONS } from "./options.js";
@@ -147,7 +148,7 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
         `  ${p} memory --user ana                  what was learned, and from what; memory revoke <id> withdraws it`,
         "",
         "At a terminal, a run that waits for a decision asks for it inline; elsewhere (or with --no-input) it exits 3.",
-        "Exit codes: 0 completed · 2 bad usage or input, or the thread is busy in another process · 3 waiting for a human · 4 failed, rejected, aborted or partial.",
+        "Exit codes: 0 completed · 2 bad usage or input, or the thread is busy in another process · 3 waiting for a human · 4 failed, rejected, aborted or partial · 5 the database failed (damaged, full, read-only, connection lost).",
       ].join("\n"),
     );
 
@@ -411,6 +412,13 @@ export async function runCli(
     if (e instanceof CommanderError) {
       if (e.exitCode === 0) return Exit.COMPLETED;
       return fail(ErrorCode.INVALID_REQUEST, usageMessage(e, args, base.invokedAs), Exit.USAGE);
+    }
+    // A database that failed under the command (damaged, full, read-only, its server gone) is named, not internal.
+    const fault = storageFault(e);
+    if (fault) {
+      const exit = fail(fault.code, fault.message, Exit.STORAGE);
+      if (debug && e instanceof Error && e.stack) base.err(e.stack);
+      return exit;
     }
     if (CandorError.isInstance(e) && USAGE_CODES.has(e.code)) {
       const exit = fail(e.code, e.message, Exit.USAGE);

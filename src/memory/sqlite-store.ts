@@ -13,6 +13,7 @@ import {
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { storageFault } from "./storage-faults.js";
 
 /**
  * Joins namespace labels in the `namespace` column. BaseStore.put already refuses labels containing a period,
@@ -157,7 +158,7 @@ ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = 
       };
     } catch (e) {
       if (this.ownsDb) this.db.close();
-      throw storageError(`Cannot prepare the memory store in "${this.db.name}": ${errorMessage(e)}.`, e);
+      throw storageError(`Cannot prepare the memory store in "${this.db.name}": ${errorMessage(e)}.`, e, this.db.name);
     }
   }
 
@@ -175,7 +176,7 @@ ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = 
       return results as OperationResults<Op>;
     } catch (e) {
       if (CandorError.isInstance(e)) throw e;
-      throw storageError(`The memory store in "${this.db.name}" failed: ${errorMessage(e)}.`, e);
+      throw storageError(`The memory store in "${this.db.name}" failed: ${errorMessage(e)}.`, e, this.db.name);
     }
   }
 
@@ -418,6 +419,8 @@ function nonNegativeInt(n: number, what: string): number {
   return n;
 }
 
-function storageError(message: string, cause?: unknown): CandorError {
-  return new CandorError(message, ErrorCode.STORAGE, cause === undefined ? {} : { cause });
+function storageError(message: string, cause?: unknown, where?: string): CandorError {
+  // A full disk, a read-only file or a damaged page is said as such (storage-faults.ts), not as a store failure.
+  const fault = cause === undefined ? null : storageFault(cause, where);
+  return fault ?? new CandorError(message, ErrorCode.STORAGE, cause === undefined ? {} : { cause });
 }

@@ -1,0 +1,157 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/program.js";
+import { readEnv } from "../../src/env.js";
+import { CandorError, ErrorCode } from "../../src/errors.js";
+import { openPersistence } from "../../src/memory/persistence.js";
+import { storageFault } from "../../src/memory/storage-faults.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDb(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "candor-faults-"));
+  dirs.push(dir);
+  return path.join(dir, "candor.db");
+}
+
+/** `candor …` in this process, its output collected. */
+async function candor(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(
+    args,
+    { out: (t) => void out.push(t), err: (t) => void err.push(t), invokedAs: "candor" },
+    () => readEnv({}),
+  );
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+/** A database of a few hundred KB: store items and checkpoints, as runs leave them. */
+async function filledDatabase(file: string): Promise<void> {
+  const p = openPersistence(file);
+  try {
+    for (let i = 0; i < 150; i++) await p.store.put(["u", "episodes"], `e${i}`, { text: "x".repeat(2000), i });
+    await p.checkpointer.put({ configurable: { thread_id: "t1", checkpoint_ns: "" } }, emptyCheckpoint(), {
+      source: "input",
+      step: -1,
+      parents: {},
+    });
+  } finally {
+    p.close();
+  }
+  // Fold the WAL into the file, so the damage below lands on pages the database reads.
+  const db = new Database(file);
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  db.close();
+}
+
+/** Writes 16 KB of garbage in the middle of the file, as the issue's attack did. */
+function damage(file: string): void {
+  const middle = Math.floor(statSync(file).size / 2 / 4096) * 4096;
+  const fd = openSync(file, "r+");
+  try {
+    const garbage = Buffer.alloc(16 * 1024);
+    for (let i = 0; i < garbage.length; i++) garbage[i] = (i * 7919 + 13) & 0xff;
+    writeSync(fd, garbage, 0, garbage.length, middle);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe("storage faults are named, with exit 5, and a damaged database is not written to", () => {
+  it("16 KB of garbage in the middle of the file: every command exits 5 with STORAGE_DAMAGED and the file is left as it was", async () => {
+    // Regression: `run` wrote into such a file and exited 0, and other commands said "Internal error: database disk image is malformed".
+    const file = tempDb();
+    await filledDatabase(file);
+    damage(file);
+    const before = readFileSync(file);
+    for (const args of [
+      ["threads", "--db", file],
+      ["run", "count the words in README.md", "--db", file, "--no-input"],
+      ["history", "t1", "--db", file],
+      ["memory", "--db", file],
+    ]) {
+      const r = await candor([...args, "--json"]);
+      expect(r.code, `${args[0]}: ${r.err}`).toBe(5);
+      expect(r.err).toMatch(/^The database ".*candor\.db" is damaged \(SQLite's quick_check found: /);
+      expect(r.err).toContain("Candor stopped without writing to it");
+      expect(r.err).not.toContain("Internal error");
+      expect(JSON.parse(r.out)).toMatchObject({ error: { code: ErrorCode.STORAGE_DAMAGED } });
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it("a full disk during a checkpoint write is STORAGE_FULL naming the file and saying how to continue", async () => {
+    const file = tempDb();
+    const p = openPersistence(file);
+    try {
+      const ledger = p.ledger; // its table made while there is room
+      // SQLite's own size cap gives the same SQLITE_FULL a full disk does.
+      p.store.db.pragma(`max_page_count = ${p.store.db.pragma("page_count", { simple: true }) as number}`);
+      const big = { ...emptyCheckpoint(), channel_values: { blob: "y".repeat(200_000) } };
+      const write = p.checkpointer.put({ configurable: { thread_id: "t", checkpoint_ns: "" } }, big, {
+        source: "input",
+        step: -1,
+        parents: {},
+      });
+      const e = await write.then(
+        () => null,
+        (x: unknown) => x,
+      );
+      expect(CandorError.hasCode(e, ErrorCode.STORAGE_FULL), String(e)).toBe(true);
+      expect((e as Error).message).toContain(
+        `The database "${file}" cannot grow: the disk is full (database or disk is full)`,
+      );
+      expect((e as Error).message).toContain("candor resume <thread>");
+      // The store and the ledger say the same.
+      await expect(p.store.put(["u"], "k", { v: "z".repeat(200_000) })).rejects.toMatchObject({
+        code: ErrorCode.STORAGE_FULL,
+      });
+      await expect(
+        ledger.recordDone({ threadId: "t", stepId: "s", dispatch: 0, attempt: 0 }, "x", {}, "r".repeat(200_000)),
+      ).rejects.toMatchObject({ code: ErrorCode.STORAGE_FULL });
+    } finally {
+      p.close();
+    }
+  });
+
+  it("a read-only database is STORAGE_READ_ONLY, with what to make writable", () => {
+    const file = tempDb();
+    new Database(file).exec("CREATE TABLE t (x)");
+    const ro = new Database(file, { readonly: true });
+    let raw: unknown;
+    try {
+      ro.exec("INSERT INTO t VALUES (1)");
+    } catch (e) {
+      raw = e;
+    } finally {
+      ro.close();
+    }
+    const fault = storageFault(raw, file);
+    expect(fault?.code).toBe(ErrorCode.STORAGE_READ_ONLY);
+    expect(fault?.message).toMatch(
+      /^The database ".*" is read-only for this process \(attempt to write a readonly database\)/,
+    );
+    expect(fault?.message).toContain("-wal and -shm files beside it writable");
+  });
+
+  it("an OS error code away from a database call (a tool's EACCES, a model's ECONNRESET) is not called a database fault", () => {
+    const eacces = Object.assign(new Error("EACCES: permission denied, open 'notes.txt'"), { code: "EACCES" });
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    expect(storageFault(eacces)).toBeNull();
+    expect(storageFault(reset)).toBeNull();
+    expect(
+      storageFault(new CandorError("cannot read the prices file", ErrorCode.CONFIGURATION, { cause: eacces })),
+    ).toBeNull();
+    // At a database call they are.
+    expect(storageFault(eacces, "/x/candor.db")?.code).toBe(ErrorCode.STORAGE_READ_ONLY);
+    expect(storageFault(reset, "postgres://u@h/db")?.code).toBe(ErrorCode.STORAGE_CONNECTION_LOST);
+  });
+});
