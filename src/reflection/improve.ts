@@ -21,6 +21,8 @@ export interface LoopOutcome {
   degraded: "budget" | "model" | null;
   /** What happened on the way, in plain language (fallbacks, failed attempts). */
   notes: string[];
+  /** The model's drafts the gate refused, each with why: never stored, but logged. */
+  refused: { attempt: number; quality: number; violations: string[] }[];
 }
 
 export interface LoopOptions {
@@ -49,6 +51,7 @@ export async function generateQualityReflection(
 ): Promise<LoopOutcome> {
   const usage: ModelUsage[] = [];
   const notes: string[] = [];
+  const refused: LoopOutcome["refused"] = [];
   let degraded: LoopOutcome["degraded"] = null;
   let iterations = 0;
   if (reasoner.kind === "llm" && reasoner.reflect) {
@@ -79,7 +82,8 @@ export async function generateQualityReflection(
       }
       const verdict = validateReflection(answer.value.draft, ctx);
       if (verdict.valid)
-        return { draft: answer.value.draft, verdict, source: "llm", iterations, usage, degraded, notes };
+        return { draft: answer.value.draft, verdict, source: "llm", iterations, usage, degraded, notes, refused };
+      refused.push({ attempt, quality: verdict.scores.quality, violations: verdict.violations });
       notes.push(
         `Attempt ${attempt}: quality ${verdict.scores.quality}${verdict.violations.length > 0 ? ` (${verdict.violations.join("; ")})` : ""}.`,
       );
@@ -89,5 +93,14 @@ export async function generateQualityReflection(
     notes.push("The rules reflected instead.");
   }
   const draft = reflectWithRules(input);
-  return { draft, verdict: validateReflection(draft, ctx), source: "rules", iterations, usage, degraded, notes };
+  return {
+    draft,
+    verdict: validateReflection(draft, ctx),
+    source: "rules",
+    iterations,
+    usage,
+    degraded,
+    notes,
+    refused,
+  };
 }

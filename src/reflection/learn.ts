@@ -26,6 +26,7 @@ import { costOf, DEFAULT_LIMITS, estimatedCost, usd, type ReflectionLimits } fro
 import type { ModelUsage } from "../reasoning/types.js";
 import { knobsOf, type Knob } from "./knobs.js";
 import { minePatterns, splitBlamed } from "./patterns.js";
+import { runScope } from "./relevance.js";
 import { failureIsReflectable, type ReflectionInput } from "./rules-reflection.js";
 
 /** What learning needs: the user's memory, the tools (their steerable settings), and who reflects. */
@@ -207,7 +208,12 @@ async function reflectOnEpisode(
     loop = await generateQualityReflection(
       reasoner,
       input,
-      { evidence, first, patternsExpected: valid.length > 0 },
+      {
+        evidence,
+        first,
+        patternsExpected: valid.length > 0,
+        scope: runScope(episode, evaluation, diagnosis, deps.registry),
+      },
       {
         signal: timeout,
         beforeModelCall: () => {
@@ -250,6 +256,11 @@ async function reflectOnEpisode(
   await recordCosts(deps.store, userId, now, calls, limits);
   const { cost, tokens } = spentOn();
   if (loop.degraded === "budget") logReflect("degraded: daily reflection budget", loop.notes.join(" "), cost);
+  for (const r of loop.refused)
+    logReflect(
+      `model reflection attempt ${r.attempt} refused by the quality gate (quality ${r.quality}); not stored`,
+      r.violations.join("; ") || `quality ${r.quality} below the minimum`,
+    );
   const messages = loop.notes.map((n) => `Reflection: ${n}`);
   if (!loop.verdict.valid) {
     const why = `the reflection failed the quality gate (quality ${loop.verdict.scores.quality}${loop.verdict.violations.length > 0 ? `: ${loop.verdict.violations.join("; ")}` : ""}), so it was not stored and nothing was learned`;

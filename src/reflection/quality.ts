@@ -1,6 +1,7 @@
 import type { ReflectionDraft, ReflectionScores } from "../domain/reflection.js";
 import { isActionable } from "./adjustments.js";
 import { normalize } from "./diagnose.js";
+import { offRunViolations, type RunScope } from "./relevance.js";
 
 /**
  * The quality gate (seed 001 scenarios 5–7, 17): a reflection is scored on completeness, depth, actionability and
@@ -19,6 +20,11 @@ export interface QualityContext {
    * not incomplete for leaving out patterns that do not exist yet.
    */
   patternsExpected?: boolean;
+  /**
+   * The run's tools and steps and what the complaint is about: a reflection that blames anything else is about
+   * another run, however well written, and is refused (see relevance.ts). Absent: not checked.
+   */
+  scope?: RunScope;
 }
 
 export interface QualityVerdict {
@@ -116,10 +122,20 @@ export function scoreReflection(r: ReflectionDraft, ctx: QualityContext): Reflec
 
 /**
  * Pure. ReflectionQualityValidator.validate_reflection: the scores, the violations in the seed's words, and
- * whether it may be stored (quality at least 0.8, or 0.6 for a first reflection, and no violation).
+ * whether it may be stored (quality at least 0.8, or 0.6 for a first reflection, and no violation). A reflection
+ * outside its run (`ctx.scope`) has relevance 0 and says why, whatever its style.
  */
 export function validateReflection(r: ReflectionDraft, ctx: QualityContext): QualityVerdict {
-  const scores = scoreReflection(r, ctx);
+  const offRun = ctx.scope ? offRunViolations(r, ctx.scope) : [];
+  const styled = scoreReflection(r, ctx);
+  const scores =
+    offRun.length === 0
+      ? styled
+      : {
+          ...styled,
+          relevance: 0,
+          quality: round((styled.completeness + styled.depth + styled.actionability) / 4),
+        };
   const t = QUALITY_THRESHOLDS;
   const violations: string[] = [];
   if (scores.depth < t.depth) violations.push(`Shallow reflection: depth=${scores.depth} < ${t.depth}`);
@@ -127,6 +143,7 @@ export function validateReflection(r: ReflectionDraft, ctx: QualityContext): Qua
     violations.push(`Not actionable: ${scores.actionability} < ${t.actionability}`);
   if (scores.completeness < t.completeness)
     violations.push(`Incomplete reflection: ${scores.completeness} < ${t.completeness}`);
+  violations.push(...offRun);
   const minimum = ctx.first ? t.firstQuality : t.quality;
   return { valid: violations.length === 0 && scores.quality >= minimum, scores, violations };
 }
