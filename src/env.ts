@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
+import { parseEnv } from "node:util";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "./errors.js";
+import { readGivenFile } from "./safe-read.js";
 
 /**
  * The only module that reads process.env. Everything else receives settings through function arguments or
@@ -30,6 +32,11 @@ const EnvSchema = z.object({
   LANGCHAIN_TRACING_V2: z.string().optional(),
   /** 1 (or true) adds the debugging tools to every run, as --debug-tools does. */
   CANDOR_DEBUG_TOOLS: z.stringbool().optional(),
+  /**
+   * 1 (or true) lets the workspace and docs tools read files that have more than one name (hard links), which they
+   * refuse by default: another name of the file may lie outside the folder.
+   */
+  CANDOR_ALLOW_HARD_LINKS: z.stringbool().optional(),
 });
 export type CandorEnv = z.infer<typeof EnvSchema>;
 
@@ -52,13 +59,13 @@ export const DEFAULT_DB_PATH = ".candor/candor.db";
 export const DEFAULT_MODEL = "gpt-4o-mini";
 
 /**
- * Loads `.env` from the working directory into process.env when the file exists (Node's own loader; variables
- * already set win). Only the CLI calls this: a library must not read files its host did not ask it to.
+ * Loads `.env` from the working directory into process.env when the file exists (variables already set win). Only
+ * the CLI calls this: a library must not read files its host did not ask it to. Read through readGivenFile, not
+ * process.loadEnvFile: a FIFO or a device named `.env` must be refused, not waited on forever.
  */
 export function loadDotEnv(path = ".env"): boolean {
   if (!existsSync(path)) return false;
-  const before = { ...process.env };
-  process.loadEnvFile(path);
-  for (const [key, value] of Object.entries(before)) process.env[key] = value;
+  const parsed = parseEnv(readGivenFile(path, { what: "The working directory's .env", code: ErrorCode.CONFIGURATION }));
+  for (const [key, value] of Object.entries(parsed)) if (process.env[key] === undefined) process.env[key] = value;
   return true;
 }

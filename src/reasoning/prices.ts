@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { readGivenFile } from "../safe-read.js";
 
 /** USD per million input and output tokens. */
 const TokenPrice = z.strictObject({
@@ -84,16 +84,10 @@ export function parsePriceTable(text: string, where: string): PriceTable {
 export function pricesFrom(env: { CANDOR_PRICES_FILE?: string; CANDOR_MODEL_PRICES?: string }): PriceTable {
   let prices = DEFAULT_PRICES;
   if (env.CANDOR_PRICES_FILE !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(env.CANDOR_PRICES_FILE, "utf8");
-    } catch (e) {
-      throw new CandorError(
-        `Cannot read the price file "${env.CANDOR_PRICES_FILE}" named by CANDOR_PRICES_FILE (${errorMessage(e)}): fix the path or unset it to use the default prices.`,
-        ErrorCode.CONFIGURATION,
-        { cause: e },
-      );
-    }
+    const text = readGivenFile(env.CANDOR_PRICES_FILE, {
+      what: "CANDOR_PRICES_FILE (unset it to use the default prices)",
+      code: ErrorCode.CONFIGURATION,
+    });
     prices = parsePriceTable(text, `The price file "${env.CANDOR_PRICES_FILE}" (CANDOR_PRICES_FILE)`);
   }
   if (env.CANDOR_MODEL_PRICES !== undefined)

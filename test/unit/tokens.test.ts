@@ -106,7 +106,7 @@ describe("the price table", () => {
     );
     expectConfigurationError(
       () => pricesFrom({ CANDOR_PRICES_FILE: join(tmp.dir, "missing.json") }),
-      /Cannot read the price file ".*missing\.json" named by CANDOR_PRICES_FILE/,
+      /CANDOR_PRICES_FILE .*names ".*missing\.json", which cannot be read: it does not exist/,
     );
   });
 });

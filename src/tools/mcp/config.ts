@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "../../errors.js";
+import { readGivenFile } from "../../safe-read.js";
 import type { SideEffect } from "../types.js";
 
 /*
@@ -155,17 +155,14 @@ function invalid(source: string, issue: { path: PropertyKey[]; message: string }
   );
 }
 
-/** Reads and parses the MCP configuration file; a missing or unreadable file is CONFIGURATION. */
+/**
+ * Reads and parses the MCP configuration file; a missing or unreadable file, or one that is not a regular file (a
+ * FIFO would hang the run), is CONFIGURATION.
+ */
 export function loadMcpConfig(file: string): McpServer[] {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new CandorError(
-      `The MCP configuration ${file} cannot be read (${errorMessage(e)}). Check the path given with --mcp or CANDOR_MCP.`,
-      ErrorCode.CONFIGURATION,
-      { cause: e },
-    );
-  }
+  const text = readGivenFile(file, {
+    what: "The MCP configuration (--mcp or CANDOR_MCP)",
+    code: ErrorCode.CONFIGURATION,
+  });
   return parseMcpConfig(text, file);
 }
