@@ -49,10 +49,20 @@ export interface Session {
 
 /**
  * The default toolkits (workspace + travel), then docs and the MCP servers' toolkits when configured, with the
- * requested faults; malformed specs and unknown tools are INVALID_REQUEST.
+ * requested faults; malformed specs and unknown tools are INVALID_REQUEST. `env` says whether hard-linked files
+ * may be read (CANDOR_ALLOW_HARD_LINKS).
  */
-export function buildToolkits(faults: readonly string[], docs?: DocsToolkitOptions, extra: Toolkit[] = []): Toolkit[] {
-  return withFaults([...defaultToolkits(), ...(docs ? [docsToolkit(docs)] : []), ...extra], parseFaultSpecs(faults));
+export function buildToolkits(
+  faults: readonly string[],
+  docs?: DocsToolkitOptions,
+  extra: Toolkit[] = [],
+  env: Pick<CandorEnv, "CANDOR_ALLOW_HARD_LINKS"> = {},
+): Toolkit[] {
+  const allowHardLinks = env.CANDOR_ALLOW_HARD_LINKS ?? false;
+  return withFaults(
+    [...defaultToolkits({ allowHardLinks }), ...(docs ? [docsToolkit(docs)] : []), ...extra],
+    parseFaultSpecs(faults),
+  );
 }
 
 /**
@@ -85,6 +95,7 @@ function docsOptions(env: CandorEnv, dbPath: string, reasoner: Reasoner): DocsTo
   const grade = reasoner.gradeRelevance?.bind(reasoner);
   return {
     dir: env.CANDOR_DOCS,
+    allowHardLinks: env.CANDOR_ALLOW_HARD_LINKS ?? false,
     // The index is SQLite FTS5: on a PostgreSQL database it lives in the default local file instead.
     dbPath: isPostgresUrl(dbPath) ? DEFAULT_DB_PATH : dbPath,
     ...(grade ? { grader: (query, task, passages, signal) => grade({ query, task, passages, signal }) } : {}),
@@ -126,7 +137,7 @@ async function buildReasoner(
 export async function openSession(spec: SessionSpec): Promise<Session> {
   const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
   return usingMcp(spec.mcp, async (mcp) => {
-    const toolkits = buildToolkits(spec.faults, docsOptions(spec.env, spec.dbPath, reasoner), mcp?.toolkits);
+    const toolkits = buildToolkits(spec.faults, docsOptions(spec.env, spec.dbPath, reasoner), mcp?.toolkits, spec.env);
     return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env, true, mcp, spec.debugTools);
   });
 }
@@ -138,7 +149,7 @@ export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec
     return await usingMcp(spec.mcp, (mcp) =>
       compileOn(
         persistence,
-        buildToolkits(spec.faults, docsOptions(spec.env, persistence.dbPath, reasoner), mcp?.toolkits),
+        buildToolkits(spec.faults, docsOptions(spec.env, persistence.dbPath, reasoner), mcp?.toolkits, spec.env),
         reasoner,
         spec.env,
         true,
@@ -161,7 +172,7 @@ export async function sessionSharing(persistence: Persistence, spec: Omit<Sessio
   return usingMcp(spec.mcp, async (mcp) =>
     compileOn(
       persistence,
-      buildToolkits(spec.faults, undefined, mcp?.toolkits),
+      buildToolkits(spec.faults, undefined, mcp?.toolkits, spec.env),
       reasoner,
       spec.env,
       false,

@@ -102,7 +102,7 @@ describe("workspace confinement by real path", () => {
     expect((fb.outputs.result as { text: string }).text).toBe("inside the workspace\n");
   });
 
-  it("replaces a symlink planted at the report's path instead of overwriting the file it points to", async () => {
+  it("writes beside a symlink planted at the report's path, never through it or over it", async () => {
     const { root, outside, registry } = setup();
     mkdirSync(join(root, ".candor", "reports"), { recursive: true });
     symlinkSync(join(outside, "secret.txt"), join(root, ".candor", "reports", "candor-report.md"));
@@ -114,9 +114,12 @@ describe("workspace confinement by real path", () => {
     });
     expect(fb.feedbackType).toBe("SUCCESS");
     expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe(SECRET);
-    const written = join(root, ".candor", "reports", "candor-report.md");
+    // The planted link is left as it was (an existing name is never replaced); the report takes the next name.
+    expect(lstatSync(join(root, ".candor", "reports", "candor-report.md")).isSymbolicLink()).toBe(true);
+    const written = join(root, ".candor", "reports", "candor-report-2.md");
     expect(lstatSync(written).isSymbolicLink()).toBe(false);
     expect(readFileSync(written, "utf8")).toContain("3 words");
+    expect((fb.outputs.result as { summary: string }).summary).toContain("candor-report-2.md");
   });
 
   it("refuses to write through a symlinked directory on the way to the reports folder", async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { constants, existsSync } from "node:fs";
-import { type FileHandle, mkdir, open, readdir, readlink, realpath, rename, stat, unlink } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { type FileHandle, link, mkdir, open, readdir, readlink, realpath, stat, unlink } from "node:fs/promises";
+import { extname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { CandorError, ErrorCode, errorMessage } from "../../errors.js";
 
 /**
@@ -12,7 +12,9 @@ import { CandorError, ErrorCode, errorMessage } from "../../errors.js";
  * a file or directory is opened first, and the real path of that open descriptor (`/proc/self/fd/N` on Linux)
  * must lie inside the workspace's real path. Further opens go through the already-checked directory's
  * descriptor, component by component, so no path is resolved twice. Writes go to a new file created exclusively
- * in the checked directory and renamed over the target, which replaces a planted symlink instead of following it.
+ * in the checked directory and linked to a name that does not exist yet, so nothing existing is replaced or
+ * followed. A file with more than one name (a hard link) is not read unless the caller allows it: another of its
+ * names may lie outside the workspace, and no check on the name read can tell.
  */
 
 /** Linux exposes an open descriptor's path; elsewhere a descriptor is matched to a path by device and inode. */
@@ -43,10 +45,26 @@ function outside(path: string, root: string, why: string): CandorError {
   );
 }
 
-/** A failed file-system call's errno code (ENOENT, …) and message, read without trusting what was thrown. */
+/**
+ * A failed file-system call's errno code (ENOENT, …) and what it means, read without trusting what was thrown. The
+ * message is the code's meaning, never Node's text, which holds the path opened (a `/proc/self/fd` path, or one a
+ * symlink led to).
+ */
 function fsFailure(e: unknown): { code: string | undefined; message: string } {
   const code = typeof e === "object" && e !== null && "code" in e && typeof e.code === "string" ? e.code : undefined;
-  return { code, message: errorMessage(e) };
+  if (code === undefined) return { code, message: errorMessage(e) };
+  const meaning: Record<string, string> = {
+    EACCES: "permission denied",
+    EPERM: "operation not permitted",
+    ENOSPC: "no space left on the device",
+    EDQUOT: "disk quota exceeded",
+    EROFS: "the file system is read-only",
+    EISDIR: "it is a directory",
+    ENOTDIR: "a part of the path is not a directory",
+    EMFILE: "too many open files",
+    EIO: "an input/output error",
+  };
+  return { code, message: meaning[code] ?? `the file system said ${code}` };
 }
 
 /** True when `child` is `parent` or lies below it (both absolute, normalised). */
@@ -76,6 +94,21 @@ function through(dir: OpenDir, name: string): string {
   return HAS_FD_PATHS ? `${FD_DIR}/${dir.handle.fd}/${name}` : join(dir.real, name);
 }
 
+/** How a ConfinedRoot reads. */
+export interface ConfinedRootOptions {
+  /** Read files that have more than one name (hard links); off unless the user opts in (CANDOR_ALLOW_HARD_LINKS). */
+  allowHardLinks?: boolean;
+}
+
+/** The refusal of a hard-linked file: policy_blocked, like any path that may lead outside. */
+function hardLinked(path: string, links: number, root: string): CandorError {
+  return new CandorError(
+    `Refused "${path}": it is a hard link (the file has ${links} names), and another of its names may lie outside the workspace ${root}, so it was not read. If every name of it is yours to read, set CANDOR_ALLOW_HARD_LINKS=1 to allow hard-linked files.`,
+    ErrorCode.TOOL_FAILED,
+    { details: { failureClass: "policy_blocked", path, root, reason: "hard_link", links } },
+  );
+}
+
 interface OpenDir {
   handle: FileHandle;
   /** The directory's real path, checked to be inside the workspace. */
@@ -93,11 +126,12 @@ export class ConfinedRoot {
     readonly root: string,
     /** Its real path: what every opened object must lie inside. */
     readonly real: string,
+    private readonly options: ConfinedRootOptions,
   ) {}
 
-  static async open(root: string): Promise<ConfinedRoot> {
+  static async open(root: string, options: ConfinedRootOptions = {}): Promise<ConfinedRoot> {
     const absolute = resolve(root);
-    return new ConfinedRoot(absolute, await realpath(absolute));
+    return new ConfinedRoot(absolute, await realpath(absolute), options);
   }
 
   /** Opens `path` (file or directory) for reading and checks where it really is; the caller closes it. */
@@ -115,7 +149,8 @@ export class ConfinedRoot {
     });
     try {
       const real = await realPathOf(handle, full);
-      if (!within(this.real, real)) throw outside(path, this.root, `it resolves to ${real}`);
+      // Where it resolves is not said: naming a path outside the workspace would leak what lies there.
+      if (!within(this.real, real)) throw outside(path, this.root, "it leads elsewhere");
       return { handle, real };
     } catch (e) {
       await handle.close();
@@ -136,6 +171,7 @@ export class ConfinedRoot {
           `Invalid path "${path}": it is not a regular file in ${this.root}.`,
           ErrorCode.TOOL_FAILED,
         );
+      if (info.nlink > 1 && !this.options.allowHardLinks) throw hardLinked(path, info.nlink, this.root);
       return { handle, size: info.size };
     } catch (e) {
       await handle.close();
@@ -220,9 +256,13 @@ export class ConfinedRoot {
             });
         });
         const handle = await open(next, constants.O_RDONLY | constants.O_DIRECTORY).catch((e: unknown) => {
-          throw new CandorError(`Cannot open the directory "${path}": ${errorMessage(e)}.`, ErrorCode.TOOL_FAILED, {
-            cause: e,
-          });
+          throw new CandorError(
+            `Cannot open the directory "${path}": ${fsFailure(e).message}.`,
+            ErrorCode.TOOL_FAILED,
+            {
+              cause: e,
+            },
+          );
         });
         const real = await realPathOf(handle, join(current.real, part)).catch(async (e: unknown) => {
           await handle.close();
@@ -230,7 +270,7 @@ export class ConfinedRoot {
         });
         await current.handle.close();
         current = { handle, real };
-        if (!within(this.real, real)) throw outside(path, this.root, `${part} resolves to ${real}`);
+        if (!within(this.real, real)) throw outside(path, this.root, `${part} leads elsewhere`);
       }
       return current;
     } catch (e) {
@@ -240,11 +280,14 @@ export class ConfinedRoot {
   }
 
   /**
-   * Writes `text` to `dir/name` inside the workspace: a new file is created exclusively (never through an
-   * existing name or symlink) in the checked directory and renamed over `name`, so a symlink planted at the
-   * target is replaced, never followed, and a reader never sees half a file. Returns the file's real path.
+   * Writes `text` to a new file in `dir` inside the workspace, named `name` or, when that name is taken, the first
+   * free of `name-2`, `name-3` … (before the extension): an existing file is never replaced, whoever wrote it. The
+   * text goes to a temp file created exclusively (never through an existing name or symlink) in the checked
+   * directory, which is then hard-linked to the chosen name: link(2) fails on a name that exists, so a file (or a
+   * symlink) created there between a check and the write is kept, never followed or overwritten, and a reader
+   * never sees half a file. Returns the file's real path and the name used.
    */
-  async writeText(dir: string, name: string, text: string): Promise<string> {
+  async writeText(dir: string, name: string, text: string): Promise<{ file: string; name: string }> {
     if (name.includes("/") || name.includes(sep) || name === "." || name === "..")
       throw outside(name, this.root, "a file name may not contain a directory");
     const opened = await this.openDir(dir);
@@ -261,18 +304,40 @@ export class ConfinedRoot {
       } finally {
         await file.close();
       }
-      await rename(through(opened, temp), through(opened, name));
-      return join(opened.real, name);
+      const used = await linkFresh(opened, temp, name, dir);
+      return { file: join(opened.real, used), name: used };
     } catch (e) {
-      // Best effort: the temp file may not exist (its creation is what failed); the error below says what did.
-      await unlink(through(opened, temp)).catch(() => undefined);
       throw CandorError.isInstance(e)
         ? e
-        : new CandorError(`Cannot write "${join(dir, name)}": ${(e as Error).message}.`, ErrorCode.TOOL_FAILED, {
+        : new CandorError(`Cannot write "${join(dir, name)}": ${fsFailure(e).message}.`, ErrorCode.TOOL_FAILED, {
             cause: e,
           });
     } finally {
+      // Best effort: the temp file is gone when its creation is what failed; the error above says what did.
+      await unlink(through(opened, temp)).catch(() => undefined);
       await opened.handle.close();
     }
   }
+}
+
+/** Most names `writeText` tries (`name`, `name-2` … `name-999`) before it says the folder is full of them. */
+const MAX_FRESH_NAMES = 999;
+
+/** Links `temp` in `dir` to `name` or the first free `name-N`, and returns the name used. */
+async function linkFresh(dir: OpenDir, temp: string, name: string, shown: string): Promise<string> {
+  const ext = extname(name);
+  const stem = name.slice(0, name.length - ext.length);
+  for (let n = 1; n <= MAX_FRESH_NAMES; n++) {
+    const candidate = n === 1 ? name : `${stem}-${n}${ext}`;
+    try {
+      await link(through(dir, temp), through(dir, candidate));
+      return candidate;
+    } catch (e) {
+      if (fsFailure(e).code !== "EEXIST") throw e;
+    }
+  }
+  throw new CandorError(
+    `Cannot write "${join(shown, name)}": it and ${stem}-2${ext} to ${stem}-${MAX_FRESH_NAMES}${ext} all exist, and an existing file is never replaced. Move or delete some of them.`,
+    ErrorCode.TOOL_FAILED,
+  );
 }

@@ -69,6 +69,8 @@ const SearchResult = z.object({
   ),
   sources: z.array(z.string()),
   summary: z.string(),
+  /** Files of the folder that were not searched, each with why (a hard link, a symlink leading out, unreadable). */
+  skipped: z.array(z.string()).optional(),
 });
 export type DocsSearchResult = z.infer<typeof SearchResult>;
 
@@ -79,11 +81,13 @@ export interface DocsToolkitOptions {
   dbPath: string;
   /** A model's grader; absent, or when it returns null: term coverage. */
   grader?: RelevanceGrader;
+  /** Index files that have more than one name (hard links); off unless the user opts in (CANDOR_ALLOW_HARD_LINKS). */
+  allowHardLinks?: boolean;
 }
 
 /** The `docs` toolkit: `search_docs` and the `researcher` worker that may use it. */
 export function docsToolkit(options: DocsToolkitOptions): Toolkit {
-  const index = new DocsIndex(options.dir, options.dbPath);
+  const index = new DocsIndex(options.dir, options.dbPath, options.allowHardLinks ?? false);
   return {
     name: "docs",
     tools: [
@@ -155,7 +159,7 @@ async function correctiveSearch(
   grader: RelevanceGrader | undefined,
   signal: AbortSignal,
 ): Promise<DocsSearchResult> {
-  await index.refresh();
+  const skipped = await index.refresh();
   const iterations: DocsSearchResult["iterations"] = [];
   let best: { relevance: number; passages: GradedPassage[] } = { relevance: 0, passages: [] };
   for (const q of refinements(args.query, args.task)) {
@@ -182,7 +186,16 @@ async function correctiveSearch(
     passages.length === 0
       ? `No relevant passage for "${args.query}" in ${index.dir} after ${iterations.length} quer${iterations.length === 1 ? "y" : "ies"} (${trail}).`
       : `${passages.length} relevant passage(s) for "${args.query}", relevance ${best.relevance} after ${iterations.length} quer${iterations.length === 1 ? "y" : "ies"} (${trail}). Sources: ${sources.join(", ")}.`;
-  return { query: args.query, iterations, relevance: best.relevance, passages, sources, summary };
+  const left = skipped.length > 0 ? ` ${skipped.length} file(s) were not searched: ${skipped.join(" ")}` : "";
+  return {
+    query: args.query,
+    iterations,
+    relevance: best.relevance,
+    passages,
+    sources,
+    summary: `${summary}${left}`,
+    ...(skipped.length > 0 ? { skipped } : {}),
+  };
 }
 
 /** The FTS5 index of one folder, in its own tables of the database, opened on first use. */
@@ -193,6 +206,7 @@ class DocsIndex {
   constructor(
     dir: string,
     private readonly dbPath: string,
+    private readonly allowHardLinks: boolean,
   ) {
     this.dir = path.resolve(dir);
   }
@@ -216,11 +230,15 @@ CREATE VIRTUAL TABLE IF NOT EXISTS candor_docs USING fts5(root UNINDEXED, path U
     }
   }
 
-  /** Indexes what changed since the last search: new and changed files again, removed files out. */
-  async refresh(): Promise<void> {
+  /**
+   * Indexes what changed since the last search: new and changed files again, removed files out, and files that may
+   * no longer be read (now a hard link, or a symlink leading out) out too. Returns the files left out, each with
+   * why, for the search to say.
+   */
+  async refresh(): Promise<string[]> {
     let root: ConfinedRoot;
     try {
-      root = await ConfinedRoot.open(this.dir);
+      root = await ConfinedRoot.open(this.dir, { allowHardLinks: this.allowHardLinks });
     } catch (e) {
       throw new CandorError(
         `The documents folder "${this.dir}" cannot be read: ${errorMessage(e)}. Set --docs or CANDOR_DOCS to a folder.`,
@@ -239,6 +257,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS candor_docs USING fts5(root UNINDEXED, path U
         .map((r) => [r.path, r]),
     );
     const seen = new Set<string>();
+    const skipped: string[] = [];
     for (const rel of files) {
       let info;
       try {
@@ -246,15 +265,24 @@ CREATE VIRTUAL TABLE IF NOT EXISTS candor_docs USING fts5(root UNINDEXED, path U
       } catch {
         continue; // removed since it was listed
       }
-      seen.add(rel);
       const k = known.get(rel);
-      if (k && k.mtime_ms === info.mtimeMs && k.size === info.size) continue;
+      // Linking a file again changes neither its time nor its size: an indexed file that became a hard link is read
+      // (and refused) again rather than served from the index.
+      const unchanged = k && k.mtime_ms === info.mtimeMs && k.size === info.size;
+      if (unchanged && (info.nlink <= 1 || this.allowHardLinks)) {
+        seen.add(rel);
+        continue;
+      }
       let text: string;
       try {
         text = (await root.readText(rel, MAX_FILE_BYTES)).text;
-      } catch {
-        continue; // a symlink leading out of the folder, or unreadable: never indexed
+      } catch (e) {
+        // A symlink leading out of the folder, a hard link, or unreadable: never indexed, and said. Left out of
+        // `seen`, so what an earlier search indexed of it is removed below.
+        skipped.push(errorMessage(e));
+        continue;
       }
+      seen.add(rel);
       const write = db.transaction(() => {
         db.prepare("DELETE FROM candor_docs WHERE root = ? AND path = ?").run(this.dir, rel);
         const insert = db.prepare("INSERT INTO candor_docs (root, path, line, text) VALUES (?, ?, ?, ?)");
@@ -271,6 +299,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS candor_docs USING fts5(root UNINDEXED, path U
           db.prepare("DELETE FROM candor_docs WHERE root = ? AND path = ?").run(this.dir, rel);
           db.prepare("DELETE FROM candor_docs_files WHERE root = ? AND path = ?").run(this.dir, rel);
         })();
+    return skipped;
   }
 
   /** Passages matching an FTS5 query, best BM25 first. */

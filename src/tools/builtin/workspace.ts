@@ -191,12 +191,14 @@ function codePoints(text: string): number {
  * changes (it writes nothing: a tool that writes code needs the approval flow before it can be offered).
  * Every read and write is confined to the workspace by real path at the moment of use (see confine.ts).
  */
-export function workspaceToolkit(options: { root?: string; reportsDir?: string } = {}): Toolkit {
+export function workspaceToolkit(
+  options: { root?: string; reportsDir?: string; allowHardLinks?: boolean } = {},
+): Toolkit {
   const root = resolve(options.root ?? process.cwd());
   /** Where reports go, relative to the root (and confined to it like every other path). */
   const reportsDir = options.reportsDir ?? ".candor/reports";
   // Resolved at each call, not at build time: the workspace may not exist yet when the graph is built.
-  const confined = () => ConfinedRoot.open(root);
+  const confined = () => ConfinedRoot.open(root, { allowHardLinks: options.allowHardLinks ?? false });
   return {
     name: "workspace",
     tools: [
@@ -376,7 +378,8 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
       }),
       defineTool({
         name: "write_report",
-        description: "Write a markdown report of the analysis under .candor/reports",
+        description:
+          "Write a markdown report of the analysis under .candor/reports (a new file: an existing report is never replaced)",
         category: "notes",
         keywords: ["report", "write", "save", "document"],
         consumes: ["analysis"],
@@ -406,8 +409,15 @@ export function workspaceToolkit(options: { root?: string; reportsDir?: string }
           // The report says what the analysis did not cover, as the analysis did: a reader of the file sees it too.
           const limits = limitsOf(ctx.inputs.analysis);
           const notes = limits.length > 0 ? `\n${limits.map((l) => `- ${l.message}`).join("\n")}\n` : "";
-          const file = await workspace.writeText(reportsDir, name, `# ${title}\n\n${analysis.data.summary}\n${notes}`);
-          return withLimits({ file, summary: `report written to ${relative(workspace.real, file)}` }, limits);
+          const written = await workspace.writeText(
+            reportsDir,
+            name,
+            `# ${title}\n\n${analysis.data.summary}\n${notes}`,
+          );
+          // An existing report is never replaced: the name used is said, and why it is not the one asked for.
+          const where = relative(workspace.real, written.file);
+          const renamed = written.name === name ? "" : ` (${name} already exists and was left as it was)`;
+          return withLimits({ file: written.file, summary: `report written to ${where}${renamed}` }, limits);
         },
       }),
       summarizeTextTool(),

@@ -253,7 +253,7 @@ export function debuggingToolkit(options: DebuggingToolkitOptions): Toolkit {
           const sources = sourcesOf(ctx.inputs, content);
           const at = now();
           const workspace = await ConfinedRoot.open(root);
-          const file = await workspace.writeText(
+          const { file } = await workspace.writeText(
             reportsDir,
             reportFileName(title, at),
             reportMarkdown(title, at, sources),
