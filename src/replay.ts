@@ -3,6 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { DeltaValue, ReducedValue, type StateSnapshot } from "@langchain/langgraph";
 import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "./errors.js";
+import { jsonLimitProblem, preview } from "./json-limits.js";
 import type { Result } from "./result.js";
 
 /**
@@ -285,17 +286,20 @@ export function parseAssignments(assignments: readonly string[]): Assignment[] {
     const path = eq > 0 ? a.slice(0, eq).trim().split(".") : [];
     if (eq <= 0 || path.some((p) => p === "")) {
       throw new CandorError(
-        `--set "${a}" is not key=value: give a dotted path into the state and a value, e.g. --set settings.maxRevisions=1.`,
+        `--set "${preview(a)}" is not key=value: give a dotted path into the state and a value, e.g. --set settings.maxRevisions=1.`,
         ErrorCode.INVALID_REQUEST,
       );
     }
     const forbidden = path.find((p) => FORBIDDEN_SEGMENTS.has(p));
     if (forbidden !== undefined) {
       throw new CandorError(
-        `--set "${a}": ${path.join(".")}: "${forbidden}" reaches an object's prototype, never a field; name a field instead.`,
+        `--set "${preview(a)}": ${path.join(".")}: "${forbidden}" reaches an object's prototype, never a field; name a field instead.`,
         ErrorCode.INVALID_REQUEST,
       );
     }
+    // Bounded before it is parsed: what reads the value next recurses, and a huge value must not be echoed back.
+    const problem = jsonLimitProblem(a.slice(eq + 1), `--set ${path.join(".")}`);
+    if (problem) throw new CandorError(`${problem}. Give a smaller value.`, ErrorCode.INVALID_REQUEST);
     return { text: a, path: path as [string, ...string[]], value: parseValue(a.slice(eq + 1)) };
   });
 }

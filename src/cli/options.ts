@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { PlanAdjustment } from "../domain/approval.js";
@@ -7,6 +7,8 @@ import { RunSettings } from "../domain/request.js";
 import { DEFAULT_DB_PATH, DEFAULT_MODEL, type CandorEnv } from "../env.js";
 import { Node, type NodeId } from "../../nodes/names.js";
 import { CandorError, ErrorCode } from "../errors.js";
+import { CLI_JSON_LIMITS, parseCliJson, preview } from "../json-limits.js";
+import { readGivenFile } from "../safe-read.js";
 import { FAULT_KINDS } from "../tools/faults.js";
 import type { Decision } from "../transparency/decision-log.js";
 
@@ -250,27 +252,14 @@ const ADJUST_EXAMPLE = `--adjust '[{"taskId":"hotel","field":"params.nights","ne
 export function parseAdjustFlag(value: string, cwd = process.cwd()): PlanAdjustment[] {
   let text = value;
   if (value.startsWith("@")) {
-    const file = path.resolve(cwd, value.slice(1));
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (cause) {
-      throw new CandorError(
-        `--adjust ${value}: cannot read ${file}. Give a readable JSON file, or the JSON itself (${ADJUST_EXAMPLE}).`,
-        ErrorCode.INVALID_REQUEST,
-        { cause },
-      );
-    }
+    text = readGivenFile(path.resolve(cwd, value.slice(1)), {
+      what: "--adjust",
+      given: preview(value.slice(1)),
+      code: ErrorCode.INVALID_REQUEST,
+      maxBytes: CLI_JSON_LIMITS.maxBytes,
+    });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (cause) {
-    throw new CandorError(
-      `--adjust is not valid JSON (${(cause as Error).message}). Example: ${ADJUST_EXAMPLE}.`,
-      ErrorCode.INVALID_REQUEST,
-      { cause },
-    );
-  }
+  const json = parseCliJson(text, "--adjust", `Example: ${ADJUST_EXAMPLE}.`);
   const list =
     json !== null && typeof json === "object" && !Array.isArray(json) && "adjustments" in json
       ? json.adjustments
