@@ -26,7 +26,7 @@ export function preview(text: string, maxChars = PREVIEW_CHARS): string {
 }
 
 /** How deeply arrays and objects nest in JSON text, counted without parsing (brackets inside strings do not count). */
-export function jsonDepth(text: string): number {
+function jsonDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;

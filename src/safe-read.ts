@@ -10,10 +10,10 @@ import { CandorError, type ErrorCode } from "./errors.js";
  */
 
 /** Most bytes a configuration file may hold unless the caller says otherwise. */
-export const MAX_GIVEN_FILE_BYTES = 10_000_000;
+const MAX_GIVEN_FILE_BYTES = 10_000_000;
 
 /** What kind of thing a stat describes, in words a refusal can use. */
-export function kindOf(info: Stats): string {
+function kindOf(info: Stats): string {
   if (info.isFile()) return "a regular file";
   if (info.isDirectory()) return "a directory";
   if (info.isFIFO()) return "a named pipe (FIFO)";
