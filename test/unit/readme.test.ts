@@ -31,7 +31,7 @@ describe("the README says what is true (issue 8 defect 11)", () => {
     const scripts = (
       JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
     ).scripts;
-    expect(scripts["example:embed"]).toBe("tsx examples/embed/app.ts");
+    expect(scripts["example:embed"]).toBe("tsx --conditions=candor-source examples/embed/app.ts");
     expect(existsSync(path.join(ROOT, "examples/embed/app.ts"))).toBe(true);
     expect(README).toContain("`npm run example:embed`");
   });
