@@ -171,8 +171,32 @@ export const Adjustment = z.object({
 });
 export type Adjustment = z.infer<typeof Adjustment>;
 
-/** A user's learned settings under [userId, "config"]. */
-export const UserConfig = z.object({ adjustments: z.array(Adjustment).default([]) });
+/**
+ * A preference a user stated that no tool setting can express ("a window seat"): named to the user, kept so that it
+ * is seen in `candor memory` and counted in `candor metrics`, and never silently dropped. Said again, it is counted.
+ */
+export const UnmetWish = z.object({
+  id: z.string().min(1),
+  /** What the user wants, in their words, as read from the reason ("a window seat"). */
+  wish: z.string().min(1),
+  /** The reasons it was read from, newest last (at most a few). */
+  reasons: z.array(z.string()),
+  /** The tools of the runs it was said about: none of their settings can choose it. */
+  tools: z.array(z.string()),
+  threadIds: z.array(z.string()).default([]),
+  /** How many rejections said it. */
+  times: z.number().int().min(1),
+  firstAt: z.string(),
+  lastAt: z.string(),
+  simulated: z.boolean().optional(),
+});
+export type UnmetWish = z.infer<typeof UnmetWish>;
+
+/** A user's learned settings under [userId, "config"], and the wishes no setting could meet. */
+export const UserConfig = z.object({
+  adjustments: z.array(Adjustment).default([]),
+  wishes: z.array(UnmetWish).optional(),
+});
 export type UserConfig = z.infer<typeof UserConfig>;
 
 /** An adjustment UNDERSTAND applied to a plan, kept on the plan so the episode and the report can say so. */

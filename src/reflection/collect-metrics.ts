@@ -1,7 +1,7 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { ConfidenceCalibrator } from "../confidence/calibrator.js";
-import { liveEpisodes, reflectionRuns, userReflections } from "../memory/learning.js";
+import { liveEpisodes, loadLearnedConfig, reflectionRuns, userReflections } from "../memory/learning.js";
 import { learningMetrics, type LearningMetrics } from "./metrics.js";
 
 /** A line of the decision log, as far as the metrics read it. */
@@ -33,6 +33,7 @@ export async function collectMetrics(
       reflections: await userReflections(store, u, now),
       runs: await reflectionRuns(store, u, now),
       outcomes: await new ConfidenceCalibrator(store, u).outcomes(Number.MAX_SAFE_INTEGER),
+      wishes: (await loadLearnedConfig(store, u)).wishes ?? [],
     })),
   );
   const episodes = per.flatMap((p) => p.episodes);
@@ -62,5 +63,6 @@ export async function collectMetrics(
     runs: per.flatMap((p) => p.runs),
     outcomes: per.flatMap((p) => p.outcomes),
     plansLogged,
+    wishes: per.flatMap((p) => p.wishes),
   });
 }

@@ -27,6 +27,7 @@ import type { ModelUsage } from "../reasoning/types.js";
 import { knobsOf, type Knob } from "./knobs.js";
 import { minePatterns, splitBlamed } from "./patterns.js";
 import { runScope } from "./relevance.js";
+import { recordWish, unmetWishMessage, wishOf } from "./wishes.js";
 import { failureIsReflectable, type ReflectionInput } from "./rules-reflection.js";
 
 /** What learning needs: the user's memory, the tools (their steerable settings), and who reflects. */
@@ -139,10 +140,44 @@ export async function recordFeedback(
     return { evaluation, reflection: null, notStored: null, patterns: [], adjustments: [], messages };
   }
   messages.push(`Recorded: you rejected run ${run.threadId ?? run.planId}. Reflecting on it now…`);
+  if (diagnosis.matches.length === 0 && reason)
+    messages.push(await keepUnmetWish(deps, run, found.episode, reason, knobs, now));
   if (appliedFrom.length > 0)
     messages.push(`It ran under adjustments from ${appliedFrom.join(", ")}: they did not satisfy you this time.`);
   const outcome = await reflectOnEpisode(deps, run.userId, episode, evaluation, diagnosis, "rejection", knobs, now);
   return { ...outcome, evaluation, messages: [...messages, ...outcome.messages] };
+}
+
+/**
+ * A rejection whose reason no setting of the run's tools can act on is kept as the user's unmet wish (see
+ * wishes.ts), logged, and named back to them; returns the sentence that names it.
+ */
+async function keepUnmetWish(
+  deps: LearningDeps,
+  run: JudgedRun,
+  episode: Episode,
+  reason: string,
+  knobs: readonly Knob[],
+  now: number,
+): Promise<string> {
+  const tools = [...new Set(episode.plan.steps.flatMap((s) => (s.tools[0] ? [s.tools[0]] : [])))];
+  const config = await loadLearnedConfig(deps.store, run.userId);
+  const recorded = recordWish(
+    config,
+    { wish: wishOf(reason), reason, tools, threadId: run.threadId, at: new Date(now).toISOString() },
+    episode.simulated === true,
+  );
+  await saveLearnedConfig(deps.store, run.userId, recorded.config);
+  const message = unmetWishMessage(recorded, knobs);
+  deps.decisionLog?.record({
+    operation: "reflect",
+    planId: run.planId,
+    threadId: run.threadId,
+    input: `feedback: rejected — ${reason}`,
+    decision: `unmet wish ${recorded.wish.id}: "${recorded.wish.wish}" (said ${recorded.wish.times} time${recorded.wish.times === 1 ? "" : "s"})`,
+    reasoning: message,
+  });
+  return message;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { BaseStore } from "@langchain/langgraph-checkpoint";
-import type { Adjustment, Pattern, Reflection } from "../domain/reflection.js";
+import type { Adjustment, Pattern, Reflection, UnmetWish } from "../domain/reflection.js";
 import type { Episode } from "../domain/report.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import {
@@ -23,6 +23,8 @@ export interface MemoryView {
   /** Every candidate pattern of the real (not practice) episodes, valid or not, with why. */
   patterns: Pattern[];
   adjustments: Adjustment[];
+  /** Preferences the user stated that no tool setting can express (see wishes.ts). */
+  wishes: UnmetWish[];
 }
 
 /** The user's memory as it stands now: nothing expired, and one user's memory only. */
@@ -33,6 +35,7 @@ export async function userMemory(
   now: number = Date.now(),
 ): Promise<MemoryView> {
   const episodes = await liveEpisodes(store, userId, now);
+  const config = await loadLearnedConfig(store, userId);
   return {
     userId,
     episodes,
@@ -41,7 +44,8 @@ export async function userMemory(
       episodes.filter((e) => !e.simulated),
       knobsOf(registry),
     ),
-    adjustments: (await loadLearnedConfig(store, userId)).adjustments,
+    adjustments: config.adjustments,
+    wishes: config.wishes ?? [],
   };
 }
 
@@ -107,6 +111,12 @@ export function memoryLines(m: MemoryView): string[] {
   for (const a of m.adjustments)
     out.push(`  ${a.id}  ${a.status.padEnd(10)} ${describeOp(a.op)}  from reflection ${a.reflectionId} — ${a.why}`);
   if (m.adjustments.length === 0) out.push("  none");
+  out.push(``, `Unmet wishes (${m.wishes.length}) — no tool setting can choose them:`);
+  for (const w of m.wishes)
+    out.push(
+      `  ${w.id}  "${w.wish}"${w.simulated ? " (practice)" : ""} — said ${w.times} time${w.times === 1 ? "" : "s"}, last ${w.lastAt}, about ${w.tools.join(", ") || "no tool"}: "${w.reasons[w.reasons.length - 1] ?? ""}"`,
+    );
+  if (m.wishes.length === 0) out.push("  none");
   out.push(``, `Patterns (${m.patterns.length}):`);
   for (const p of m.patterns)
     out.push(

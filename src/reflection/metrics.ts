@@ -1,5 +1,5 @@
 import type { Episode } from "../domain/report.js";
-import type { Reflection, ReflectionRun } from "../domain/reflection.js";
+import type { Reflection, ReflectionRun, UnmetWish } from "../domain/reflection.js";
 import { calculateCalibration, type PlanOutcome } from "../confidence/calibrator.js";
 
 /** Seed 000's target for the correlation between a plan's confidence and its success. */
@@ -41,6 +41,8 @@ export interface LearningMetrics {
     successAfterReflectionRate: number | null;
     target: number;
   };
+  /** Preferences users stated that no tool setting can express: distinct wishes, and the rejections that said them. */
+  wishes: { unmet: number; said: number };
   revisions: {
     /** Revisions made, and those in runs that still finished (completed or partial). */
     total: number;
@@ -58,6 +60,8 @@ export interface MetricsInput {
   outcomes: readonly PlanOutcome[];
   /** Plans the decision log recorded for these users' threads (including ones that never finished); null: no log. */
   plansLogged: number | null;
+  /** The users' unmet wishes (see wishes.ts); absent: none. */
+  wishes?: readonly UnmetWish[];
 }
 
 /** Pure. The figures; a rate or average over nothing is null, never 0 or NaN. */
@@ -72,6 +76,7 @@ export function learningMetrics(input: MetricsInput): LearningMetrics {
   const judged = underAdjustment.filter((e) => e.evaluation?.source === "user");
   const revisions = real.flatMap((e) => e.strategiesUsed.map(() => e.status === "completed" || e.status === "partial"));
   const calibration = calculateCalibration(input.outcomes.filter((o) => !o.simulated));
+  const wishes = (input.wishes ?? []).filter((w) => !w.simulated);
   return {
     scope: { users: input.users, practiceRunsLeftOut: input.episodes.length - real.length },
     planning: {
@@ -106,6 +111,7 @@ export function learningMetrics(input: MetricsInput): LearningMetrics {
       ),
       target: SUCCESS_AFTER_REFLECTION_TARGET,
     },
+    wishes: { unmet: wishes.length, said: wishes.reduce((sum, w) => sum + w.times, 0) },
     revisions: { total: revisions.length, successRate: rate(revisions.filter(Boolean).length, revisions.length) },
     calibration: {
       correlation: calibration.correlation,
@@ -129,6 +135,7 @@ export function metricsLines(m: LearningMetrics): string[] {
     `Planning:    ${p.plansCreated} plans · planning p50 ${ms(p.planningMsP50)}, p95 ${ms(p.planningMsP95)} · success ${pct(p.planSuccessRate)} · ${n(p.averageSteps, 1)} steps per plan · confidence ${n(p.averageConfidence)}`,
     `Reflection:  ${r.reflections} stored · quality avg ${n(r.qualityAverage)}, p95 ${n(r.qualityP95)} · depth ${n(r.depthAverage)} · actionability ${n(r.actionabilityAverage)} · ${r.rejected} rejected by the gate · ${n(r.improvementIterationsAverage, 1)} model attempts per model reflection · ${r.timeouts} timed out · ${r.overBudget} over budget · $${r.costUsd.toFixed(4)}`,
     `Adjustments: ${a.applied} applied · success after reflection ${pct(a.successAfterReflectionRate)} of ${a.judgedAfterReflection} judged (target ${pct(a.target)})`,
+    `Wishes:      ${m.wishes.unmet} no tool setting can choose (said in ${m.wishes.said} rejection${m.wishes.said === 1 ? "" : "s"}; see candor memory)`,
     `Revisions:   ${m.revisions.total} · in runs that finished ${pct(m.revisions.successRate)}`,
     `Calibration: r = ${n(m.calibration.correlation)} over ${m.calibration.outcomes} outcomes (target ${m.calibration.target})${m.calibration.note ? ` — ${m.calibration.note}` : ""}`,
   ];

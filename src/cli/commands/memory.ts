@@ -51,7 +51,14 @@ export async function memoryCommand(
     if (flags.json)
       io.out(
         JSON.stringify(
-          { userId: flags.user ?? DEFAULT_USER, episodes: [], reflections: [], patterns: [], adjustments: [] },
+          {
+            userId: flags.user ?? DEFAULT_USER,
+            episodes: [],
+            reflections: [],
+            patterns: [],
+            adjustments: [],
+            wishes: [],
+          },
           null,
           2,
         ),
