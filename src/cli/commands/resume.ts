@@ -1,5 +1,6 @@
 import type { DecisionName } from "../../domain/approval.js";
 import { CandorError, ErrorCode } from "../../errors.js";
+import { preview } from "../../json-limits.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseAdjustFlag, parseFlags, ResumeFlags } from "../options.js";
 import { dbArgFor, dbFlagFor, executeThread, exitForStatus, presentOutcome } from "../present.js";
@@ -52,7 +53,7 @@ export function decisionExtras(
     const bad = flags.set.find((a) => !/^\s*[A-Za-z_][\w.]*\s*=/.test(a));
     if (bad !== undefined) {
       throw new CandorError(
-        `--set "${bad}" is not key=value: name one of the step's parameters and its new value, e.g. --retry --set maxPrice=300.`,
+        `--set "${preview(bad)}" is not key=value: name one of the step's parameters and its new value, e.g. --retry --set maxPrice=300.`,
         ErrorCode.INVALID_REQUEST,
       );
     }
