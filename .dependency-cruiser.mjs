@@ -94,10 +94,11 @@ export default {
     // Type-only imports count: a layer that names another's types depends on it as much as on its values.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    // Package subpaths (`@langchain/langgraph/prebuilt`) resolve through their `exports`, as Node resolves them.
+    // Package subpaths (`@langchain/langgraph/prebuilt`) resolve through their `exports`, as Node resolves them;
+    // Candor's own name (examples/embed imports "candor") resolves to its source, as in tsconfig.json.
     enhancedResolveOptions: {
       exportsFields: ["exports"],
-      conditionNames: ["import", "require", "node", "default", "types"],
+      conditionNames: ["candor-source", "import", "require", "node", "default", "types"],
       mainFields: ["module", "main", "types", "typings"],
     },
     skipAnalysisNotInRules: true,

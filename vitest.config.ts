@@ -22,6 +22,13 @@ const ON_POSTGRES = [
   "test/pg/**/*.test.ts",
 ];
 
+/**
+ * Imports of the package by its own name (examples/embed imports "candor") resolve to the TypeScript source, as
+ * tsconfig.json's customConditions do for the typecheck, so the suite needs no build. The rest are Vite's default
+ * conditions for code run on the server. Each project sets it: a project does not inherit the root's config.
+ */
+const fromSource = { ssr: { resolve: { conditions: ["candor-source", "module", "node", "development|production"] } } };
+
 const postgres = postgresWanted();
 if (!postgres.run) warnPostgresSkipped(postgres.why);
 
@@ -30,6 +37,7 @@ export default defineConfig({
     ...shared,
     projects: [
       {
+        ...fromSource,
         test: {
           ...shared,
           name: "sqlite",
@@ -40,6 +48,7 @@ export default defineConfig({
       ...(postgres.run
         ? [
             {
+              ...fromSource,
               test: {
                 ...shared,
                 name: "postgres",

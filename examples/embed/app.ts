@@ -1,7 +1,7 @@
 /**
  * Embedding Candor in your own app: your own tools and worker types, your own checkpointer, the event stream,
  * and approvals handled in code — the plan's, and the one a worker asks before a call that cannot be undone.
- * Run it with `npx tsx examples/embed/app.ts`.
+ * Run it with `npm run example:embed`.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +18,7 @@ import {
   renderReport,
   type AgentStateValue,
   type Toolkit,
-} from "../../src/index.js";
+} from "candor";
 
 /** What the app "posted", so you can see the irreversible call ran once. */
 export const posted: string[] = [];
