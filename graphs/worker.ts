@@ -52,7 +52,8 @@ export function buildWorkerGraph(deps: NodeDeps) {
 
 /**
  * A model-driven step's loop, its own subgraph: model → tool (one call per pass, as many passes as the answer has
- * calls) → model …, until the model answers without a tool call or its calls per step are spent, then finish. A
+ * calls) → model …, until the model answers without a tool call or its calls per step are spent, then finish; a model that answered
+ * without the evidence its step needs is told so and asked again (model → model), at most MAX_NUDGES times. A
  * call that needs approval interrupts inside `tool`, so a resume re-runs only that call's pass; the conversation
  * is checkpointed, so the model is not asked again for what it already answered.
  */
@@ -63,7 +64,11 @@ function buildAgentLoopGraph(deps: NodeDeps) {
     .addNode(AgentLoopNode.TOOL, agentToolNode(deps))
     .addNode(AgentLoopNode.FINISH, agentFinishNode(deps))
     .addEdge(START, AgentLoopNode.MODEL)
-    .addConditionalEdges(AgentLoopNode.MODEL, routeAfterAgentModel, [AgentLoopNode.TOOL, AgentLoopNode.FINISH])
+    .addConditionalEdges(AgentLoopNode.MODEL, routeAfterAgentModel, [
+      AgentLoopNode.TOOL,
+      AgentLoopNode.MODEL,
+      AgentLoopNode.FINISH,
+    ])
     .addConditionalEdges(AgentLoopNode.TOOL, (state) => routeAfterAgentTool(state, maxModelCalls), [
       AgentLoopNode.TOOL,
       AgentLoopNode.MODEL,

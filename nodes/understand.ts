@@ -18,6 +18,7 @@ import {
   reactiveNeedsModel,
   reactiveNotification,
   reactivePlan,
+  reactiveRequirements,
   type ReactiveTrigger,
 } from "../src/execution/reactive.js";
 import { REACTIVE_WORKER } from "../src/domain/plan.js";
@@ -107,7 +108,7 @@ export function understandNode(deps: NodeDeps) {
       // Asked for reactive mode without a model: refused before anything runs, rather than planned against the ask.
       if (!canReact) throw reactiveNeedsModel();
       reactive = { kind: "asked" };
-      result = asReactive(state.request, reactive);
+      result = asReactive(deps, state.request, reactive);
     } else {
       try {
         result = await planWithMemory(deps, state.request, config);
@@ -118,11 +119,11 @@ export function understandNode(deps: NodeDeps) {
           ...scopeCalls(),
         ]);
         const fallback = reactiveFallback({ kind: "plan", plan: result.raw }, canReact);
-        if (fallback.ok) [reactive, result] = [fallback.value, asReactive(state.request, fallback.value)];
+        if (fallback.ok) [reactive, result] = [fallback.value, asReactive(deps, state.request, fallback.value)];
       } catch (e) {
         if (!CandorError.isInstance(e)) throw e;
         const fallback = reactiveFallback({ kind: "error", error: e }, canReact);
-        if (fallback.ok) [reactive, result] = [fallback.value, asReactive(state.request, fallback.value)];
+        if (fallback.ok) [reactive, result] = [fallback.value, asReactive(deps, state.request, fallback.value)];
         else return noPlan(deps, state, config, e, startedAt, settings);
       }
     }
@@ -188,8 +189,8 @@ export function understandNode(deps: NodeDeps) {
  * planner's own notes are left out: after a failed planning they describe the plan that was not made, and the
  * reason the run is reactive already says what failed.
  */
-function asReactive(request: PlanningRequest, trigger: ReactiveTrigger): PlannedWithMemory {
-  const plan = reactivePlan(request, trigger);
+function asReactive(deps: NodeDeps, request: PlanningRequest, trigger: ReactiveTrigger): PlannedWithMemory {
+  const plan = reactivePlan(request, trigger, reactiveRequirements(request, deps.registry));
   return { raw: plan, plan, notes: [], calibration: null };
 }
 

@@ -27,6 +27,8 @@ import {
   earlierIdenticalCall,
   expectedOutputs,
   loopFeedback,
+  loopNudge,
+  MAX_NUDGES,
   producedBy,
   nextToolCall,
   toolDefinitions,
@@ -159,12 +161,13 @@ export function agentModelNode(deps: NodeDeps) {
         throw new CandorError(refused, ErrorCode.INSUFFICIENT_RESOURCES, {
           details: { failureClass: "policy_blocked" },
         });
-      const answer = await bound.invoke([new SystemMessage(prompt), task, ...state.messages], { signal });
-      return {
-        messages: [withUniqueCallIds(answer, state.messages, step.id)],
-        modelCalls: state.modelCalls + 1,
-        startedAt,
-      };
+      const answer = withUniqueCallIds(
+        await bound.invoke([new SystemMessage(prompt), task, ...state.messages], { signal }),
+        state.messages,
+        step.id,
+      );
+      const update = { messages: [answer], modelCalls: state.modelCalls + 1, startedAt };
+      return { ...update, ...nudged(deps, config, { ...state, ...update, messages: [...state.messages, answer] }) };
     } catch (e) {
       if (isGraphBubbleUp(e) || config.signal?.aborted) throw e;
       const why = limit.aborted
@@ -378,6 +381,27 @@ function repeatedCall(
   };
 }
 
+/**
+ * A model that answered without the evidence its step needs, with calls left, is told what is missing and asked
+ * again (src/execution/agent-step.ts `loopNudge`): the reply goes into the conversation, and the person sees it.
+ */
+function nudged(deps: NodeDeps, config: LangGraphRunnableConfig, state: AgentLoopStateValue) {
+  const last = state.messages.at(-1);
+  if (!last || !AIMessage.isInstance(last) || (last.tool_calls ?? []).length > 0) return {};
+  const told = state.messages.filter((m) => HumanMessage.isInstance(m)).length;
+  const nudge = loopNudge(recordOf(deps, state, workersOf(deps), state.startedAt), told);
+  if (!nudge) return {};
+  const { step } = state;
+  const shown = notification({
+    severity: "WARNING",
+    kind: "step_started",
+    taskId: step.id,
+    title: `${step.description} (${step.id}): its model answered without a successful call producing what the step needs; told so and asked again (${told + 1} of ${MAX_NUDGES}).`,
+  });
+  emitNotifications(config, [shown]);
+  return { messages: [state.messages.at(-1)!, new HumanMessage(nudge)], notifications: [shown] };
+}
+
 /** Ends the loop: the step's feedback, checked against what it must produce, announced and logged with why. */
 export function agentFinishNode(deps: NodeDeps) {
   return (state: AgentLoopStateValue, config: LangGraphRunnableConfig) => {
@@ -409,12 +433,17 @@ export function agentFinishNode(deps: NodeDeps) {
   };
 }
 
-export type AfterAgentModel = typeof AgentLoopNode.TOOL | typeof AgentLoopNode.FINISH;
+export type AfterAgentModel = typeof AgentLoopNode.TOOL | typeof AgentLoopNode.MODEL | typeof AgentLoopNode.FINISH;
 
-/** The model asked for tools: answer them; it answered without (or could not be asked): finish. */
+/**
+ * The model asked for tools: answer them; it was told it is not done (the last message is that reply): ask it again;
+ * it answered without (or could not be asked): finish.
+ */
 export function routeAfterAgentModel(state: AgentLoopStateValue): AfterAgentModel {
   if (state.halted) return AgentLoopNode.FINISH;
-  return nextToolCall(state.messages) ? AgentLoopNode.TOOL : AgentLoopNode.FINISH;
+  if (nextToolCall(state.messages)) return AgentLoopNode.TOOL;
+  const last = state.messages.at(-1);
+  return last && HumanMessage.isInstance(last) ? AgentLoopNode.MODEL : AgentLoopNode.FINISH;
 }
 
 export type AfterAgentTool = typeof AgentLoopNode.TOOL | typeof AgentLoopNode.MODEL | typeof AgentLoopNode.FINISH;

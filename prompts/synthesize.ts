@@ -1,3 +1,4 @@
+import { resultEntries, type TaskStep } from "../src/domain/plan.js";
 import { partsToReview } from "../src/planning/coverage.js";
 import type { SynthesisInput } from "../src/reasoning/types.js";
 import { bullets, tag } from "./tags.js";
@@ -14,7 +15,7 @@ const MAX_RESULT_CHARS = 2000;
 export function synthesizePrompt(p: SynthesisInput): string {
   const results = p.plan.steps
     .filter((s) => s.id in p.results)
-    .map((s) => `- ${s.description} (${s.id}): ${formatResult(p.results[s.id])}`);
+    .map((s) => `- ${s.description} (${s.id}): ${formatEntries(s, p.results[s.id])}`);
   return [
     INSTRUCTIONS,
     tag("request", p.request.userIntent),
@@ -22,6 +23,13 @@ export function synthesizePrompt(p: SynthesisInput): string {
     tag("results", results.join("\n")),
     tag("missing", bullets(p.missing.map((m) => `${m.description} (${m.id}): ${m.reason}`))),
   ].join("\n\n");
+}
+
+/** A reactive step's result one tool at a time, each cut on its own, so a booking is not cut away by the searches. */
+function formatEntries(step: TaskStep, result: unknown): string {
+  const entries = resultEntries(step, result);
+  if (entries.length === 1 && entries[0]!.label === null) return formatResult(result);
+  return entries.map((e) => `\n  - ${e.label}: ${formatResult(e.value)}`).join("");
 }
 
 function formatResult(result: unknown): string {

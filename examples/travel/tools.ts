@@ -855,7 +855,8 @@ function planActivities(
     activities,
     cost: spent,
     cheapestCost: 0,
-    summary: `${args.days} day(s) of activities in ${cityName} for ${args.travellers} traveller(s): ${money(spent)}`,
+    // The summary names each day's activity: it is what an answer written from summaries alone shows.
+    summary: `${args.days} day(s) of activities in ${cityName} for ${args.travellers} traveller(s): ${money(spent)} (${activities.map((a) => `day ${a.day}: ${a.name}`).join("; ")})`,
   };
 }
 

@@ -221,6 +221,37 @@ export type ModelPlan = z.infer<typeof ModelPlan>;
 /** The worker type that runs a reactive request: seed 004's catch-all, granted every tool. */
 export const REACTIVE_WORKER = "general";
 
+/** The one step of a reactive run, which the plan view, the report and the decision log show. */
+export const REACTIVE_STEP_ID = "reactive";
+
+/**
+ * Whether a step is a reactive run's one step: its evidence is every tool's last successful output, not only the
+ * outputs it must produce (a count and the report written from it, a flight and the booking of it).
+ */
+export function isReactiveStep(step: Partial<Pick<TaskStep, "id" | "workerType" | "tools">>): boolean {
+  return step.id === REACTIVE_STEP_ID && step.workerType === REACTIVE_WORKER && step.tools?.length === 0;
+}
+
+/** One piece of a step's result as an answer shows it: a tool's output (labelled by the tool) or the whole result. */
+export interface ResultEntry {
+  label: string | null;
+  value: unknown;
+}
+
+/**
+ * A step's result in the pieces an answer shows: a reactive step's result holds every tool's last output by tool
+ * (see isReactiveStep), so each is its own piece and none crowds out another (a booking after four searches); any
+ * other step's result is one piece.
+ */
+export function resultEntries(
+  step: Partial<Pick<TaskStep, "id" | "workerType" | "tools">>,
+  result: unknown,
+): ResultEntry[] {
+  if (isReactiveStep(step) && result !== null && typeof result === "object" && !Array.isArray(result))
+    return Object.entries(result as Record<string, unknown>).map(([label, value]) => ({ label, value }));
+  return [{ label: null, value: result }];
+}
+
 /** Whether a plan is a reactive run's rather than a planner's. */
 export function isReactive(plan: Pick<Plan, "createdBy"> | null | undefined): boolean {
   return plan?.createdBy === "reactive";

@@ -133,6 +133,37 @@ export function loopFeedback(r: LoopRecord): ExecutionFeedback {
   return verdict.ok && text ? { ...feedback, outputs: { ...feedback.outputs, answer: text } } : feedback;
 }
 
+/** Times a loop's model is told it is not done before its answer is taken as its last word. */
+export const MAX_NUDGES = 2;
+
+/** Loop endings a model can still put right with a call: it answered without the evidence the step needs. */
+const NUDGEABLE = new Set(["no_tool_call", "claimed_without_evidence"]);
+
+/**
+ * What the model is told when it answered without the evidence its step needs ("done" with no call, prose, a call
+ * written as broken JSON in its text) and it has model calls left: what is still missing and which tools produce it.
+ * Null when its answer stands: the evidence is there, a tool's failure decides the step (its class goes to
+ * recovery), the calls are spent or it was told `MAX_NUDGES` times already.
+ */
+export function loopNudge(r: LoopRecord, nudgesSoFar: number): string | null {
+  if (nudgesSoFar >= MAX_NUDGES || r.modelCalls >= r.maxModelCalls) return null;
+  const f = loopFeedback(r);
+  if (f.failureClass === null || !NUDGEABLE.has(f.failureClass)) return null;
+  const produced = new Set(
+    r.calls.filter((c) => c.outcome.kind === "succeeded").flatMap((c) => [...c.produces, c.tool]),
+  );
+  const missing = expectedOutputs(r.step, r.tools).filter(
+    (e) => !produced.has(e.name) && !e.producedBy.some((t) => produced.has(t)),
+  );
+  const what =
+    missing.length === 0
+      ? "a successful tool call"
+      : missing
+          .map((m) => (m.producedBy.length > 0 ? `${m.name} (from ${m.producedBy.join(" or ")})` : m.name))
+          .join(", ");
+  return `Not done yet: nothing shows the step done until a tool call succeeds and produces ${what}. Your answer alone does not count. Call the tool now with complete, valid arguments; if you cannot, say why.`;
+}
+
 /** What the loop's successful calls produced, by output name (the latest call wins): later calls' inputs. */
 export function producedBy(calls: readonly CallRecord[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};

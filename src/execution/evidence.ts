@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { FailureClass, type ExecutionFeedback } from "../domain/feedback.js";
-import type { Plan, TaskStep } from "../domain/plan.js";
+import { isReactiveStep, type Plan, type TaskStep } from "../domain/plan.js";
 import { feedbackTypeFor } from "../replanning/classify.js";
 import { SideEffect } from "../tools/types.js";
 import { limitsOf, type ResultLimitKind } from "../tools/limits.js";
@@ -141,10 +141,11 @@ export function decideStep(e: StepEvidence): Verdict {
       sources.push(source);
     } else missing.push({ name, from });
   }
-  // A step that names no output (a reactive run) has what each tool's last successful call gave: the evidence whole,
-  // not only the last call's (a count and the report written from it, a flight and the booking of it).
-  if (e.step.expectedOutputs.length === 0) sources.push(...lastPerTool(succeeded));
   if (e.step.expectedOutputs.length === 0 && succeeded.length === 0) missing.push({ name: "a result", from: [] });
+  // A reactive run's step, and a step that names no output, has what each tool's last successful call gave: the
+  // evidence whole, not only what it must produce (a count and the report written from it, a flight and its booking).
+  const whole = e.step.expectedOutputs.length === 0 || isReactiveStep(e.step);
+  if (whole) sources.splice(0, sources.length, ...lastPerTool(succeeded));
 
   if (missing.length > 0) return missingVerdict(e, missing, succeeded);
   if (said && SAYS_NOT_DONE.test(said)) {
@@ -155,14 +156,14 @@ export function decideStep(e: StepEvidence): Verdict {
   }
   const names = e.step.expectedOutputs;
   const last = sources.at(-1)!;
-  const result =
-    names.length === 1
+  // A reactive step's result is always by tool (resultEntries reads it so); another step's single source is itself.
+  const result = whole
+    ? sources.length === 1 && !isReactiveStep(e.step)
+      ? resultOf(last)
+      : Object.fromEntries(sources.map((c) => [c.tool, resultOf(c)]))
+    : names.length === 1
       ? values[names[0]!]
-      : names.length > 1
-        ? values
-        : sources.length === 1
-          ? resultOf(last)
-          : Object.fromEntries(sources.map((c) => [c.tool, resultOf(c)]));
+      : values;
   const limits = [
     ...new Set(
       sources.flatMap((c) =>

@@ -1,8 +1,10 @@
 import { z } from "zod";
-import { newPlanId, Plan, REACTIVE_WORKER, TaskStep } from "../domain/plan.js";
+import { newPlanId, Plan, REACTIVE_STEP_ID, REACTIVE_WORKER, TaskStep } from "../domain/plan.js";
 import type { Notification } from "../domain/notification.js";
 import type { PlanningRequest } from "../domain/request.js";
 import { CandorError, ErrorCode } from "../errors.js";
+import { planWithRules } from "../planning/rules-planner.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import type { Result } from "../result.js";
 import { notification } from "../transparency/notify.js";
 
@@ -22,8 +24,6 @@ export const ReactiveTrigger = z.discriminatedUnion("kind", [
 ]);
 export type ReactiveTrigger = z.infer<typeof ReactiveTrigger>;
 
-/** The one step's id, which the plan view, the report and the decision log show. */
-const REACTIVE_STEP_ID = "reactive";
 /**
  * Confidence of a reactive run: nobody rated a plan, so neither high nor low. At the default approval threshold
  * (0.5) it runs without asking; a user who set a higher threshold is asked before it runs, as for any plan.
@@ -52,16 +52,39 @@ function reactiveReason(trigger: ReactiveTrigger): string {
 }
 
 /**
- * The reactive run as a plan: one model-driven step on the `general` worker that carries the whole request, names
- * no tool (so its loop gets the worker's whole grant) and must produce a final answer.
+ * What a reactive run must produce before it is done: what the offline reader's plan of the request ends in (the
+ * outputs no other step of that plan consumes: an itinerary, a booking, a report). Nobody planned the run, but the
+ * request still says what it asks for; without this, a model that stopped after its first search, or said "done",
+ * would have done the request. Empty when the reader finds no tool for the request: then the evidence rule asks for
+ * one successful call. The reader's plan is used for nothing else: the model chooses its calls.
  */
-export function reactivePlan(request: PlanningRequest, trigger: ReactiveTrigger): Plan {
+export function reactiveRequirements(request: PlanningRequest, registry: ToolRegistry): string[] {
+  let plan: Plan;
+  try {
+    plan = planWithRules(request, registry);
+  } catch (e) {
+    if (CandorError.isInstance(e)) return [];
+    throw e;
+  }
+  const consumed = new Set(plan.steps.flatMap((s) => s.dependsOn));
+  return [...new Set(plan.steps.filter((s) => !consumed.has(s.id)).flatMap((s) => s.expectedOutputs))];
+}
+
+/**
+ * The reactive run as a plan: one model-driven step on the `general` worker that carries the whole request, names
+ * no tool (so its loop gets the worker's whole grant) and must produce `requires` (see reactiveRequirements).
+ */
+export function reactivePlan(
+  request: PlanningRequest,
+  trigger: ReactiveTrigger,
+  requires: readonly string[] = [],
+): Plan {
   const step = TaskStep.parse({
     id: REACTIVE_STEP_ID,
     description: request.userIntent,
     workerType: REACTIVE_WORKER,
     tools: [],
-    expectedOutputs: [],
+    expectedOutputs: [...requires],
     order: 1,
   });
   return Plan.parse({
@@ -136,9 +159,20 @@ export function reactiveNotification(
     message: [
       `Run ${plan.planId}: the ${REACTIVE_WORKER} worker's model works on the request with every tool (${toolCount}) and no plan.`,
       "A tool that needs approval still asks first, and a side effect is made at most once.",
+      ...requirementLine(plan),
       ...notes,
     ].join("\n"),
   });
+}
+
+/** What the run must produce to be done, read offline from the request, said before it runs. */
+function requirementLine(plan: Plan): string[] {
+  const requires = plan.steps[0]?.expectedOutputs ?? [];
+  return requires.length === 0
+    ? []
+    : [
+        `It is done only when successful tool calls produce ${requires.join(", ")} (what the request asks for, as the offline reader reads it); the model's words do not count.`,
+      ];
 }
 
 function withoutFinalStop(text: string): string {

@@ -1,4 +1,4 @@
-import type { TaskStep } from "../domain/plan.js";
+import { resultEntries, type TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import { planAssumptions, planWithRules } from "../planning/rules-planner.js";
 import { reflectWithRules } from "../reflection/rules-reflection.js";
@@ -27,8 +27,14 @@ function describeResult(result: unknown): string {
  * The template's line for one step's result: "- description: result". SYNTHESIZE's answer check appends these lines
  * when an answer leaves results out (src/transparency/answer-check.ts).
  */
-export function resultLine(step: Pick<TaskStep, "description">, result: unknown): string {
-  return `- ${step.description}: ${describeResult(result)}`;
+export function resultLine(
+  step: Pick<TaskStep, "description"> & Partial<Pick<TaskStep, "id" | "workerType" | "tools">>,
+  result: unknown,
+): string {
+  const entries = resultEntries(step, result);
+  if (entries.length === 1 && entries[0]!.label === null) return `- ${step.description}: ${describeResult(result)}`;
+  // A reactive step's result, one line per tool it called: each tool's summary whole, none cut by another's.
+  return [`- ${step.description}:`, ...entries.map((e) => `  - ${e.label}: ${describeResult(e.value)}`)].join("\n");
 }
 
 /** Deterministic, offline reasoning: plans from tool metadata and template synthesis. */

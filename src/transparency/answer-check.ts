@@ -1,5 +1,5 @@
 import type { ExecutionFeedback } from "../domain/feedback.js";
-import type { Plan, TaskStep } from "../domain/plan.js";
+import { resultEntries, type Plan, type ResultEntry, type TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import { withMissingListed } from "../planning/coverage.js";
 import { figuresOf, NumberIndex, numbersIn } from "./answer-figures.js";
@@ -472,16 +472,21 @@ function unansweredResults(kept: string, input: AnswerCheckInput): { lines: stri
   const line = (s: TaskStep) => input.resultLine(s, s.result);
   // Whether a step's value is new is judged against what it was built from only for the final steps: for the others
   // the question is only whether the answer gives anything at all.
-  const judge = (step: TaskStep, final: boolean) => {
+  const judge = (step: TaskStep, final: boolean, entry: ResultEntry = { label: null, value: step.result }) => {
     const known = knownBefore(step, input.plan, input.request.userIntent, final);
-    const { strings, numbers } = salientOf(step.result, known);
+    const { strings, numbers } = salientOf(entry.value, known);
     const given =
-      kept.includes(line(step)) || strings.some((v) => says(answer, v)) || numbers.some((n) => answer.numbers.says(n));
-    return { step, salient: strings.length + numbers.length > 0, given };
+      (entry.label === null && kept.includes(line(step))) ||
+      strings.some((v) => says(answer, v)) ||
+      numbers.some((n) => answer.numbers.says(n));
+    return { step, entry, salient: strings.length + numbers.length > 0, given };
   };
-  // The final steps first: when the answer gives one of them, the steps before need not be judged.
+  // The final steps first: when the answer gives one of them, the steps before need not be judged. A reactive step's
+  // tools are each judged as a final step: an answer that gives the searches must still give the booking.
   const builtOn = new Set(done.flatMap((s) => s.dependsOn));
-  const finals = done.filter((s) => !builtOn.has(s.id)).map((s) => judge(s, true));
+  const finals = done
+    .filter((s) => !builtOn.has(s.id))
+    .flatMap((s) => resultEntries(s, s.result).map((e) => judge(s, true, e)));
   const givesNone = (): boolean => {
     if (finals.some((j) => j.given)) return false;
     const all = [...finals, ...done.filter((s) => builtOn.has(s.id)).map((s) => judge(s, false))];
@@ -497,11 +502,19 @@ function unansweredResults(kept: string, input: AnswerCheckInput): { lines: stri
       },
     };
   }
-  const left = finals.filter((j) => j.salient && !j.given).map((j) => j.step);
-  if (left.length === 0) return null;
+  const missed = finals.filter((j) => j.salient && !j.given);
+  if (missed.length === 0) return null;
+  const left = [...new Set(missed.map((j) => j.step))];
+  // A step's line, with only the pieces of its result the answer left out when it has several (a reactive step's).
+  const leftLine = (s: TaskStep) => {
+    const pieces = missed.filter((j) => j.step === s && j.entry.label !== null);
+    return pieces.length === 0
+      ? line(s)
+      : input.resultLine(s, Object.fromEntries(pieces.map((j) => [j.entry.label, j.entry.value])));
+  };
   const names = left.map((s) => `"${s.description}" (${s.id})`).join(", ");
   return {
-    lines: ["From the results:", ...left.map(line)],
+    lines: ["From the results:", ...left.map(leftLine)],
     correction: {
       kind: "unanswered",
       sentence: null,

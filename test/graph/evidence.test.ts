@@ -1,3 +1,4 @@
+import { HumanMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -152,8 +153,13 @@ describe("the evidence rule on the real graph", () => {
     expect(state.values.answer ?? "").not.toMatch(/placed|succeeded/);
   });
 
-  it("a reactive model's 'Done, everything looks good' with no tool call fails the step as no_tool_call", async () => {
-    const model = new ScriptedChatModel(["Done, everything looks good."]);
+  it("a reactive model's 'Done, everything looks good' with no tool call is told it is not done, then fails as no_tool_call", async () => {
+    // Its first answer and its answers to each of the two replies saying what is missing (MAX_NUDGES).
+    const model = new ScriptedChatModel([
+      "Done, everything looks good.",
+      "Done, everything looks good.",
+      "Done, everything looks good.",
+    ]);
     const a = agent([], model);
     const config = threadConfig("reactive-done");
     const out = await a.graph.invoke(
@@ -166,8 +172,41 @@ describe("the evidence rule on the real graph", () => {
     const f = state.values.feedback.find((x: { taskId: string }) => x.taskId === "reactive");
     expect(f).toMatchObject({ feedbackType: "FAILURE", failureClass: "no_tool_call", evidence: null });
     expect(f.errors[0]).toContain('answered "Done, everything looks good." without a successful tool call');
+    // The model was told, in the conversation, what is missing; and the person saw that it was.
+    const told = model.seen.at(-1)!.filter((m) => HumanMessage.isInstance(m) && m.text.startsWith("Not done yet"));
+    expect(told).toHaveLength(2);
+    expect(told[0]!.text).toContain("a successful tool call");
+    const shown = (state.values.notifications as { title: string }[]).filter((n) =>
+      n.title.includes("told so and asked again"),
+    );
+    expect(shown.map((n) => n.title.slice(-8))).toEqual(["1 of 2).", "2 of 2)."]);
     expect(interruptValues(out)[0]).toMatchObject({ kind: "max_revisions" });
     expect(state.values.status).not.toBe("completed");
+  });
+
+  it("a model that says 'done' before its call is told what is missing, calls, and the step is done on that call", async () => {
+    const model = new ScriptedChatModel([
+      "Done, the note is read.",
+      { calls: [["read_note", { name: "readme" }]] },
+      "Read the readme note.",
+    ]);
+    const step = { id: "read", description: "Read the readme note", workerType: "writer", tools: ["read_note"] };
+    const a = agent([{ ...step, expectedOutputs: ["text"] }], model);
+    const config = threadConfig("nudged");
+    const done = await a.graph.invoke(tripInput("read the readme note"), config);
+    model.assertConsumed();
+    expect(a.calls.total()).toBe(1);
+    const told = model.seen[1]!.at(-1)!.text;
+    expect(told).toMatch(/^Not done yet: .*produces text \(from read_note\)/);
+    expect(done.feedback.find((f: { taskId: string }) => f.taskId === "read")).toMatchObject({
+      feedbackType: "SUCCESS",
+      evidence: { tool: "read_note" },
+    });
+    const shown = (done.notifications as { title: string }[]).filter((n) =>
+      n.title.includes("told so and asked again"),
+    );
+    expect(shown).toHaveLength(1);
+    expect(done.status).toBe("completed");
   });
 
   it("an over-budget check inside a worker loop keeps its class, constraint_violated, for recovery", async () => {

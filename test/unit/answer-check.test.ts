@@ -157,7 +157,8 @@ describe("side effects: a sentence claiming an effect no call made is taken out"
           workerType: "general",
           tools: [],
           status: "done",
-          result: FLIGHT,
+          // A reactive step's result is by tool (src/execution/evidence.ts).
+          result: { search_flights: FLIGHT },
         },
       ],
     });
@@ -243,5 +244,47 @@ describe("an answer that gives no result gets the results from the steps themsel
     const written = await new RulesReasoner().synthesize({ request, plan, results, missing });
     const out = checkAnswer(input(written, { plan, missing, request }));
     expect(out).toEqual({ answer: written, corrections: [] });
+  });
+});
+
+describe("a reactive step's result, one piece per tool", () => {
+  const BOOKING = { reference: "CND-7Q2X", summary: "Booked: reference CND-7Q2X" };
+  const reactive = () =>
+    Plan.parse({
+      planId: "plan-r2",
+      objective: "Plan and book a trip",
+      confidence: 0.5,
+      createdBy: "reactive",
+      steps: [
+        {
+          id: "reactive",
+          description: "Plan and book a trip",
+          workerType: "general",
+          tools: [],
+          status: "done",
+          result: { search_flights: FLIGHT, book_trip: BOOKING },
+        },
+      ],
+    });
+
+  it("an answer that gives the searches but not the booking gets the booking's line, the searches' left out", () => {
+    const out = checkAnswer(input("Flight IB895 with Iberia costs $356 for 2.", { plan: reactive() }));
+    expect(out.answer).toContain("  - book_trip: Booked: reference CND-7Q2X");
+    expect(out.answer).not.toContain("  - search_flights:");
+    expect(out.corrections.map((c) => c.kind)).toEqual(["unanswered"]);
+  });
+
+  it("an answer that gives each tool's result stands as written", () => {
+    const out = checkAnswer(input("Flight IB895 costs $356 for 2; booked, reference CND-7Q2X.", { plan: reactive() }));
+    expect(out.corrections).toEqual([]);
+  });
+
+  it("the rules' line shows each tool's summary whole, on its own line", () => {
+    const step = reactive().steps[0]!;
+    expect(resultLine(step, step.result).split("\n")).toEqual([
+      "- Plan and book a trip:",
+      `  - search_flights: ${FLIGHT.summary}`,
+      "  - book_trip: Booked: reference CND-7Q2X",
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { defaultStateSettings, resolveRunSettings } from "../../src/domain/config.js";
 import { checkReactive, RunFlags, settingsFromFlags } from "../../src/cli/options.js";
 import { PlanningRequest, RunSettings } from "../../src/domain/request.js";
@@ -6,7 +7,14 @@ import { CandorError, ErrorCode } from "../../src/errors.js";
 import { fallbackPlan } from "../../src/planning/parse.js";
 import { planWith } from "../fakes/graph-harness.js";
 import { isReactive } from "../../src/domain/plan.js";
-import { reactiveFallback, reactivePlan } from "../../src/execution/reactive.js";
+import {
+  reactiveFallback,
+  reactiveNotification,
+  reactivePlan,
+  reactiveRequirements,
+} from "../../src/execution/reactive.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/types.js";
 
 const request = PlanningRequest.parse({ userIntent: "summarise README.md", userContext: { userId: "u" } });
 const failed = (code: ErrorCode) => ({ kind: "error" as const, error: new CandorError("it failed.", code) });
@@ -98,5 +106,53 @@ describe("--reactive at the CLI boundary (run and submit)", () => {
     expect(() => checkReactive(flags, llm, { CANDOR_MAX_MODEL_CALLS: 0 })).toThrow(/CANDOR_MAX_MODEL_CALLS is 0/);
     expect(() => checkReactive(flags, llm, {})).not.toThrow();
     expect(() => checkReactive(RunFlags.parse({}), rules, {})).not.toThrow();
+  });
+});
+
+/** Two tools the offline reader plans by keyword: rates, then a conversion built on them. */
+function ratesRegistry(): ToolRegistry {
+  const tool = (name: string, keywords: string[], consumes: string[], produces: string[]) =>
+    defineTool({
+      name,
+      description: `${name} tool`,
+      category: "money",
+      keywords,
+      consumes,
+      produces,
+      sideEffect: "none",
+      needsApproval: false,
+      schema: z.looseObject({}),
+      estimates: { durationMs: 1, cost: 0 },
+      run: async () => Promise.resolve({ ok: true }),
+    });
+  return ToolRegistry.create([
+    {
+      name: "money",
+      tools: [
+        tool("fetch_rates", ["rates"], [], ["rates"]),
+        tool("convert_amount", ["convert"], ["rates"], ["conversion"]),
+      ],
+      workers: [{ name: "teller", description: "Converts money", categories: ["money"] }],
+    },
+  ]);
+}
+
+describe("reactiveRequirements: what a reactive run must produce before it is done", () => {
+  const ask = (text: string) => PlanningRequest.parse({ userIntent: text });
+
+  it("is what the offline reader's plan of the request ends in, not every step on the way", () => {
+    expect(reactiveRequirements(ask("convert 10 EUR with today's rates"), ratesRegistry())).toEqual(["conversion"]);
+    expect(reactiveRequirements(ask("show today's rates"), ratesRegistry())).toEqual(["rates"]);
+  });
+
+  it("is nothing when the reader finds no tool for the request: one successful call is then the evidence", () => {
+    expect(reactiveRequirements(ask("what's the weather tomorrow"), ratesRegistry())).toEqual([]);
+  });
+
+  it("becomes the reactive step's expected outputs, said in the notification before it runs", () => {
+    const plan = reactivePlan(ask("convert 10 EUR"), { kind: "asked" }, ["conversion"]);
+    expect(plan.steps[0]!.expectedOutputs).toEqual(["conversion"]);
+    const told = reactiveNotification(plan, { kind: "asked" }, 2);
+    expect(told.message).toContain("It is done only when successful tool calls produce conversion");
   });
 });
