@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { storageFault } from "./storage-faults.js";
 import {
   decisionLine,
   recordsDecisions,
@@ -48,6 +49,9 @@ export function postgresDecisionJournal(pool: pg.Pool, where: string): DecisionJ
           const first = failures[0];
           const lost = failures.length;
           failures.length = 0;
+          // A lost connection is the run's failure, not the log's: said as such (exit 5, resumable).
+          const fault = storageFault(first, where);
+          if (fault) throw fault;
           throw new CandorError(
             `${lost} decision${lost === 1 ? "" : "s"} could not be written to the decision log (table ${DECISIONS_TABLE} in ${where}): ${errorMessage(first)}. The run itself is checkpointed; \`candor logs\` will lack ${lost === 1 ? "that decision" : "those decisions"}. Check that the database is reachable and migrated (\`candor db migrate\`).`,
             ErrorCode.STORAGE,

@@ -1,6 +1,7 @@
+import { hostname } from "node:os";
 import pg from "pg";
 import { z } from "zod";
-import type { ThreadLeases } from "./lease.js";
+import { LEASE_TABLE, type ThreadLeases } from "./lease.js";
 import { postgresError } from "./postgres-url.js";
 
 /** The run queue's table (made by `candor db migrate`). */
@@ -169,6 +170,42 @@ export class RunQueue {
     return (rowCount ?? 0) > 0;
   }
 
+  /**
+   * Puts back on the queue a thread whose run `worker` lost when its connection to the database dropped, and gives
+   * back the lease that run held (this process's, on this host): the run is over, but its lease could not be
+   * released while the server was away, and would otherwise keep every worker off the thread until it expired.
+   * Continues from its last checkpoint. False when another worker has the row by now.
+   */
+  async giveBack(threadId: string, worker: string, pid = process.pid, host = hostname()): Promise<boolean> {
+    const client = await this.pool.connect().catch((e: unknown) => {
+      throw postgresError(this.url, e, `put thread ${threadId} back on the queue`);
+    });
+    try {
+      await client.query("BEGIN");
+      const { rowCount } = await client.query(
+        `UPDATE ${RUNS_TABLE} SET state = 'queued', input = $3, worker = NULL, updated_at = now(), available_at = now(),
+           note = 'its worker lost the connection to the database; it continues from its checkpoint'
+         WHERE thread_id = $1 AND worker = $2 AND state = 'running'`,
+        [threadId, worker, JSON.stringify(CONTINUE)],
+      );
+      if ((rowCount ?? 0) > 0) {
+        await client.query(`DELETE FROM ${LEASE_TABLE} WHERE thread_id = $1 AND pid = $2 AND host = $3`, [
+          threadId,
+          pid,
+          host,
+        ]);
+        await client.query(`SELECT pg_notify('${CHANNEL}', $1)`, [threadId]);
+      }
+      await client.query("COMMIT");
+      return (rowCount ?? 0) > 0;
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => undefined); // the error below is the one to report
+      throw postgresError(this.url, e, `put thread ${threadId} back on the queue`);
+    } finally {
+      client.release();
+    }
+  }
+
   /** True when nothing is queued or running: what `candor worker --exit-when-idle` waits for. */
   async idle(): Promise<boolean> {
     const { rows } = await this.query(
@@ -181,20 +218,36 @@ export class RunQueue {
 
   /**
    * A listener that resolves `next(ms)` when a thread is queued, or after `ms` at the latest (a notification sent
-   * while the listener was reconnecting is caught by the next poll). Close it when done.
+   * while the listener was reconnecting is caught by the next poll). A connection the server drops (a restart) is
+   * made again at the next `next`; while the server is away, `next` just waits out its `ms`. Close it when done.
    */
   async listen(): Promise<{ next(ms: number, signal: AbortSignal): Promise<void>; close(): Promise<void> }> {
-    const client = new pg.Client({ connectionString: this.url, application_name: "candor" });
-    client.on("error", () => undefined); // a dropped listener only delays workers until their next poll
-    await client.connect().catch((e: unknown) => {
+    let wake: (() => void) | null = null;
+    let client: pg.Client | null = null;
+    let closed = false;
+    const connect = async (): Promise<pg.Client> => {
+      const c = new pg.Client({ connectionString: this.url, application_name: "candor" });
+      c.on("error", () => undefined); // a dropped listener only delays workers until their next poll
+      c.on("end", () => {
+        if (client === c) client = null;
+      });
+      c.on("notification", () => wake?.());
+      await c.connect();
+      try {
+        await c.query(`LISTEN ${CHANNEL}`);
+      } catch (e) {
+        await c.end().catch(() => undefined);
+        throw e;
+      }
+      return c;
+    };
+    client = await connect().catch((e: unknown) => {
       throw postgresError(this.url, e, "listen for queued threads");
     });
-    await client.query(`LISTEN ${CHANNEL}`);
-    let wake: (() => void) | null = null;
-    client.on("notification", () => wake?.());
     return {
-      next: (ms, signal) =>
-        new Promise<void>((resolve) => {
+      next: async (ms, signal) => {
+        if (!client && !closed) client = await connect().catch(() => null); // the poll below covers the gap
+        await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);
             signal.removeEventListener("abort", done);
@@ -204,8 +257,12 @@ export class RunQueue {
           const timer = setTimeout(done, ms);
           signal.addEventListener("abort", done, { once: true });
           wake = done;
-        }),
-      close: () => client.end(),
+        });
+      },
+      close: async () => {
+        closed = true;
+        await client?.end().catch(() => undefined);
+      },
     };
   }
 

@@ -11,6 +11,8 @@ import {
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import type pg from "pg";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { hearConnectionErrors, redactUrl } from "./postgres-url.js";
+import { storageFault } from "./storage-faults.js";
 import { compareNamespaces, matchesCondition } from "./sqlite-store.js";
 
 /** Ends every encoded label, so a prefix search stops at a label boundary ("bob!" never matches "bobby!"). */
@@ -55,13 +57,16 @@ const decode = (namespace: string[]) => namespace.map(decodeLabel);
  * PostgresStore's own setup is not safe when several processes start at once.
  */
 export class CandorPostgresStore extends PostgresStore {
+  /** The database as messages name it (the URL without its password). */
+  private readonly where: string;
+
   constructor(connection: pg.PoolConfig) {
     super({ connectionOptions: connection, ensureTables: false });
-    // PostgresStore makes its own pool and adds no "error" listener to it: an idle connection the server drops (a
-    // restart, pg_terminate_backend) would then be an unheard "error" event, which kills the process. The pool has
-    // already discarded that connection; the next query opens a new one or fails with the real reason.
+    this.where = redactUrl(connection.connectionString ?? "postgres://");
+    // PostgresStore makes its own pool and adds no "error" listener to it or its connections: a connection the
+    // server drops (a restart, pg_terminate_backend) would then be an unheard "error" event, which kills the process.
     const pool = (this as unknown as { core?: { pool?: unknown } }).core?.pool;
-    if (pool && typeof (pool as pg.Pool).on === "function") (pool as pg.Pool).on("error", () => undefined);
+    if (pool && typeof (pool as pg.Pool).on === "function") hearConnectionErrors(pool as pg.Pool);
   }
 
   override async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
@@ -72,17 +77,17 @@ export class CandorPostgresStore extends PostgresStore {
         results.push(await this.listAll(op));
       } else if (isSearch(op)) {
         validateNamespace(op.namespacePrefix);
-        const [found = []] = await storeCall(() =>
+        const [found = []] = await storeCall(this.where, () =>
           super.batch([{ ...op, namespacePrefix: encode(op.namespacePrefix) }]),
         );
         results.push(found.map(decodeItem));
       } else if (isPut(op)) {
         validateNamespace(op.namespace);
-        await storeCall(() => super.batch([{ ...op, namespace: encode(op.namespace) }]));
+        await storeCall(this.where, () => super.batch([{ ...op, namespace: encode(op.namespace) }]));
         results.push(undefined);
       } else {
         validateNamespace(op.namespace);
-        const [found] = await storeCall(() => super.batch([{ ...op, namespace: encode(op.namespace) }]));
+        const [found] = await storeCall(this.where, () => super.batch([{ ...op, namespace: encode(op.namespace) }]));
         results.push(found ? decodeItem(found) : null);
       }
     }
@@ -91,7 +96,7 @@ export class CandorPostgresStore extends PostgresStore {
 
   override async get(namespace: string[], key: string): Promise<Item | null> {
     validateNamespace(namespace);
-    const item = await storeCall(() => super.get(encode(namespace), key));
+    const item = await storeCall(this.where, () => super.get(encode(namespace), key));
     return item ? decodeItem(item) : null;
   }
 
@@ -103,12 +108,12 @@ export class CandorPostgresStore extends PostgresStore {
     options?: { ttl?: number },
   ): Promise<void> {
     validateNamespace(namespace);
-    await storeCall(() => super.put(encode(namespace), key, value, index, options));
+    await storeCall(this.where, () => super.put(encode(namespace), key, value, index, options));
   }
 
   override async delete(namespace: string[], key: string): Promise<void> {
     validateNamespace(namespace);
-    await storeCall(() => super.delete(encode(namespace), key));
+    await storeCall(this.where, () => super.delete(encode(namespace), key));
   }
 
   override async search(
@@ -116,7 +121,7 @@ export class CandorPostgresStore extends PostgresStore {
     options: Parameters<PostgresStore["search"]>[1] = {},
   ): Promise<SearchItem[]> {
     validateNamespace(namespacePrefix);
-    return (await storeCall(() => super.search(encode(namespacePrefix), options))).map(decodeItem);
+    return (await storeCall(this.where, () => super.search(encode(namespacePrefix), options))).map(decodeItem);
   }
 
   override async listNamespaces(
@@ -138,7 +143,9 @@ export class CandorPostgresStore extends PostgresStore {
     const all: string[][] = [];
     const page = 1000;
     for (let offset = 0; ; offset += page) {
-      const [found = []] = await storeCall(() => super.batch([{ matchConditions: [], limit: page, offset }]));
+      const [found = []] = await storeCall(this.where, () =>
+        super.batch([{ matchConditions: [], limit: page, offset }]),
+      );
       all.push(...found.map(decode));
       if (found.length < page) break;
     }
@@ -171,11 +178,14 @@ function decodeItem<T extends Item>(item: T): T {
 }
 
 /** A failing query becomes a STORAGE error naming the store; a missing table means the schema was never made. */
-async function storeCall<T>(call: () => Promise<T>): Promise<T> {
+async function storeCall<T>(where: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (e) {
     if (CandorError.isInstance(e)) throw e;
+    // A lost connection or a full disk is said as such (storage-faults.ts), not as a store failure.
+    const fault = storageFault(e, where);
+    if (fault) throw fault;
     const code = (e as { code?: unknown } | null)?.code;
     const hint =
       code === "42P01"

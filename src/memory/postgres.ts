@@ -1,4 +1,13 @@
 import { randomBytes } from "node:crypto";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointTuple,
+  PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { z } from "zod";
@@ -11,7 +20,8 @@ import { RunQueue, RUNS_TABLE_SQL } from "./postgres-queue.js";
 import { postgresLeases } from "./postgres-lease.js";
 import { CandorPostgresStore } from "./postgres-store.js";
 import { LEASE_TABLE, type ThreadLeases } from "./lease.js";
-import { postgresError, redactUrl } from "./postgres-url.js";
+import { hearConnectionErrors, postgresError, redactUrl } from "./postgres-url.js";
+import { asStorageFault } from "./storage-faults.js";
 
 /** An unreachable host fails the command after this long instead of hanging it. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -77,6 +87,46 @@ export const CANDOR_SCHEMA_VERSION = CANDOR_MIGRATIONS.length;
  * by counter (LangGraph compares versions with `>`; strings are versions it supports), and no two branches share one.
  */
 class CandorPostgresSaver extends PostgresSaver {
+  constructor(
+    pool: pg.Pool,
+    private readonly where: string,
+  ) {
+    super(pool);
+  }
+
+  // A connection lost under a read or a write ends the run as STORAGE_CONNECTION_LOST naming the database (exit 5):
+  // what the run finished is in its checkpoints, and `candor resume` continues it once the server is back.
+  override getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    return super.getTuple(config).catch((e: unknown) => Promise.reject(asStorageFault(e, this.where)));
+  }
+
+  override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    try {
+      yield* super.list(config, options);
+    } catch (e) {
+      throw asStorageFault(e, this.where);
+    }
+  }
+
+  override put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    return super
+      .put(config, checkpoint, metadata, newVersions)
+      .catch((e: unknown) => Promise.reject(asStorageFault(e, this.where)));
+  }
+
+  override putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    return super.putWrites(config, writes, taskId).catch((e: unknown) => Promise.reject(asStorageFault(e, this.where)));
+  }
+
+  override deleteThread(threadId: string): Promise<void> {
+    return super.deleteThread(threadId).catch((e: unknown) => Promise.reject(asStorageFault(e, this.where)));
+  }
+
   // The class is typed for numeric versions; LangGraph itself takes strings (its API server uses them).
   override getNextVersion(current: number | undefined): number {
     const counter =
@@ -97,10 +147,7 @@ function newPool(url: string, max: number): pg.Pool {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: "candor",
   });
-  // An idle connection that the server drops (a restart) emits "error" on the pool, and an unheard "error" event
-  // kills the process. The pool has already discarded that connection; the next query opens a new one or fails
-  // with the real reason, which is where the failure is reported.
-  pool.on("error", () => undefined);
+  hearConnectionErrors(pool);
   return pool;
 }
 
@@ -254,7 +301,7 @@ export async function openPostgres(url: string): Promise<PostgresPersistence> {
  */
 export function connectPostgres(url: string, pool: pg.Pool = newPool(url, POOL_SIZE)): PostgresPersistence {
   const where = redactUrl(url);
-  const checkpointer = new CandorPostgresSaver(pool);
+  const checkpointer = new CandorPostgresSaver(pool, where);
   const store = new CandorPostgresStore({
     connectionString: url,
     max: STORE_POOL_SIZE,

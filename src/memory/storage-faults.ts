@@ -35,7 +35,7 @@ const FAULTS: Record<StorageFaultKind, { code: ErrorCode; message: (db: string, 
 };
 
 /** Every code a storage fault carries: the CLI exits 5 on these. */
-export const STORAGE_FAULT_CODES: ReadonlySet<ErrorCode> = new Set(Object.values(FAULTS).map((f) => f.code));
+const STORAGE_FAULT_CODES: ReadonlySet<ErrorCode> = new Set(Object.values(FAULTS).map((f) => f.code));
 
 /** SQLite's primary result codes (the extended ones, e.g. SQLITE_READONLY_DBMOVED, start with these). */
 const SQLITE_KINDS: readonly [prefix: string, kind: StorageFaultKind][] = [
@@ -135,10 +135,11 @@ export function namedStorageFault(kind: StorageFaultKind, said: string, where?: 
       : isUrl(where)
         ? `the PostgreSQL database ${where}`
         : `the database "${where}"`;
-  const message = fault.message(db, said.replace(/\.$/, "") || kind);
+  const what = said.replace(/\.$/, "") || kind;
+  const message = fault.message(db, what);
   return new CandorError(message.charAt(0).toUpperCase() + message.slice(1), fault.code, {
     ...(cause === undefined ? {} : { cause }),
-    details: { kind, ...(where === undefined ? {} : { dbPath: where }) },
+    details: { kind, said: what, ...(where === undefined ? {} : { dbPath: where }) },
   });
 }
 

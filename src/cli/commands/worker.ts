@@ -4,6 +4,7 @@ import { PlanAdjustment } from "../../domain/approval.js";
 import { CandorError, ErrorCode, errorMessage } from "../../errors.js";
 import { describeDatabase, isPostgresUrl, openDatabase, type PostgresPersistence } from "../../memory/persistence.js";
 import { CONTINUE, type QueuedRun } from "../../memory/postgres-queue.js";
+import { storageFault } from "../../memory/storage-faults.js";
 import { lastRefusal } from "../interactive.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, resolveDbPath, WorkerFlags, withDocs, type ThreadRecord } from "../options.js";
@@ -100,26 +101,75 @@ export async function workLoop(
     `taking threads from ${persistence.dbPath}${options.exitWhenIdle ? " until none is queued or running" : ""}; Ctrl-C or SIGTERM stops it after the current step.`,
   );
   let runs = 0;
+  // A thread whose run the lost connection ended, to put back on the queue once the database answers again.
+  let orphan: string | null = null;
+  let failures = 0;
   try {
     while (!options.signal.aborted) {
-      const run = await persistence.queue.claim(name, persistence.leases, CLAIM_GRACE_MS);
-      if (!run) {
-        if (options.exitWhenIdle && (await persistence.queue.idle())) break;
-        await listener.next(POLL_MS, options.signal);
-        continue;
+      let current: string | null = null;
+      try {
+        if (orphan !== null) {
+          if (await persistence.queue.giveBack(orphan, name))
+            say(`thread ${orphan} put back on the queue: it continues from its checkpoint`);
+          orphan = null;
+        }
+        const run = await persistence.queue.claim(name, persistence.leases, CLAIM_GRACE_MS);
+        if (failures > 0) say(`connected to ${persistence.dbPath} again; taking threads`);
+        failures = 0;
+        if (!run) {
+          if (options.exitWhenIdle && (await persistence.queue.idle())) break;
+          await listener.next(POLL_MS, options.signal);
+          continue;
+        }
+        runs += 1;
+        current = run.threadId;
+        await runClaimed(persistence, run, name, options.sessionFor ?? sessionAsSubmitted, {
+          ...options.io,
+          err: say,
+          signal: options.signal,
+        });
+      } catch (e) {
+        // A server restart or a dropped network is waited out; anything else ends the worker as before.
+        const fault = storageFault(e, persistence.dbPath);
+        if (fault?.code !== ErrorCode.STORAGE_CONNECTION_LOST) throw e;
+        orphan ??= current;
+        failures += 1;
+        const delay = reconnectDelayMs(failures);
+        say(
+          `lost the connection to ${persistence.dbPath} (${String(fault.details.said)})${current ? `, running thread ${current}` : ""}; trying again in ${(delay / 1000).toFixed(1)} s (attempt ${failures}).`,
+        );
+        await sleep(delay, options.signal);
       }
-      runs += 1;
-      await runClaimed(persistence, run, name, options.sessionFor ?? sessionAsSubmitted, {
-        ...options.io,
-        err: say,
-        signal: options.signal,
-      });
     }
   } finally {
     await listener.close();
   }
   say(`stopped after ${runs} run(s).`);
   return runs;
+}
+
+/**
+ * How long a worker waits before its next try after `failures` failed tries in a row to reach the database: 0.5 s,
+ * doubling up to 30 s, so a restart of a few seconds costs little and a long outage is not hammered.
+ */
+function reconnectDelayMs(failures: number): number {
+  return Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** Math.max(0, failures - 1));
+}
+
+const RECONNECT_FIRST_MS = 500;
+const RECONNECT_MAX_MS = 30_000;
+
+/** Resolves after `ms`, or at once when `signal` is aborted. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** Runs one taken thread under its lease and records on the queue where it stands after. */
@@ -185,6 +235,9 @@ async function runClaimed(
       io.err(`thread ${id} ${outcome.status}`);
     }
   } catch (e) {
+    // The thread did not fail: the database went away under it. The worker loop waits for the server and puts the
+    // thread back on the queue (nothing can be recorded on it meanwhile).
+    if (storageFault(e, persistence.dbPath)?.code === ErrorCode.STORAGE_CONNECTION_LOST) throw e;
     const why = errorMessage(e);
     io.err(`thread ${id} could not be run: ${why}`);
     await queue.settle(id, name, "failed", why);
