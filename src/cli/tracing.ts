@@ -7,6 +7,9 @@ import { errorMessage } from "../errors.js";
  * must not end before those posts are sent, so it waits for them here, within a bound, after the command is done.
  */
 
+/** The global where LangChain keeps its async-local context once its runtime is loaded (a shared Symbol.for key). */
+const LANGCHAIN_CONTEXT = Symbol.for("ls:tracing_async_local_storage");
+
 /** How long the CLI waits for traces to be sent before it exits anyway (and says so). */
 const TRACE_FLUSH_TIMEOUT_MS = 10_000;
 
@@ -25,6 +28,10 @@ export async function flushTraces(
   timeoutMs = TRACE_FLUSH_TIMEOUT_MS,
 ): Promise<string | null> {
   const traced = env !== undefined && tracingEnabled(env);
+  // LangChain queues background callbacks only where its runnables ran, and every command that runs one loads
+  // @langchain/langgraph or @langchain/core's context, which install this global. When it is absent (help, threads,
+  // logs…) there is nothing to wait for, and importing LangChain's callbacks only to find that out cost 0.3 s.
+  if (!traced && !(LANGCHAIN_CONTEXT in globalThis)) return null;
   const work = (async () => {
     const { awaitAllCallbacks } = await import("@langchain/core/callbacks/promises");
     await awaitAllCallbacks();

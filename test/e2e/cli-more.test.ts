@@ -156,6 +156,19 @@ describe("candor threads", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("No threads yet");
   });
+
+  // The empty listing no longer opens a session (the graph is loaded only to read a thread's state): it must still
+  // say so, as text and as JSON, and close the database.
+  it("on a database with no threads says so, as text and as JSON (exit 0)", { timeout: LONG }, async () => {
+    const db = freshDb();
+    expect((await runCli(["db", "migrate", "--db", db])).code).toBe(0);
+    const text = await runCli(["threads", "--db", db]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`No threads in ${db} yet. Start one with: npm start -- run "<request>"`);
+    const json = await runCli(["threads", "--json", "--db", db]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ db, threads: [] });
+  });
 });
 
 describe("resume decisions", () => {

@@ -4,7 +4,7 @@ import type { QueuedRun } from "../../memory/postgres-queue.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, resolveDbPath, THREADS_NAMESPACE, ThreadRecord, ThreadsFlags } from "../options.js";
 import { stamp } from "../render.js";
-import { readOutcome, sessionOn, threadExists, type WaitingRequest } from "../session.js";
+import type { WaitingRequest } from "../session.js";
 
 /** One row of `candor threads`. */
 export interface ThreadRow {
@@ -36,18 +36,34 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
     if (flags.json) io.out(JSON.stringify({ db: describeDatabase(dbPath), threads: [] }, null, 2));
     return Exit.COMPLETED;
   }
-  const session = await sessionOn(await openDatabase(dbPath), {
+  const persistence = await openDatabase(dbPath);
+  let records: ThreadRecord[];
+  try {
+    const items = await persistence.store.search(THREADS_NAMESPACE, { limit: 10_000 });
+    records = items.flatMap((item) => {
+      const parsed = ThreadRecord.safeParse(item.value);
+      return parsed.success ? [parsed.data] : [];
+    });
+  } catch (e) {
+    await persistence.close();
+    throw e;
+  }
+  if (records.length === 0) {
+    await persistence.close();
+    if (flags.json) io.out(JSON.stringify({ db: persistence.dbPath, threads: [] }, null, 2));
+    else io.out(`No threads in ${persistence.dbPath} yet. Start one with: ${io.invokedAs} run "<request>"`);
+    return Exit.COMPLETED;
+  }
+  records.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  // The agent is compiled only to read each thread's state, so an empty list loads neither the graph nor the
+  // toolkits it is built with (the travel gazetteer among them): that is most of the command's start-up time.
+  const { readOutcome, sessionOn, threadExists } = await import("../session.js");
+  const session = await sessionOn(persistence, {
     reasoner: { kind: "rules", model: null },
     faults: [],
     env: io.env,
   });
   try {
-    const items = await session.persistence.store.search(THREADS_NAMESPACE, { limit: 10_000 });
-    const records = items.flatMap((item) => {
-      const parsed = ThreadRecord.safeParse(item.value);
-      return parsed.success ? [parsed.data] : [];
-    });
-    records.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     const runs =
       session.persistence.backend === "postgres"
         ? new Map((await session.persistence.queue.list()).map((q) => [q.threadId, q]))
@@ -78,10 +94,6 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
     }
     if (flags.json) {
       io.out(JSON.stringify({ db: session.persistence.dbPath, threads: rows }, null, 2));
-      return Exit.COMPLETED;
-    }
-    if (rows.length === 0) {
-      io.out(`No threads in ${session.persistence.dbPath} yet. Start one with: ${io.invokedAs} run "<request>"`);
       return Exit.COMPLETED;
     }
     io.out(`Threads in ${session.persistence.dbPath}, newest first (${rows.length}):`);
