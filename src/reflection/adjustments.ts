@@ -145,6 +145,12 @@ export function describeOp(op: AdjustmentOp): string {
   }
 }
 
+/** Whether two operations set the same thing (the same parameter of the same tool, or remove the same tool). */
+export function sameTarget(a: AdjustmentOp, b: AdjustmentOp): boolean {
+  if (a.type === "remove_tool" || b.type === "remove_tool") return a.type === b.type && a.tool === b.tool;
+  return a.tool === b.tool && a.param === b.param;
+}
+
 /** Another registered tool that produces everything `tool` produces, or null. */
 export function alternativeTo(tool: string, registry: ToolRegistry): string | null {
   const spec = registry.tool(tool);

@@ -19,13 +19,14 @@ import {
 import type { Reasoner } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { DecisionLog } from "../transparency/decision-log.js";
-import { describeOp, parseAdjustment } from "./adjustments.js";
+import { describeOp, parseAdjustment, sameTarget } from "./adjustments.js";
 import { blamedKeys, diagnose, type Diagnosis } from "./diagnose.js";
 import { generateQualityReflection, type LoopOutcome } from "./improve.js";
 import { costOf, DEFAULT_LIMITS, estimatedCost, usd, type ReflectionLimits } from "./limits.js";
 import type { ModelUsage } from "../reasoning/types.js";
 import { knobsOf, type Knob } from "./knobs.js";
-import { minePatterns, splitBlamed } from "./patterns.js";
+import { MIN_OCCURRENCES, minePatterns, splitBlamed } from "./patterns.js";
+import { confirmHint, isFirm } from "./firm.js";
 import { runScope } from "./relevance.js";
 import { recordWish, unmetWishMessage, wishOf } from "./wishes.js";
 import { failureIsReflectable, type ReflectionInput } from "./rules-reflection.js";
@@ -145,7 +146,22 @@ export async function recordFeedback(
   if (appliedFrom.length > 0)
     messages.push(`It ran under adjustments from ${appliedFrom.join(", ")}: they did not satisfy you this time.`);
   const outcome = await reflectOnEpisode(deps, run.userId, episode, evaluation, diagnosis, "rejection", knobs, now);
-  return { ...outcome, evaluation, messages: [...messages, ...outcome.messages] };
+  const offered = reason && isFirm(reason) ? outcome.adjustments.filter((a) => a.status === "proposed") : [];
+  for (const a of offered) {
+    deps.decisionLog?.record({
+      operation: "reflect",
+      planId: run.planId,
+      threadId: run.threadId,
+      input: `feedback: rejected — ${reason}`,
+      decision: `firm statement: ${a.id} offered for confirmation`,
+      reasoning: `${describeOp(a.op)} stays proposed until the user confirms it.`,
+    });
+  }
+  const firm = offered.map(
+    (a) =>
+      `You said it firmly ("${reason}"): ${describeOp(a.op)} (${a.id}) need not wait for ${MIN_OCCURRENCES} rejections. Confirm it and it applies from your next run: ${confirmHint(a.id)}`,
+  );
+  return { ...outcome, evaluation, messages: [...messages, ...outcome.messages, ...firm] };
 }
 
 /**
@@ -547,11 +563,6 @@ function backs(p: Pattern, op: AdjustmentOp): boolean {
 function pendingReason(op: AdjustmentOp, patterns: readonly Pattern[]): string {
   const p = patterns.find((x) => backs({ ...x, valid: true }, op));
   return p ? `${p.reason}; it applies once the pattern holds` : "no pattern backs it yet";
-}
-
-function sameTarget(a: AdjustmentOp, b: AdjustmentOp): boolean {
-  if (a.type === "remove_tool" || b.type === "remove_tool") return a.type === b.type && a.tool === b.tool;
-  return a.tool === b.tool && a.param === b.param;
 }
 
 function sameValue(a: AdjustmentOp, b: AdjustmentOp): boolean {

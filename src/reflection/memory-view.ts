@@ -10,7 +10,8 @@ import {
   usersWithLearnedConfig,
 } from "../memory/learning.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { describeOp } from "./adjustments.js";
+import { describeOp, sameTarget } from "./adjustments.js";
+import { confirmHint } from "./firm.js";
 import { knobsOf } from "./knobs.js";
 import { minePatterns } from "./patterns.js";
 
@@ -91,6 +92,56 @@ export async function revokeAdjustment(
 }
 
 /**
+ * Activates a proposed adjustment on the person's word: a firm statement ("never fly Iberia again") proposes its
+ * adjustment at once, and the person's confirmation is the evidence that makes it apply, without the three
+ * rejections a pattern needs. An active or proposed adjustment of the same setting is superseded by it.
+ * @returns the confirmed adjustment and whose it is.
+ * @throws CandorError INVALID_REQUEST for an unknown id, or one that is not proposed (already active, revoked or
+ *   superseded).
+ */
+export async function confirmAdjustment(
+  store: BaseStore,
+  userId: string | undefined,
+  id: string,
+  now: number = Date.now(),
+): Promise<{ userId: string; adjustment: Adjustment; superseded: Adjustment[] }> {
+  const owner = userId ?? (await ownerOf(store, id));
+  const config = await loadLearnedConfig(store, owner);
+  const found = config.adjustments.find((a) => a.id === id);
+  if (!found)
+    throw new CandorError(
+      `User ${owner} has no adjustment "${id}". See them with: candor memory${owner === "default" ? "" : ` --user ${owner}`}, or leave out --user to find the id among every user's.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  if (found.status !== "proposed")
+    throw new CandorError(
+      `Adjustment ${id} of user ${owner} is ${found.status}, not proposed: only a proposed adjustment can be confirmed${found.status === "revoked" ? " (a revoked one is never applied again; a new feedback proposes it anew)" : ""}.`,
+      ErrorCode.INVALID_REQUEST,
+    );
+  const at = new Date(now).toISOString();
+  const confirmed: Adjustment = {
+    ...found,
+    status: "active",
+    activatedAt: at,
+    why: `confirmed by the user (was proposed: ${found.why})`,
+  };
+  const superseded: Adjustment[] = [];
+  const adjustments = config.adjustments.map((a) => {
+    if (a.id === id) return confirmed;
+    const rival =
+      (a.status === "active" || a.status === "proposed") &&
+      a.simulated === found.simulated &&
+      sameTarget(a.op, found.op);
+    if (!rival) return a;
+    const replaced: Adjustment = { ...a, status: "superseded", why: `replaced by ${id}, confirmed by the user` };
+    superseded.push(replaced);
+    return replaced;
+  });
+  await saveLearnedConfig(store, owner, { ...config, adjustments });
+  return { userId: owner, adjustment: confirmed, superseded };
+}
+
+/**
  * The user whose learned settings hold adjustment `id`.
  * @throws CandorError INVALID_REQUEST when no user's do.
  */
@@ -109,7 +160,9 @@ export function memoryLines(m: MemoryView): string[] {
   const out = [`Memory of user ${m.userId}:`];
   out.push(``, `Adjustments (${m.adjustments.length}):`);
   for (const a of m.adjustments)
-    out.push(`  ${a.id}  ${a.status.padEnd(10)} ${describeOp(a.op)}  from reflection ${a.reflectionId} — ${a.why}`);
+    out.push(
+      `  ${a.id}  ${a.status.padEnd(10)} ${describeOp(a.op)}  from reflection ${a.reflectionId} — ${a.why}${a.status === "proposed" ? ` (apply it now: ${confirmHint(a.id)})` : ""}`,
+    );
   if (m.adjustments.length === 0) out.push("  none");
   out.push(``, `Unmet wishes (${m.wishes.length}) — no tool setting can choose them:`);
   for (const w of m.wishes)

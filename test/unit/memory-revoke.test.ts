@@ -80,7 +80,7 @@ describe("candor memory revoke <id> on a database", () => {
     return { code, stdout: stdout.join("\n"), stderr: stderr.join("\n") };
   }
 
-  it("revokes without --user and says whose it was; an unknown id exits 2 saying so", async () => {
+  it("revokes and confirms without --user and says whose it was; an unknown id exits 2 saying so", async () => {
     const p = openPersistence(db);
     await saveLearnedConfig(p.store, "ana", oneAdjustment("Add constraint: search_flights.nonstop = true"));
     const id = (await loadLearnedConfig(p.store, "ana")).adjustments[0]!.id;
@@ -89,6 +89,19 @@ describe("candor memory revoke <id> on a database", () => {
     const ok = await cli(["memory", "revoke", id]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(new RegExp(`^Revoked ${id}: later runs of user ana no longer apply it`));
+
+    const p2 = openPersistence(db);
+    await saveLearnedConfig(p2.store, "bo", oneAdjustment("Add constraint: search_hotels.minRating >= 8"));
+    const bosId = (await loadLearnedConfig(p2.store, "bo")).adjustments[0]!.id;
+    p2.close();
+    const confirmed = await cli(["memory", "confirm", bosId]);
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.stdout).toMatch(
+      new RegExp(`^Confirmed ${bosId}: later runs of user bo apply it \\(search_hotels minRating >= 8\\)`),
+    );
+    const twice = await cli(["memory", "confirm", bosId]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/is active, not proposed/);
 
     const unknown = await cli(["memory", "revoke", "adj-deadbeef"]);
     expect(unknown.code).toBe(2);

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { databaseMayExist, openDatabase } from "../../memory/persistence.js";
-import { memoryLines, revokeAdjustment, userMemory } from "../../reflection/memory-view.js";
+import { describeOp } from "../../reflection/adjustments.js";
+import { confirmAdjustment, memoryLines, revokeAdjustment, userMemory } from "../../reflection/memory-view.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import { Exit, type CliIo } from "../io.js";
 import { CommonFlags, parseFlags, resolveDbPath } from "../options.js";
@@ -21,7 +22,8 @@ const DEFAULT_USER = "default";
 /**
  * `candor memory [--user U] [--json]`: what Candor remembers of a user — adjustments (with ids and the reflection
  * each came from), patterns (occurrences, validity), reflections (scores), episodes. `candor memory revoke <id>`
- * withdraws an adjustment, found by its id alone (`--user` only narrows the search to one user).
+ * withdraws an adjustment and `candor memory confirm <id>` applies a proposed one, each found by its id alone (`--user`
+ * only narrows the search to one user).
  */
 export async function memoryCommand(
   action: string | undefined,
@@ -30,21 +32,21 @@ export async function memoryCommand(
   io: CliIo,
 ): Promise<Exit> {
   const flags = parseFlags(MemoryFlags, rawFlags);
-  if (action !== undefined && action !== "revoke")
+  if (action !== undefined && action !== "revoke" && action !== "confirm")
     throw new CandorError(
-      `"${action}" is not a memory action: use ${io.invokedAs} memory to list, or ${io.invokedAs} memory revoke <adjustment id>.`,
+      `"${action}" is not a memory action: use ${io.invokedAs} memory to list, ${io.invokedAs} memory revoke <adjustment id> to withdraw one, or ${io.invokedAs} memory confirm <adjustment id> to apply a proposed one.`,
       ErrorCode.INVALID_REQUEST,
     );
-  if (action === "revoke" && !id)
+  if (action !== undefined && !id)
     throw new CandorError(
-      `Say which adjustment to revoke: ${io.invokedAs} memory revoke <id> (the ids are in ${io.invokedAs} memory${flags.user ? ` --user ${flags.user}` : ""}).`,
+      `Say which adjustment to ${action}: ${io.invokedAs} memory ${action} <id> (the ids are in ${io.invokedAs} memory${flags.user ? ` --user ${flags.user}` : ""}).`,
       ErrorCode.INVALID_REQUEST,
     );
   const dbPath = resolveDbPath(flags.db, io.env);
   if (!databaseMayExist(dbPath)) {
-    if (action === "revoke")
+    if (action !== undefined)
       throw new CandorError(
-        `There is no Candor database at ${dbPath}, so there is nothing to revoke.`,
+        `There is no Candor database at ${dbPath}, so there is nothing to ${action}.`,
         ErrorCode.INVALID_REQUEST,
       );
     io.err(`No memory yet: there is no Candor database at ${dbPath}.`);
@@ -71,6 +73,18 @@ export async function memoryCommand(
       const { userId, adjustment } = await revokeAdjustment(persistence.store, flags.user, id!);
       if (flags.json) io.out(JSON.stringify({ userId, revoked: adjustment }, null, 2));
       else io.out(`Revoked ${adjustment.id}: later runs of user ${userId} no longer apply it (${adjustment.text}).`);
+      return Exit.COMPLETED;
+    }
+    if (action === "confirm") {
+      const { userId, adjustment, superseded } = await confirmAdjustment(persistence.store, flags.user, id!);
+      if (flags.json) io.out(JSON.stringify({ userId, confirmed: adjustment, superseded }, null, 2));
+      else
+        io.out(
+          [
+            `Confirmed ${adjustment.id}: later runs of user ${userId} apply it (${describeOp(adjustment.op)}). Revoke it with: ${io.invokedAs} memory revoke ${adjustment.id}`,
+            ...superseded.map((a) => `It replaces ${a.id} (${describeOp(a.op)}).`),
+          ].join("\n"),
+        );
       return Exit.COMPLETED;
     }
     const view = await userMemory(
