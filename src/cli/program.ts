@@ -226,9 +226,11 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
   withCommon(
     program
       .command("memory")
-      .description("what Candor learned about a user: adjustments, patterns, reflections, episodes; or revoke one")
-      .argument("[action]", "revoke, to withdraw an adjustment")
-      .argument("[id]", "the adjustment id to revoke")
+      .description(
+        "what Candor learned about a user: adjustments, patterns, reflections, unmet wishes, episodes; or revoke or confirm one",
+      )
+      .argument("[action]", "revoke, to withdraw an adjustment; confirm, to apply a proposed one now")
+      .argument("[id]", "the adjustment id (found among every user's; --user narrows)")
       .option("--user <id>", "whose memory (default: default)"),
     "print the memory as JSON",
   ).action(async (action: string | undefined, id: string | undefined, opts) =>
