@@ -39,6 +39,7 @@ import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { askToolApproval, recordedCall } from "./worker-gate.js";
 import { applyRecordedValues } from "../src/tools/args.js";
 import { valuesNotification } from "../src/execution/worker-step.js";
+import { answerableCalls, argumentsShape, callText, malformedArguments } from "../src/execution/call-arguments.js";
 
 /** Node ids of the model-driven loop (the worker's `agent` subgraph). */
 export const AgentLoopNode = { MODEL: "model", TOOL: "tool", FINISH: "finish" } as const;
@@ -228,6 +229,8 @@ export function agentToolNode(deps: NodeDeps) {
         calls: [...state.calls, refused],
       };
     }
+    const malformed = malformedArguments(call.args);
+    if (malformed) return malformedCall(deps, config, state, call, tool, malformed);
     const repeat = earlierIdenticalCall(state.calls, tool.name, call.args);
     if (repeat) return repeatedCall(deps, config, state, call, repeat);
     // The values the request's record gives this step replace what the model passed (or left out), and are named.
@@ -272,6 +275,15 @@ export function agentToolNode(deps: NodeDeps) {
       told.push(n);
       emitNotifications(config, [n]);
     }
+    // Shown as it happens: a loop's calls are the person's only view of what its model does with the tools.
+    const calling = notification({
+      severity: "INFO",
+      kind: "step_started",
+      taskId: step.id,
+      title: `${step.description} (${step.id}): its model calls ${callText(tool.name, reconciled.args)}`,
+    });
+    told.push(calling);
+    emitNotifications(config, [calling]);
     deps.decisionLog.record({
       operation: "dispatch",
       planId: state.planId,
@@ -336,6 +348,44 @@ function failedCall(
     produces: tool?.produces ?? [],
     sideEffect: tool?.sideEffect ?? "none",
     outcome: { kind: "failed", error, failureClass, errorType, outputs },
+  };
+}
+
+/**
+ * The model sent arguments that are not a JSON object (null, a list, a string, text that is not JSON): nothing runs,
+ * and the model is told what was wrong and what the tool takes, as an error it can correct with its next call.
+ */
+function malformedCall(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  state: AgentLoopStateValue,
+  call: ToolCall,
+  tool: ToolSpec,
+  why: string,
+) {
+  const { step } = state;
+  const error = `The arguments of your call to ${tool.name} ${why}, so nothing ran. Call ${tool.name} again with its arguments as one JSON object: ${argumentsShape(tool)}.`;
+  const told = notification({
+    severity: "WARNING",
+    kind: "step_started",
+    taskId: step.id,
+    title: `${step.description} (${step.id}): its model called ${callText(tool.name, call.args)}, whose arguments ${why}; nothing ran, and the model was told.`,
+  });
+  emitNotifications(config, [told]);
+  deps.decisionLog.record({
+    operation: "dispatch",
+    planId: state.planId,
+    taskId: step.id,
+    threadId: threadIdOf(config),
+    input: callText(tool.name, call.args),
+    decision: `refuse ${tool.name}: malformed arguments`,
+    reasoning: error,
+  });
+  const refused = failedCall(call, tool, "invalid_parameters", error, ErrorCode.INVALID_REQUEST);
+  return {
+    messages: [toolMessage(call, { ok: false, error })],
+    notifications: [told],
+    calls: [...state.calls, refused],
   };
 }
 
@@ -475,7 +525,9 @@ function recordOf(deps: NodeDeps, state: AgentLoopStateValue, workers: WorkerMod
  * Gives every tool call an id no earlier call of the loop has: some OpenAI-compatible servers send none, or the
  * same one every time, and the loop matches each reply to its call by id.
  */
-function withUniqueCallIds(answer: BaseMessage, earlier: readonly BaseMessage[], stepId: string): BaseMessage {
+function withUniqueCallIds(raw: BaseMessage, earlier: readonly BaseMessage[], stepId: string): BaseMessage {
+  // Calls whose arguments are not JSON are answered too (with the error), so they need ids as any other call does.
+  const answer = answerableCalls(raw);
   if (!AIMessage.isInstance(answer) || (answer.tool_calls ?? []).length === 0) return answer;
   const seen = new Set(earlier.flatMap((m) => (AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => c.id) : [])));
   let n = seen.size;
