@@ -27,6 +27,43 @@ export interface CliIo {
   ask?: (prompt: string) => Promise<string | null>;
 }
 
+/**
+ * Characters a terminal acts on instead of showing: C0 controls but tab and newline, DEL, C1 controls, and the
+ * bidirectional overrides and isolates that reorder what is shown ("Trojan source").
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNSHOWN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` with every character a terminal would act on made visible, so that untrusted text (a file, a tool's or a
+ * model's output, the request) printed by the CLI cannot move the cursor, hide what follows, set the window title or
+ * write the clipboard (OSC 52): a C0 control becomes its Unicode control picture (ESC → ␛, CR → ␍), anything else
+ * the `\uXXXX` escape. Inside a JSON string that escape reads back as the same character, so `--json` output keeps
+ * its values exactly. The CLI's own text holds none of these, so applying it to everything printed changes nothing
+ * else.
+ */
+export function visible(text: string): string {
+  return text.replace(UNSHOWN, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/**
+ * The CLI's output with everything it prints made visible (`visible`): the one place where text reaches the
+ * terminal, so no command can forget it.
+ */
+export function visibleIo<T extends Pick<CliIo, "out" | "err" | "outPart" | "ask">>(io: T): T {
+  const { outPart, ask } = io;
+  return {
+    ...io,
+    out: (text: string) => io.out(visible(text)),
+    err: (text: string) => io.err(visible(text)),
+    ...(outPart ? { outPart: (text: string) => outPart(visible(text)) } : {}),
+    ...(ask ? { ask: (prompt: string) => ask(visible(prompt)) } : {}),
+  };
+}
+
 /** A line reader on a terminal; `close` lets the process exit (an open reader keeps stdin alive). */
 export interface LineReader {
   ask(prompt: string): Promise<string | null>;
