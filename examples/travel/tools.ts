@@ -277,7 +277,13 @@ export const FlightSearchArgs = z.object({
     kind: "choice",
     about: "the flight's price",
     default: "recommended",
-    options: { price: { terms: PRICE_WORDS, says: "cheapest fare first" } },
+    options: {
+      price: {
+        terms: PRICE_WORDS,
+        says: "cheapest fare first",
+        shows: { field: "pricePerTraveller", better: "lower" },
+      },
+    },
   }),
   /** Airlines whose flights are never chosen. */
   avoidAirlines: learnable(z.array(z.string().min(1)).max(20).default([]), {
@@ -307,9 +313,13 @@ export const HotelSearchArgs = z.object({
     about: "hotel quality",
     default: "recommended",
     options: {
-      price: { terms: PRICE_WORDS, says: "cheapest first" },
-      quality: { terms: QUALITY_WORDS, says: "most stars, then best guest rating, first" },
-      rating: { terms: RATING_WORDS, says: "best guest rating first" },
+      price: { terms: PRICE_WORDS, says: "cheapest first", shows: { field: "pricePerNight", better: "lower" } },
+      quality: {
+        terms: QUALITY_WORDS,
+        says: "most stars, then best guest rating, first",
+        shows: { field: "rating", better: "higher" },
+      },
+      rating: { terms: RATING_WORDS, says: "best guest rating first", shows: { field: "rating", better: "higher" } },
     },
   }),
   /** The least guest rating (0–10) a hotel may have. */

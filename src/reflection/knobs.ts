@@ -7,7 +7,8 @@ import type { ToolRegistry } from "../tools/registry.js";
  * they live with its tools, never in src/. A registry of its own (not zod's global one) keeps this out of the JSON
  * schemas models are shown.
  *
- * - `choice`: a ranking or mode; each option lists the words that ask for it ("expensive" → `price`).
+ * - `choice`: a ranking or mode; each option lists the words that ask for it ("expensive" → `price`) and may name
+ *   the result field that shows an answer already met it.
  * - `minimum`: a lower bound on a result field (`rating`), raised above what the rejected answer had.
  * - `flag`: a boolean filter the words ask to turn on ("layover" → `nonstop: true`); `satisfiedWhen` names the
  *   result field that shows an answer already met it.
@@ -18,7 +19,19 @@ export const Learnable = z.discriminatedUnion("kind", [
     kind: z.literal("choice"),
     about: z.string(),
     default: z.string(),
-    options: z.record(z.string(), z.object({ terms: z.array(z.string()), says: z.string() })),
+    options: z.record(
+      z.string(),
+      z.object({
+        terms: z.array(z.string()),
+        says: z.string(),
+        /**
+         * The result field that shows how well an answer already met this option, and which way is better (quality:
+         * the guest `rating`, higher). An accepted answer better than every answer rejected for the option says
+         * nothing against it: the preference was not at stake in that run.
+         */
+        shows: z.object({ field: z.string(), better: z.enum(["higher", "lower"]) }).optional(),
+      }),
+    ),
   }),
   z.object({
     kind: z.literal("minimum"),

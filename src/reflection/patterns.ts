@@ -91,7 +91,8 @@ export function minePatterns(episodes: readonly Episode[], knobs: readonly Knob[
 
 /**
  * Pure. Whether an episode's run of `tool` was under the condition a rejection pattern blames: the tool ran with no
- * learned adjustment of the setting, and — by the knob's kind — ranked other than the way asked for (choice), gave
+ * learned adjustment of the setting, and — by the knob's kind — ranked other than the way asked for and, when the
+ * option names the field that shows it, gave an answer no better than the best rejected one (choice), gave
  * a result whose field is no higher than in some rejected answer (minimum), was not already what the flag asks
  * (flag, when the knob says which result field shows it), or gave the value to avoid (exclude).
  */
@@ -104,10 +105,12 @@ function conditionOf(
 ): (e: Episode) => boolean {
   const l = knob?.learn;
   const field = (e: Episode, f: string) => e.choices?.find((c) => c.tool === tool)?.result[f];
-  const highestRejected =
-    l?.kind === "minimum"
-      ? Math.max(...support.map((e) => field(e, l.field)).filter((v): v is number => typeof v === "number"))
-      : Number.NaN;
+  // The best value of a field among the rejected answers: an accepted answer better than it was not at stake.
+  const rejected = (f: string) =>
+    support.map((e) => field(e, f)).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
+  const highestOf = (f: string) => Math.max(...rejected(f));
+  const lowestOf = (f: string | undefined) => (f === undefined ? Number.NaN : Math.min(...rejected(f)));
+  const highestRejected = l?.kind === "minimum" ? highestOf(l.field) : Number.NaN;
   return (e) => {
     const choice = e.choices?.find((c) => c.tool === tool);
     if (!choice) return false;
@@ -118,8 +121,14 @@ function conditionOf(
     )
       return false;
     switch (l?.kind) {
-      case "choice":
-        return value === null || show(choice.params[param] ?? l.default) !== value;
+      case "choice": {
+        if (value !== null && show(choice.params[param] ?? l.default) === value) return false;
+        const shows = value === null ? undefined : l.options[value]?.shows;
+        const v = shows ? choice.result[shows.field] : undefined;
+        const bound = shows?.better === "higher" ? highestOf(shows.field) : lowestOf(shows?.field);
+        if (!shows || typeof v !== "number" || !Number.isFinite(bound)) return true;
+        return shows.better === "higher" ? v <= bound : v >= bound;
+      }
       case "minimum": {
         const v = choice.result[l.field];
         return !Number.isFinite(highestRejected) || typeof v !== "number" || v <= highestRejected;

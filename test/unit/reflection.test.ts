@@ -129,11 +129,11 @@ describe("patterns (seed 001 scenarios 2, 11)", () => {
     expect(quality!.text).toMatch(/Whenever search_hotels ranks by 'price' \(cheapest first\), the user rejects/);
   });
 
-  it("an accepted answer under the same setting counts against the pattern", () => {
+  it("an accepted answer under the same setting, no better than a rejected one, counts against the pattern", () => {
     const rejected = [0, 1, 2].map(() =>
       judgedEpisode(registry, [hotelChoice("Paris", 6.9)], { verdict: "rejected", reason: "quality too low" }),
     );
-    const accepted = [0, 1].map(() => judgedEpisode(registry, [hotelChoice("Rome", 7)], { verdict: "accepted" }));
+    const accepted = [0, 1].map(() => judgedEpisode(registry, [hotelChoice("Rome", 6.9)], { verdict: "accepted" }));
     const p = minePatterns([...rejected, ...accepted], knobs).find((x) => x.target === "search_hotels.priority");
     expect(p).toMatchObject({ occurrences: 3, total: 5, validity: 0.6, valid: false });
     expect(p!.reason).toBe("Does not hold: validity 0.60 < 0.75 (3 of 5 episodes)");
