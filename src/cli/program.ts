@@ -4,7 +4,7 @@ import { FAULT_KINDS } from "../tools/faults.js";
 import type { CandorEnv } from "../env.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { storageFault } from "../memory/storage-faults.js";
-import { Exit, type CliIo } from "./io.js";
+import { Exit, visibleIo, type CliIo } from "./io.js";
 import { Node } from "../../nodes/names.js";
 import { EXAMPLE_REQUEST, FLAG_BOUNDS, LOG_OPERATIONS } from "./options.js";
 import { shellArg } from "./render.js";
@@ -388,13 +388,15 @@ function wantsJson(args: readonly string[]): boolean {
  * Runs one `candor` command and returns its exit code. Every failure becomes one readable paragraph on stderr:
  * usage and input errors exit 2; anything unexpected exits 1 with its message (and the stack with --debug).
  * With --json, the failure is also one JSON object on stdout, `{ "error": { "code", "message" } }`, so a script
- * that reads stdout always gets JSON.
+ * that reads stdout always gets JSON. Everything printed goes through `visibleIo`: untrusted text in an answer, a
+ * step's output or an error never reaches the terminal with its control characters.
  */
 export async function runCli(
   argv: readonly string[],
-  base: Omit<CliIo, "env">,
+  terminal: Omit<CliIo, "env">,
   loadEnv: () => CandorEnv,
 ): Promise<Exit> {
+  const base = visibleIo(terminal);
   const args = withDefaultCommand(argv);
   const debug = args.includes("--debug");
   const fail = (code: string, message: string, exit: Exit): Exit => {

@@ -11,7 +11,7 @@
  * `KNOWN` lists cases that fail today because of defects other branches are fixing (issue 8 items 1-11): a known
  * case may still fail without failing the test, and says so when it passes. Empty it once the fixes are merged.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -49,7 +49,21 @@ interface Case {
   env?: Record<string, string>;
   /** Prepares the case's copy of the directory before it runs. */
   prepare?: (p: Places) => void;
+  /** Most characters stdout and stderr may hold together: a huge value must not be printed back. */
+  maxOutput?: number;
+  /** The child's time limit, when it is not CHILD_LIMIT_MS. */
+  limitMs?: number;
 }
+
+/** A named pipe at `file`: reading it without O_NONBLOCK waits forever for a writer that never comes. */
+function fifo(file: string): void {
+  const made = spawnSync("mkfifo", [file]);
+  if (made.status !== 0) throw new Error(`mkfifo ${file}: ${made.stderr.toString()}`);
+}
+
+/** JSON nested `depth` levels deep, built without recursion. */
+const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+const HUGE = 10_000_000;
 
 const USAGE = [2];
 const adjust = (taskId: string, field: string, newValue: unknown) => JSON.stringify([{ taskId, field, newValue }]);
@@ -493,6 +507,106 @@ const CASES: Case[] = [
     argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", "nosuch", "--set", "settings.maxRevisions=1"],
     exit: USAGE,
   },
+  // Hostile values and files (issue 24): refused with the limit named, never a stack overflow, an echo or a hang.
+  {
+    name: "resume --adjust nested 5,000 levels deep",
+    argv: resumeWait("--adjust", `[{"taskId":"hotel","field":"params.nights","newValue":${nested(5_000)}}]`),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+    maxOutput: 4_000,
+  },
+  {
+    name: "resume --adjust of 10 MB",
+    argv: resumeWait("--adjust", adjust("hotel", "params.note", "x".repeat(HUGE))),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+    maxOutput: 4_000,
+  },
+  {
+    name: "resume --adjust @ a 10 MB file",
+    prepare: (p) => writeFileSync(path.join(p.DIR, "huge.json"), adjust("hotel", "params.note", "x".repeat(HUGE))),
+    argv: (p) => resumeWait("--adjust", `@${path.join(p.DIR, "huge.json")}`)(p),
+    exit: USAGE,
+    stillWaiting: "WAIT",
+    maxOutput: 4_000,
+  },
+  {
+    name: "resume --retry --set a value of 10 MB",
+    argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry", "--set", `maxPrice=${"x".repeat(HUGE)}`],
+    exit: USAGE,
+    stillWaiting: "ESC",
+    maxOutput: 4_000,
+  },
+  {
+    name: "resume --retry --set 10 MB that is not key=value",
+    argv: (p) => ["resume", p.ESC, "--db", p.DB, "--retry", "--set", "x".repeat(HUGE)],
+    exit: USAGE,
+    stillWaiting: "ESC",
+    maxOutput: 4_000,
+  },
+  {
+    name: "fork --set a value nested 5,000 levels deep",
+    argv: (p) => ["fork", p.DONE, "--db", p.DB, "--from", p.CP, "--set", `request.constraints=${nested(5_000)}`],
+    exit: USAGE,
+    maxOutput: 4_000,
+  },
+  {
+    name: "process: resume --adjust @ a FIFO",
+    prepare: (p) => fifo(path.join(p.DIR, "adjust.fifo")),
+    argv: (p) => ["resume", p.WAIT, "--db", p.DB, "--adjust", `@${path.join(p.DIR, "adjust.fifo")}`],
+    exit: USAGE,
+    stillWaiting: "WAIT",
+    spawn: true,
+    limitMs: 20_000,
+  },
+  {
+    name: "process: run --mcp a FIFO",
+    prepare: (p) => fifo(path.join(p.DIR, "mcp.fifo")),
+    argv: (p) => [...run("--mcp", path.join(p.DIR, "mcp.fifo"))(p)],
+    exit: USAGE,
+    spawn: true,
+    limitMs: 20_000,
+  },
+  {
+    name: "process: run with a FIFO named .env in the working directory",
+    prepare: (p) => fifo(path.join(p.DIR, ".env")),
+    argv: run(),
+    exit: USAGE,
+    spawn: true,
+    limitMs: 20_000,
+  },
+  {
+    name: "process: run with CANDOR_PRICES_FILE a FIFO",
+    prepare: (p) => fifo(path.join(p.DIR, "prices.fifo")),
+    argv: (p) => [...run("--reasoner", "llm")(p)],
+    env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", CANDOR_PRICES_FILE: "prices.fifo" },
+    exit: USAGE,
+    spawn: true,
+    limitMs: 20_000,
+  },
+  {
+    name: "run with escape sequences in the request",
+    argv: (p) => [
+      "run",
+      "Plan a 2-day trip from Paris to Rome\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u009b31m for 1 person",
+      "--db",
+      p.DB,
+      "--no-input",
+    ],
+    exit: [0, 2, 3, 4],
+  },
+  {
+    name: "process: run over a file whose text holds escape sequences",
+    prepare: (p) =>
+      writeFileSync(
+        path.join(p.DIR, "notes.md"),
+        "Meeting notes\u001b]0;pwned\u0007 \u001b]52;c;ZXZpbA==\u0007 hidden\u001b[8m text\u001b[0m \u202eevil\n",
+      ),
+    argv: (p) => ["run", "summarize notes.md", "--db", p.DB, "--no-input"],
+    exit: [0, 4],
+    spawn: true,
+    limitMs: 20_000,
+  },
   // The real entry point, in a process of its own
   { name: "process: unknown flag", argv: () => ["run", "x", "--bogus"], exit: USAGE, spawn: true },
   { name: "process: --version", argv: () => ["--version"], exit: [0], spawn: true },
@@ -548,10 +662,16 @@ async function inProcess(argv: string[], env: Record<string, string> | undefined
   return code === "late" ? { code: null, stdout, stderr, timedOut: true } : { code, stdout, stderr, timedOut: false };
 }
 
-function inChild(argv: string[], cwd: string): Promise<Outcome> {
+function inChild(
+  argv: string[],
+  cwd: string,
+  extra: Record<string, string> = {},
+  limitMs = CHILD_LIMIT_MS,
+): Promise<Outcome> {
   const env = { ...process.env };
   for (const key of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "CANDOR_DB", "CANDOR_MODEL", "CANDOR_LOG_LEVEL"])
     delete env[key];
+  Object.assign(env, extra);
   const child = spawn(process.execPath, [CLI_ENTRY, ...argv], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -561,7 +681,7 @@ function inChild(argv: string[], cwd: string): Promise<Outcome> {
   const timer = setTimeout(() => {
     timedOut = true;
     child.kill("SIGKILL");
-  }, CHILD_LIMIT_MS);
+  }, limitMs);
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => {
@@ -575,7 +695,7 @@ function inChild(argv: string[], cwd: string): Promise<Outcome> {
 function problems(c: Case, o: Outcome, waitingBefore: string | null, waitingAfter: string | null): string[] {
   const out: string[] = [];
   const both = `${o.stdout}\n${o.stderr}`;
-  if (o.timedOut) return [`did not end within ${c.spawn ? CHILD_LIMIT_MS : IN_PROCESS_LIMIT_MS} ms`];
+  if (o.timedOut) return [`did not end within ${c.spawn ? (c.limitMs ?? CHILD_LIMIT_MS) : IN_PROCESS_LIMIT_MS} ms`];
   if (STACK.test(both)) out.push("printed a stack trace");
   if (/Internal error/.test(both) || o.code === 1)
     out.push(`internal error (exit ${o.code}): ${o.stderr.trim().split("\n")[0]}`);
@@ -585,6 +705,11 @@ function problems(c: Case, o: Outcome, waitingBefore: string | null, waitingAfte
   if (o.code === 2 && o.stderr.trim() === "") out.push("exit 2 with nothing on stderr");
   if (o.code === 2 && DUMP.test(o.stderr))
     out.push(`a raw dump instead of a sentence: ${o.stderr.trim().slice(0, 160)}`);
+  if (c.maxOutput !== undefined && both.length > c.maxOutput)
+    out.push(`printed ${both.length} characters (at most ${c.maxOutput}): a value was echoed back`);
+  // Whatever the input held, the terminal gets no control character it would act on (the CLI's own text has none).
+  // eslint-disable-next-line no-control-regex -- the characters looked for
+  if (/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(both)) out.push("printed a raw control character");
   if (c.stillWaiting && waitingBefore !== waitingAfter)
     out.push(`the thread waited for ${waitingBefore} and now ${waitingAfter ?? "waits for nothing"}`);
   return out;
@@ -642,7 +767,7 @@ describe("the CLI bad-input corpus", () => {
     const before = watched ? ((await inspectThread(p.DB, watched)).waitingFor?.kind ?? null) : null;
     if (watched) expect(before, `thread ${watched} should wait before the case runs`).not.toBeNull();
     const argv = c.argv(p);
-    const o = c.spawn ? await inChild(argv, dir) : await inProcess(argv, c.env);
+    const o = c.spawn ? await inChild(argv, dir, c.env, c.limitMs) : await inProcess(argv, c.env);
     const after = watched && existsSync(p.DB) ? ((await inspectThread(p.DB, watched)).waitingFor?.kind ?? null) : null;
     const found = problems(c, o, before, after);
     const known = KNOWN[c.name];
