@@ -182,3 +182,42 @@ export function settingsNote(resolved: ResolvedSettings): string | null {
   ];
   return parts.length > 0 ? `Settings ${parts.join("; ")}.` : null;
 }
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+
+/**
+ * Bounds on what Candor stores (issue 24): a model's 5,000-step plan, a 10 MB tool answer or a 10 MB log line must
+ * be refused or cut at the door, with the bound named, not discovered as "string or blob too big" by the database
+ * or as gigabytes of checkpoints. Each has a default; a request's `constraints.maxSteps` sets the steps bound for
+ * that request.
+ */
+export const StorageBounds = z.object({
+  /**
+   * Most steps in one plan, whoever wrote it, when the request's constraints.maxSteps says nothing. 1,000 is the
+   * largest plan the execution bench runs to completion (bench/execution.ts).
+   */
+  maxPlanSteps: z.number().int().min(1).default(1000),
+  /** Most bytes (JSON, UTF-8) of one tool result the effect ledger keeps; a larger one is kept cut, marked truncated. */
+  maxToolResultBytes: z
+    .number()
+    .int()
+    .min(1 * KIB)
+    .default(1 * MIB),
+  /** Most bytes (JSON, UTF-8) of one value in the long-term store (episodes, thread records); a larger put is refused. */
+  maxStoredValueBytes: z
+    .number()
+    .int()
+    .min(1 * KIB)
+    .default(16 * MIB),
+  /** Most bytes of one decision-log line; longer text in it is cut, the cut said in the line. */
+  maxLogLineBytes: z
+    .number()
+    .int()
+    .min(1 * KIB)
+    .default(64 * KIB),
+});
+export type StorageBounds = z.infer<typeof StorageBounds>;
+
+/** The bounds when nothing sets them. */
+export const DEFAULT_STORAGE_BOUNDS: StorageBounds = StorageBounds.parse({});

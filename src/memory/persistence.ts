@@ -23,6 +23,7 @@ import { isPostgresUrl, redactUrl } from "./postgres-url.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { FastJsonPlusSerializer } from "./fast-serde.js";
 import { withStatementCache } from "./statement-cache.js";
+import { boundedLedger } from "./bounds.js";
 import { asStorageFault, namedStorageFault, storageFault, translateFaults } from "./storage-faults.js";
 
 export { isPostgresUrl } from "./postgres-url.js";
@@ -132,7 +133,7 @@ export function openPersistence(dbPath: string): SqlitePersistence {
       // Made on first use: its table is created then, so opening a database to read it adds no table.
       get ledger() {
         try {
-          ledger ??= translateFaults(openEffectLedger(db), absolute);
+          ledger ??= boundedLedger(translateFaults(openEffectLedger(db), absolute));
         } catch (e) {
           throw asStorageFault(e, absolute);
         }

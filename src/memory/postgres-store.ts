@@ -11,6 +11,7 @@ import {
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import type pg from "pg";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { storableJson } from "./bounds.js";
 import { hearConnectionErrors, redactUrl } from "./postgres-url.js";
 import { storageFault } from "./storage-faults.js";
 import { compareNamespaces, matchesCondition } from "./sqlite-store.js";
@@ -83,6 +84,7 @@ export class CandorPostgresStore extends PostgresStore {
         results.push(found.map(decodeItem));
       } else if (isPut(op)) {
         validateNamespace(op.namespace);
+        if (op.value !== null) storableJson(op.namespace, op.key, op.value);
         await storeCall(this.where, () => super.batch([{ ...op, namespace: encode(op.namespace) }]));
         results.push(undefined);
       } else {
@@ -108,6 +110,7 @@ export class CandorPostgresStore extends PostgresStore {
     options?: { ttl?: number },
   ): Promise<void> {
     validateNamespace(namespace);
+    storableJson(namespace, key, value);
     await storeCall(this.where, () => super.put(encode(namespace), key, value, index, options));
   }
 

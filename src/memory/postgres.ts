@@ -22,6 +22,7 @@ import { CandorPostgresStore } from "./postgres-store.js";
 import { LEASE_TABLE, type ThreadLeases } from "./lease.js";
 import { hearConnectionErrors, postgresError, redactUrl } from "./postgres-url.js";
 import { asStorageFault } from "./storage-faults.js";
+import { boundedLedger } from "./bounds.js";
 
 /** An unreachable host fails the command after this long instead of hanging it. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -314,7 +315,7 @@ export function connectPostgres(url: string, pool: pg.Pool = newPool(url, POOL_S
     checkpointer,
     store,
     dbPath: where,
-    ledger: new PostgresEffectLedger(pool, url),
+    ledger: boundedLedger(new PostgresEffectLedger(pool, url)),
     leases: postgresLeases(pool, url),
     decisions: postgresDecisionJournal(pool, where),
     queue: new RunQueue(pool, url),

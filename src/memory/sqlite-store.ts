@@ -13,6 +13,8 @@ import {
   type SearchOperation,
 } from "@langchain/langgraph-checkpoint";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
+import { storableJson } from "./bounds.js";
 import { storageFault } from "./storage-faults.js";
 
 /**
@@ -54,6 +56,8 @@ export interface SqliteStoreOptions {
   ttl?: TTLConfig;
   /** The clock in ms (default Date.now); injected so expiry can be tested. */
   now?: () => number;
+  /** Most bytes of one item's JSON value; a larger put is refused (default: the bound on stored values). */
+  maxValueBytes?: number;
 }
 
 /** Per-put options, as the contract's `PutOptions`: `ttl` in minutes, null for an item that never expires. */
@@ -85,6 +89,7 @@ export class SqliteStore extends BaseStore {
   private readonly ownsDb: boolean;
   private readonly ttl: TTLConfig;
   private readonly now: () => number;
+  private readonly maxValueBytes: number;
   private sweeper: ReturnType<typeof setInterval> | null = null;
   private readonly stmt: {
     get: Database.Statement<[string, string, number], Row>;
@@ -104,6 +109,7 @@ export class SqliteStore extends BaseStore {
     super();
     this.ttl = options.ttl ?? {};
     this.now = options.now ?? Date.now;
+    this.maxValueBytes = options.maxValueBytes ?? DEFAULT_STORAGE_BOUNDS.maxStoredValueBytes;
     if (typeof source === "string") {
       try {
         this.db = new Database(source, { timeout: BUSY_TIMEOUT_MS });
@@ -260,7 +266,7 @@ ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = 
     this.stmt.upsert.run(
       ns,
       op.key,
-      JSON.stringify(op.value),
+      storableJson(op.namespace, op.key, op.value, this.maxValueBytes),
       now,
       now,
       ttl === null ? null : now + ttl * MINUTE_MS,

@@ -6,7 +6,7 @@ import type { PlanningRequest } from "../domain/request.js";
 import type { PlanResult, WorkerModel } from "../reasoning/types.js";
 import { ALL_CATEGORIES, type ToolRegistry } from "../tools/registry.js";
 import { checkModelUnderstanding, withUnderstanding } from "./check-understanding.js";
-import { assignOrder, criticalPathMs, validatePlan } from "./validate.js";
+import { assertPlanSize, assignOrder, criticalPathMs, validatePlan } from "./validate.js";
 
 /**
  * Tolerant plan parsing (seed 004 "JSON tolerante"): models wrap JSON in fences and prose, leave trailing commas
@@ -208,7 +208,10 @@ export function toPlanResult(
   createdBy: "llm" | "rules",
   workers?: WorkerModel,
 ): PlanResult {
-  const parsed = LoosePlan.safeParse(normaliseShape(raw));
+  const shaped = normaliseShape(raw);
+  // Counted before the steps are parsed: a huge plan is refused without the cost of reading every step.
+  if (isRecord(shaped) && Array.isArray(shaped.steps)) assertPlanSize(shaped.steps.length, request);
+  const parsed = LoosePlan.safeParse(shaped);
   if (!parsed.success) {
     throw new CandorError(
       `The plan does not have the expected shape: ${describeIssues(parsed.error)}. Each step needs at least a description.`,

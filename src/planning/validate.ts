@@ -1,4 +1,5 @@
 import { CandorError, ErrorCode } from "../errors.js";
+import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -135,19 +136,38 @@ export function assertKnownReferences(steps: readonly TaskStep[], registry: Tool
   }
 }
 
+/**
+ * A plan of `count` steps is within the request's maxSteps, or, when the request sets none, within the default
+ * bound on steps per plan (StorageBounds.maxPlanSteps): checked on the raw count before any step is built, so a
+ * model's 5,000-step plan is refused in milliseconds instead of being checkpointed (it took 250 s and 3.5 GB, and
+ * left a database whose thread list failed with "string or blob too big").
+ */
+export function assertPlanSize(count: number, request: PlanningRequest): void {
+  const asked = request.constraints.maxSteps;
+  if (asked !== undefined && count > asked) {
+    throw new CandorError(
+      `The plan needs ${count} steps but the limit is ${asked}. Raise maxSteps or ask for less.`,
+      ErrorCode.INSUFFICIENT_RESOURCES,
+      { details: { constraint: "maxSteps", limit: asked, actual: count } },
+    );
+  }
+  const bound = DEFAULT_STORAGE_BOUNDS.maxPlanSteps;
+  if (asked === undefined && count > bound) {
+    throw new CandorError(
+      `The plan has ${count} steps, more than the ${bound} a plan may have (the bound on steps per plan when the request's constraints.maxSteps sets none). Nothing was run or stored; ask for less, split the request, or set constraints.maxSteps.`,
+      ErrorCode.LIMIT_EXCEEDED,
+      { details: { constraint: "maxPlanSteps", limit: bound, actual: count } },
+    );
+  }
+}
+
 /** POST-PLAN-004: within maxSteps, timeoutMs and budget; the error says which limit and by how much. */
 export function assertWithinConstraints(
   plan: Pick<Plan, "steps" | "estimatedDurationMs" | "estimatedCost">,
   request: PlanningRequest,
 ): void {
   const c = request.constraints;
-  if (c.maxSteps !== undefined && plan.steps.length > c.maxSteps) {
-    throw new CandorError(
-      `The plan needs ${plan.steps.length} steps but the limit is ${c.maxSteps}. Raise maxSteps or ask for less.`,
-      ErrorCode.INSUFFICIENT_RESOURCES,
-      { details: { constraint: "maxSteps", limit: c.maxSteps, actual: plan.steps.length } },
-    );
-  }
+  assertPlanSize(plan.steps.length, request);
   if (c.timeoutMs !== undefined && plan.estimatedDurationMs > c.timeoutMs) {
     throw new CandorError(
       `The plan is estimated to take ${Math.round(plan.estimatedDurationMs)} ms but the limit is ${c.timeoutMs} ms. Raise the time limit or simplify the request.`,

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
+import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
 import { ensureDirectory } from "../memory/paths.js";
 
 /** One planning decision (seed 000 scenario 19): what was decided, why, and what it did to confidence. */
@@ -74,6 +75,7 @@ export function recordsDecisions(level: string): boolean {
 
 /** The JSON line of a decision, as the file log writes it (pino's fields first, then the decision, then `msg`). */
 export function decisionLine(d: Decision, at: Date = new Date()): string {
+  d = boundedDecision(d);
   return JSON.stringify({
     level: INFO,
     time: at.toISOString(),
@@ -112,6 +114,7 @@ export function fileDecisionLog(file: string, level: string = "info"): DecisionL
   return {
     logger,
     record(d) {
+      d = boundedDecision(d);
       logger.info({ ...d, taskId: d.taskId ?? null, cost: d.cost ?? 0 }, `${d.operation}: ${d.decision}`);
     },
   };
@@ -129,6 +132,34 @@ function refuseNonFile(file: string): void {
   }
   if (stats.isDirectory()) throw new Error("it is a directory (EISDIR), not a file");
   if (stats.isFIFO() || stats.isSocket()) throw new Error("it is a named pipe or socket, not a file");
+}
+
+/**
+ * `d` with its text cut so that its log line stays near the bound on a decision-log line (StorageBounds.
+ * maxLogLineBytes, default 64 KiB): a decision made on a 10 MB value wrote 10 MB lines, twice over (its input and
+ * its message). Every string longer than a quarter of the bound is cut to that and says so, naming the bound; a
+ * decision within the bound is returned as it is.
+ */
+function boundedDecision(d: Decision, maxLineBytes: number = DEFAULT_STORAGE_BOUNDS.maxLogLineBytes): Decision {
+  const line = JSON.stringify(d);
+  if (Buffer.byteLength(line, "utf8") <= maxLineBytes) return d;
+  const share = Math.floor(maxLineBytes / 4);
+  const cut = (value: unknown, depth: number): unknown => {
+    if (typeof value === "string") {
+      const bytes = Buffer.byteLength(value, "utf8");
+      if (bytes <= share) return value;
+      const head = Buffer.from(value, "utf8")
+        .subarray(0, share)
+        .toString("utf8")
+        .replace(/\uFFFD+$/, "");
+      return `${head}… [cut: ${bytes.toLocaleString("en-US")} bytes, over the bound on a decision-log line of ${maxLineBytes.toLocaleString("en-US")} bytes]`;
+    }
+    // Deeper than a few levels a value is summarised, not logged (and a pathological nesting cannot recurse far).
+    if (depth > 8 || value === null || typeof value !== "object") return depth > 8 ? "[cut: nested too deep]" : value;
+    if (Array.isArray(value)) return value.map((v) => cut(v, depth + 1));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cut(v, depth + 1)]));
+  };
+  return cut(d, 0) as Decision;
 }
 
 /** Keeps decisions in memory: for tests and for apps that read them back through their own sink. */

@@ -265,6 +265,26 @@ describe("LlmReasoner.plan against a real ChatOpenAI", () => {
     );
   });
 
+  it("(d) refuses a model's 5,000-step plan at once, naming the bound on steps per plan, and uses the rules planner", async () => {
+    // Regression: such a plan ran for 250 s in 3.5 GB and left a database `candor threads` could no longer read.
+    const huge: ModelPlan = {
+      ...validPlan,
+      steps: Array.from({ length: 5000 }, (_, i) => ({
+        ...validPlan.steps[0]!,
+        id: `s${i}`,
+        dependsOn: i === 0 ? [] : [`s${i - 1}`],
+      })),
+    };
+    const { reasoner, fallback } = await setUp([{ json: huge }]);
+    const result = await reasoner.plan(request, context());
+
+    expect(fallback.planCalls).toBe(1);
+    expect(result.plan).toBe(rulesPlan);
+    expect(result.notes[0]).toMatch(
+      /^The model's plan was rejected: The plan has 5000 steps, more than the 1000 a plan may have \(the bound on steps per plan when the request's constraints\.maxSteps sets none\)\..* Used the rules planner instead\.$/,
+    );
+  });
+
   it("(d) uses seed 004's one-step plan, with both reasons, when the rules planner has no plan either", async () => {
     const { reasoner, fallback } = await setUp([{ json: cyclicPlan }], { fallback: new StubFallback(true) });
     const result = await reasoner.plan(request, context());
