@@ -195,6 +195,16 @@ export function checkModelUnderstanding(
     notes.push("The model's understanding record was unreadable; the request was read again without it.");
   const model = read.success ? read.data : {};
   const stepIds = new Set(plan.steps.map((s) => s.id));
+  /** Whether the tools of these steps (a model-driven step's: every tool its loop may call) name every word of `what`. */
+  const saidByTools = (what: string, ids: readonly string[]): boolean => {
+    const steps = plan.steps.filter((s) => ids.includes(s.id));
+    const tools = steps.flatMap((s) =>
+      isModelDriven(s, registry, workers) ? loopTools(s, registry) : s.tools.flatMap((t) => registry.tool(t) ?? []),
+    );
+    const said = new Set(tools.flatMap((t) => stemsOf(`${t.name.replace(/_/g, " ")} ${t.description}`)));
+    const asked = stemsOf(what);
+    return asked.length > 0 && asked.every((w) => said.has(w));
+  };
 
   const parts: (Omit<RequestPart, "id"> & { at: Span | null })[] = [];
   for (const p of model.parts ?? []) {
@@ -236,9 +246,17 @@ export function checkModelUnderstanding(
       const at = locate(text, norm, bp.text);
       const over = at ? parts.filter((q) => q.at !== null && overlaps(q.at, [at])) : [];
       const inside = over.filter((q) => at !== null && q.at !== null && q.at.start >= at.start && q.at.end <= at.end);
+      // A part the reader found no tool for, within a part the model serves by steps whose tools say it: carried.
+      if (
+        bp.status === "unsupported" &&
+        over.some((q) => q.status === "served" && saidByTools(bp.description, q.stepIds))
+      )
+        continue;
       if (bp.status === "unsupported" && inside.some((q) => q.status === "served")) {
-        // The model says a step does what no tool of the plan can do: it is overruled.
-        for (const q of inside.filter((q) => q.status === "served")) {
+        // The model says a step does what no tool of the plan can do: it is overruled, unless the tools of the steps
+        // it names say, in their own names and descriptions, what the reader found no keyword for ("how many lines"
+        // and a tool that counts "words, lines and …"): the reader's keywords are not all a tool can do.
+        for (const q of inside.filter((q) => q.status === "served" && !saidByTools(bp.description, q.stepIds))) {
           notes.push(
             `"${q.text}": the model said ${q.stepIds.join(", ")} serves it, but no tool of the plan can (${bp.why ?? "no tool serves it"}).`,
           );
@@ -300,6 +318,11 @@ export function checkModelUnderstanding(
     by: "llm",
   });
   return { understanding, notes };
+}
+
+/** The words of a text, case and accents folded, a plural's "s" dropped, words under three letters left out. */
+function stemsOf(text: string): string[] {
+  return (foldCase(text).match(/\p{L}{3,}/gu) ?? []).map((w) => w.replace(/(?<=\p{L}{3})s$/u, ""));
 }
 
 function stripId(p: RequestPart): Omit<RequestPart, "id"> {

@@ -8,7 +8,7 @@ describe("the CLI on the workspace: counting questions, named folders, and folde
   // Bug: "how many lines …" answered with a character count; "list the files in src" listed the workspace root.
   it.each([
     ["how many lines are in README.md?", /README\.md[\s\S]*\d+ words, \d+ lines/],
-    ["list the files in the src folder", /entries in src: [^\n]*planning\//],
+    ["list the files in the src folder", /entries in src: [^\n]*execution\//],
   ])("%s: exit 0 with the asked answer", { timeout: LONG }, async (text, shown) => {
     const r = await runCli(["run", text, "--db", freshDb(), "--no-input"]);
     expect(r.code, r.stderr).toBe(0);

@@ -203,3 +203,54 @@ describe("restatedSpans", () => {
     expect(spans("the four oldest files", "the three newest file")).toEqual(["files"]);
   });
 });
+
+// Regression (honesty bench W1): "How many lines and words are in notes/todo.txt?" planned by a model as read_file
+// then text_stats, whose description says it counts "the words, lines and …", was stopped for a person because the
+// offline reader knows no keyword for "lines": "no tool does \"lines\"".
+describe("a part the reader finds no keyword for, served by a step whose tool says it does it", () => {
+  const registry = ToolRegistry.create([workspaceToolkit()]);
+  const request = PlanningRequest.parse({ userIntent: "How many lines and words are in notes/todo.txt?" });
+  const plan = (statsTool: string) =>
+    Plan.parse({
+      planId: "plan-lines",
+      objective: "Count lines and words",
+      confidence: 0.9,
+      createdBy: "llm",
+      steps: [
+        TaskStep.parse({
+          id: "s1",
+          description: "Read notes/todo.txt",
+          workerType: "reader",
+          tools: ["read_file"],
+          params: { path: "notes/todo.txt" },
+        }),
+        TaskStep.parse({
+          id: "s2",
+          description: "Count the lines and words",
+          workerType: "analyzer",
+          tools: [statsTool],
+          dependsOn: ["s1"],
+        }),
+      ],
+    });
+  const claimed = {
+    parts: [
+      {
+        text: "How many lines and words are in notes/todo.txt?",
+        kind: "task",
+        status: "served",
+        stepIds: ["s1", "s2"],
+      },
+    ],
+  };
+
+  it("is carried: no open question, the model's plan runs", () => {
+    const { understanding } = checkModelUnderstanding(request, plan("text_stats"), registry, claimed);
+    expect(openQuestions(understanding)).toEqual([]);
+  });
+
+  it("is still unsupported when the named step's tool does not say it (a summary does not count lines)", () => {
+    const { understanding } = checkModelUnderstanding(request, plan("summarize_text"), registry, claimed);
+    expect(openQuestions(understanding).join(" ")).toMatch(/lines/);
+  });
+});
