@@ -16,6 +16,7 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   ErrorCode.STORAGE,
   ErrorCode.UNKNOWN_THREAD,
   ErrorCode.INVALID_DECISION,
+  ErrorCode.LIMIT_EXCEEDED,
 ]);
 
 const VERSION = (
