@@ -5,8 +5,6 @@ import { isPostgresUrl, openDatabase, sqliteDecisionJournal } from "../../memory
 import { Exit, type CliIo } from "../io.js";
 import { LogsFlags, parseFlags, resolveDbPath } from "../options.js";
 import { stamp } from "../render.js";
-import { loadThreadRecord, openExisting } from "../session.js";
-import { parseThreadId } from "./thread.js";
 
 /** The fields of a decision-log line that `logs` filters and shows; anything else is kept for --json. */
 const LogLine = z.looseObject({
@@ -36,7 +34,7 @@ function confidence(l: LogLine): string {
 export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(LogsFlags, rawFlags);
   const dbPath = resolveDbPath(flags.db, io.env);
-  if (flags.thread) await requireThread(dbPath, parseThreadId(flags.thread));
+  if (flags.thread) await requireThread(dbPath, flags.thread);
   const { where, lines } = await readDecisions(dbPath);
   if (lines === null) {
     io.err(
@@ -82,8 +80,16 @@ export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   return Exit.COMPLETED;
 }
 
-/** Fails with UNKNOWN_THREAD (naming the database's threads) unless the database has the thread. */
-async function requireThread(dbPath: string, threadId: string): Promise<void> {
+/**
+ * Fails with UNKNOWN_THREAD (naming the database's threads) unless the database has the thread. The session
+ * module brings the agent with it, so it is imported only here: reading the log needs neither graph nor toolkits.
+ */
+async function requireThread(dbPath: string, given: string): Promise<void> {
+  const [{ loadThreadRecord, openExisting }, { parseThreadId }] = await Promise.all([
+    import("../session.js"),
+    import("./thread.js"),
+  ]);
+  const threadId = parseThreadId(given);
   const persistence = await openExisting(dbPath, threadId);
   try {
     await loadThreadRecord(persistence, threadId);
