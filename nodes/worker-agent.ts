@@ -407,7 +407,7 @@ function repeatedCall(
     severity: "INFO",
     kind: "step_started",
     taskId: step.id,
-    title: `${step.description} (${step.id}): its model repeated ${call.name}(${JSON.stringify(call.args)}); the first call's result was given back and the tool was not run again.`,
+    title: `${step.description} (${step.id}): its model repeated ${callText(call.name, call.args)}; the first call's result was given back and the tool was not run again.`,
   });
   emitNotifications(config, [told]);
   deps.decisionLog.record({
