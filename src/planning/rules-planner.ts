@@ -50,6 +50,23 @@ export function keywordScore(tool: Pick<ToolSpec, "keywords">, lower: string): n
   return new Set(hits.filter((h) => !h.negated).map((h) => h.keyword)).size;
 }
 
+/**
+ * What a tool that answers from the user's documents produces (the docs toolkit's search_docs): a question that no
+ * other tool's words serve goes to it, so "what does our policy say about …" is answered with its sources rather
+ * than refused.
+ */
+const DOCUMENT_ANSWER = "passages";
+
+/** Words that open a question, or ask for an answer ("tell me …"), when the request has no question mark. */
+const QUESTION_OPENERS =
+  /^(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|may|can|could|should|must|shall|will|would|am|qu[eé]|cu[aá]l|c[oó]mo|d[oó]nde|cu[aá]ndo|por qu[eé]|quel|quelle|comment|o[uù]|pourquoi|est-ce|tell me|explain|describe|do you know|i (?:want|would like|'d like|need) to know)\b/i;
+
+/** Pure. Whether a request asks a question (a question mark, an opening "¿", or a question word first). */
+export function isQuestion(text: string): boolean {
+  const t = text.trim();
+  return /\?\s*$/.test(t) || t.startsWith("¿") || QUESTION_OPENERS.test(t);
+}
+
 /** Confidence of a plan whose understanding has open questions: below the default approval threshold. */
 export const OPEN_QUESTION_CONFIDENCE = 0.45;
 
@@ -156,6 +173,11 @@ export function planWithRules(
       positive.some((h) => h.tool === t.name && !h.only && !generic.has(h.keyword.toLowerCase()));
     matched = matched.filter((t) => onlyTools.has(t.name) || t.constraintCheck === true || specificElsewhere(t));
   }
+  // A question no tool's words serve is asked of the user's documents, when a tool that answers from them is here.
+  const documents = isQuestion(request.userIntent)
+    ? usable.find((t) => t.produces.includes(DOCUMENT_ANSWER))
+    : undefined;
+  if (matched.length === 0 && documents && !excluded(documents)) matched = [documents];
   if (matched.length === 0) {
     // Tools with no keywords (parts of a decomposition) are never matched by words: naming them would mislead.
     const abilities = tools
@@ -170,8 +192,11 @@ export function planWithRules(
       exclusions.length > 0
         ? ` The request rules out ${unique(exclusions.flatMap((e) => e.outputs)).join(", ")}, which leaves nothing to do.`
         : "";
+    const docsHint = isQuestion(request.userIntent)
+      ? " If the answer is in your own documents, give Candor their folder (--docs <dir>, or CANDOR_DOCS) and ask again."
+      : "";
     throw new CandorError(
-      `No tool matches "${request.userIntent}".${unserved}${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).`,
+      `No tool matches "${request.userIntent}".${unserved}${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).${docsHint}`,
       ErrorCode.NO_VALID_PLAN,
     );
   }
