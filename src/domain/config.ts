@@ -198,7 +198,16 @@ export const StorageBounds = z.object({
    * largest plan the execution bench runs to completion (bench/execution.ts).
    */
   maxPlanSteps: z.number().int().min(1).default(1000),
-  /** Most bytes (JSON, UTF-8) of one tool result the effect ledger keeps; a larger one is kept cut, marked truncated. */
+  /** Most bytes (JSON, UTF-8) of one tool call's arguments; a call with more is refused before the tool runs. */
+  maxToolArgumentBytes: z
+    .number()
+    .int()
+    .min(1 * KIB)
+    .default(1 * MIB),
+  /**
+   * Most bytes (JSON, UTF-8) of one tool result a step keeps (in its checkpoints and the effect ledger); a larger one
+   * is kept cut, marked truncated.
+   */
   maxToolResultBytes: z
     .number()
     .int()

@@ -10,6 +10,7 @@ import { applyRecordedValues, defaultedText } from "../tools/args.js";
 import { effectIdentity, staleRecordWhy } from "./values.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { cooperate } from "../tools/cooperate.js";
+import { keptResult, oversizedArguments } from "../memory/bounds.js";
 import { abortReason, sleep } from "../tools/sleep.js";
 import type { ToolContext, ToolSpec } from "../tools/types.js";
 
@@ -118,6 +119,8 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
     const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
     return fail(`Invalid parameters for ${tool.name}: ${detail}`, "invalid_parameters", [], tool.name);
   }
+  const oversized = oversizedArguments(tool.name, parsed.data);
+  if (oversized) return fail(oversized, "invalid_parameters", [], tool.name);
 
   /** The call's success as the evidence rule judges it: the tool's result, with any limits it names. */
   function success(result: unknown, attempt: number, attempts: AttemptRecord[], reused: "ledger" | null) {
@@ -203,6 +206,8 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
         input.signal,
       );
       checkOutput(tool, result);
+      // Held to the bound on a kept tool result before it reaches the checkpoints: cut, and saying so.
+      result = keptResult(result);
     } catch (e) {
       const message = errorMessage(e);
       const outputs = CandorError.isInstance(e) ? e.details : {};

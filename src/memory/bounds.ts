@@ -34,11 +34,12 @@ export function storableJson(
 }
 
 /**
- * What the ledger keeps of a tool result over the bound: its first characters and a `truncated` limit saying so. A
- * resumed step that reuses it gets a result that says it is not whole, which the evidence rule does not take as
- * complete (src/execution/evidence.ts); the call is still never made twice.
+ * What a step keeps of a tool result over the bound (in its checkpoints, and in the effect ledger): its first
+ * characters and a `truncated` limit saying so. A result within the bound is returned as it is. A step given the
+ * cut result, or a resumed step that reuses it from the ledger, has a result that says it is not whole, which the
+ * evidence rule does not take as complete (src/execution/evidence.ts); the call is still never made twice.
  */
-function keptResult(result: unknown, limit: number): unknown {
+export function keptResult(result: unknown, limit: number = DEFAULT_STORAGE_BOUNDS.maxToolResultBytes): unknown {
   const text = JSON.stringify(result) ?? "null";
   const bytes = utf8Bytes(text);
   if (bytes <= limit) return result;
@@ -46,9 +47,23 @@ function keptResult(result: unknown, limit: number): unknown {
   const head = cutToBytes(text, Math.floor(limit / 2));
   const cut: ResultLimit = {
     kind: "truncated",
-    message: `the tool's result was ${figure(bytes)} bytes, over the ${figure(limit)} bytes the effect ledger keeps of one result (the bound on stored tool results); only its first ${figure(utf8Bytes(head))} bytes of JSON were kept`,
+    message: `the tool's result was ${figure(bytes)} bytes, over the ${figure(limit)} bytes kept of one tool result (the bound on stored tool results); only its first ${figure(utf8Bytes(head))} bytes of JSON were kept`,
   };
   return { truncated: true, head, limits: [cut] };
+}
+
+/**
+ * Why a tool call with these arguments is refused, naming their size and the bound on tool arguments, or null when
+ * they are within it. A 10 MB argument would otherwise be stored in every checkpoint and ledger row of its step.
+ */
+export function oversizedArguments(
+  tool: string,
+  args: unknown,
+  limit: number = DEFAULT_STORAGE_BOUNDS.maxToolArgumentBytes,
+): string | null {
+  const bytes = utf8Bytes(JSON.stringify(args) ?? "null");
+  if (bytes <= limit) return null;
+  return `${tool} was not called: its arguments are ${figure(bytes)} bytes, over the ${figure(limit)} bytes one tool call's arguments may have (the bound on tool arguments). Pass less, or a file's path rather than its content.`;
 }
 
 /** The effect ledger with each recorded result held to the bound on a stored tool result (see `keptResult`). */

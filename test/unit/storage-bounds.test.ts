@@ -11,6 +11,9 @@ import { toPlanResult } from "../../src/planning/parse.js";
 import { assertPlanSize } from "../../src/planning/validate.js";
 import { limitsOf } from "../../src/tools/limits.js";
 import { fileDecisionLog, type Decision } from "../../src/transparency/decision-log.js";
+import { runStep } from "../../src/execution/run-step.js";
+import { TaskStep } from "../../src/domain/plan.js";
+import { countingTool, registryOf } from "../fakes/toolkit-fixtures.js";
 import { pipelineRegistry } from "../fakes/toolkit.js";
 
 const dirs: string[] = [];
@@ -96,7 +99,7 @@ describe("bounds on stored data, each named when it is hit", () => {
         {
           kind: "truncated",
           message:
-            "the tool's result was 3,145,739 bytes, over the 1,048,576 bytes the effect ledger keeps of one result (the bound on stored tool results); only its first 524,288 bytes of JSON were kept",
+            "the tool's result was 3,145,739 bytes, over the 1,048,576 bytes kept of one tool result (the bound on stored tool results); only its first 524,288 bytes of JSON were kept",
         },
       ]);
       const small = { ...key, attempt: 2 };
@@ -105,6 +108,44 @@ describe("bounds on stored data, each named when it is hit", () => {
     } finally {
       p.close();
     }
+  });
+
+  it("bytes per tool argument: a call whose arguments are over the bound is refused before the tool runs, the bound named", async () => {
+    const tool = countingTool("save_note");
+    const registry = registryOf([tool.spec], [{ name: "worker", description: "", categories: ["general"] }]);
+    const step = TaskStep.parse({
+      id: "s1",
+      description: "save it",
+      workerType: "worker",
+      tools: ["save_note"],
+      params: { text: "n".repeat(2 * 1024 * 1024) },
+      retry: { maxAttempts: 1, backoffMs: [0] },
+    });
+    const feedback = await runStep({ step, inputs: {}, registry, dispatch: 1 });
+    expect(tool.calls).toHaveLength(0);
+    expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "invalid_parameters", tool: "save_note" });
+    expect(feedback.errors[0]).toBe(
+      "save_note was not called: its arguments are 2,097,163 bytes, over the 1,048,576 bytes one tool call's arguments may have (the bound on tool arguments). Pass less, or a file's path rather than its content.",
+    );
+  });
+
+  it("bytes per tool result: a step keeps the head of a larger result, marked truncated, and is not done on it", async () => {
+    const tool = countingTool("fetch_page", { run: async () => ({ fetch_page: "p".repeat(3 * 1024 * 1024) }) });
+    const registry = registryOf([tool.spec], [{ name: "worker", description: "", categories: ["general"] }]);
+    const step = TaskStep.parse({
+      id: "s1",
+      description: "fetch it",
+      workerType: "worker",
+      tools: ["fetch_page"],
+      retry: { maxAttempts: 1, backoffMs: [0] },
+    });
+    const feedback = await runStep({ step, inputs: {}, registry, dispatch: 1 });
+    expect(tool.calls).toHaveLength(1);
+    expect(JSON.stringify(feedback).length).toBeLessThan(DEFAULT_STORAGE_BOUNDS.maxToolResultBytes * 2);
+    expect(feedback.feedbackType, JSON.stringify({ ...feedback, outputs: null }).slice(0, 600)).not.toBe("SUCCESS");
+    expect(JSON.stringify(feedback)).toContain(
+      "over the 1,048,576 bytes kept of one tool result (the bound on stored tool results)",
+    );
   });
 
   it("bytes per log line: a decision made on a 10 MB value is logged cut, the cut and the bound said in the line", () => {
