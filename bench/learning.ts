@@ -15,6 +15,7 @@ import { compileAgent } from "../graphs/agent.js";
 import { travelToolkit } from "../examples/travel/index.js";
 import { openPersistence } from "../src/memory/persistence.js";
 import { giveFeedback } from "../src/reflection/feedback.js";
+import { confirmAdjustment } from "../src/reflection/memory-view.js";
 import { collectMetrics } from "../src/reflection/collect-metrics.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import { MIN_OCCURRENCES } from "../src/reflection/patterns.js";
@@ -53,6 +54,10 @@ export interface RunRecord {
   gateRefused: boolean;
   /** The settings Candor read the reason as pointing at (Evaluation.blamed). */
   blamed: string[];
+  /** The feedback's answer named the reason as a wish no tool setting can choose. */
+  wishNamed: boolean;
+  /** Adjustments the user confirmed because the feedback offered them (a firm statement). */
+  confirmed: number;
 }
 
 export interface UserRecord {
@@ -76,7 +81,7 @@ export interface LearningBench {
 }
 
 function preferenceOf(kind: PreferenceKind, seed: number): Preference {
-  if (kind === "airline") return { kind, airline: usualAirline(homeOf(seed)) };
+  if (kind === "airline" || kind === "carrier") return { kind, airline: usualAirline(homeOf(seed)) };
   if (kind === "budget") return { kind, perPersonDay: BUDGET_PER_PERSON_DAY };
   return { kind };
 }
@@ -118,6 +123,8 @@ export async function learningBench(): Promise<LearningBench> {
               reason: null,
               gateRefused: false,
               blamed: [],
+              wishNamed: false,
+              confirmed: 0,
             });
             continue;
           }
@@ -125,14 +132,32 @@ export async function learningBench(): Promise<LearningBench> {
           const reason = j.verdict === "rejected" ? j.reason : null;
           let gateRefused = false;
           let blamed: string[] = [];
+          let wishNamed = false;
+          let confirmed = 0;
           try {
             const fb = await giveFeedback(graph, threadId, { verdict: j.verdict, reason, comment: null }, deps);
             gateRefused = fb.notStored !== null && /quality gate/.test(fb.notStored);
             blamed = fb.evaluation.blamed;
+            wishNamed = fb.messages.some((m) => m.startsWith("No tool setting can choose"));
+            // A person who said it firmly and is offered the adjustment confirms it, as `candor memory confirm` would.
+            for (const m of fb.messages)
+              for (const [, id] of m.matchAll(/memory confirm (adj-[0-9a-f]+)/g)) {
+                await confirmAdjustment(persistence.store, userId, id!);
+                confirmed += 1;
+              }
           } catch (e) {
             process.stderr.write(`learning: feedback on ${threadId} refused: ${errorMessage(e)}\n`);
           }
-          runs.push({ request: trip.text, applied, verdict: j.verdict, reason, gateRefused, blamed });
+          runs.push({
+            request: trip.text,
+            applied,
+            verdict: j.verdict,
+            reason,
+            gateRefused,
+            blamed,
+            wishNamed,
+            confirmed,
+          });
         }
         const m = await collectMetrics(persistence.store, { userId });
         users.push({
@@ -259,17 +284,86 @@ export function whyNotHelped(u: UserRecord): string {
 }
 
 export function learningSection(b: LearningBench): string {
-  const rows = KINDS.map((kind) => {
+  return `${seenSection({ ...b, users: b.users.filter((u) => !PREFERENCES[u.kind].hidden) })}${hiddenSection(b)}`;
+}
+
+/** Pure. Rejections a user gave before the first run an adjustment was applied to (null: never applied). */
+export function rejectionsBeforeApplied(runs: readonly RunRecord[]): number | null {
+  const first = runs.findIndex((r) => r.applied > 0);
+  return first < 0 ? null : runs.slice(0, first).filter((r) => r.verdict === "rejected").length;
+}
+
+/**
+ * Issue 26's "done when", on the hidden users: every preference a tool can express learned within three rejections
+ * (at least 90% of the users Candor could learn for helped, success after reflection at least 90%), every one no
+ * tool can express named to the user at each rejection and never applied, and the control user unaffected.
+ */
+function hiddenSection(b: LearningBench): string {
+  const hidden = b.users.filter((u) => PREFERENCES[u.kind].hidden);
+  if (hidden.length === 0) return "";
+  const kinds = [...new Set(hidden.map((u) => u.kind))];
+  const expressible = kinds.filter((k) => PREFERENCES[k].expressible !== false && k !== "control");
+  const rows = expressible.map((kind) => {
+    const us = hidden.filter((u) => u.kind === kind);
+    const f = figures(us);
+    const before = us.map((u) => rejectionsBeforeApplied(u.runs));
+    const named = us.flatMap((u) => u.runs).filter((r) => r.wishNamed).length;
+    const confirmed = us.flatMap((u) => u.runs).reduce((n, r) => n + r.confirmed, 0);
+    return `| ${PREFERENCES[kind].label} | ${PREFERENCES[kind].setting} | ${f.runs} | ${pct(f.accepted, f.runs)} | ${firsts(before)} | ${firsts(f.firstApplied)} | ${f.acceptedAfter}/${f.after} = ${pct(f.acceptedAfter, f.after)} | ${verdictOf(f.acceptedAfter, f.after, GOAL, unlearned(f))} | ${confirmed} | ${named} |`;
+  });
+  const ex = hidden.filter((u) => expressible.includes(u.kind));
+  const could = ex.filter((u) => couldLearn(u.runs));
+  const helped = could.filter((u) => u.runs.some((r) => r.applied > 0));
+  const within = helped.filter((u) => (rejectionsBeforeApplied(u.runs) ?? Infinity) <= MIN_OCCURRENCES);
+  const fx = figures(ex);
+  const wishes = kinds
+    .filter((k) => PREFERENCES[k].expressible === false)
+    .map((kind) => {
+      const us = hidden.filter((u) => u.kind === kind);
+      const rejected = us.flatMap((u) => u.runs).filter((r) => r.verdict === "rejected");
+      const named = rejected.filter((r) => r.wishNamed).length;
+      const applied = us.flatMap((u) => u.runs).reduce((n, r) => n + r.applied, 0);
+      return `| ${PREFERENCES[kind].label} | ${rejected.length} | ${named} of ${rejected.length} | ${applied} | ${named === rejected.length && applied === 0 ? "met" : "NOT met"} |`;
+    });
+  const control = hidden.filter((u) => u.kind === "control");
+  const controlRuns = control.flatMap((u) => u.runs);
+  const leaked = controlRuns.filter((r) => r.applied > 0).length;
+  const why = ex.filter((u) => !u.runs.some((r) => r.applied > 0)).map(whyNotHelped);
+  return `
+### Hidden users (issue 26): preferences and phrasings the toolkit's words were not written for
+
+${hidden.length} more users (bench/learning/users.ts, \`HiddenKind\`), written after the travel toolkit's words and
+not tuned to them: a cheap bed, the outdoors, food, and an airline refused in other words (settings can express
+these), an afternoon departure and breakfast (none can), and a control user who accepts everything, run last on
+the same store. A user offered a firm statement's adjustment confirms it, as \`candor memory confirm\` would.
+
+| hidden preference | setting that can express it | runs | accepted | rejections before first applied | first applied | success after reflection | ≥ ${GOAL * 100}% | confirmed | named as unmet |
+|---|---|---:|---:|---|---|---:|---|---:|---:|
+${rows.join("\n")}
+
+Users helped (an adjustment applied), of those Candor could learn for: ${helped.length} of ${could.length} = ${pct(helped.length, could.length)} (goal ≥ 90%); learned within ${MIN_OCCURRENCES} rejections: ${within.length} of ${helped.length}; success after reflection ${fx.acceptedAfter}/${fx.after} = ${pct(fx.acceptedAfter, fx.after)} (goal ≥ 90%).
+
+| no setting can express | rejections | named to the user ("No tool setting can choose …") | adjustments applied | verdict |
+|---|---:|---:|---:|---|
+${wishes.join("\n")}
+
+Control user: ${controlRuns.length} runs, ${controlRuns.filter((r) => r.verdict === "accepted").length} accepted, ${leaked} ran under another user's adjustment (${leaked === 0 ? "unaffected" : "AFFECTED"}).
+${why.length === 0 ? "" : `\nHidden users never helped by an adjustment:\n\n${why.join("\n")}\n`}`;
+}
+
+function seenSection(b: LearningBench): string {
+  const SEEN = KINDS.filter((k) => !PREFERENCES[k].hidden);
+  const rows = SEEN.map((kind) => {
     const f = figures(b.users.filter((u) => u.kind === kind));
     return `| ${PREFERENCES[kind].label} | ${PREFERENCES[kind].setting} | ${f.runs} | ${pct(f.accepted, f.runs)} | ${firsts(f.firstApplied)} | ${firsts(f.firstSuccess)} | ${f.acceptedAfter}/${f.after} = ${pct(f.acceptedAfter, f.after)} | ${verdictOf(f.acceptedAfter, f.after, GOAL, unlearned(f))} | ${f.reflections} | ${f.gate} | ${f.applied} | $${f.cost.toFixed(2)} |`;
   });
   const all = figures(b.users);
-  const users = b.users.length / KINDS.length;
+  const users = b.users.length / SEEN.length;
   const airline = b.users
     .filter((u) => u.kind === "airline")
     .map((u) => `${u.userId} avoids ${u.preference.airline}`)
     .join(", ");
-  const examples = KINDS.map((kind) => {
+  const examples = SEEN.map((kind) => {
     const said = b.users.filter((u) => u.kind === kind).flatMap((u) => u.runs.flatMap((r) => r.reason ?? []));
     return said.length > 0 ? `"${said[0]}"` : null;
   })

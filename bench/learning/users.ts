@@ -9,7 +9,15 @@ import { planOf } from "../../src/domain/plan-state.js";
 import { ActivitiesResult, Breakdown, FlightResult, HotelResult } from "../../examples/travel/tools.js";
 import { CITIES, flightsFor } from "../../examples/travel/catalog.js";
 
-export type PreferenceKind = "quality" | "rating" | "nonstop" | "airline" | "budget" | "museums";
+/** The original six preferences (issue 12), whose phrasings the travel toolkit's words were written against. */
+export type SeenKind = "quality" | "rating" | "nonstop" | "airline" | "budget" | "museums";
+/**
+ * Issue 26's users, written after the toolkit's words and not tuned to them: preferences a setting can express but
+ * worded afresh (a cheap bed, the outdoors, food, another way of refusing an airline), two no setting can express
+ * (an afternoon departure, breakfast), and a control user who accepts everything.
+ */
+export type HiddenKind = "cheapBed" | "outdoors" | "foodie" | "carrier" | "afternoon" | "breakfast" | "control";
+export type PreferenceKind = SeenKind | HiddenKind;
 
 export interface Preference {
   kind: PreferenceKind;
@@ -19,8 +27,14 @@ export interface Preference {
   perPersonDay?: number;
 }
 
-/** What each preference is, in words, and which travel setting (if any) could express it. */
-export const PREFERENCES: Record<PreferenceKind, { label: string; setting: string }> = {
+/**
+ * What each preference is, in words, which travel setting (if any) could express it, whether the row belongs to the
+ * hidden set, and whether any setting can express it at all.
+ */
+export const PREFERENCES: Record<
+  PreferenceKind,
+  { label: string; setting: string; hidden?: boolean; expressible?: false }
+> = {
   quality: { label: "quality over price (hotel ≥ 4★ rated ≥ 8)", setting: "search_hotels priority, minRating" },
   rating: { label: "well-reviewed hotels (rated ≥ 8.5)", setting: "search_hotels priority, minRating" },
   nonstop: { label: "nonstop flights only (requests state a budget)", setting: "search_flights nonstop" },
@@ -30,6 +44,27 @@ export const PREFERENCES: Record<PreferenceKind, { label: string; setting: strin
     setting: "search_flights, search_hotels priority; search_activities focus",
   },
   museums: { label: "museums over nightlife", setting: "search_activities focus" },
+  cheapBed: { label: "a cheap bed (hotel of 3★ or fewer)", setting: "search_hotels priority", hidden: true },
+  outdoors: { label: "outdoor outings only", setting: "search_activities focus", hidden: true },
+  foodie: { label: "food outings only", setting: "search_activities focus", hidden: true },
+  carrier: {
+    label: "an airline to avoid, said other ways",
+    setting: "search_flights avoidAirlines",
+    hidden: true,
+  },
+  afternoon: {
+    label: "an afternoon departure (none exists)",
+    setting: "none: no setting chooses the time",
+    hidden: true,
+    expressible: false,
+  },
+  breakfast: {
+    label: "breakfast included (never offered)",
+    setting: "none: no setting chooses breakfast",
+    hidden: true,
+    expressible: false,
+  },
+  control: { label: "control: accepts every answer", setting: "none needed", hidden: true },
 };
 
 /** The hidden cap of the strict-budget user, fixed before any run was looked at. */
@@ -90,6 +125,49 @@ export const REASONS: Record<PreferenceKind, (p: Preference) => readonly string[
     "No late-night stuff, I go to bed early",
     "More art and history, less partying",
   ],
+  cheapBed: () => [
+    "Paying that much for a bed is silly",
+    "The room rate was steep",
+    "Pick a more affordable place to sleep",
+    "That hotel blew my budget",
+    "I only need a cheap bed, not a palace",
+    "Why so fancy? I just sleep there",
+  ],
+  outdoors: () => [
+    "I want to be outside hiking, not in buildings",
+    "Too many indoor things, take me into the countryside",
+    "We love nature walks and fresh air",
+    "Less sightseeing in town, more green spaces",
+    "Get us out of the city into the hills",
+  ],
+  foodie: () => [
+    "I came for the food",
+    "Where are the restaurants and tastings?",
+    "More eating, less walking around",
+    "Every day should have something to taste",
+    "We travel to eat, plan around meals",
+  ],
+  carrier: (p) => [
+    "Not that carrier again",
+    "Their seats are awful, choose a different airline",
+    `I'm done with ${p.airline}`,
+    `${p.airline} cancelled on me twice, avoid them`,
+    `Anyone except ${p.airline}, please`,
+    `${p.airline}'s service is appalling`,
+  ],
+  afternoon: () => [
+    "I hate early flights, I want to leave after lunch",
+    "A 6am start ruins the first day",
+    "We'd like an afternoon departure",
+    "Too early! I need to sleep in before flying",
+  ],
+  breakfast: () => [
+    "No breakfast included, again",
+    "I want breakfast in the price",
+    "Where's the breakfast?",
+    "A hotel without breakfast is useless to me",
+  ],
+  control: () => ["(never said: the control user accepts every answer)"],
 };
 
 /** Deterministic pseudo-random numbers in [0, 1) from a seed (mulberry32). */
@@ -236,5 +314,25 @@ export function judge(pref: Preference, trip: TripRequest, a: Answer, pick: numb
       const names = a.activities.activities.map((x) => x.name);
       return names.some((n) => NIGHTLIFE.test(n)) || !names.some((n) => MUSEUM.test(n)) ? say() : ok;
     }
+    case "cheapBed":
+      if (!a.hotel) return missing("hotel");
+      return a.hotel.stars <= 3 ? ok : say();
+    case "outdoors":
+    case "foodie": {
+      if (!a.activities) return missing("activities");
+      const wanted = pref.kind === "outdoors" ? "outdoors" : "food";
+      const kinds = a.activities.activities.flatMap((x) => (x.kind ? [x.kind] : []));
+      return kinds.length > 0 && kinds.every((k) => k === wanted) ? ok : say();
+    }
+    case "carrier":
+      if (!a.flight) return missing("flight");
+      return a.flight.airline.toLowerCase() === pref.airline?.toLowerCase() ? say() : ok;
+    case "afternoon":
+      if (!a.flight) return missing("flight");
+      return Number(a.flight.departure.slice(0, 2)) >= 12 ? ok : say();
+    case "breakfast":
+      return say();
+    case "control":
+      return ok;
   }
 }

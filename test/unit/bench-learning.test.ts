@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   afterFirstAdjustment,
   couldLearn,
+  rejectionsBeforeApplied,
   verdictOf,
   whyNotHelped,
   type RunRecord,
@@ -75,6 +76,8 @@ describe("success after reflection", () => {
     reason: null,
     gateRefused: false,
     blamed: [],
+    wishNamed: false,
+    confirmed: 0,
   });
 
   it("counts the runs from the first one under an adjustment on, and a user never helped makes it NOT met", () => {
@@ -113,5 +116,42 @@ describe("success after reflection", () => {
       "- u-1: 2 of 3 judged answers rejected; too few rejections before the last run to learn from (3 needed, with a run left).",
     );
     expect(whyNotHelped(user([run(0, "accepted")]))).toBe("- u-1: 0 of 1 judged answers rejected; nothing to learn.");
+  });
+});
+
+describe("the hidden users (issue 26)", () => {
+  const run = (applied: number, verdict: RunRecord["verdict"]): RunRecord => ({
+    request: "r",
+    applied,
+    verdict,
+    reason: null,
+    gateRefused: false,
+    blamed: [],
+    wishNamed: false,
+    confirmed: 0,
+  });
+
+  it("counts the rejections before the first run under an adjustment", () => {
+    expect(
+      rejectionsBeforeApplied([run(0, "rejected"), run(0, "accepted"), run(0, "rejected"), run(1, "accepted")]),
+    ).toBe(2);
+    expect(rejectionsBeforeApplied([run(0, "rejected")])).toBeNull();
+  });
+
+  it("a preference no setting can express is rejected every time; the control user accepts everything", () => {
+    const trip: TripRequest = {
+      text: "t",
+      origin: "Madrid",
+      destination: "Paris",
+      days: 2,
+      travellers: 1,
+      budget: null,
+    };
+    const answer: Answer = { status: "completed", flight: null, hotel: null, activities: null, total: 100 };
+    expect(judge({ kind: "breakfast" }, trip, answer, 0)).toEqual({
+      verdict: "rejected",
+      reason: "No breakfast included, again",
+    });
+    expect(judge({ kind: "control" }, trip, answer, 0)).toEqual({ verdict: "accepted" });
   });
 });
