@@ -47,6 +47,10 @@ export const ErrorCode = {
   STORAGE_FULL: "STORAGE_FULL",
   /** The database, its folder or its -wal/-shm files cannot be written by this user. Fault: system; CLI exit 5. */
   STORAGE_READ_ONLY: "STORAGE_READ_ONLY",
+  /** The disk reported an error reading or writing the database (SQLite's SQLITE_IOERR). CLI exit 5. */
+  STORAGE_IO_ERROR: "STORAGE_IO_ERROR",
+  /** Another process kept the database locked for longer than Candor waits (SQLITE_BUSY). CLI exit 5. */
+  STORAGE_BUSY: "STORAGE_BUSY",
   /** The connection to PostgreSQL was lost (a restart, a network fault, a terminated backend). CLI exit 5. */
   STORAGE_CONNECTION_LOST: "STORAGE_CONNECTION_LOST",
   /** A value is over one of Candor's bounds for stored data (steps per plan, bytes per value). Fault: input/model. */

@@ -7,7 +7,7 @@ import { CandorError, ErrorCode, errorMessage } from "../errors.js";
  * they are recognised here by the engine's own codes (SQLite's extended result codes, PostgreSQL's SQLSTATE) and,
  * for a dropped connection that has no code, by the pg driver's fixed wording.
  */
-export const StorageFaultKind = z.enum(["damaged", "full", "read_only", "connection_lost"]);
+export const StorageFaultKind = z.enum(["damaged", "full", "read_only", "io_error", "busy", "connection_lost"]);
 export type StorageFaultKind = z.infer<typeof StorageFaultKind>;
 
 /** What each fault is called and how the user gets out of it; `db` names the database ("the database …"). */
@@ -27,6 +27,16 @@ const FAULTS: Record<StorageFaultKind, { code: ErrorCode; message: (db: string, 
     message: (db, said) =>
       `${db} is read-only for this process (${said}), so Candor cannot record anything in it. Make the file, its folder and the -wal and -shm files beside it writable by this user, or pass --db with a path you can write.`,
   },
+  io_error: {
+    code: ErrorCode.STORAGE_IO_ERROR,
+    message: (db, said) =>
+      `${db} could not be read or written: the disk reported an error (${said}). Check the disk and its filesystem (the system log says more); what was saved before stays, and \`candor resume <thread>\` continues an unfinished thread once it works again.`,
+  },
+  busy: {
+    code: ErrorCode.STORAGE_BUSY,
+    message: (db, said) =>
+      `${db} stayed locked by another process for longer than Candor waits (${said}). Try again once the other command is done; an unfinished thread continues with \`candor resume <thread>\`.`,
+  },
   connection_lost: {
     code: ErrorCode.STORAGE_CONNECTION_LOST,
     message: (db, said) =>
@@ -44,9 +54,12 @@ const SQLITE_KINDS: readonly [prefix: string, kind: StorageFaultKind][] = [
   ["SQLITE_CORRUPT", "damaged"],
   ["SQLITE_FULL", "full"],
   ["SQLITE_READONLY", "read_only"],
+  // Before SQLITE_IOERR: the first prefix that matches decides.
   ["SQLITE_IOERR_NOSPC", "full"],
-  // An empty CANTOPEN on a file that exists is a folder the -wal or -shm file cannot be made in.
+  ["SQLITE_IOERR", "io_error"],
+  // The operating system refused the access the file was opened for.
   ["SQLITE_PERM", "read_only"],
+  ["SQLITE_BUSY", "busy"],
 ];
 
 /**
@@ -70,6 +83,7 @@ const OTHER_KINDS: ReadonlyMap<string, StorageFaultKind> = new Map([
   ["ECONNREFUSED", "connection_lost"],
   ["EPIPE", "connection_lost"],
   ["53100", "full"],
+  ["58030", "io_error"],
   ["25006", "read_only"],
 ]);
 

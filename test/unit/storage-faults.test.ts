@@ -142,6 +142,36 @@ describe("storage faults are named, with exit 5, and a damaged database is not w
     expect(fault?.message).toContain("-wal and -shm files beside it writable");
   });
 
+  it("a lock held past the busy timeout is STORAGE_BUSY, and a disk error STORAGE_IO_ERROR, each naming the file", () => {
+    const file = tempDb();
+    const holder = new Database(file);
+    holder.exec("CREATE TABLE t (x)");
+    holder.exec("BEGIN EXCLUSIVE");
+    const waiter = new Database(file, { timeout: 0 });
+    let raw: unknown;
+    try {
+      waiter.exec("INSERT INTO t VALUES (1)");
+    } catch (e) {
+      raw = e;
+    } finally {
+      waiter.close();
+      holder.exec("ROLLBACK");
+      holder.close();
+    }
+    const busy = storageFault(raw, file);
+    expect(busy?.code).toBe(ErrorCode.STORAGE_BUSY);
+    expect(busy?.message).toBe(
+      `The database "${file}" stayed locked by another process for longer than Candor waits (database is locked). Try again once the other command is done; an unfinished thread continues with \`candor resume <thread>\`.`,
+    );
+    const io = storageFault(Object.assign(new Error("disk I/O error"), { code: "SQLITE_IOERR_READ" }), file);
+    expect(io?.code).toBe(ErrorCode.STORAGE_IO_ERROR);
+    expect(io?.message).toMatch(
+      /^The database ".*" could not be read or written: the disk reported an error \(disk I\/O error\)/,
+    );
+    const nospc = storageFault(Object.assign(new Error("disk full"), { code: "SQLITE_IOERR_NOSPC" }), file);
+    expect(nospc?.code).toBe(ErrorCode.STORAGE_FULL);
+  });
+
   it("an OS error code away from a database call (a tool's EACCES, a model's ECONNRESET) is not called a database fault", () => {
     const eacces = Object.assign(new Error("EACCES: permission denied, open 'notes.txt'"), { code: "EACCES" });
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
