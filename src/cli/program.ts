@@ -1,5 +1,6 @@
-import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { Command, CommanderError, Option } from "commander";
+import { z } from "zod";
 import { FAULT_KINDS } from "../tools/faults.js";
 import type { CandorEnv } from "../env.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
@@ -19,9 +20,11 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   ErrorCode.LIMIT_EXCEEDED,
 ]);
 
-const VERSION = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
+// Through the package's own name (its `exports` lists package.json): the same path from src/ in the clone and
+// from dist/src/ in an installed package.
+const VERSION = z
+  .object({ version: z.string() })
+  .parse(createRequire(import.meta.url)("candor/package.json")).version;
 
 const COMMANDS = new Set([
   "demo",
