@@ -22,9 +22,7 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
 
 // Through the package's own name (its `exports` lists package.json): the same path from src/ in the clone and
 // from dist/src/ in an installed package.
-const VERSION = z
-  .object({ version: z.string() })
-  .parse(createRequire(import.meta.url)("candor/package.json")).version;
+const VERSION = z.object({ version: z.string() }).parse(createRequire(import.meta.url)("candor/package.json")).version;
 
 const COMMANDS = new Set([
   "demo",
