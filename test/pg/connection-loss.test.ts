@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateDatabase } from "../../src/memory/persistence.js";
+import { hearConnectionErrors } from "../../src/memory/postgres-url.js";
 import { runCli, spawnCli, STACK_LINE } from "../e2e/helpers.js";
 import { startThrowawayPostgres, type ThrowawayPostgres } from "../fakes/postgres.js";
 
@@ -64,6 +65,26 @@ const exited = (child: ChildProcess) =>
 const TRIP = "Plan a 3-day trip from Madrid to Paris for 2 people";
 
 describe("PostgreSQL lost mid-run", () => {
+  it("a connection checked out of a Candor pool and terminated by the server does not kill the process", async () => {
+    // Regression: pg's pool removes its own "error" listener from a client it hands out, so a connection dropped
+    // during a transaction (the saver's writes, a lease) was an unheard "error" event: "Unhandled 'error' event".
+    const url = await migrated();
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    hearConnectionErrors(pool);
+    try {
+      const client = await pool.connect();
+      const { pid } = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!;
+      const ended = new Promise((resolve) => client.once("end", resolve));
+      await rows(url, "SELECT pg_terminate_backend($1)", [pid]);
+      await ended;
+      client.release(new Error("terminated by the server"));
+      // The process lives on, and the pool opens a new connection for the next query.
+      expect((await pool.query<{ one: number }>("SELECT 1 AS one")).rows[0]!.one).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("a server stopped mid-run ends `run` with exit 5 and one sentence (no stack, no unhandled 'error' event); resume finishes the thread once it is back", async () => {
     // Regression: "Unhandled 'error' event … Connection terminated unexpectedly", a raw stack trace and exit 1.
     const url = await migrated();
