@@ -18,7 +18,7 @@ import {
   reactiveNeedsModel,
   reactiveNotification,
   reactivePlan,
-  reactiveRequirements,
+  reactiveReading,
   type ReactiveTrigger,
 } from "../src/execution/reactive.js";
 import { REACTIVE_WORKER } from "../src/domain/plan.js";
@@ -190,7 +190,7 @@ export function understandNode(deps: NodeDeps) {
  * reason the run is reactive already says what failed.
  */
 function asReactive(deps: NodeDeps, request: PlanningRequest, trigger: ReactiveTrigger): PlannedWithMemory {
-  const plan = reactivePlan(request, trigger, reactiveRequirements(request, deps.registry));
+  const plan = reactivePlan(request, trigger, reactiveReading(request, deps.registry));
   return { raw: plan, plan, notes: [], calibration: null };
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { newPlanId, Plan, REACTIVE_STEP_ID, REACTIVE_WORKER, TaskStep } from "../domain/plan.js";
 import type { Notification } from "../domain/notification.js";
+import { Understanding } from "../domain/understanding.js";
 import type { PlanningRequest } from "../domain/request.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import { planWithRules } from "../planning/rules-planner.js";
@@ -51,40 +52,61 @@ function reactiveReason(trigger: ReactiveTrigger): string {
     : `Planning failed: ${withoutFinalStop(trigger.why)}; running in reactive mode instead of a plan.`;
 }
 
+/** What the offline reader makes of a request a reactive run is given: used to check the run, not to run it. */
+export interface OfflineReading {
+  /** What the run must produce before it is done (see reactiveReading). */
+  requires: string[];
+  /** The values the request gives and the changes made to them (a conversion), for the reactive step. */
+  values: Understanding["values"];
+  changes: Understanding["changes"];
+}
+
+const NOTHING_READ: OfflineReading = { requires: [], values: [], changes: [] };
+
 /**
- * What a reactive run must produce before it is done: what the offline reader's plan of the request ends in (the
- * outputs no other step of that plan consumes: an itinerary, a booking, a report). Nobody planned the run, but the
- * request still says what it asks for; without this, a model that stopped after its first search, or said "done",
- * would have done the request. Empty when the reader finds no tool for the request: then the evidence rule asks for
- * one successful call. The reader's plan is used for nothing else: the model chooses its calls.
+ * What the offline reader makes of a request a reactive run is given. Nobody planned the run, but the request still
+ * says what it asks for and with which values:
+ * - `requires`: what the reader's plan ends in (the outputs no other step of that plan consumes: an itinerary, a
+ *   booking, a report). Without it, a model that stopped after its first search, or said "done", would have done
+ *   the request;
+ * - the values read from the request (a report's title, a file) and the changes made to them (a budget converted),
+ *   given to the reactive step as any step's recorded values are: a call that leaves one out gets it, named.
+ * Nothing when the reader finds no tool for the request: then one successful call is the evidence. The reader's plan
+ * is used for nothing else: the model chooses its calls.
  */
-export function reactiveRequirements(request: PlanningRequest, registry: ToolRegistry): string[] {
+export function reactiveReading(request: PlanningRequest, registry: ToolRegistry): OfflineReading {
   let plan: Plan;
   try {
     plan = planWithRules(request, registry);
   } catch (e) {
-    if (CandorError.isInstance(e)) return [];
+    if (CandorError.isInstance(e)) return NOTHING_READ;
     throw e;
   }
   const consumed = new Set(plan.steps.flatMap((s) => s.dependsOn));
-  return [...new Set(plan.steps.filter((s) => !consumed.has(s.id)).flatMap((s) => s.expectedOutputs))];
+  const mine = { stepIds: [REACTIVE_STEP_ID] };
+  return {
+    requires: [...new Set(plan.steps.filter((s) => !consumed.has(s.id)).flatMap((s) => s.expectedOutputs))],
+    values: plan.understanding.values.map((v) => ({ ...v, ...mine })),
+    changes: plan.understanding.changes.map((c) => ({ ...c, ...mine })),
+  };
 }
 
 /**
  * The reactive run as a plan: one model-driven step on the `general` worker that carries the whole request, names
- * no tool (so its loop gets the worker's whole grant) and must produce `requires` (see reactiveRequirements).
+ * no tool (so its loop gets the worker's whole grant), must produce what the request asks for and uses the values it
+ * gives (see reactiveReading).
  */
 export function reactivePlan(
   request: PlanningRequest,
   trigger: ReactiveTrigger,
-  requires: readonly string[] = [],
+  read: OfflineReading = NOTHING_READ,
 ): Plan {
   const step = TaskStep.parse({
     id: REACTIVE_STEP_ID,
     description: request.userIntent,
     workerType: REACTIVE_WORKER,
     tools: [],
-    expectedOutputs: [...requires],
+    expectedOutputs: [...read.requires],
     order: 1,
   });
   return Plan.parse({
@@ -97,6 +119,7 @@ export function reactivePlan(
     estimatedDurationMs: step.estimates.durationMs,
     estimatedCost: 0,
     createdBy: "reactive",
+    understanding: Understanding.parse({ values: read.values, changes: read.changes, by: "rules" }),
   });
 }
 

@@ -7,12 +7,7 @@ import { CandorError, ErrorCode } from "../../src/errors.js";
 import { fallbackPlan } from "../../src/planning/parse.js";
 import { planWith } from "../fakes/graph-harness.js";
 import { isReactive } from "../../src/domain/plan.js";
-import {
-  reactiveFallback,
-  reactiveNotification,
-  reactivePlan,
-  reactiveRequirements,
-} from "../../src/execution/reactive.js";
+import { reactiveFallback, reactiveNotification, reactivePlan, reactiveReading } from "../../src/execution/reactive.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { defineTool } from "../../src/tools/types.js";
 
@@ -137,20 +132,28 @@ function ratesRegistry(): ToolRegistry {
   ]);
 }
 
-describe("reactiveRequirements: what a reactive run must produce before it is done", () => {
+describe("reactiveReading: what a reactive run must produce before it is done", () => {
   const ask = (text: string) => PlanningRequest.parse({ userIntent: text });
 
   it("is what the offline reader's plan of the request ends in, not every step on the way", () => {
-    expect(reactiveRequirements(ask("convert 10 EUR with today's rates"), ratesRegistry())).toEqual(["conversion"]);
-    expect(reactiveRequirements(ask("show today's rates"), ratesRegistry())).toEqual(["rates"]);
+    expect(reactiveReading(ask("convert 10 EUR with today's rates"), ratesRegistry()).requires).toEqual(["conversion"]);
+    expect(reactiveReading(ask("show today's rates"), ratesRegistry()).requires).toEqual(["rates"]);
   });
 
   it("is nothing when the reader finds no tool for the request: one successful call is then the evidence", () => {
-    expect(reactiveRequirements(ask("what's the weather tomorrow"), ratesRegistry())).toEqual([]);
+    expect(reactiveReading(ask("what's the weather tomorrow"), ratesRegistry())).toEqual({
+      requires: [],
+      values: [],
+      changes: [],
+    });
   });
 
   it("becomes the reactive step's expected outputs, said in the notification before it runs", () => {
-    const plan = reactivePlan(ask("convert 10 EUR"), { kind: "asked" }, ["conversion"]);
+    const plan = reactivePlan(
+      ask("convert 10 EUR"),
+      { kind: "asked" },
+      { requires: ["conversion"], values: [], changes: [] },
+    );
     expect(plan.steps[0]!.expectedOutputs).toEqual(["conversion"]);
     const told = reactiveNotification(plan, { kind: "asked" }, 2);
     expect(told.message).toContain("It is done only when successful tool calls produce conversion");

@@ -4,6 +4,7 @@ import { assignOrder } from "../../planning/validate.js";
 import { requiredInputs, type ToolSpec } from "../../tools/types.js";
 import { freshId } from "../plan-edit.js";
 import { paramsFor } from "./swap-tool.js";
+import { paramNames } from "../../tools/args.js";
 import { schemaProblem, successorFor, neededOutputs, workerFor } from "./hint.js";
 import {
   revise,
@@ -100,8 +101,13 @@ export const decompose: Strategy = (input) => {
         reason: `${tool.name} (substep ${i + 1} of ${failed.id}) does not accept the step's parameters`,
       };
     // Each part keeps only the parameters its own tool takes: the step and its log then show what that call used.
+    // Defaults are not written in: a parameter left out stays left out, so the recorded value (a title the request
+    // gave) or the worker fills it, and a default used is named, never made to look chosen.
     const parsed = tool.schema.safeParse(accepted);
-    const params = parsed.success ? (parsed.data as Record<string, unknown>) : accepted;
+    const given = new Set(paramNames(tool).filter((name) => name in accepted));
+    const params = parsed.success
+      ? Object.fromEntries(Object.entries(parsed.data as Record<string, unknown>).filter(([name]) => given.has(name)))
+      : accepted;
     const last = i === chain.length - 1;
     const feeders = [
       ...substeps.filter((s) => s.expectedOutputs.some((o) => tool.consumes.includes(o))).map((s) => s.id),

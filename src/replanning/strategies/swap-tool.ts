@@ -18,11 +18,12 @@ import {
  */
 export function paramsFor(input: StrategyInput, tool: ToolSpec): Record<string, unknown> | null {
   const own = input.failure.step.params;
-  if (tool.schema.safeParse(own).success) return own;
+  // What the request gives the tool comes in under the step's own values: a step valid only by its tool's defaults
+  // ({} for a report) still gets the title the request gave.
   const fromRequest = input.request && tool.extractParams ? tool.extractParams(requestFacts(input.request)) : {};
   const merged = { ...fromRequest, ...own };
-  const parsed = tool.schema.safeParse(merged);
-  return parsed.success ? (parsed.data as Record<string, unknown>) : null;
+  if (tool.schema.safeParse(merged).success) return merged;
+  return tool.schema.safeParse(own).success ? own : null;
 }
 
 /**

@@ -145,7 +145,26 @@ export function readWorkspaceRequest(facts: RequestFacts, root: string): Interpr
     out.asks = [...(out.asks ?? []), { span: spanAt(facts.text, entries), tools: ["list_files"] }];
   const here = HERE.exec(facts.text);
   if (here && !dir) out.consumed.push(spanAt(facts.text, here));
+  const titled = reportTitleIn(facts.text);
+  if (titled) out.values.push({ name: "title", value: titled.title, source: titled.source, tools: ["write_report"] });
   return out;
+}
+
+/** "titled X", "called X", "named X" (and their French, Spanish, Italian and German forms), or X quoted after them. */
+const REPORT_TITLE =
+  /\b(?:titled|entitled|called|named|intitul[ée]e?|titulad[oa]|llamad[oa]|intitolat[oa]|betitelt|mit dem titel)\s+(?:"([^"]+)"|'([^']+)'|“([^”]+)”|«\s*([^»]+?)\s*»|([^,.;:!?\n"]+))/iu;
+
+/**
+ * The title a request gives its report, with the words it came from: quoted, or the words after "titled",
+ * "called", "named" … up to the end of the clause. Null when it gives none.
+ */
+export function reportTitleIn(text: string): { title: string; source: Span } | null {
+  const m = REPORT_TITLE.exec(text);
+  const title = m
+    ?.slice(1)
+    .find((g) => g !== undefined)
+    ?.trim();
+  return m && title ? { title: title.slice(0, 120), source: spanAt(text, m) } : null;
 }
 
 function spanAt(text: string, m: RegExpExecArray): Span {

@@ -5,7 +5,7 @@ import { figure, limitsOf, type ResultLimit, ResultLimits, withLimits } from "..
 import { defineTool, paramText, type RequestFacts, type Toolkit } from "../types.js";
 import { ConfinedRoot } from "./confine.js";
 import { binaryInput, looksBinary, summarizeTextTool } from "./summarize.js";
-import { dirIn, dirParam, fileIn, readWorkspaceRequest } from "./workspace-reading.js";
+import { dirIn, dirParam, fileIn, readWorkspaceRequest, reportTitleIn } from "./workspace-reading.js";
 
 export { insideRoot } from "./confine.js";
 
@@ -389,7 +389,8 @@ export function workspaceToolkit(
         needsApproval: false,
         schema: z.object({ title: z.string().min(1).default("Candor report") }),
         estimates: { durationMs: 20, cost: 0 },
-        extractParams: (facts) => ({ title: facts.text.slice(0, 60) }),
+        // The title the request gives the report; else its first words, so the file says what it is about.
+        extractParams: (facts) => ({ title: reportTitleIn(facts.text)?.title ?? facts.text.slice(0, 60) }),
         describeStep: () => "Write the report",
         run: async ({ title }, ctx) => {
           const analysis = StatsInput.safeParse(ctx.inputs.analysis);
