@@ -1,3 +1,5 @@
+import { statfsSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 
@@ -137,7 +139,26 @@ export function storageFault(e: unknown, where?: string): CandorError | null {
   const found = findFault(e, where !== undefined);
   if (!found) return null;
   if (CandorError.isInstance(found.error) && STORAGE_FAULT_CODES.has(found.error.code)) return found.error;
+  if (found.kind === "io_error" && where !== undefined && !isUrl(where)) {
+    const free = freeBytes(where);
+    // SQLite says only "disk I/O error" when its shared-memory file cannot grow on a full disk.
+    if (free !== null && free < NEARLY_FULL_BYTES)
+      return namedStorageFault("full", `${errorMessage(found.error)}, with ${free} bytes free on its disk`, where, e);
+  }
   return namedStorageFault(found.kind, errorMessage(found.error), where, e);
+}
+
+/** Below this much free space, an I/O error on a database file is taken to be the full disk it most likely is. */
+const NEARLY_FULL_BYTES = 64 * 1024;
+
+/** The bytes an unprivileged writer may still use on the disk holding `file`, or null when that cannot be read. */
+function freeBytes(file: string): number | null {
+  try {
+    const fs = statfsSync(path.dirname(file));
+    return fs.bavail * fs.bsize;
+  } catch {
+    return null; // no answer about the disk: the I/O error is reported as it is
+  }
 }
 
 /** The coded error of a fault Candor found itself (a failed integrity check), in the same words as `storageFault`. */

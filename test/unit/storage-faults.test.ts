@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,6 +10,7 @@ import { readEnv } from "../../src/env.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { openPersistence } from "../../src/memory/persistence.js";
 import { storageFault } from "../../src/memory/storage-faults.js";
+import { runCli as runCliProcess } from "../e2e/helpers.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -64,6 +66,63 @@ function damage(file: string): void {
     closeSync(fd);
   }
 }
+
+/**
+ * A real full disk: a tmpfs of `size` mounted on a temp folder, or null when this process may not mount one (not
+ * root, or a container without CAP_SYS_ADMIN), in which case the tests that need it are skipped.
+ */
+function tinyDisk(size: string): { dir: string; grow(size: string): void; unmount(): void } | null {
+  const dir = mkdtempSync(path.join(tmpdir(), "candor-full-"));
+  dirs.push(dir);
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "ignore" });
+  } catch {
+    return null; // no permission to mount: the caller skips
+  }
+  return {
+    dir,
+    grow: (to) => execFileSync("mount", ["-o", `remount,size=${to}`, dir], { stdio: "ignore" }),
+    unmount: () => execFileSync("umount", [dir], { stdio: "ignore" }),
+  };
+}
+
+const probe = tinyDisk("4k");
+probe?.unmount();
+const TRIP = "Plan a 3-day trip from Madrid to Paris for 2 people";
+
+describe.skipIf(probe === null)("a real full disk (a small tmpfs; needs permission to mount)", () => {
+  it("a run that fills the disk exits 5 with STORAGE_FULL; once there is room, threads lists it and resume finishes it", async () => {
+    // Regression: "Internal error: database or disk is full".
+    const disk = tinyDisk("220k")!;
+    try {
+      const db = path.join(disk.dir, "candor.db");
+      const run = await runCliProcess(["run", TRIP, "--db", db, "--thread", "full-1", "--no-input", "--json"]);
+      expect(run.code, run.stderr).toBe(5);
+      expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: ErrorCode.STORAGE_FULL } });
+      expect(run.stderr).toContain(`The database "${db}" cannot grow: the disk is full`);
+      expect(run.stderr).not.toContain("Internal error");
+      disk.grow("20m");
+      const threads = await runCliProcess(["threads", "--db", db]);
+      expect(threads.code, threads.stderr).toBe(0);
+      expect(threads.stdout).toContain("full-1");
+      const resumed = await runCliProcess(["resume", "full-1", "--db", db, "--no-input"]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+    } finally {
+      disk.unmount();
+    }
+  });
+
+  it("a disk too full for SQLite's shared-memory file: its bare 'disk I/O error' is said to be the full disk it is", async () => {
+    const disk = tinyDisk("12k")!;
+    try {
+      const run = await runCliProcess(["run", TRIP, "--db", path.join(disk.dir, "candor.db"), "--no-input"]);
+      expect(run.code, run.stderr).toBe(5);
+      expect(run.stderr).toMatch(/cannot grow: the disk is full \(disk I\/O error, with \d+ bytes free on its disk\)/);
+    } finally {
+      disk.unmount();
+    }
+  });
+});
 
 describe("storage faults are named, with exit 5, and a damaged database is not written to", () => {
   it("16 KB of garbage in the middle of the file: every command exits 5 with STORAGE_DAMAGED and the file is left as it was", async () => {
