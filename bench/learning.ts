@@ -15,7 +15,7 @@ import { compileAgent } from "../graphs/agent.js";
 import { travelToolkit } from "../examples/travel/index.js";
 import { openPersistence } from "../src/memory/persistence.js";
 import { giveFeedback } from "../src/reflection/feedback.js";
-import { confirmAdjustment } from "../src/reflection/memory-view.js";
+import { confirmAdjustment, revokeAdjustment, userMemory } from "../src/reflection/memory-view.js";
 import { collectMetrics } from "../src/reflection/collect-metrics.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import { MIN_OCCURRENCES } from "../src/reflection/patterns.js";
@@ -41,7 +41,7 @@ const USERS_PER_PREFERENCE = Number(process.env.BENCH_LEARNING_USERS ?? 3);
 const GOAL = 0.9;
 const SEED_TARGET = 0.78;
 /** The part of a plan the bench reads when a run stopped to ask (the checkpoint's values are untyped). */
-const LearnedOf = z.object({ learned: z.array(z.unknown()) });
+const LearnedOf = z.object({ learned: z.array(z.object({ adjustmentId: z.string() })) });
 const KINDS = Object.keys(PREFERENCES) as PreferenceKind[];
 
 export interface RunRecord {
@@ -65,6 +65,11 @@ export interface UserRecord {
   kind: PreferenceKind;
   preference: Preference;
   runs: RunRecord[];
+  /**
+   * The adjustments applied to the user's runs, how many of them `candor memory` shows, and how many could then be
+   * revoked (done after the user's last run, so no run is affected).
+   */
+  lessons: { applied: number; visible: number; revocable: number };
   /** From Candor's own metrics of the user (collectMetrics). */
   metrics: {
     reflections: number;
@@ -103,6 +108,7 @@ export async function learningBench(): Promise<LearningBench> {
         const requests = requestsFor(seed, RUNS_PER_USER, kind === "nonstop");
         const wording = rng(seed ^ 0xfeed);
         const runs: RunRecord[] = [];
+        const appliedIds = new Set<string>();
         for (const [i, trip] of requests.entries()) {
           const threadId = `${userId}-${i + 1}`;
           const out = await graph.invoke(
@@ -113,7 +119,9 @@ export async function learningBench(): Promise<LearningBench> {
           const planned: unknown = isInterrupted(out)
             ? ((await graph.getState({ configurable: { thread_id: threadId } })).values as { plan?: unknown }).plan
             : out.plan;
-          const applied = LearnedOf.safeParse(planned).data?.learned.length ?? 0;
+          const learned = LearnedOf.safeParse(planned).data?.learned ?? [];
+          const applied = learned.length;
+          for (const l of learned) appliedIds.add(l.adjustmentId);
           if (isInterrupted(out) || !out.plan) {
             // No answer to judge (a question was asked, or no plan was made): counted against Candor, no feedback.
             runs.push({
@@ -160,11 +168,27 @@ export async function learningBench(): Promise<LearningBench> {
           });
         }
         const m = await collectMetrics(persistence.store, { userId });
+        const shown = new Set(
+          (await userMemory(persistence.store, userId, deps.registry)).adjustments.map((a) => a.id),
+        );
+        let revocable = 0;
+        for (const id of appliedIds)
+          try {
+            await revokeAdjustment(persistence.store, undefined, id);
+            revocable += 1;
+          } catch (e) {
+            process.stderr.write(`learning: ${id} of ${userId} could not be revoked: ${errorMessage(e)}\n`);
+          }
         users.push({
           userId,
           kind,
           preference,
           runs,
+          lessons: {
+            applied: appliedIds.size,
+            visible: [...appliedIds].filter((id) => shown.has(id)).length,
+            revocable,
+          },
           metrics: {
             reflections: m.reflection.reflections,
             gateRejected: m.reflection.rejected,
@@ -329,6 +353,14 @@ function hiddenSection(b: LearningBench): string {
   const controlRuns = control.flatMap((u) => u.runs);
   const leaked = controlRuns.filter((r) => r.applied > 0).length;
   const why = ex.filter((u) => !u.runs.some((r) => r.applied > 0)).map(whyNotHelped);
+  const lessons = b.users.reduce(
+    (t, u) => ({
+      applied: t.applied + u.lessons.applied,
+      visible: t.visible + u.lessons.visible,
+      revocable: t.revocable + u.lessons.revocable,
+    }),
+    { applied: 0, visible: 0, revocable: 0 },
+  );
   return `
 ### Hidden users (issue 26): preferences and phrasings the toolkit's words were not written for
 
@@ -347,7 +379,9 @@ Users helped (an adjustment applied), of those Candor could learn for: ${helped.
 |---|---:|---:|---:|---|
 ${wishes.join("\n")}
 
-Control user: ${controlRuns.length} runs, ${controlRuns.filter((r) => r.verdict === "accepted").length} accepted, ${leaked} ran under another user's adjustment (${leaked === 0 ? "unaffected" : "AFFECTED"}).
+Every lesson applied to a run, over all ${b.users.length} users: ${lessons.visible} of ${lessons.applied} shown by \`candor memory\`, ${lessons.revocable} of ${lessons.applied} revoked by id alone after the user's last run.
+
+Control users (${control.length}): ${controlRuns.length} runs, ${controlRuns.filter((r) => r.verdict === "accepted").length} accepted, ${leaked} ran under another user's adjustment (${leaked === 0 ? "unaffected" : "AFFECTED"}).
 ${why.length === 0 ? "" : `\nHidden users never helped by an adjustment:\n\n${why.join("\n")}\n`}`;
 }
 

@@ -102,6 +102,7 @@ describe("success after reflection", () => {
       kind: "museums",
       preference: { kind: "museums" },
       runs,
+      lessons: { applied: 0, visible: 0, revocable: 0 },
       metrics: { reflections: 0, gateRejected: 0, adjustmentsApplied: 0, costUsd: 0, rate: null },
     });
     const no = run(0, "rejected");
