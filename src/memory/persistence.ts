@@ -207,7 +207,22 @@ export function sqliteDecisionJournal(dbPath: string): DecisionJournal {
   const file = decisionLogPath(dbPath);
   return {
     where: file,
-    open: (level) => ({ ...fileDecisionLog(file, level), flush: async () => undefined }),
+    open: (level) => {
+      const log = fileDecisionLog(file, level);
+      return {
+        ...log,
+        // A log line that cannot be written (a full disk) ends the command as the storage fault it is, not as an
+        // internal error; it is written synchronously, so the step that made the decision has not gone further.
+        record(d) {
+          try {
+            log.record(d);
+          } catch (e) {
+            throw storageFault(e, file, "decision log") ?? e;
+          }
+        },
+        flush: async () => undefined,
+      };
+    },
     async read() {
       if (!existsSync(file)) return null;
       try {

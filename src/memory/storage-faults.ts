@@ -133,9 +133,9 @@ function findFault(e: unknown, atDatabase: boolean): { kind: StorageFaultKind; e
 /**
  * The coded error a storage failure is, or null when `e` is not one Candor can name. A CandorError that already
  * is a storage fault is returned as it is. `where` names the database (a path, a redacted URL); without it the
- * message says "the database".
+ * message says "the database". `noun` names a file beside it instead (the decision log).
  */
-export function storageFault(e: unknown, where?: string): CandorError | null {
+export function storageFault(e: unknown, where?: string, noun = "database"): CandorError | null {
   const found = findFault(e, where !== undefined);
   if (!found) return null;
   if (CandorError.isInstance(found.error) && STORAGE_FAULT_CODES.has(found.error.code)) return found.error;
@@ -143,9 +143,15 @@ export function storageFault(e: unknown, where?: string): CandorError | null {
     const free = freeBytes(where);
     // SQLite says only "disk I/O error" when its shared-memory file cannot grow on a full disk.
     if (free !== null && free < NEARLY_FULL_BYTES)
-      return namedStorageFault("full", `${errorMessage(found.error)}, with ${free} bytes free on its disk`, where, e);
+      return namedStorageFault(
+        "full",
+        `${errorMessage(found.error)}, with ${free} bytes free on its disk`,
+        where,
+        e,
+        noun,
+      );
   }
-  return namedStorageFault(found.kind, errorMessage(found.error), where, e);
+  return namedStorageFault(found.kind, errorMessage(found.error), where, e, noun);
 }
 
 /** Below this much free space, an I/O error on a database file is taken to be the full disk it most likely is. */
@@ -162,14 +168,16 @@ function freeBytes(file: string): number | null {
 }
 
 /** The coded error of a fault Candor found itself (a failed integrity check), in the same words as `storageFault`. */
-export function namedStorageFault(kind: StorageFaultKind, said: string, where?: string, cause?: unknown): CandorError {
+export function namedStorageFault(
+  kind: StorageFaultKind,
+  said: string,
+  where?: string,
+  cause?: unknown,
+  noun = "database",
+): CandorError {
   const fault = FAULTS[kind];
   const db =
-    where === undefined
-      ? "the database"
-      : isUrl(where)
-        ? `the PostgreSQL database ${where}`
-        : `the database "${where}"`;
+    where === undefined ? `the ${noun}` : isUrl(where) ? `the PostgreSQL database ${where}` : `the ${noun} "${where}"`;
   const what = said.replace(/\.$/, "") || kind;
   const message = fault.message(db, what);
   return new CandorError(message.charAt(0).toUpperCase() + message.slice(1), fault.code, {

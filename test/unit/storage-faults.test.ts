@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/program.js";
 import { readEnv } from "../../src/env.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
-import { openPersistence } from "../../src/memory/persistence.js";
+import { openPersistence, sqliteDecisionJournal } from "../../src/memory/persistence.js";
 import { storageFault } from "../../src/memory/storage-faults.js";
 import { runCli as runCliProcess } from "../e2e/helpers.js";
 
@@ -82,7 +82,8 @@ function tinyDisk(size: string): { dir: string; grow(size: string): void; unmoun
   return {
     dir,
     grow: (to) => execFileSync("mount", ["-o", `remount,size=${to}`, dir], { stdio: "ignore" }),
-    unmount: () => execFileSync("umount", [dir], { stdio: "ignore" }),
+    // Lazy: a file the test left open (a log's descriptor) must not keep the mount busy.
+    unmount: () => execFileSync("umount", ["-l", dir], { stdio: "ignore" }),
   };
 }
 
@@ -107,6 +108,35 @@ describe.skipIf(probe === null)("a real full disk (a small tmpfs; needs permissi
       expect(threads.stdout).toContain("full-1");
       const resumed = await runCliProcess(["resume", "full-1", "--db", db, "--no-input"]);
       expect(resumed.code, resumed.stderr).toBe(0);
+    } finally {
+      disk.unmount();
+    }
+  });
+
+  it("a decision-log line that does not fit on the disk is STORAGE_FULL naming the log, not an internal error", () => {
+    const disk = tinyDisk("8k")!;
+    try {
+      const db = path.join(disk.dir, "candor.db");
+      const journal = sqliteDecisionJournal(db);
+      const log = journal.open("info");
+      const fill = openSync(path.join(disk.dir, "filler"), "w");
+      try {
+        writeSync(fill, Buffer.alloc(64 * 1024));
+      } catch {
+        // the disk is full now, which is the point
+      } finally {
+        closeSync(fill);
+      }
+      let thrown: unknown;
+      try {
+        log.record({ operation: "plan", planId: "p", input: "x".repeat(8192), decision: "d", reasoning: "r" });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(CandorError.hasCode(thrown, ErrorCode.STORAGE_FULL), String(thrown)).toBe(true);
+      expect((thrown as Error).message).toMatch(
+        /^The decision log ".*candor\.db\.decisions\.log" cannot grow: the disk is full/,
+      );
     } finally {
       disk.unmount();
     }
