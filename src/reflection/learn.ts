@@ -142,7 +142,7 @@ export async function recordFeedback(
   }
   messages.push(`Recorded: you rejected run ${run.threadId ?? run.planId}. Reflecting on it now…`);
   if (diagnosis.matches.length === 0 && reason)
-    messages.push(await keepUnmetWish(deps, run, found.episode, reason, knobs, now));
+    messages.push(await keepUnmetWish(deps, run, found.episode, reason, diagnosis, knobs, now));
   if (appliedFrom.length > 0)
     messages.push(`It ran under adjustments from ${appliedFrom.join(", ")}: they did not satisfy you this time.`);
   const outcome = await reflectOnEpisode(deps, run.userId, episode, evaluation, diagnosis, "rejection", knobs, now);
@@ -173,6 +173,7 @@ async function keepUnmetWish(
   run: JudgedRun,
   episode: Episode,
   reason: string,
+  diagnosis: Diagnosis,
   knobs: readonly Knob[],
   now: number,
 ): Promise<string> {
@@ -184,7 +185,7 @@ async function keepUnmetWish(
     episode.simulated === true,
   );
   await saveLearnedConfig(deps.store, run.userId, recorded.config);
-  const message = unmetWishMessage(recorded, knobs);
+  const message = unmetWishMessage(recorded, knobs, diagnosis.namedTools);
   deps.decisionLog?.record({
     operation: "reflect",
     planId: run.planId,

@@ -84,14 +84,27 @@ export function recordWish(
 
 /**
  * Pure. The sentence that names an unmet wish to the user: that no setting of the run's tools can choose it, what
- * their settings can choose instead (so a reason that does point at one can be given), and where it is kept.
+ * their settings can choose instead (so a reason that does point at one can be given), and where it is kept. When
+ * the reason names tools that do have settings (`named`) and still matched none of their words, Candor cannot claim
+ * no setting could choose it: it says instead that it could not tell which one was meant.
  */
-export function unmetWishMessage(r: RecordedWish, knobs: readonly Knob[]): string {
+export function unmetWishMessage(r: RecordedWish, knobs: readonly Knob[], named: readonly string[] = []): string {
+  const kept = `Kept as an unmet wish (${r.wish.id}${r.again ? `, said ${r.wish.times} times` : ""}), shown in candor memory and counted in candor metrics; nothing was changed for it.`;
+  const steerable = named.filter((t) => knobs.some((k) => k.tool === t));
+  if (steerable.length > 0) {
+    const abouts = [...new Set(knobs.filter((k) => steerable.includes(k.tool)).map(choosable))];
+    return `Not read as a setting: "${r.wish.wish}" is about ${steerable.join(", ")}, whose settings choose ${abouts.join("; ")}, but it shares no word with any of them, so Candor cannot tell which you mean. Say it with the setting's words to have it learned. ${kept}`;
+  }
   const tools = r.wish.tools;
-  const abouts = [...new Set(knobs.filter((k) => tools.includes(k.tool)).map((k) => k.learn.about))];
+  const abouts = [...new Set(knobs.filter((k) => tools.includes(k.tool)).map(choosable))];
   const can =
     abouts.length > 0
       ? `the settings of ${tools.join(", ")} choose only ${abouts.join("; ")}`
       : `${tools.join(", ") || "the run's tools"} have no setting feedback may change`;
-  return `No tool setting can choose "${r.wish.wish}": ${can}. Kept as an unmet wish (${r.wish.id}${r.again ? `, said ${r.wish.times} times` : ""}), shown in candor memory and counted in candor metrics; nothing was changed for it.`;
+  return `No tool setting can choose "${r.wish.wish}": ${can}. ${kept}`;
+}
+
+/** What a setting chooses, in words: its subject, and a choice's options ("hotel quality (price, quality, rating)"). */
+function choosable(k: Knob): string {
+  return k.learn.kind === "choice" ? `${k.learn.about} (${Object.keys(k.learn.options).join(", ")})` : k.learn.about;
 }

@@ -50,7 +50,7 @@ describe("a rejection no setting can act on becomes an unmet wish", () => {
     const [first, second] = outs;
     expect(first!.messages).toContainEqual(
       expect.stringMatching(
-        /^No tool setting can choose "a window seat": the settings of search_flights, search_hotels choose only nonstop flights; the flight's price; airlines to avoid; hotel quality; the hotel's guest rating\. Kept as an unmet wish \(wish-[0-9a-f]{8}\), shown in candor memory and counted in candor metrics; nothing was changed for it\.$/,
+        /^No tool setting can choose "a window seat": the settings of search_flights, search_hotels choose only nonstop flights; the flight's price \(price\); airlines to avoid; hotel quality \(price, quality, rating\); the hotel's guest rating\. Kept as an unmet wish \(wish-[0-9a-f]{8}\), shown in candor memory and counted in candor metrics; nothing was changed for it\.$/,
       ),
     );
     expect(second!.messages).toContainEqual(expect.stringMatching(/\(wish-[0-9a-f]{8}, said 2 times\)/));
@@ -78,5 +78,25 @@ describe("a rejection no setting can act on becomes an unmet wish", () => {
     const { store, outs } = await rejectTwice(["Never again with Iberia"]);
     expect(outs[0]!.messages.join("\n")).not.toMatch(/No tool setting can choose/);
     expect((await loadLearnedConfig(store, "ana")).wishes ?? []).toEqual([]);
+  });
+});
+
+describe("a reason about a tool with settings, none of whose words it uses", () => {
+  it("is not claimed unchoosable: Candor says it could not tell which setting was meant", async () => {
+    const store = new InMemoryStore();
+    const episode = judgedEpisode(registry, [flightChoice("Iberia"), hotelChoice("Paris", 8.8)], null);
+    await saveEpisode(store, "ana", episode);
+    const out = await recordFeedback(
+      { store, registry },
+      { threadId: episode.threadId, userId: "ana", planId: episode.planId },
+      { verdict: "rejected", reason: "The hotel room rate was steep", comment: null },
+    );
+    expect(out.messages.join("\n")).not.toMatch(/No tool setting can choose/);
+    expect(out.messages).toContainEqual(
+      expect.stringMatching(
+        /^Not read as a setting: "The hotel room rate was steep" is about search_hotels, whose settings choose hotel quality \(price, quality, rating\); the hotel's guest rating, but it shares no word with any of them, so Candor cannot tell which you mean\. Say it with the setting's words to have it learned\. Kept as an unmet wish \(wish-\w+\)/,
+      ),
+    );
+    expect((await loadLearnedConfig(store, "ana")).wishes).toHaveLength(1);
   });
 });
