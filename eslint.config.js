@@ -6,7 +6,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import tseslint from "typescript-eslint";
 
 export default defineConfig(
-  globalIgnores(["node_modules/", ".candor/", ".langgraph_api/", "coverage/"]),
+  globalIgnores(["node_modules/", ".candor/", ".langgraph_api/", "coverage/", "dist/"]),
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {
