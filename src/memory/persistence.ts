@@ -199,7 +199,11 @@ class CandorSqliteSaver extends SqliteSaver {
 function assertIntact(db: Database.Database, file: string): void {
   const problems = (db.pragma("quick_check(3)") as { quick_check: string }[]).map((r) => r.quick_check);
   if (problems.length === 1 && problems[0] === "ok") return;
-  throw namedStorageFault("damaged", `SQLite's quick_check found: ${problems.join("; ")}`, file);
+  throw namedStorageFault(
+    "damaged",
+    `SQLite's quick_check found this when it was opened, before Candor wrote anything to it: ${problems.join("; ")}`,
+    file,
+  );
 }
 
 /** The decision log of a SQLite database: JSON lines in a file beside it (see `decisionLogPath`). */

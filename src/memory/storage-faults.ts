@@ -17,7 +17,7 @@ const FAULTS: Record<StorageFaultKind, { code: ErrorCode; message: (db: string, 
   damaged: {
     code: ErrorCode.STORAGE_DAMAGED,
     message: (db, said) =>
-      `${db} is damaged (${said}); Candor stopped without writing to it. Restore it from a backup, or save what SQLite can still read with \`sqlite3 <file> .recover | sqlite3 recovered.db\` and pass --db recovered.db; --db with a new path starts afresh.`,
+      `${db} is damaged (${said}). Restore it from a backup, or save what SQLite can still read with \`sqlite3 <file> .recover | sqlite3 recovered.db\` and pass --db recovered.db; --db with a new path starts afresh.`,
   },
   full: {
     code: ErrorCode.STORAGE_FULL,

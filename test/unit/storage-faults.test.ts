@@ -169,8 +169,12 @@ describe("storage faults are named, with exit 5, and a damaged database is not w
     ]) {
       const r = await candor([...args, "--json"]);
       expect(r.code, `${args[0]}: ${r.err}`).toBe(5);
-      expect(r.err).toMatch(/^The database ".*candor\.db" is damaged \(SQLite's quick_check found: /);
-      expect(r.err).toContain("Candor stopped without writing to it");
+      expect(r.err).toMatch(
+        /^The database ".*candor\.db" is damaged \(SQLite's quick_check found this when it was opened, before Candor wrote anything to it: /,
+      );
+      expect(r.err).toContain(
+        "Restore it from a backup, or save what SQLite can still read with `sqlite3 <file> .recover",
+      );
       expect(r.err).not.toContain("Internal error");
       expect(JSON.parse(r.out)).toMatchObject({ error: { code: ErrorCode.STORAGE_DAMAGED } });
     }
