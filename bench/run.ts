@@ -8,7 +8,7 @@
  * progress latency, scale, plan-and-execute and LLMCompiler-style designs); learning from feedback (learning.ts:
  * simulated users with hidden preferences, success after reflection); model calls of determined vs model-driven
  * steps against an ideal ReAct loop (models.ts); honesty under an imperfect model: right, honestly not done and
- * WRONG runs per mode and mistake rate (honesty.ts).
+ * WRONG runs per mode and mistake rate (honesty.ts); start-up of the compiled CLI beside bare node (startup.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { setMaxListeners } from "node:events";
@@ -23,6 +23,7 @@ import { understandingBench, understandingSection } from "./understanding.js";
 import { learningBench, learningSection } from "./learning.js";
 import { modelsBench, modelsSection } from "./models.js";
 import { honestyBench, honestySection } from "./honesty.js";
+import { startupBench, startupSection } from "./startup.js";
 
 // LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
 // Node would warn about a leak that is not one, and the execution bench runs 100 threads at once. An app-level
@@ -77,6 +78,7 @@ async function main() {
   const learning = await learningBench();
   const honesty = await honestyBench({ seeds: HONESTY_SEEDS });
   process.stderr.write(`honesty: ${honesty.outcomes.length} runs in ${(honesty.ms / 1000).toFixed(0)} s\n`);
+  const startup = startupBench();
 
   const md = `# Benchmarks
 
@@ -90,7 +92,8 @@ ${modelsSection(models)}
 ${understandingSection(understanding, ms)}
 ${executionSection(execution)}
 ${learningSection(learning)}
-${honestySection(honesty)}`;
+${honestySection(honesty)}
+${startupSection(startup)}`;
   writeFileSync(new URL("./RESULTS.md", import.meta.url), md);
   process.stdout.write(md);
 }
