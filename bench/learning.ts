@@ -54,7 +54,7 @@ export interface RunRecord {
   gateRefused: boolean;
   /** The settings Candor read the reason as pointing at (Evaluation.blamed). */
   blamed: string[];
-  /** The feedback's answer named the reason as a wish no tool setting can choose. */
+  /** The feedback's answer named the reason as an unmet wish (no setting can choose it, or none was read). */
   wishNamed: boolean;
   /** Adjustments the user confirmed because the feedback offered them (a firm statement). */
   confirmed: number;
@@ -146,7 +146,8 @@ export async function learningBench(): Promise<LearningBench> {
             const fb = await giveFeedback(graph, threadId, { verdict: j.verdict, reason, comment: null }, deps);
             gateRefused = fb.notStored !== null && /quality gate/.test(fb.notStored);
             blamed = fb.evaluation.blamed;
-            wishNamed = fb.messages.some((m) => m.startsWith("No tool setting can choose"));
+            // Named either as no setting can choose it, or as about a tool whose settings it shares no word with.
+            wishNamed = fb.messages.some((m) => m.includes("Kept as an unmet wish"));
             // A person who said it firmly and is offered the adjustment confirms it, as `candor memory confirm` would.
             for (const m of fb.messages)
               for (const [, id] of m.matchAll(/memory confirm (adj-[0-9a-f]+)/g)) {
@@ -375,7 +376,7 @@ ${rows.join("\n")}
 
 Users helped (an adjustment applied), of those Candor could learn for: ${helped.length} of ${could.length} = ${pct(helped.length, could.length)} (goal ≥ 90%); learned within ${MIN_OCCURRENCES} rejections: ${within.length} of ${helped.length}; success after reflection ${fx.acceptedAfter}/${fx.after} = ${pct(fx.acceptedAfter, fx.after)} (goal ≥ 90%).
 
-| no setting can express | rejections | named to the user ("No tool setting can choose …") | adjustments applied | verdict |
+| no setting can express | rejections | named to the user as an unmet wish | adjustments applied | verdict |
 |---|---:|---:|---:|---|
 ${wishes.join("\n")}
 
