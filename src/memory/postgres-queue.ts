@@ -8,6 +8,8 @@ import { postgresError } from "./postgres-url.js";
 const RUNS_TABLE = "candor_runs";
 /** The channel `submit` and `resume` notify, so idle workers wake at once instead of at their next poll. */
 const CHANNEL = "candor_runs";
+/** How long the listener waits to connect (again) before the worker falls back on its poll. */
+const LISTEN_CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * Where a submitted thread stands: `queued` (a worker may take it), `running` (a worker holds its lease),
@@ -226,7 +228,12 @@ export class RunQueue {
     let client: pg.Client | null = null;
     let closed = false;
     const connect = async (): Promise<pg.Client> => {
-      const c = new pg.Client({ connectionString: this.url, application_name: "candor" });
+      // A host that does not answer must not hold the worker past its poll for the operating system's TCP timeout.
+      const c = new pg.Client({
+        connectionString: this.url,
+        application_name: "candor",
+        connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS,
+      });
       c.on("error", () => undefined); // a dropped listener only delays workers until their next poll
       c.on("end", () => {
         if (client === c) client = null;
