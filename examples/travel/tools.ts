@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CandorError, ErrorCode } from "../../src/errors.js";
+import type { FailureClass } from "../../src/domain/feedback.js";
 import { learnable } from "../../src/reflection/knobs.js";
 import { sleep } from "../../src/tools/sleep.js";
 import { analyzeRequest, overlaps } from "../../src/planning/lexicon.js";
@@ -1418,5 +1419,17 @@ export function travelToolkit(options: TravelToolkitOptions = {}): Toolkit {
     ],
     workers: [...TRAVEL_WORKERS],
     interpret: interpretTrip,
+    classifyFailure: classifyTravelFailure,
   };
+}
+
+/**
+ * Travel wording Candor's generic rules do not know, for errors of these tools (and of a real provider put in their
+ * place): nothing left to sell is resource_unavailable, a place no provider knows is invalid_parameters.
+ */
+export function classifyTravelFailure(message: string): FailureClass | null {
+  // A place first: "no flights to Narnia" says where, not that the seats ran out.
+  if (/unknown (city|airport|destination|origin)|no flights (to|from)\b/i.test(message)) return "invalid_parameters";
+  if (/\bno (rooms?|seats?|flights?|tickets?|cabins?|berths?)\b/i.test(message)) return "resource_unavailable";
+  return null;
 }

@@ -221,7 +221,7 @@ export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
         return { ...fail(unknown, "policy_blocked", attempts, tool.name, outputs, e), errorType: OUTCOME_UNKNOWN };
       }
       await ledger?.recordFailed(key, tool.name, identity, message);
-      const failureClass = classifyFailure(message, e);
+      const failureClass = classifyFailure(message, e, tool.classifyFailure);
       lastClass = failureClass;
       attempts.push({ attempt, error: message, durationMs: now() - attemptStart });
       if (cancelled || attempt >= maxAttempts || !isTransient(failureClass)) {

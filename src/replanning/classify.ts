@@ -1,10 +1,12 @@
 import { FailureClass, type FeedbackType } from "../domain/feedback.js";
 import { CandorError, ErrorCode } from "../errors.js";
+import type { FailureClassifier } from "../tools/types.js";
 
 /**
  * Rule-based failure classification (seed 000 scenario 3). Known classes never need a model: coded errors are
- * decided by their code, everything else by wording. Order matters: the more specific classes come first
- * ("hotel fully booked" is a resource problem, not an unavailable agent; "budget exceeded" is a constraint).
+ * decided by their code, then the tool's own domain classifier (ToolSpec.classifyFailure: "no seats left" in a
+ * toolkit that sells seats), then generic wording. Order matters: the more specific classes come first ("fully
+ * booked" is a resource problem, not an unavailable agent; "budget exceeded" is a constraint).
  */
 const RULES: readonly [FailureClass, RegExp][] = [
   ["dependency_failed", /\bdependenc(y|ies)\b.*\bfail/i],
@@ -14,7 +16,7 @@ const RULES: readonly [FailureClass, RegExp][] = [
   ],
   [
     "resource_unavailable",
-    /fully booked|sold out|no availability|not available|no (rooms?|seats?|flights?|tickets?|results?|vacanc(y|ies))\b|out of stock|booked up|no .* under \$?\d/i,
+    /fully booked|sold out|no availability|not available|no (results?|vacanc(y|ies))\b|out of stock|booked up|no .* under \$?\d/i,
   ],
   ["timeout", /timed?\s*-?out|timeout|ETIMEDOUT|ESOCKETTIMEDOUT|\b504\b|gateway time|deadline exceeded|took too long/i],
   [
@@ -29,7 +31,7 @@ const RULES: readonly [FailureClass, RegExp][] = [
   ["policy_blocked", /denied|forbidden|\b403\b|policy|not permitted|blocked by|requires approval/i],
   [
     "invalid_parameters",
-    /invalid (param|arg|input|value)|validation (error|failed)|expected .* received|is required|must be|\b400\b|bad request|unknown (city|airport|location)|no flights to/i,
+    /invalid (param|arg|input|value)|validation (error|failed)|expected .* received|is required|must be|\b400\b|bad request|unknown (location|place|address)/i,
   ],
 ];
 
@@ -40,8 +42,8 @@ const BY_CODE: Partial<Record<string, FailureClass>> = {
   [ErrorCode.TOOL_NOT_GRANTED]: "wrong_tool",
 };
 
-/** Classifies an error message (and the thrown value when there is one). */
-export function classifyFailure(message: string, error?: unknown): FailureClass {
+/** Classifies an error message (and the thrown value when there is one), with the tool's own classifier if any. */
+export function classifyFailure(message: string, error?: unknown, own?: FailureClassifier): FailureClass {
   if (CandorError.isInstance(error)) {
     const byCode = BY_CODE[error.code];
     if (byCode) return byCode;
@@ -49,6 +51,8 @@ export function classifyFailure(message: string, error?: unknown): FailureClass 
     const declared = FailureClass.safeParse(error.details.failureClass);
     if (declared.success) return declared.data;
   }
+  const domain = own?.(message, error);
+  if (domain) return FailureClass.parse(domain);
   if (isZodError(error)) return "invalid_parameters";
   for (const [cls, pattern] of RULES) if (pattern.test(message)) return cls;
   return "unknown";

@@ -85,7 +85,9 @@ export class ToolRegistry {
             ErrorCode.CONFIGURATION,
           );
         }
-        tools.set(tool.name, tool);
+        // The toolkit's classifier is each of its tools' unless the tool brings its own.
+        const classify = tool.classifyFailure ?? kit.classifyFailure;
+        tools.set(tool.name, classify && !tool.classifyFailure ? { ...tool, classifyFailure: classify } : tool);
       }
       for (const worker of kit.workers) {
         if (workers.has(worker.name)) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { FailureClass } from "../domain/feedback.js";
 import type { MeaningKind } from "../domain/understanding.js";
 import type { Analysis, Span } from "../planning/lexicon.js";
 
@@ -107,8 +108,16 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
    * simulated, and its outcome is kept apart from what real runs learn.
    */
   injectedFaults?: readonly string[];
+  /**
+   * Classifies this tool's errors in its domain's words before Candor's generic rules do ("no seats left" is
+   * resource_unavailable); null leaves the error to them. A toolkit's `classifyFailure` is every tool's default.
+   */
+  classifyFailure?: FailureClassifier;
   run: (args: z.infer<Args>, ctx: ToolContext) => Promise<unknown>;
 }
+
+/** A domain's own reading of an error: the class it knows the error to be, or null when it does not know. */
+export type FailureClassifier = (message: string, error: unknown) => FailureClass | null;
 
 /** What the rules planner extracted from the request, offered to each tool's `extractParams`. */
 export interface RequestFacts {
@@ -187,6 +196,8 @@ export interface Toolkit {
   workers: WorkerType[];
   /** Reads the request in the toolkit's domain for the understanding record (see Interpretation). */
   interpret?: (facts: RequestFacts) => Interpretation;
+  /** Classifies its tools' errors in the domain's words (see ToolSpec.classifyFailure); a tool's own comes first. */
+  classifyFailure?: FailureClassifier;
 }
 
 /**

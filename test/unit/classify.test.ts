@@ -7,6 +7,9 @@ import { STRATEGY_PREFERENCES } from "../../src/replanning/select.js";
 import { runStep } from "../../src/execution/run-step.js";
 import type { FailureClass } from "../../src/domain/feedback.js";
 import { travelRegistry } from "../fakes/toolkit-fixtures.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { defineTool, type Toolkit } from "../../src/tools/types.js";
+import { classifyTravelFailure } from "../../examples/travel/tools.js";
 
 describe("seed 000 scenario 3: classify the failure, then pick the strategy", () => {
   it.each([
@@ -165,5 +168,70 @@ describe("feedbackTypeFor and isTransient", () => {
 
   it("ends every preference list with SKIP", () => {
     for (const [cls, list] of Object.entries(STRATEGY_PREFERENCES)) expect(list[list.length - 1], cls).toBe("SKIP");
+  });
+});
+
+describe("a toolkit's own classifier: its domain's words, not Candor's", () => {
+  /** A ferry line whose booking tool reports "no cabins left"; its classifier knows what that means. */
+  const ferryKit = (own?: (m: string) => FailureClass | null): Toolkit => ({
+    name: "ferries",
+    tools: [
+      defineTool({
+        name: "reserve_cabin",
+        description: "Reserve a cabin",
+        category: "ferries",
+        keywords: [],
+        consumes: [],
+        produces: ["cabin"],
+        sideEffect: "none",
+        needsApproval: false,
+        schema: z.object({}),
+        estimates: { durationMs: 1, cost: 0 },
+        run: async () => Promise.reject(new Error("reserve_cabin: no cabins left on the 09:00 sailing")),
+        ...(own ? { classifyFailure: own } : {}),
+      }),
+    ],
+    workers: [{ name: "purser", description: "Books cabins", categories: ["ferries"] }],
+    classifyFailure: (m) => (/no cabins left/.test(m) ? "resource_unavailable" : null),
+  });
+  const step = TaskStep.parse({
+    id: "cabin",
+    description: "Reserve a cabin",
+    workerType: "purser",
+    tools: ["reserve_cabin"],
+    retry: { maxAttempts: 1, backoffMs: [0] },
+  });
+
+  it("Candor's generic rules do not read the domain's words", () => {
+    expect(classifyFailure("reserve_cabin: no cabins left on the 09:00 sailing")).toBe("unknown");
+  });
+
+  it("the toolkit's classifier classifies its tools' errors, so recovery gets a class it can act on", async () => {
+    const feedback = await runStep({ step, inputs: {}, registry: ToolRegistry.create([ferryKit()]), dispatch: 1 });
+    expect(feedback.failureClass).toBe("resource_unavailable");
+    expect(STRATEGY_PREFERENCES.resource_unavailable[0]).toBe("FIND_WORKAROUND");
+  });
+
+  it("a tool's own classifier comes before its toolkit's, and null leaves the error to the generic rules", async () => {
+    const own = await runStep({
+      step,
+      inputs: {},
+      registry: ToolRegistry.create([ferryKit(() => "too_complex")]),
+      dispatch: 1,
+    });
+    expect(own.failureClass).toBe("too_complex");
+    const none = await runStep({
+      step,
+      inputs: {},
+      registry: ToolRegistry.create([ferryKit(() => null)]),
+      dispatch: 1,
+    });
+    expect(none.failureClass).toBe("unknown");
+  });
+
+  it("the travel toolkit reads its own wording: nothing left to sell, a place no provider knows", () => {
+    expect(classifyTravelFailure("no seats left on IB895")).toBe("resource_unavailable");
+    expect(classifyTravelFailure("no flights to Narnia")).toBe("invalid_parameters");
+    expect(classifyTravelFailure("something odd happened")).toBeNull();
   });
 });
