@@ -2,7 +2,7 @@
  * Candor's public library API: build and compile the agent, bring your own tools and worker types, persist to
  * SQLite, and read what happened (notifications, reports, decisions). See README.md, "Embed Candor".
  */
-export { buildAgentGraph, compileAgent, RECURSION_LIMIT, type AgentDeps } from "../graphs/agent.js";
+export { buildAgentGraph, compileAgent, RECURSION_LIMIT, type AgentDeps, type AgentGraph } from "../graphs/agent.js";
 export { buildWorkerGraph } from "../graphs/worker.js";
 export { AgentState, WorkerInput, type AgentStateValue, type AgentStateUpdate } from "../nodes/state.js";
 export { Node, type NodeId } from "../nodes/names.js";
