@@ -51,7 +51,7 @@ export function normalize(text: string): string {
 }
 
 /** The words of `terms` found in the normalized text: whole words, a plural "s", or a longer word they begin. */
-function termsIn(normalized: string, terms: readonly string[]): string[] {
+export function termsIn(normalized: string, terms: readonly string[]): string[] {
   const words = normalized.trim().split(" ");
   const found = new Set<string>();
   for (const raw of terms) {
@@ -163,14 +163,14 @@ function feedersOf(tool: string, ran: readonly StepChoice[], knobs: readonly Kno
 }
 
 /** A tool's own words: its keywords, its category and the words of its name. */
-function toolWords(tool: string, registry: ToolRegistry): string[] {
+export function toolWords(tool: string, registry: ToolRegistry): string[] {
   const spec = registry.tool(tool);
   if (!spec) return [];
   return [...spec.keywords, spec.category, ...spec.name.split("_")].map((w) => w.toLowerCase());
 }
 
 /** Text values of a step's result (longer than 2 characters) that the reason repeats. */
-function mentionedValues(text: string, choice: StepChoice): string[] {
+export function mentionedValues(text: string, choice: StepChoice): string[] {
   const values = Object.entries(choice.result)
     .filter(([k, v]) => k !== "summary" && typeof v === "string" && v.length > 2 && v.length <= 60)
     .map(([, v]) => v as string);

@@ -1,7 +1,8 @@
 import type { Episode } from "../domain/report.js";
 import type { Evaluation, ReflectionDraft } from "../domain/reflection.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { Diagnosis } from "./diagnose.js";
+import { mentionedValues, normalize, termsIn, toolWords, type Diagnosis } from "./diagnose.js";
+import { knobsOf, type Knob } from "./knobs.js";
 
 /**
  * Whether a reflection is about the run it reflects on. A model writes fluent reflections about anything: one that
@@ -33,6 +34,12 @@ export interface RunScope {
   complaintTools: string[] | null;
   /** The complaint in the user's words, for the violation's message. */
   complaint: string | null;
+  /**
+   * The run's tools the complaint shares a word with (their own words, their settings' words, a value of their
+   * result). When the complaint names no tool, an adjustment may change only these: a change the complaint gives
+   * no word for is a guess about another subject.
+   */
+  mentioned: string[];
 }
 
 /** Pure. The scope of a judged episode, from what the reason was read as (the diagnosis) and the registry. */
@@ -56,7 +63,17 @@ export function runScope(
       return produces.length === 0 ? [] : registry.producersOf(produces).map((p) => p.name);
     });
   const standIns = standInsOf(tools);
+  const text = normalize(evaluation.reason ?? "");
+  const knobs = knobsOf(registry);
+  const mentioned = fromUser
+    ? [...tools].filter((t) => {
+        const words = [...toolWords(t, registry), ...knobs.filter((k) => k.tool === t).flatMap((k) => knobWords(k))];
+        const choice = (episode.choices ?? []).find((c) => c.tool === t);
+        return termsIn(text, words).length > 0 || (choice !== undefined && mentionedValues(text, choice).length > 0);
+      })
+    : [...tools];
   return {
+    mentioned,
     tools: [...tools],
     steps: episode.plan.steps.map((s) => s.id),
     known: [...registry.tools.keys()],
@@ -85,6 +102,15 @@ export function offRunViolations(r: ReflectionDraft, scope: RunScope): string[] 
     out.push(
       `Irrelevant reflection: names step ${steps.join(", ")}, which this run did not have (its steps: ${scope.steps.join(", ") || "none"})`,
     );
+  if (!scope.complaintTools && scope.complaint) {
+    const unmentioned = r.strategyAdjustments.flatMap((a) =>
+      scope.known.filter((t) => mentions(a, t) && scope.tools.includes(t) && !scope.mentioned.includes(t)),
+    );
+    if (unmentioned.length > 0)
+      out.push(
+        `Off-subject reflection: changes ${[...new Set(unmentioned)].join(", ")}, which the complaint ("${scope.complaint}") does not mention`,
+      );
+  }
   if (scope.complaintTools) {
     const offSubject = blamed.filter(
       (t) => (scope.tools.includes(t) || scope.standIns.includes(t)) && !scope.complaintTools!.includes(t),
@@ -110,4 +136,10 @@ function stepMentions(text: string): string[] {
     if (/[\d_]/.test(id)) out.add(id);
   }
   return [...out];
+}
+
+/** The words people use for a setting: its terms, or a choice's options' terms. */
+function knobWords(k: Knob): string[] {
+  const l = k.learn;
+  return l.kind === "choice" ? Object.values(l.options).flatMap((o) => o.terms) : l.terms;
 }

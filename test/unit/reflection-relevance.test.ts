@@ -97,15 +97,16 @@ describe("the quality gate judges substance: a reflection about another run is r
     ]);
   });
 
-  it("a step the run did not have is named; a complaint that names nothing leaves every tool of the run open", () => {
+  it("a complaint that names no tool: the cause may name the run's tools, an adjustment only one it mentions", () => {
     const episode = judgedEpisode(travel, [flightChoice("Iberia"), hotelChoice("Paris", 6.9)], null);
     const scope = rejected(travel, episode, "not what I wanted");
     expect(scope.complaintTools).toBeNull();
-    expect(validateReflection(BLAMES_FLIGHTS, { evidence: [], first: true, scope }).valid).toBe(true);
-    const ghost = {
-      ...BLAMES_FLIGHTS,
-      analysis: { ...BLAMES_FLIGHTS.analysis, why: "Step s7 ran search_flights late." },
-    };
+    expect(validateReflection(BLAMES_FLIGHTS, { evidence: [], first: true, scope }).violations).toEqual([
+      'Off-subject reflection: changes search_flights, which the complaint ("not what I wanted") does not mention',
+    ]);
+    const askFirst = { ...BLAMES_FLIGHTS, strategyAdjustments: ["Add constraint: ask which choice fell short first"] };
+    expect(validateReflection(askFirst, { evidence: [], first: true, scope }).valid).toBe(true);
+    const ghost = { ...askFirst, analysis: { ...askFirst.analysis, why: "Step s7 ran search_flights late." } };
     expect(validateReflection(ghost, { evidence: [], first: true, scope }).violations).toEqual([
       "Irrelevant reflection: names step s7, which this run did not have (its steps: flight, hotel)",
     ]);
