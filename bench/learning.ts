@@ -32,6 +32,7 @@ import {
   type Preference,
   type PreferenceKind,
 } from "./learning/users.js";
+import { wrongSubjectBench, wrongSubjectSection, type WrongSubjectRecord } from "./learning/wrong-subject.js";
 
 const SEED = Number(process.env.BENCH_LEARNING_SEED ?? 12);
 // Ten: a setting is learned from the third rejection at the earliest (seed 001's 3 occurrences), so with six runs a
@@ -82,6 +83,8 @@ export interface UserRecord {
 
 export interface LearningBench {
   users: UserRecord[];
+  /** Wrong-subject reflections and what the quality gate did with them (absent: not measured). */
+  wrongSubject?: WrongSubjectRecord[];
   ms: number;
 }
 
@@ -203,7 +206,7 @@ export async function learningBench(): Promise<LearningBench> {
     persistence.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  return { users, ms: performance.now() - t0 };
+  return { users, wrongSubject: await wrongSubjectBench(), ms: performance.now() - t0 };
 }
 
 /** Pure. The runs from the first one an adjustment was applied to, on: those success after reflection counts. */
@@ -309,7 +312,9 @@ export function whyNotHelped(u: UserRecord): string {
 }
 
 export function learningSection(b: LearningBench): string {
-  return `${seenSection({ ...b, users: b.users.filter((u) => !PREFERENCES[u.kind].hidden) })}${hiddenSection(b)}`;
+  return `${seenSection({ ...b, users: b.users.filter((u) => !PREFERENCES[u.kind].hidden) })}${hiddenSection(b)}${
+    b.wrongSubject ? wrongSubjectSection(b.wrongSubject) : ""
+  }`;
 }
 
 /** Pure. Rejections a user gave before the first run an adjustment was applied to (null: never applied). */
