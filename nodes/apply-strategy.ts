@@ -1,6 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { planOf, planWrites } from "../src/domain/plan-state.js";
 import type { Plan, TaskStep } from "../src/domain/plan.js";
+import { nextOf, type Next } from "../src/domain/next.js";
 import type { PlanRevision, StrategyType } from "../src/domain/revision.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { applyStrategy } from "../src/replanning/select.js";
@@ -21,7 +22,7 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
     const chosen = state.next?.kind === "recover" && state.next.strategy === strategy ? state.next : null;
     const taskId = chosen?.taskId ?? plan.steps.find((s) => s.status === "failed")?.id;
     const failedStep = plan.steps.find((s) => s.id === taskId);
-    if (!taskId || !failedStep || failedStep.status !== "failed") return { next: { kind: "execute" } };
+    if (!taskId || !failedStep || failedStep.status !== "failed") return { next: nextAfterRevision(plan) };
     const outcome =
       chosen?.proposed ??
       applyStrategy(strategy, {
@@ -34,7 +35,7 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
       });
     return {
       ...revisionUpdate(state, deps, config, failedStep, outcome),
-      next: { kind: "execute" },
+      next: nextAfterRevision(outcome.plan),
       status: "executing",
     };
   };
@@ -85,6 +86,11 @@ export type AfterRevision = typeof Node.SELECT_STRATEGY | typeof Node.EXECUTE;
  * Another step that failed in the same wave is recovered before anything runs again, so the replacements of
  * both are dispatched together (one superstep) rather than one wave after the other.
  */
+function nextAfterRevision(plan: Plan): Next {
+  return plan.steps.some((s) => s.status === "failed") ? { kind: "choose_recovery" } : { kind: "execute" };
+}
+
+/** Where the revised plan goes, as the strategy node decided it (`next`). */
 export function routeAfterRevision(state: AgentStateValue): AfterRevision {
-  return planOf(state)?.steps.some((s) => s.status === "failed") ? Node.SELECT_STRATEGY : Node.EXECUTE;
+  return nextOf(state).kind === "choose_recovery" ? Node.SELECT_STRATEGY : Node.EXECUTE;
 }

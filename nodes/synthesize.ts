@@ -1,4 +1,5 @@
 import { RunnableLambda } from "@langchain/core/runnables";
+import { nextOf } from "../src/domain/next.js";
 import { planOf, planWrites } from "../src/domain/plan-state.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Notification } from "../src/domain/notification.js";
@@ -57,7 +58,7 @@ export function synthesizeNode(deps: NodeDeps) {
         confidenceBefore: plan.confidence,
         confidenceAfter: plan.confidence,
       });
-      return { status: "replanning" };
+      return { status: "replanning", next: { kind: "choose_recovery" } };
     }
     const missing = missingFromAnswer(plan);
     const input = { request: state.request, plan, results: resultsById(plan), missing };
@@ -107,7 +108,13 @@ export function synthesizeNode(deps: NodeDeps) {
           });
         }
         emitNotifications(config, told);
-        return { ...planWrites(state, revised), feedback, notifications: told, status: "replanning" };
+        return {
+          ...planWrites(state, revised),
+          feedback,
+          notifications: told,
+          status: "replanning",
+          next: { kind: "choose_recovery" },
+        };
       }
     }
     emitNotifications(config, told);
@@ -129,7 +136,8 @@ export function synthesizeNode(deps: NodeDeps) {
       decision: missing.length ? `answer without ${missing.map((m) => m.id).join(", ")}` : "answer",
       reasoning: `${deps.reasoner.kind} synthesis`,
     });
-    return { answer, status: "reflecting", ...(told.length > 0 ? { notifications: told } : {}) };
+    // Nothing more runs: REFLECT and FINALIZE end the run.
+    return { answer, status: "reflecting", next: { kind: "end" }, ...(told.length > 0 ? { notifications: told } : {}) };
   };
 }
 
@@ -173,5 +181,5 @@ export type AfterSynthesize = typeof Node.SELECT_STRATEGY | typeof Node.REFLECT;
 
 /** Failed steps (a tool's failure, or a result a review found does not answer its part) → select_strategy; else reflect. */
 export function routeAfterSynthesize(state: AgentStateValue): AfterSynthesize {
-  return planOf(state)?.steps.some((s) => s.status === "failed") ? Node.SELECT_STRATEGY : Node.REFLECT;
+  return nextOf(state).kind === "choose_recovery" ? Node.SELECT_STRATEGY : Node.REFLECT;
 }

@@ -133,13 +133,20 @@ describe("routeAfterExecute", () => {
 });
 
 describe("routeAfterSynthesize", () => {
-  it("replans when a step failed", () => {
-    expect(routeAfterSynthesize(agentState({ plan: plan("failed", "pending", "done") }))).toBe(Node.SELECT_STRATEGY);
+  // SYNTHESIZE decides (it sets `next`); the router reads only `next`, whatever the plan shows.
+  it("replans when synthesize found failed steps (next: choose_recovery)", () => {
+    const failed = plan("failed", "pending", "done");
+    expect(routeAfterSynthesize(agentState({ plan: failed, next: { kind: "choose_recovery" } }))).toBe(
+      Node.SELECT_STRATEGY,
+    );
   });
-  it("reflects when everything settled, skipped steps included", () => {
-    expect(routeAfterSynthesize(agentState({ plan: plan("done", "done", "done") }))).toBe(Node.REFLECT);
-    expect(routeAfterSynthesize(agentState({ plan: plan("skipped", "skipped", "done") }))).toBe(Node.REFLECT);
-    expect(routeAfterSynthesize(agentState({ plan: null }))).toBe(Node.REFLECT);
+  it("reflects when synthesize answered (next: end)", () => {
+    expect(routeAfterSynthesize(agentState({ plan: plan("done", "done", "done"), next: { kind: "end" } }))).toBe(
+      Node.REFLECT,
+    );
+    expect(routeAfterSynthesize(agentState({ plan: plan("failed", "done", "done"), next: { kind: "end" } }))).toBe(
+      Node.REFLECT,
+    );
   });
 });
 
@@ -253,10 +260,13 @@ describe("routeAfterConverse", () => {
 });
 
 describe("routeAfterRevision", () => {
+  // The strategy node decides (`next`: choose_recovery while another step of the wave is still failed).
   it("recovers another failed step of the same wave before anything runs again", () => {
-    expect(routeAfterRevision(agentState({ plan: plan("done", "pending", "failed") }))).toBe(Node.SELECT_STRATEGY);
+    const state = agentState({ plan: plan("done", "pending", "failed"), next: { kind: "choose_recovery" } });
+    expect(routeAfterRevision(state)).toBe(Node.SELECT_STRATEGY);
   });
   it("goes back to execute once no step is waiting for recovery", () => {
-    expect(routeAfterRevision(agentState({ plan: plan("done", "pending", "skipped") }))).toBe(Node.EXECUTE);
+    const state = agentState({ plan: plan("done", "pending", "skipped"), next: { kind: "execute" } });
+    expect(routeAfterRevision(state)).toBe(Node.EXECUTE);
   });
 });
