@@ -28,6 +28,8 @@ type Flavour = "compiled" | "tsx";
 
 interface Sample {
   ms: number;
+  /** User + system CPU time in ms, which a loaded machine inflates less than wall time; NaN without /usr/bin/time. */
+  cpuMs: number;
   /** Peak resident set size in MiB; NaN when /usr/bin/time is not installed. */
   rssMiB: number;
 }
@@ -59,15 +61,21 @@ function measure(args: readonly string[], dir: string): Sample {
   const rssFile = join(dir, "rss");
   const timed = existsSync(TIME);
   const command = timed ? TIME : process.execPath;
-  const argv = timed ? ["-f", "%M", "-o", rssFile, process.execPath, ...args] : [...args];
+  const argv = timed ? ["-f", "%M %U %S", "-o", rssFile, process.execPath, ...args] : [...args];
   const start = performance.now();
   const child = spawnSync(command, argv, { cwd: ROOT, env: offlineEnv(), encoding: "utf8" });
   const ms = performance.now() - start;
   if (child.status !== 0) {
     throw new Error(`node ${args.join(" ")} exited ${String(child.status)}: ${child.stderr.slice(0, 2000)}`);
   }
-  const kib = timed ? Number(readFileSync(rssFile, "utf8").trim().split("\n").pop()) : Number.NaN;
-  return { ms, rssMiB: kib / 1024 };
+  const [kib, user, system] = timed
+    ? (readFileSync(rssFile, "utf8").trim().split("\n").pop() ?? "").split(" ").map(Number)
+    : [];
+  return {
+    ms,
+    cpuMs: ((user ?? Number.NaN) + (system ?? Number.NaN)) * 1000,
+    rssMiB: (kib ?? Number.NaN) / 1024,
+  };
 }
 
 export function startupBench(runs = RUNS): StartupResult {
@@ -118,9 +126,11 @@ const met = (ok: boolean) => (ok ? "met" : "NOT met");
 export function startupSection(r: StartupResult): string {
   const wall = (key: keyof StartupResult["samples"]) => median(r.samples[key].map((s) => s.ms));
   const rss = (key: keyof StartupResult["samples"]) => median(r.samples[key].map((s) => s.rssMiB));
+  const cpu = (key: keyof StartupResult["samples"]) => median(r.samples[key].map((s) => s.cpuMs));
   const bare = wall("bare:compiled");
+  const bareCpu = cpu("bare:compiled");
   const row = (label: string, key: keyof StartupResult["samples"]) =>
-    `| ${label} | ${sec(wall(key))} | ${(wall(key) / bare).toFixed(1)}× | ${mib(rss(key))} |`;
+    `| ${label} | ${sec(wall(key))} | ${(wall(key) / bare).toFixed(1)}× | ${sec(cpu(key))} | ${(cpu(key) / bareCpu).toFixed(1)}× | ${mib(rss(key))} |`;
   const help = wall("help:compiled") / bare;
   const threads = wall("threads:compiled");
   const runRss = rss("run:compiled");
@@ -128,14 +138,16 @@ export function startupSection(r: StartupResult): string {
 ## Start-up: a command's cost before it does anything (issue 25)
 
 Each command is a new process, measured ${r.runs} times after a warm-up in interleaved rounds beside bare node
-(\`node -e 0\`); medians of wall time (around the child) and of peak RSS (\`/usr/bin/time\`'s maximum resident set).
+(\`node -e 0\`); medians of wall time (around the child), of CPU time (user + system) and of peak RSS
+(\`/usr/bin/time\`'s maximum resident set). The goals are on wall time; CPU time is shown because a loaded machine
+inflates it less.
 "Compiled" is what an installed package runs: \`npm run build\`, then \`bin/candor.mjs\`, which runs dist/. "Source
 through tsx" is what bin/candor.mjs ran before the package was built (\`npm start\` still does). \`threads\` lists an
 empty database (made by \`db migrate\`); the run is \`run "${SIMPLE_RUN}" --json\` on a fresh SQLite file: five
 offline steps with the rules reasoner. Load average ${r.load.before.toFixed(2)} before, ${r.load.after.toFixed(2)} after (${cpus().length} cores).
 
-| command | wall | ÷ bare node | peak RSS |
-|---|---:|---:|---:|
+| command | wall | ÷ bare node | CPU | ÷ bare node | peak RSS |
+|---|---:|---:|---:|---:|---:|
 ${row("`node -e 0` (bare node)", "bare:compiled")}
 ${row("`candor --help`, compiled", "help:compiled")}
 ${row("`candor --help`, source through tsx", "help:tsx")}
