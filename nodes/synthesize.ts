@@ -3,9 +3,10 @@ import { nextOf } from "../src/domain/next.js";
 import { planOf, planWrites } from "../src/domain/plan-state.js";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { Notification } from "../src/domain/notification.js";
-import { failIncompleteSteps, judgeReview, missingFromAnswer } from "../src/planning/coverage.js";
+import { failIncompleteSteps, judgeReview, missingFromAnswer, type ReviewVerdict } from "../src/planning/coverage.js";
 import { resultsById } from "../src/planning/schedule.js";
 import { resultLine } from "../src/reasoning/rules.js";
+import type { SynthesisInput } from "../src/reasoning/types.js";
 import { checkAnswer, type Correction } from "../src/transparency/answer-check.js";
 import { failureNotification, notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
@@ -63,60 +64,8 @@ export function synthesizeNode(deps: NodeDeps) {
     const missing = missingFromAnswer(plan);
     const input = { request: state.request, plan, results: resultsById(plan), missing };
     const told: Notification[] = [];
-    const reviewAnswer = deps.reasoner.reviewAnswer?.bind(deps.reasoner);
-    // The review is JSON for Candor, not text for the user: kept out of the `messages` stream.
-    const review = reviewAnswer
-      ? await underNodeConfig(config, "review_answer", [NO_STREAM_TAG], () => reviewAnswer(input))
-      : null;
-    if (review) {
-      const verdict = judgeReview(plan, review);
-      for (const o of verdict.overruled) {
-        told.push(
-          notification({
-            severity: "WARNING",
-            kind: "outcome",
-            title: `Part "${o.text}" is missing from the answer: ${o.why}; the model's review is overruled`,
-          }),
-        );
-        deps.decisionLog.record({
-          operation: "synthesize",
-          planId: plan.planId,
-          threadId: threadIdOf(config),
-          input: `review of ${o.partId}`,
-          decision: "overrule the model",
-          reasoning: o.why,
-        });
-      }
-      if (verdict.incomplete.length > 0) {
-        const { plan: revised, feedback } = failIncompleteSteps(plan, verdict.incomplete);
-        for (const [i, gap] of verdict.incomplete.entries()) {
-          told.push(
-            failureNotification(
-              revised.steps.find((s) => s.id === gap.stepId)!,
-              feedback[i]!,
-              deps.logFile,
-            ),
-          );
-          deps.decisionLog.record({
-            operation: "synthesize",
-            planId: plan.planId,
-            taskId: gap.stepId,
-            threadId: threadIdOf(config),
-            input: `review of ${gap.partId}`,
-            decision: "incomplete_result: replan",
-            reasoning: gap.why,
-          });
-        }
-        emitNotifications(config, told);
-        return {
-          ...planWrites(state, revised),
-          feedback,
-          notifications: told,
-          status: "replanning",
-          next: { kind: "choose_recovery" },
-        };
-      }
-    }
+    const sentBack = await reviewed(deps, config, state, input, told);
+    if (sentBack) return sentBack;
     emitNotifications(config, told);
     const written = await underNodeConfig(config, "write_answer", [ANSWER_TAG], () => deps.reasoner.synthesize(input));
     const { answer, corrections } = checkAnswer({
@@ -175,6 +124,84 @@ function announceCorrections(
   }
   emitNotifications(config, told);
   return told;
+}
+
+/**
+ * With a model, its review of the results against the request's parts: a part it says is answered though no step
+ * served it is overruled (and said); a served part whose results do not answer it fails its last step as
+ * `incomplete_result` and the run goes back to replanning (the update returned). Null: the answer can be written.
+ */
+async function reviewed(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  state: AgentStateValue,
+  input: SynthesisInput,
+  told: Notification[],
+): Promise<AgentStateUpdate | null> {
+  const { plan } = input;
+  const reviewAnswer = deps.reasoner.reviewAnswer?.bind(deps.reasoner);
+  // The review is JSON for Candor, not text for the user: kept out of the `messages` stream.
+  const review = reviewAnswer
+    ? await underNodeConfig(config, "review_answer", [NO_STREAM_TAG], () => reviewAnswer(input))
+    : null;
+  if (review) {
+    const verdict = judgeReview(plan, review);
+    told.push(...overruled(deps, config, plan.planId, verdict.overruled));
+    if (verdict.incomplete.length > 0) {
+      const { plan: revised, feedback } = failIncompleteSteps(plan, verdict.incomplete);
+      for (const [i, gap] of verdict.incomplete.entries()) {
+        told.push(
+          failureNotification(
+            revised.steps.find((s) => s.id === gap.stepId)!,
+            feedback[i]!,
+            deps.logFile,
+          ),
+        );
+        deps.decisionLog.record({
+          operation: "synthesize",
+          planId: plan.planId,
+          taskId: gap.stepId,
+          threadId: threadIdOf(config),
+          input: `review of ${gap.partId}`,
+          decision: "incomplete_result: replan",
+          reasoning: gap.why,
+        });
+      }
+      emitNotifications(config, told);
+      return {
+        ...planWrites(state, revised),
+        feedback,
+        notifications: told,
+        status: "replanning",
+        next: { kind: "choose_recovery" },
+      };
+    }
+  }
+  return null;
+}
+
+/** Parts the model said are answered though no step served them: the record wins, said and logged. */
+function overruled(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  planId: string,
+  parts: ReviewVerdict["overruled"],
+): Notification[] {
+  return parts.map((o) => {
+    deps.decisionLog.record({
+      operation: "synthesize",
+      planId,
+      threadId: threadIdOf(config),
+      input: `review of ${o.partId}`,
+      decision: "overrule the model",
+      reasoning: o.why,
+    });
+    return notification({
+      severity: "WARNING",
+      kind: "outcome",
+      title: `Part "${o.text}" is missing from the answer: ${o.why}; the model's review is overruled`,
+    });
+  });
 }
 
 export type AfterSynthesize = typeof Node.SELECT_STRATEGY | typeof Node.REFLECT;

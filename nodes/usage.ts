@@ -101,6 +101,23 @@ function logCalls(deps: NodeDeps, config: LangGraphRunnableConfig, planId: strin
   }
 }
 
+/** A person's answer to a token-budget question, accepted when a retry raises the budget to a whole number above it. */
+function raisedBudget<A extends { decision: string; params?: Record<string, unknown> | null }>(
+  answer: A,
+  limit: number,
+  suggested: number,
+): { ok: true; value: A & { raised: unknown } } | { ok: false; reason: string } {
+  const raw = answer.params?.tokenBudget;
+  const raised = typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
+  if (answer.decision === "retry" && (typeof raised !== "number" || !Number.isInteger(raised) || raised <= limit)) {
+    return {
+      ok: false,
+      reason: `tokenBudget must be a whole number of tokens above the current ${limit} (got ${JSON.stringify(raw)}), e.g. {"decision":"retry","params":{"tokenBudget":${suggested}}}; or abort to stop spending.`,
+    };
+  }
+  return { ok: true, value: { ...answer, raised } };
+}
+
 interface Asked {
   change: BudgetChange;
   told: Notification;
@@ -136,20 +153,9 @@ function askIfOver(
     question: `The run has used ${budget.used} of its ${budget.limit}-token budget, and the next ${where.site} call${where.site === "worker" ? ` for step ${where.taskId}` : ""}${sites.length > 1 ? ` (with its ${sites.filter((s) => s !== where.site).join(", ")})` : ""} takes about ${estimate} tokens. Raise the budget to ${suggested} (or another figure) and go on, or stop spending?`,
     decisions: [...TOKEN_BUDGET_DECISIONS],
   };
-  const { decision, by, comment, raised } = askUntilAccepted(request, (answer) => {
-    const raw = answer.params?.tokenBudget;
-    const raised = typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw;
-    if (
-      answer.decision === "retry" &&
-      (typeof raised !== "number" || !Number.isInteger(raised) || raised <= budget.limit)
-    ) {
-      return {
-        ok: false,
-        reason: `tokenBudget must be a whole number of tokens above the current ${budget.limit} (got ${JSON.stringify(raw)}), e.g. {"decision":"retry","params":{"tokenBudget":${suggested}}}; or abort to stop spending.`,
-      };
-    }
-    return { ok: true, value: { ...answer, raised } };
-  });
+  const { decision, by, comment, raised } = askUntilAccepted(request, (answer) =>
+    raisedBudget(answer, budget.limit, suggested),
+  );
   const stopped = decision !== "retry";
   const change: BudgetChange = {
     type: "budget",
