@@ -62,7 +62,6 @@ export default defineConfig(
       "nodes/reflect.ts",
       "nodes/replan-with-guidance.ts",
       "nodes/select-strategy.ts",
-      "nodes/understand.ts",
       "nodes/worker-agent.ts",
     ],
     rules: { "max-lines-per-function": "off" },

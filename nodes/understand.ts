@@ -7,6 +7,7 @@ import { CandorError } from "../src/errors.js";
 import { checkAbortBelow, plannedChange, withAbortReason } from "../src/confidence/abort-below.js";
 import { applyCalibration, ConfidenceCalibrator, type Calibration } from "../src/confidence/calibrator.js";
 import type { Plan } from "../src/domain/plan.js";
+import type { Notification } from "../src/domain/notification.js";
 import type { PlanningRequest } from "../src/domain/request.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import { recentEpisodes, summarizeLessons } from "../src/memory/episodes.js";
@@ -100,50 +101,15 @@ export function understandNode(deps: NodeDeps) {
     });
     const settings = resolved.settings;
     const fromSettings = settingsNote(resolved);
-    const canReact = deps.reasoner.workerModel !== undefined;
-    let result: PlannedWithMemory;
-    // Set when the run is reactive (no plan): asked for, or planning failed and a worker model can take over.
-    let reactive: ReactiveTrigger | null = null;
-    if (!settings.planner) {
-      // Asked for reactive mode without a model: refused before anything runs, rather than planned against the ask.
-      if (!canReact) throw reactiveNeedsModel();
-      reactive = { kind: "asked" };
-      result = asReactive(deps, state.request, reactive);
-    } else {
-      try {
-        result = await planWithMemory(deps, state.request, config);
-        // PRE-PLAN-003: a plan expected to need more model tokens than the budget is refused before anything runs
-        // (a refusal, so it never falls back to reactive mode).
-        assertPlanFitsTokenBudget(result.plan, state.request, deps.reasoner, deps.registry, [
-          ...state.tokens,
-          ...scopeCalls(),
-        ]);
-        const fallback = reactiveFallback({ kind: "plan", plan: result.raw }, canReact);
-        if (fallback.ok) [reactive, result] = [fallback.value, asReactive(deps, state.request, fallback.value)];
-      } catch (e) {
-        if (!CandorError.isInstance(e)) throw e;
-        const fallback = reactiveFallback({ kind: "error", error: e }, canReact);
-        if (fallback.ok) [reactive, result] = [fallback.value, asReactive(deps, state.request, fallback.value)];
-        else return noPlan(deps, state, config, e, startedAt, settings);
-      }
-    }
+    const chosen = await planOrReact(deps, state, config, settings.planner);
+    if (chosen.kind === "none") return noPlan(deps, state, config, chosen.error, startedAt, settings);
+    const { result, reactive } = chosen;
     const { raw, plan, calibration } = result;
     const notes = fromSettings ? [...result.notes, fromSettings] : result.notes;
     // --abort-below holds from the first confidence on: a plan made (and calibrated) below it waits for a person.
     const abort = checkAbortBelow(plannedChange(raw, plan, calibration), settings.abortBelow);
     const needsApproval = needsPlanApproval(plan, settings.approvalThreshold) || !abort.ok;
-    const out = [
-      reactive
-        ? reactiveNotification(plan, reactive, deps.registry.grant(REACTIVE_WORKER).length, [
-            ...notes,
-            ...(abort.ok ? [] : [abort.reason]),
-          ])
-        : planNotification(
-            plan,
-            [...notes, ...understandingNotes(plan.understanding).warnings, ...(abort.ok ? [] : [abort.reason])],
-            understandingNotes(plan.understanding).info,
-          ),
-    ];
+    const out = [announced(deps, plan, reactive, notes, abort.ok ? [] : [abort.reason])];
     let pendingInterrupt: HumanApprovalRequest | null = null;
     if (needsApproval) {
       const request = planApprovalRequest(plan, settings.approvalThreshold);
@@ -182,6 +148,57 @@ export function understandNode(deps: NodeDeps) {
       ],
     };
   };
+}
+
+/** The plan as it is announced: a reactive run's notice, or the plan with its understanding record's notes. */
+function announced(
+  deps: NodeDeps,
+  plan: Plan,
+  reactive: ReactiveTrigger | null,
+  notes: readonly string[],
+  abort: readonly string[],
+): Notification {
+  const grant = deps.registry.grant(REACTIVE_WORKER).length;
+  if (reactive) return reactiveNotification(plan, reactive, grant, [...notes, ...abort]);
+  const record = understandingNotes(plan.understanding);
+  return planNotification(plan, [...notes, ...record.warnings, ...abort], record.info);
+}
+
+/**
+ * The plan, or a reactive run in its place (settings.planner false, or planning failed and a worker model can take
+ * over), or the planning error when neither can run. Asked for reactive mode without a model: refused before
+ * anything runs, rather than planned against the ask.
+ */
+async function planOrReact(
+  deps: NodeDeps,
+  state: AgentStateValue,
+  config: LangGraphRunnableConfig,
+  planner: boolean,
+): Promise<
+  { kind: "chosen"; result: PlannedWithMemory; reactive: ReactiveTrigger | null } | { kind: "none"; error: CandorError }
+> {
+  const canReact = deps.reasoner.workerModel !== undefined;
+  const react = (trigger: ReactiveTrigger) =>
+    ({ kind: "chosen", result: asReactive(deps, state.request, trigger), reactive: trigger }) as const;
+  if (!planner) {
+    if (!canReact) throw reactiveNeedsModel();
+    return react({ kind: "asked" });
+  }
+  try {
+    const result = await planWithMemory(deps, state.request, config);
+    // PRE-PLAN-003: a plan expected to need more model tokens than the budget is refused before anything runs
+    // (a refusal, so it never falls back to reactive mode).
+    assertPlanFitsTokenBudget(result.plan, state.request, deps.reasoner, deps.registry, [
+      ...state.tokens,
+      ...scopeCalls(),
+    ]);
+    const fallback = reactiveFallback({ kind: "plan", plan: result.raw }, canReact);
+    return fallback.ok ? react(fallback.value) : { kind: "chosen", result, reactive: null };
+  } catch (e) {
+    if (!CandorError.isInstance(e)) throw e;
+    const fallback = reactiveFallback({ kind: "error", error: e }, canReact);
+    return fallback.ok ? react(fallback.value) : { kind: "none", error: e };
+  }
 }
 
 /**
