@@ -1,7 +1,9 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { planOf, planWrites } from "../src/domain/plan-state.js";
 import { ConfidenceCalibrator } from "../src/confidence/calibrator.js";
-import { isReactive } from "../src/domain/plan.js";
+import type { BaseStore } from "@langchain/langgraph";
+import { isReactive, type Plan } from "../src/domain/plan.js";
+import type { Episode, RunStatus } from "../src/domain/report.js";
 import { clampConfidence, confidencePoint } from "../src/confidence/update.js";
 import { saveEpisode } from "../src/memory/episodes.js";
 import { finalStatus, reflectOnRun } from "../src/reflection/reflect.js";
@@ -43,35 +45,7 @@ export function reflectNode(deps: NodeDeps) {
       confidenceFinal: confidence,
       ...(simulated ? { simulated } : {}),
     };
-    const userId = state.request.userContext.userId;
-    // A run that failed evaluates itself; its reflection is the rules' (fast, no model), so the answer never waits.
-    let learned: string[] = [];
-    if (config.store) {
-      const key = await saveEpisode(config.store, userId, episode);
-      const outcome = await reflectOnRunFailures(
-        { store: config.store, registry: deps.registry, decisionLog: deps.decisionLog },
-        userId,
-        key,
-        episode,
-      );
-      learned = outcome?.reflection ? [`Reflection ${outcome.reflection.id}: ${outcome.reflection.learning}`] : [];
-    }
-    // A rejected plan never ran, so it says nothing about whether its confidence was right. `initial` is the planner's
-    // raw score (UNDERSTAND's first history point), so calibration never learns from its own corrections.
-    // A reactive run's confidence (a neutral 0.5) was nobody's rating of a plan: it must not calibrate plans either.
-    const outcomeStore = status === "rejected" || isReactive(plan) ? undefined : config.store;
-    if (outcomeStore) {
-      const outcome = {
-        planId: plan.planId,
-        confidence: initial,
-        success: status === "completed",
-        executionMs: episode.durationMs,
-        cost: episode.cost,
-        at: episode.at,
-        ...(simulated ? { simulated } : {}),
-      };
-      await new ConfidenceCalibrator(outcomeStore, userId).record(outcome);
-    }
+    const { learned, outcomeStore } = await remember(deps, config, state, { plan, status, initial, episode });
     deps.decisionLog.record({
       operation: "reflect",
       planId: plan.planId,
@@ -98,4 +72,46 @@ export function reflectNode(deps: NodeDeps) {
           : null),
     };
   };
+}
+
+/**
+ * What the run leaves for next time, in the store when there is one: the episode, a failed run's own reflection (the
+ * rules', fast, so the answer never waits), and the plan's outcome for calibration (not for a rejected plan, which
+ * never ran, nor for a reactive run, whose neutral 0.5 was nobody's rating of a plan). `initial` is the planner's raw
+ * score, so calibration never learns from its own corrections.
+ */
+async function remember(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  state: AgentStateValue,
+  run: { plan: Plan; status: RunStatus; initial: number; episode: Episode },
+): Promise<{ learned: string[]; outcomeStore: BaseStore | undefined }> {
+  const { plan, status, initial, episode } = run;
+  const simulated = episode.simulated === true;
+  const userId = state.request.userContext.userId;
+  let learned: string[] = [];
+  if (config.store) {
+    const key = await saveEpisode(config.store, userId, episode);
+    const outcome = await reflectOnRunFailures(
+      { store: config.store, registry: deps.registry, decisionLog: deps.decisionLog },
+      userId,
+      key,
+      episode,
+    );
+    learned = outcome?.reflection ? [`Reflection ${outcome.reflection.id}: ${outcome.reflection.learning}`] : [];
+  }
+  const outcomeStore = status === "rejected" || isReactive(plan) ? undefined : config.store;
+  if (outcomeStore) {
+    const outcome = {
+      planId: plan.planId,
+      confidence: initial,
+      success: status === "completed",
+      executionMs: episode.durationMs,
+      cost: episode.cost,
+      at: episode.at,
+      ...(simulated ? { simulated } : {}),
+    };
+    await new ConfidenceCalibrator(outcomeStore, userId).record(outcome);
+  }
+  return { learned, outcomeStore };
 }

@@ -1,5 +1,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { FailureEscalationRequest } from "../src/domain/approval.js";
 import { planOf } from "../src/domain/plan-state.js";
+import type { Plan } from "../src/domain/plan.js";
 import type { StrategyType } from "../src/domain/revision.js";
 import { askReasonerForRecovery } from "../src/replanning/ask-reasoner.js";
 import { failureToAskAbout, selectStrategy } from "../src/replanning/select.js";
@@ -29,41 +31,11 @@ export function selectStrategyNode(deps: NodeDeps) {
     };
     // A failure no rule recognises is put to the reasoner first; selection then runs once, with its advice.
     const unknown = failureToAskAbout(args);
-    const advice = unknown
-      ? await askReasonerForRecovery({
-          reasoner: deps.reasoner,
-          failure: unknown,
-          plan,
-          registry: deps.registry,
-          feedback: state.feedback,
-          revisionNumber: state.revisionCount + 1,
-          ...(config.signal ? { signal: config.signal } : {}),
-        })
-      : undefined;
+    const advice = unknown ? await askReasonerForRecovery(adviceQuestion(deps, state, config, unknown)) : undefined;
     const selection = selectStrategy(advice ? { ...args, advice } : args);
     // Nothing left to recover: the plan drives again.
     if (!selection) return { next: { kind: "execute" } };
-    if (selection.kind === "escalate") {
-      const n = escalationNotification(selection.request, deps.logFile);
-      emitNotifications(config, [n]);
-      deps.decisionLog.record({
-        operation: "escalation",
-        planId: plan.planId,
-        taskId: selection.request.taskId,
-        threadId: threadIdOf(config),
-        input: selection.request.errors.join(" | "),
-        decision: `escalate (${selection.request.kind})`,
-        reasoning: selection.request.reason,
-        confidenceBefore: plan.confidence,
-        confidenceAfter: plan.confidence,
-      });
-      return {
-        pendingInterrupt: selection.request,
-        next: { kind: "ask" },
-        status: "awaiting_approval",
-        notifications: [n],
-      };
-    }
+    if (selection.kind === "escalate") return escalated(deps, config, plan, selection.request);
     const step = plan.steps.find((s) => s.id === selection.taskId)!;
     const n = notification({
       severity: "INFO",
@@ -100,6 +72,47 @@ export function selectStrategyNode(deps: NodeDeps) {
       notifications: [n],
     };
   };
+}
+
+/** What the reasoner is asked about a failure no rule recognises: the failure, the plan, its history, a time limit. */
+function adviceQuestion(
+  deps: NodeDeps,
+  state: AgentStateValue,
+  config: LangGraphRunnableConfig,
+  failure: NonNullable<ReturnType<typeof failureToAskAbout>>,
+): Parameters<typeof askReasonerForRecovery>[0] {
+  return {
+    reasoner: deps.reasoner,
+    failure,
+    plan: planOf(state)!,
+    registry: deps.registry,
+    feedback: state.feedback,
+    revisionNumber: state.revisionCount + 1,
+    ...(config.signal ? { signal: config.signal } : {}),
+  };
+}
+
+/** A cap was hit: a person decides, told why; the escalation is logged. */
+function escalated(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  plan: Plan,
+  request: FailureEscalationRequest,
+): AgentStateUpdate {
+  const n = escalationNotification(request, deps.logFile);
+  emitNotifications(config, [n]);
+  deps.decisionLog.record({
+    operation: "escalation",
+    planId: plan.planId,
+    taskId: request.taskId,
+    threadId: threadIdOf(config),
+    input: request.errors.join(" | "),
+    decision: `escalate (${request.kind})`,
+    reasoning: request.reason,
+    confidenceBefore: plan.confidence,
+    confidenceAfter: plan.confidence,
+  });
+  return { pendingInterrupt: request, next: { kind: "ask" }, status: "awaiting_approval", notifications: [n] };
 }
 
 export const STRATEGY_NODES: Record<StrategyType, (typeof Node)[keyof typeof Node]> = {
