@@ -60,7 +60,6 @@ export default defineConfig(
     files: [
       "nodes/human-interrupt.ts",
       "nodes/replan-with-guidance.ts",
-      "nodes/worker-agent.ts",
     ],
     rules: { "max-lines-per-function": "off" },
   },

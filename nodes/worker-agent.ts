@@ -203,32 +203,7 @@ export function agentToolNode(deps: NodeDeps) {
     const threadId = threadIdOf(config);
     const tools = loopTools(step, deps.registry);
     const tool = tools.find((t) => t.name === call.name);
-    if (!tool) {
-      const allowed = tools.map((t) => t.name).join(", ") || "nothing";
-      const error = `Tool ${call.name} is not granted to the ${step.workerType} worker for step ${step.id}, so the call was refused and nothing ran. You may use: ${allowed}.`;
-      deps.decisionLog.record({
-        operation: "dispatch",
-        planId: state.planId,
-        taskId: step.id,
-        threadId,
-        input: `${call.name}(${JSON.stringify(call.args)})`,
-        decision: `refuse ${call.name}`,
-        reasoning: error,
-      });
-      const told = notification({
-        severity: "WARNING",
-        kind: "step_started",
-        taskId: step.id,
-        title: `${step.description} (${step.id}): its model asked for ${call.name}, which the ${step.workerType} worker may not use; refused, nothing ran.`,
-      });
-      emitNotifications(config, [told]);
-      const refused = failedCall(call, null, "wrong_tool", error, ErrorCode.TOOL_NOT_GRANTED);
-      return {
-        messages: [toolMessage(call, { ok: false, error })],
-        notifications: [told],
-        calls: [...state.calls, refused],
-      };
-    }
+    if (!tool) return notGrantedCall(deps, config, state, call, tools);
     const malformed = malformedArguments(call.args);
     if (malformed) return malformedCall(deps, config, state, call, tool, malformed);
     const repeat = earlierIdenticalCall(state.calls, tool.name, call.args);
@@ -237,62 +212,10 @@ export function agentToolNode(deps: NodeDeps) {
     const reconciled = applyRecordedValues(call.args, state.context.values, tool);
     const asStep = callStep(step, { ...call, args: reconciled.args }, index);
     const inputs = { ...state.inputs, ...producedBy(state.calls) };
-    let approval: z.infer<typeof LoopApproval> | null = null;
-    const told: Notification[] = [];
-    if (tool.sideEffect === "irreversible" || tool.needsApproval) {
-      const valid = tool.schema.safeParse(reconciled.args);
-      const args = valid.success ? (isRecord(valid.data) ? valid.data : { value: valid.data }) : {};
-      const unknown =
-        deps.ledger && threadId
-          ? (await deps.ledger.verdict({ threadId, stepId: asStep.id, dispatch: asStep.dispatches })).kind === "unknown"
-          : false;
-      const recorded = await recordedCall(deps, threadId, asStep, { tool, args }, inputs, state.context.lineage);
-      // Invalid arguments fail below without a call, so there is nothing to approve; the same call recorded (done,
-      // or of unknown outcome) is settled by the ledger in runStep, never asked again; another call recorded for
-      // this position (a fork with another request) is asked again, saying why.
-      if (valid.success && !unknown && recorded.kind !== "same") {
-        const why = recorded.kind === "other" ? { why: recorded.why } : {};
-        const asked = askToolApproval(deps, config, { step, planId: state.planId, inputs, tool, args, ...why });
-        told.push(asked.told);
-        const { decision, comment, by, at } = asked.decision;
-        if (decision === "approve" || decision === "deny") {
-          approval = { decision, comment, by, at: at ?? new Date().toISOString() };
-        }
-        if (decision === "deny") {
-          const error = `A human denied ${tool.name}(${JSON.stringify(args)})${comment ? ` (${comment})` : ""}; the tool was not called. Do not ask for it again.`;
-          const denied = failedCall(call, tool, "policy_blocked", error, "HUMAN_DENIED");
-          return {
-            messages: [toolMessage(call, { ok: false, error })],
-            notifications: told,
-            approval,
-            calls: [...state.calls, denied],
-          };
-        }
-      }
-    }
-    if (reconciled.applied.length > 0) {
-      const n = valuesNotification(step, reconciled.applied);
-      told.push(n);
-      emitNotifications(config, [n]);
-    }
-    // Shown as it happens: a loop's calls are the person's only view of what its model does with the tools.
-    const calling = notification({
-      severity: "INFO",
-      kind: "step_started",
-      taskId: step.id,
-      title: `${step.description} (${step.id}): its model calls ${callText(tool.name, reconciled.args)}`,
-    });
-    told.push(calling);
-    emitNotifications(config, [calling]);
-    deps.decisionLog.record({
-      operation: "dispatch",
-      planId: state.planId,
-      taskId: step.id,
-      threadId,
-      input: `${tool.name}(${JSON.stringify(call.args)})`,
-      decision: `call ${tool.name} (call ${index} of the model-driven loop)`,
-      reasoning: "the step's model asked for it and the step's grant allows it",
-    });
+    const asked = await approvalOf(deps, config, state, { call, tool, asStep, args: reconciled.args, inputs });
+    if ("denied" in asked) return asked.denied;
+    const { approval, told } = asked;
+    told.push(...announcedCall(deps, config, state, { call, tool, index, reconciled }));
     let reused: "ledger" | null = null;
     const f = await runStep({
       step: asStep,
@@ -331,6 +254,138 @@ export function agentToolNode(deps: NodeDeps) {
       cost: state.cost + f.cost,
     };
   };
+}
+
+/** A tool outside the step's grant: refused and the model told, never called; logged and shown. */
+function notGrantedCall(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  state: AgentLoopStateValue,
+  call: ToolCall,
+  tools: readonly ToolSpec[],
+) {
+  const { step } = state;
+  const allowed = tools.map((t) => t.name).join(", ") || "nothing";
+  const error = `Tool ${call.name} is not granted to the ${step.workerType} worker for step ${step.id}, so the call was refused and nothing ran. You may use: ${allowed}.`;
+  deps.decisionLog.record({
+    operation: "dispatch",
+    planId: state.planId,
+    taskId: step.id,
+    threadId: threadIdOf(config),
+    input: `${call.name}(${JSON.stringify(call.args)})`,
+    decision: `refuse ${call.name}`,
+    reasoning: error,
+  });
+  const told = notification({
+    severity: "WARNING",
+    kind: "step_started",
+    taskId: step.id,
+    title: `${step.description} (${step.id}): its model asked for ${call.name}, which the ${step.workerType} worker may not use; refused, nothing ran.`,
+  });
+  emitNotifications(config, [told]);
+  const refused = failedCall(call, null, "wrong_tool", error, ErrorCode.TOOL_NOT_GRANTED);
+  return {
+    messages: [toolMessage(call, { ok: false, error })],
+    notifications: [told],
+    calls: [...state.calls, refused],
+  };
+}
+
+/** One call of the loop, as approval, announcement and the run see it. */
+interface LoopCall {
+  call: ToolCall;
+  tool: ToolSpec;
+  asStep: TaskStep;
+  args: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+}
+
+/**
+ * A call that needs approval (irreversible, or its tool asks for it) asks a person first, once: invalid arguments
+ * fail later without a call, so there is nothing to approve; the same call recorded (done, or of unknown outcome) is
+ * settled by the ledger in runStep, never asked again; another call recorded for this position (a fork with another
+ * request) is asked again, saying why. A denial answers the model and runs nothing.
+ */
+async function approvalOf(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  state: AgentLoopStateValue,
+  c: LoopCall,
+): Promise<
+  | { approval: z.infer<typeof LoopApproval> | null; told: Notification[] }
+  | { denied: Partial<AgentLoopStateValue> & { messages: BaseMessage[] } }
+> {
+  const { tool, asStep, call } = c;
+  const threadId = threadIdOf(config);
+  const told: Notification[] = [];
+  if (tool.sideEffect !== "irreversible" && !tool.needsApproval) return { approval: null, told };
+  const valid = tool.schema.safeParse(c.args);
+  const args = valid.success ? (isRecord(valid.data) ? valid.data : { value: valid.data }) : {};
+  const unknown =
+    deps.ledger && threadId
+      ? (await deps.ledger.verdict({ threadId, stepId: asStep.id, dispatch: asStep.dispatches })).kind === "unknown"
+      : false;
+  const recorded = await recordedCall(deps, threadId, asStep, { tool, args }, c.inputs, state.context.lineage);
+  if (!valid.success || unknown || recorded.kind === "same") return { approval: null, told };
+  const why = recorded.kind === "other" ? { why: recorded.why } : {};
+  const { step, planId } = state;
+  const asked = askToolApproval(deps, config, { step, planId, inputs: c.inputs, tool, args, ...why });
+  told.push(asked.told);
+  const { decision, comment, by, at } = asked.decision;
+  const approval =
+    decision === "approve" || decision === "deny"
+      ? { decision, comment, by, at: at ?? new Date().toISOString() }
+      : null;
+  if (decision !== "deny") return { approval, told };
+  const error = `A human denied ${tool.name}(${JSON.stringify(args)})${comment ? ` (${comment})` : ""}; the tool was not called. Do not ask for it again.`;
+  const denied = failedCall(call, tool, "policy_blocked", error, "HUMAN_DENIED");
+  return {
+    denied: {
+      messages: [toolMessage(call, { ok: false, error })],
+      notifications: told,
+      approval,
+      calls: [...state.calls, denied],
+    },
+  };
+}
+
+/**
+ * What a person sees and the log records as a call is made: the request's values applied (if any), and the call
+ * itself, shown as it happens (a loop's calls are the person's only view of what its model does with the tools).
+ */
+function announcedCall(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  state: AgentLoopStateValue,
+  c: {
+    call: ToolCall;
+    tool: ToolSpec;
+    index: number;
+    reconciled: { args: Record<string, unknown>; applied: string[] };
+  },
+): Notification[] {
+  const { step } = state;
+  const told: Notification[] = [];
+  if (c.reconciled.applied.length > 0) told.push(valuesNotification(step, c.reconciled.applied));
+  told.push(
+    notification({
+      severity: "INFO",
+      kind: "step_started",
+      taskId: step.id,
+      title: `${step.description} (${step.id}): its model calls ${callText(c.tool.name, c.reconciled.args)}`,
+    }),
+  );
+  emitNotifications(config, told);
+  deps.decisionLog.record({
+    operation: "dispatch",
+    planId: state.planId,
+    taskId: step.id,
+    threadId: threadIdOf(config),
+    input: `${c.tool.name}(${JSON.stringify(c.call.args)})`,
+    decision: `call ${c.tool.name} (call ${c.index} of the model-driven loop)`,
+    reasoning: "the step's model asked for it and the step's grant allows it",
+  });
+  return told;
 }
 
 /** A call as the evidence records it when it failed (refused, denied, or the tool failed). */
