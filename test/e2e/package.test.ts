@@ -15,7 +15,24 @@ import { childEnv, ROOT } from "./helpers.js";
  * Slow: the build is a full tsc, and installing compiles better-sqlite3.
  */
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+
+/** Runs a command; a failure says what the command printed (tsc prints its errors on stdout). */
+async function run(
+  file: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; maxBuffer?: number } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await execFileAsync(file, args, { maxBuffer: 64 * 1024 * 1024, ...options });
+  } catch (e) {
+    const out = e as { stdout?: string; stderr?: string };
+    throw new Error(
+      `${file} ${args.join(" ")} failed:\n${(out.stdout ?? "").slice(-4000)}\n${(out.stderr ?? "").slice(-4000)}`,
+      { cause: e },
+    );
+  }
+}
 const SLOW = 20 * 60_000;
 
 /** What `npm pack` needs: the package's files and the configuration its build reads. */
