@@ -40,7 +40,7 @@ Rules:
 - If a lesson below says a tool has been unreliable, prefer an alternative or plan around it.
 
 Account for the whole request in "understanding":
-- Split it into parts (each thing asked, each thing ruled out such as "no hotel", each limit such as a budget),
+- Split it into parts (each thing asked, each thing ruled out such as "no charts", each limit such as a budget),
   quoting the request's own words in "text". A part is "served" only by steps of this plan that do it (their ids
   in stepIds); something ruled out is "excluded" and no step may do it; a part no listed tool can do is
   "unsupported" with why; words you cannot read are "not_understood" with why. Never drop a part.
@@ -66,8 +66,8 @@ const OUTPUT_FORMAT = `Answer with one JSON object and nothing else:
   ],
   "understanding": {
     "parts": [{"text": "the request's words", "description": "what you took it to mean", "kind": "task" | "exclusion" | "constraint", "status": "served" | "excluded" | "unsupported" | "not_understood", "stepIds": ["s1"], "why": "why it is not served, or null"}],
-    "values": [{"name": "destination", "value": "Paris", "source": "to Paris"}],
-    "assumptions": [{"name": "travellers", "value": "1", "why": "the request does not say"}],
+    "values": [{"name": "folder", "value": "docs", "source": "in docs"}],
+    "assumptions": [{"name": "format", "value": "markdown", "why": "the request does not say"}],
     "changes": [{"name": "budget", "from": "1500 EUR", "to": "1705 USD", "why": "the tools price in US dollars"}]
   }
 }`;

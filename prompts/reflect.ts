@@ -14,8 +14,8 @@ export interface ReflectPromptInput {
 const INSTRUCTIONS = `You reflect on one run of a planner-executor agent that a user judged (or that failed), so that the
 agent's next runs for this user go better. Go beyond the symptom to the ROOT CAUSE: the strategy or assumption
 behind what happened, not just what happened.
-- BAD root cause: "Wrong hotel selected" (a symptom).
-- GOOD root cause: "The budget-first strategy conflicts with this user's preference for quality" (a strategy flaw).
+- BAD root cause: "Wrong note selected" (a symptom).
+- GOOD root cause: "The newest-first strategy conflicts with this user's preference for relevance" (a strategy flaw).
 
 Write:
 - whatHappened: what the run chose or what failed, with the concrete values (names, numbers).
@@ -37,12 +37,12 @@ const GUIDANCE = `Your previous reflection did not pass the quality gate. Fix wh
 - completeness: fill every field; learning of at least 50 characters; cite the valid patterns if any are listed.`;
 
 const EXAMPLE = `An example of a reflection that passes (for another user and tool):
-{"whatHappened": "Step hotel (search_hotels) chose Grand Hotel Rome, 4 stars, guest rating 6.4, and the user rejected it: 'the place was grim'.",
- "why": "search_hotels ran with priority 'recommended' (the provider's pick), so it never looked at guest rating.",
- "rootCause": "The strategy of trusting the provider's default ranking assumed it suits every user; for this user it conflicts with a preference for quality.",
+{"whatHappened": "Step notes (search_notes) chose 'Q3 plan, draft 1', relevance score 4.2 of 10, and the user rejected it: 'that is a stale draft'.",
+ "why": "search_notes ran with priority 'recent' (the newest first), so it never looked at relevance.",
+ "rootCause": "The strategy of trusting the tool's default ranking assumed it suits every user; for this user it conflicts with a preference for relevance.",
  "patternsIdentified": [],
- "strategyAdjustments": ["Change priority of search_hotels from 'recommended' to 'quality'", "Add constraint: search_hotels.minRating >= 7"],
- "learning": "For this user, quality matters more than the provider's pick: rank hotels by quality and keep only those rated 7 or more, which prevents another grim stay."}`;
+ "strategyAdjustments": ["Change priority of search_notes from 'recent' to 'relevance'", "Add constraint: search_notes.minScore >= 7"],
+ "learning": "For this user, relevance matters more than recency: rank notes by relevance and keep only those scoring 7 or more, which prevents another stale pick."}`;
 
 const OUTPUT_FORMAT = `Answer with one JSON object and nothing else:
 {"whatHappened": "...", "why": "...", "rootCause": "...", "patternsIdentified": ["..."], "strategyAdjustments": ["..."], "learning": "..."}`;

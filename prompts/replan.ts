@@ -75,13 +75,13 @@ RETRY_DIFFERENT_AGENT (the worker lost its session; another worker may use a too
 {"strategy": "RETRY_DIFFERENT_AGENT", "rationale": "The reader worker's session expired. The general worker can run the same step.", "confidence": 0.65, "modifications": {"paramsJson": null, "tool": null, "workerType": "general", "substeps": null}}
 
 ADJUST_PARAMETERS (chosen by Candor's rules after a budget violation; shown for completeness):
-{"strategy": "ADJUST_PARAMETERS", "rationale": "The total exceeded the budget. Cap the hotel price.", "confidence": 0.7, "modifications": {"paramsJson": "{\\"maxPrice\\": 150}", "tool": null, "workerType": null, "substeps": null}}
+{"strategy": "ADJUST_PARAMETERS", "rationale": "The total exceeded the budget. Cap the price of the costliest item.", "confidence": 0.7, "modifications": {"paramsJson": "{\\"maxPrice\\": 150}", "tool": null, "workerType": null, "substeps": null}}
 
 FIX_DEPENDENCIES (chosen by Candor's rules when an upstream step broke; shown for completeness):
 {"strategy": "FIX_DEPENDENCIES", "rationale": "The step failed because its input was missing. Repair the upstream step first.", "confidence": 0.6, "modifications": {"paramsJson": null, "tool": null, "workerType": null, "substeps": null}}
 
 FIND_WORKAROUND (chosen by Candor's rules when something is unavailable; shown for completeness):
-{"strategy": "FIND_WORKAROUND", "rationale": "No seats on that flight. Search nearby airports.", "confidence": 0.6, "modifications": {"paramsJson": "{\\"nearbyAirports\\": true}", "tool": null, "workerType": null, "substeps": null}}
+{"strategy": "FIND_WORKAROUND", "rationale": "The file is locked by another process. Read its latest backup instead.", "confidence": 0.6, "modifications": {"paramsJson": "{\\"fromBackup\\": true}", "tool": null, "workerType": null, "substeps": null}}
 
 SKIP (nothing listed can produce the output; unsure):
 {"strategy": "SKIP", "rationale": "The error says the account is closed. No listed tool can get this data.", "confidence": 0.9, "modifications": {"paramsJson": null, "tool": null, "workerType": null, "substeps": null}}`;
