@@ -83,7 +83,7 @@ export function pickDecision(text: string, choices: readonly Choice[]): Picked {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
-const EDIT_EXAMPLE = `[{"taskId":"hotel","field":"params.nights","newValue":3}]`;
+const EDIT_EXAMPLE = `[{"taskId":"s2","field":"params.limit","newValue":3}]`;
 
 /**
  * Reads the edits of an adjust answer (JSON, or @file) and checks what can be checked here: each names a step of

@@ -12,8 +12,8 @@ import { readGivenFile } from "../safe-read.js";
 import { FAULT_KINDS } from "../tools/faults.js";
 import type { Decision } from "../transparency/decision-log.js";
 
-/** The trip the CLI suggests when it needs an example request. */
-export const EXAMPLE_REQUEST = "Plan a 2-day trip from Paris to Rome for 1 person";
+/** The request the CLI suggests when it needs an example: one the default toolkits serve (src/app). */
+export { EXAMPLE_REQUEST } from "../app/toolkits.js";
 
 /** Thread ids become store keys and shell arguments: keep them to characters that need no quoting. */
 export const ThreadId = z
@@ -76,7 +76,7 @@ const Probability = (flag: string) => {
 
 /** `--fault tool=kind[*N]`, repeatable, each value possibly a comma-separated list; every entry must be a fault. */
 const FaultFlags = z.array(z.string()).superRefine((values, ctx) => {
-  const form = `write tool=kind[*N] with kind one of ${FAULT_KINDS.join(", ")} and N from ${FLAG_BOUNDS.faultCalls.min} to ${FLAG_BOUNDS.faultCalls.max}, e.g. --fault search_flights=timeout*1`;
+  const form = `write tool=kind[*N] with kind one of ${FAULT_KINDS.join(", ")} and N from ${FLAG_BOUNDS.faultCalls.min} to ${FLAG_BOUNDS.faultCalls.max}, e.g. --fault read_file=timeout*1`;
   for (const value of values) {
     for (const entry of value.split(",").map((e) => e.trim())) {
       const problem = faultProblem(entry);
@@ -151,7 +151,7 @@ export const ResumeFlags = CommonFlags.extend({
   /** Guidance text for a replan decision. */
   replan: text("--replan", '"use the train instead"', "guidance text").optional(),
   /** The adjustments of an ADJUST decision, as JSON or @file (parsed by the resume command). */
-  adjust: text("--adjust", `'[{"taskId":"hotel","field":"params.nights","newValue":3}]' (or @file)`).optional(),
+  adjust: text("--adjust", `'[{"taskId":"s2","field":"params.limit","newValue":3}]' (or @file)`).optional(),
   comment: text("--comment", '"too expensive"').optional(),
   /** False with --no-input: never ask at the terminal, exit 3 with the commands to continue (as in a script). */
   input: z.boolean().default(true),
@@ -223,7 +223,7 @@ void everyOperation;
 export const LogsFlags = CommonFlags.extend({
   thread: text("--thread", "run-1a2b3c4d").pipe(ThreadId).optional(),
   plan: text("--plan", "plan-3c40fe49").optional(),
-  step: text("--step", "hotel").optional(),
+  step: text("--step", "s2").optional(),
   operation: z.enum(LOG_OPERATIONS, { error: `--operation must be one of ${LOG_OPERATIONS.join(", ")}` }).optional(),
 });
 export type LogsFlags = z.infer<typeof LogsFlags>;
@@ -243,7 +243,7 @@ export function parseFlags<T extends z.ZodType>(schema: T, raw: unknown): z.infe
   throw new CandorError(message.startsWith("--") ? `${message}.` : `${flag}: ${message}.`, ErrorCode.INVALID_REQUEST);
 }
 
-const ADJUST_EXAMPLE = `--adjust '[{"taskId":"hotel","field":"params.nights","newValue":3}]'`;
+const ADJUST_EXAMPLE = `--adjust '[{"taskId":"s2","field":"params.limit","newValue":3}]'`;
 
 /**
  * Reads --adjust: inline JSON or @file, a list of {taskId, field, newValue} (or {adjustments: [...]}). Whether

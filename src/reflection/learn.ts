@@ -94,7 +94,7 @@ export async function recordFeedback(
   const reason = input.reason?.trim() || null;
   if (input.verdict === "rejected" && !reason)
     throw new CandorError(
-      'A rejection needs a reason: say what was wrong, e.g. --reject "the hotel was too basic".',
+      'A rejection needs a reason: say what was wrong, e.g. --reject "the report was too vague".',
       ErrorCode.INVALID_REQUEST,
     );
   const found = await findEpisode(deps.store, run.userId, run.planId, now);

@@ -85,7 +85,7 @@ export function parseDecision(raw: unknown, request: DecisionContext): ParsedDec
   if (decision.decision === "adjust" && (decision.adjustments ?? []).length === 0) {
     return {
       ok: false,
-      error: `"adjust" needs a non-empty "adjustments" list of {taskId, field, newValue}, e.g. [{"taskId":"hotel","field":"params.nights","newValue":3}].`,
+      error: `"adjust" needs a non-empty "adjustments" list of {taskId, field, newValue}, e.g. [{"taskId":"s2","field":"params.limit","newValue":3}].`,
     };
   }
   if (decision.decision !== "adjust" && decision.adjustments !== null) {

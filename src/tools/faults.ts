@@ -38,7 +38,7 @@ export type FaultSpec = z.infer<typeof FaultSpec>;
 /** How much longer than its estimate a `slow` call takes. */
 export const SLOW_FACTOR = 5;
 
-const FORM = `expected tool=kind[*N] with kind one of ${FAULT_KINDS.join(", ")} and N a positive count (e.g. search_flights=timeout*1)`;
+const FORM = `expected tool=kind[*N] with kind one of ${FAULT_KINDS.join(", ")} and N a positive count (e.g. read_file=timeout*1)`;
 const SPEC = /^([A-Za-z][A-Za-z0-9_]*)\s*=\s*([A-Za-z]+)\s*(?:\*\s*(\d+))?$/;
 
 /** Parses `tool=kind` (every call fails) or `tool=kind*N` (the first N calls fail). Throws INVALID_REQUEST. */

@@ -94,7 +94,7 @@ describe("follow-up answers", () => {
     const notJson = parseEdits("[{taskId: hotel}", plan);
     expect(notJson.ok).toBe(false);
     if (!notJson.ok) {
-      expect(notJson.error).toMatch(/^The edits are not valid JSON \(.*\)\. Example: \[\{"taskId":"hotel"/);
+      expect(notJson.error).toMatch(/^The edits are not valid JSON \(.*\)\. Example: \[\{"taskId":"s2"/);
       expect(notJson.error).not.toContain("--adjust");
     }
     expect(parseEdits(`[{"taskId":"car","field":"params.x","newValue":1}]`, plan)).toEqual({

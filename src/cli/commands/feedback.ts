@@ -16,8 +16,8 @@ import { openThread } from "./thread.js";
 
 const FeedbackFlags = CommonFlags.extend({
   accept: z.boolean().default(false),
-  reject: z.string().trim().min(1, 'needs a reason, e.g. --reject "the hotel was too basic"').optional(),
-  comment: z.string().trim().min(1, 'needs text, e.g. --comment "great hotel"').optional(),
+  reject: z.string().trim().min(1, 'needs a reason, e.g. --reject "the report was too vague"').optional(),
+  comment: z.string().trim().min(1, 'needs text, e.g. --comment "a clear report"').optional(),
 });
 
 /**
@@ -28,7 +28,7 @@ export async function feedbackCommand(rawId: string, rawFlags: unknown, io: CliI
   const flags = parseFlags(FeedbackFlags, rawFlags);
   if (flags.accept === (flags.reject !== undefined))
     throw new CandorError(
-      `Say how run ${rawId} went with exactly one of --accept or --reject "<reason>", e.g. ${io.invokedAs} feedback ${rawId} --reject "the hotel was too basic".`,
+      `Say how run ${rawId} went with exactly one of --accept or --reject "<reason>", e.g. ${io.invokedAs} feedback ${rawId} --reject "the report was too vague".`,
       ErrorCode.INVALID_REQUEST,
     );
   const { threadId, session, record } = await openThread(rawId, flags.db, io, "read");

@@ -212,7 +212,7 @@ export function debuggingToolkit(options: DebuggingToolkitOptions): Toolkit {
         needsApproval: false,
         schema: z.object({
           threadId: threadParam.optional(),
-          stepId: z.string().min(1, "say which step, e.g. flight (get_run_context lists them)"),
+          stepId: z.string().min(1, "say which step, e.g. s2 (get_run_context lists them)"),
           dispatch: z.number().int().min(1).optional(),
         }),
         outputSchema: ToolOutput,
