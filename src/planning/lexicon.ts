@@ -926,7 +926,7 @@ const TASK_VERBS: Record<string, string[]> = {
   call: ["call", "phone", "calling", "llama", "llamar", "appelle", "appeler", "appelez"],
   text: ["sms", "whatsapp"],
   compare: ["compare", "comparing", "compara", "comparar", "compare-moi", "comparer", "comparez"],
-  book: ["book", "booking", "reserve", "reserva", "reservar", "reservame", "reserve-moi", "reserver", "reservez"],
+  book: ["book", "reserve", "reserva", "reservar", "reservame", "reserve-moi", "reserver", "reservez"],
   buy: ["buy", "purchase", "compra", "comprar", "achete", "acheter", "commande", "commander"],
   pay: ["pay", "paga", "pagar", "paye", "payer"],
   cancel: ["cancel", "cancela", "cancelar", "annule", "annuler"],
@@ -1008,9 +1008,9 @@ function findTaskVerbs(text: string, norm: string): TaskVerb[] {
 /** Everyday words that open a sentence: never the start of a name. */
 const SENTENCE_STARTERS = new Set(
   (
-    "then also please plan book find take get go i we my our the a an this next last visit fly trip flights flight hotel " +
+    "then also please plan book find take get go i we my our the a an this next last visit fly " +
     "what how can could would help show give tell make send let lets i'd i'm hi hello hey " +
-    "planea reserva busca quiero queremos necesito viaje vuelos planifie reserve cherche je nous voyage vols"
+    "planea reserva busca quiero queremos necesito planifie reserve cherche je nous"
   ).split(" "),
 );
 
