@@ -59,7 +59,7 @@ export async function runEagerly(initial: Plan, hooks: EagerHooks): Promise<Eage
   type Arrival = { id: string; feedback: ExecutionFeedback } | { id: string; error: unknown };
   const finished: Arrival[] = [];
   let wake: (() => void) | null = null;
-  let inFlight = 0;
+  let underWay = 0;
   const arrive = (arrival: Arrival) => {
     finished.push(arrival);
     wake?.();
@@ -95,19 +95,19 @@ export async function runEagerly(initial: Plan, hooks: EagerHooks): Promise<Eage
       steps.set(step.id, step);
       hooks.onDispatched?.(step);
       if (hooks.deferred(step)) continue;
-      inFlight++;
+      underWay++;
       const { id } = step;
       hooks.launch(step, dependencyInputs(steps, step)).then(
         (f) => arrive({ id, feedback: f }),
         (error: unknown) => arrive({ id, error }),
       );
     }
-    if (inFlight === 0) return { plan: view(), feedback };
+    if (underWay === 0) return { plan: view(), feedback };
     while (finished.length === 0) await new Promise<void>((resolve) => (wake = resolve));
     wake = null;
     // Everything that has arrived is folded in one outcome at a time, so each is reported on its own.
     for (const arrival of finished.splice(0)) {
-      inFlight--;
+      underWay--;
       // A launch rejects only for a bug or a configuration error (a step failure is feedback): the pass stops.
       if ("error" in arrival) throw arrival.error;
       const step = settleStep(steps.get(arrival.id)!, arrival.feedback);

@@ -52,7 +52,7 @@ interface Heard {
 /** Per scope (keyed by its calls list, which atSite shares): responses heard, and calls under way. */
 interface Ledger {
   heard: Heard[];
-  inFlight: number;
+  underWay: number;
 }
 
 const ledgers = new WeakMap<ModelCall[], Ledger>();
@@ -60,7 +60,7 @@ const ledgers = new WeakMap<ModelCall[], Ledger>();
 function ledgerOf(scope: UsageScope): Ledger {
   let ledger = ledgers.get(scope.calls);
   if (!ledger) {
-    ledger = { heard: [], inFlight: 0 };
+    ledger = { heard: [], underWay: 0 };
     ledgers.set(scope.calls, ledger);
   }
   return ledger;
@@ -215,7 +215,7 @@ class UsageMeter extends BaseCallbackHandler {
 
   private started(): void {
     const scope = scopes.getStore();
-    if (scope) ledgerOf(scope).inFlight += 1;
+    if (scope) ledgerOf(scope).underWay += 1;
   }
 
   override handleLLMEnd(output: LLMResult): void {
@@ -226,7 +226,7 @@ class UsageMeter extends BaseCallbackHandler {
     // Its response, if the tap heard it, is recorded now: drop it, found by the completion's id; from a server that
     // sends none (LangChain then gives the message an id of its own), the oldest response heard without one.
     const ledger = ledgerOf(scope);
-    ledger.inFlight = Math.max(0, ledger.inFlight - 1);
+    ledger.underWay = Math.max(0, ledger.underWay - 1);
     const id = generation?.message?.id;
     const byId = ledger.heard.findIndex((h) => h.id !== null && h.id === id);
     const at = byId >= 0 ? byId : ledger.heard.findIndex((h) => h.id === null);
@@ -239,8 +239,8 @@ class UsageMeter extends BaseCallbackHandler {
     // The failed call's response, if the server answered, is among those heard; with no other call under way in the
     // scope, every response still heard is one whose call failed: record them now, so the budget counts them.
     const ledger = ledgerOf(scope);
-    ledger.inFlight = Math.max(0, ledger.inFlight - 1);
-    if (ledger.inFlight === 0) settleHeard(scope);
+    ledger.underWay = Math.max(0, ledger.underWay - 1);
+    if (ledger.underWay === 0) settleHeard(scope);
   }
 }
 
