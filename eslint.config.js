@@ -58,7 +58,6 @@ export default defineConfig(
     // The nodes that were over the limit when it came in, each exempt until its work moves into src/: take a file
     // off this list when it fits, and add none.
     files: [
-      "nodes/human-interrupt.ts",
       "nodes/replan-with-guidance.ts",
     ],
     rules: { "max-lines-per-function": "off" },

@@ -1,14 +1,16 @@
-import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { planOf, planWrites } from "../src/domain/plan-state.js";
-import type { ApprovalRecord, InterruptRequest } from "../src/domain/approval.js";
+import type { ApprovalRecord, HumanDecision, InterruptRequest } from "../src/domain/approval.js";
+import type { Result } from "../src/result.js";
+import type { Plan } from "../src/domain/plan.js";
+import type { Notification } from "../src/domain/notification.js";
+import { askUntilAccepted } from "./ask.js";
 import { legacyNext, nextOf, type Next } from "../src/domain/next.js";
 import { abortBelowApproval, checkAbortBelow } from "../src/confidence/abort-below.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import {
   applyAdjustments,
   decisionEffect,
-  interruptPayload,
-  parseDecision,
   type AdjustedPlan,
   type DecisionEffect,
 } from "../src/replanning/human-decision.js";
@@ -36,44 +38,13 @@ export function humanInterruptNode(deps: NodeDeps) {
     const plan = planOf(state)!;
     // A chat client's reply comes as a message, not a resume: it answers the first ask (src/chat/conversation.ts).
     const fromChat = answerFromChat(state.messages, request);
-    let payload = interruptPayload(request, fromChat && !fromChat.ok ? fromChat.reason : undefined);
-    let decision = null;
-    let adjusted: Extract<AdjustedPlan, { ok: true }> | undefined;
-    let retried: Extract<HumanRetry, { ok: true }> | undefined;
-    for (let ask = 0; ask < MAX_ASKS && !decision; ask++) {
-      const parsed = parseDecision(ask === 0 && fromChat?.ok ? fromChat.value.decision : interrupt(payload), request);
-      if (!parsed.ok) {
-        payload = interruptPayload(request, parsed.error);
-        continue;
-      }
-      if (parsed.decision.decision === "adjust") {
-        // Free of side effects, so re-running it when the node replays on resume is safe.
-        const result = applyAdjustments(plan, parsed.decision.adjustments ?? [], state.request, deps.registry);
-        if (!result.ok) {
-          payload = interruptPayload(request, result.error);
-          continue;
-        }
-        adjusted = result;
-      }
-      if (parsed.decision.decision === "retry" && parsed.decision.params && "taskId" in request) {
-        // Checked against the tool's schema before anything changes; a value it would refuse is asked again.
-        const result = retryWithHumanParams({
-          plan,
-          feedback: state.feedback,
-          revisionCount: state.revisionCount,
-          registry: deps.registry,
-          taskId: request.taskId,
-          params: parsed.decision.params,
-        });
-        if (!result.ok) {
-          payload = interruptPayload(request, result.error);
-          continue;
-        }
-        retried = result;
-      }
-      decision = parsed.decision;
-    }
-    if (!decision) return { next: { kind: "ask" } };
+    const answered = askUntilAccepted(request, (d) => checkedDecision(deps, state, request, d), {
+      ...(fromChat?.ok ? { given: fromChat.value.decision } : {}),
+      ...(fromChat && !fromChat.ok ? { givenError: fromChat.reason } : {}),
+      maxAsks: MAX_ASKS,
+    });
+    if (!answered) return { next: { kind: "ask" } };
+    const { decision, adjusted, retried } = answered;
     const effect = decisionEffect({
       request,
       decision,
@@ -85,93 +56,15 @@ export function humanInterruptNode(deps: NodeDeps) {
       adjusted,
       retried: retried?.outcome,
     });
-    const record: ApprovalRecord = {
-      kind: request.kind,
-      decision: decision.decision,
-      comment: decision.comment,
-      by: decision.by,
-      at: new Date().toISOString(),
-      confidence: plan.confidence,
-      adjustments: decision.adjustments,
-      params: decision.params,
-      guidance: decision.guidance,
-    };
     const taskId = "taskId" in request ? request.taskId : null;
-    deps.decisionLog.record({
-      operation: "human_decision",
-      planId: plan.planId,
-      taskId,
-      threadId: threadIdOf(config),
-      input: request.kind,
-      decision: decision.decision,
-      reasoning: effect.reasoning,
-      confidenceBefore: plan.confidence,
-      confidenceAfter: effect.skip?.revision.confidenceAfter ?? plan.confidence,
-    });
-    const told = notification({
-      severity: effect.severity,
-      kind: "approval",
-      taskId,
-      title: effect.message,
-      message: decision.comment ?? "",
-    });
-    const notifications = [told];
-    let revision: AgentStateUpdate = {};
-    if (effect.plan) {
-      // An adjusted plan is a new plan (its confidence point says so); a step re-run after a person's check is not.
-      revision = adjusted
-        ? {
-            ...planWrites(state, effect.plan),
-            confidenceHistory: [
-              confidencePoint(
-                effect.plan.confidence,
-                `plan adjusted by a human (${adjusted.changes.length} change(s))`,
-              ),
-            ],
-          }
-        : planWrites(state, effect.plan);
-    }
-    if (effect.skip && taskId) {
-      const step = plan.steps.find((s) => s.id === taskId)!;
-      notifications.push(
-        explainRevision(
-          effect.skip.revision,
-          step,
-          "errors" in request ? (request.errors.at(-1) ?? "unknown error") : "unknown error",
-          deps.logFile,
-        ),
-      );
-      revision = {
-        ...planWrites(state, effect.skip.plan),
-        revisions: [effect.skip.revision],
-        revisionCount: state.revisionCount + 1,
-        confidenceHistory: [
-          confidencePoint(
-            effect.skip.revision.confidenceAfter,
-            `human chose ${effect.skip.revision.strategy} for ${taskId}`,
-          ),
-        ],
-      };
-    }
-    // A person's skip or retry with new parameters lowers the confidence by the revision's delta, which they did not
-    // see: below --abort-below, the run stops again and asks whether to go on at that confidence.
-    const abortBelow = effect.settings?.abortBelow ?? state.settings.abortBelow;
-    const abort = effect.skip
-      ? checkAbortBelow(
-          {
-            from: effect.skip.revision.confidenceBefore,
-            to: effect.skip.revision.confidenceAfter,
-            why: `a person chose ${effect.skip.revision.strategy} for ${taskId ?? "a step"}`,
-          },
-          abortBelow,
-        )
-      : ({ ok: true, value: null } as const);
-    const stop = !abort.ok && effect.skip ? abortBelowApproval(effect.skip.plan, abort.reason, abortBelow) : null;
+    const told = decisionTold(deps, config, plan, request, decision, effect);
+    const { revision, notifications } = revisionOf(deps, state, { request, effect, adjusted, told });
+    const stop = abortStop(state, effect, taskId);
     if (stop) notifications.push(approvalNotification(stop));
     emitNotifications(config, notifications);
     return {
       ...revision,
-      approval: record,
+      approval: approvalRecord(plan, request, decision),
       pendingInterrupt: stop,
       next: stop ? { kind: "ask" } : nextAfter(effect, request),
       status: stop ? "awaiting_approval" : effect.status,
@@ -180,6 +73,151 @@ export function humanInterruptNode(deps: NodeDeps) {
       notifications,
     };
   };
+}
+
+/** The decision as the thread records it (`approval`). */
+function approvalRecord(plan: Plan, request: InterruptRequest, decision: HumanDecision): ApprovalRecord {
+  return {
+    kind: request.kind,
+    decision: decision.decision,
+    comment: decision.comment,
+    by: decision.by,
+    at: new Date().toISOString(),
+    confidence: plan.confidence,
+    adjustments: decision.adjustments,
+    params: decision.params,
+    guidance: decision.guidance,
+  };
+}
+
+/** The decision logged, and said to the person in what it does. */
+function decisionTold(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  plan: Plan,
+  request: InterruptRequest,
+  decision: HumanDecision,
+  effect: DecisionEffect,
+): Notification {
+  const taskId = "taskId" in request ? request.taskId : null;
+  deps.decisionLog.record({
+    operation: "human_decision",
+    planId: plan.planId,
+    taskId,
+    threadId: threadIdOf(config),
+    input: request.kind,
+    decision: decision.decision,
+    reasoning: effect.reasoning,
+    confidenceBefore: plan.confidence,
+    confidenceAfter: effect.skip?.revision.confidenceAfter ?? plan.confidence,
+  });
+  return notification({
+    severity: effect.severity,
+    kind: "approval",
+    taskId,
+    title: effect.message,
+    message: decision.comment ?? "",
+  });
+}
+
+/**
+ * The plan the decision leaves: an adjusted plan is a new plan (its confidence point says so), a step re-run after a
+ * person's check is not; a skip is a revision like a strategy's, explained.
+ */
+function revisionOf(
+  deps: NodeDeps,
+  state: AgentStateValue,
+  d: {
+    request: InterruptRequest;
+    effect: DecisionEffect;
+    adjusted: CheckedDecision["adjusted"];
+    told: Notification;
+  },
+): { revision: AgentStateUpdate; notifications: Notification[] } {
+  const { request, effect, adjusted } = d;
+  const plan = planOf(state)!;
+  const taskId = "taskId" in request ? request.taskId : null;
+  const notifications = [d.told];
+  let revision: AgentStateUpdate = {};
+  if (effect.plan) {
+    const point = adjusted
+      ? [confidencePoint(effect.plan.confidence, `plan adjusted by a human (${adjusted.changes.length} change(s))`)]
+      : null;
+    revision = point ? { ...planWrites(state, effect.plan), confidenceHistory: point } : planWrites(state, effect.plan);
+  }
+  if (effect.skip && taskId) {
+    const step = plan.steps.find((s) => s.id === taskId)!;
+    const error = "errors" in request ? (request.errors.at(-1) ?? "unknown error") : "unknown error";
+    notifications.push(explainRevision(effect.skip.revision, step, error, deps.logFile));
+    const { revision: skipped } = effect.skip;
+    revision = {
+      ...planWrites(state, effect.skip.plan),
+      revisions: [skipped],
+      revisionCount: state.revisionCount + 1,
+      confidenceHistory: [confidencePoint(skipped.confidenceAfter, `human chose ${skipped.strategy} for ${taskId}`)],
+    };
+  }
+  return { revision, notifications };
+}
+
+/**
+ * A person's skip or retry with new parameters lowers the confidence by the revision's delta, which they did not see:
+ * below --abort-below, the run stops again and asks whether to go on at that confidence (the request), else null.
+ */
+function abortStop(state: AgentStateValue, effect: DecisionEffect, taskId: string | null) {
+  if (!effect.skip) return null;
+  const abortBelow = effect.settings?.abortBelow ?? state.settings.abortBelow;
+  const { revision } = effect.skip;
+  const abort = checkAbortBelow(
+    {
+      from: revision.confidenceBefore,
+      to: revision.confidenceAfter,
+      why: `a person chose ${revision.strategy} for ${taskId ?? "a step"}`,
+    },
+    abortBelow,
+  );
+  return abort.ok ? null : abortBelowApproval(effect.skip.plan, abort.reason, abortBelow);
+}
+
+/** A decision that parsed, with what checking it built: an adjusted plan, or a retry with new parameters. */
+interface CheckedDecision {
+  decision: HumanDecision;
+  adjusted: Extract<AdjustedPlan, { ok: true }> | undefined;
+  retried: Extract<HumanRetry, { ok: true }> | undefined;
+}
+
+/**
+ * A person's decision checked before anything changes, free of side effects (the node replays it on resume): an
+ * `adjust` must apply to the plan, a `retry` with parameters must pass the tool's schema; a refused one is asked
+ * again with the reason.
+ */
+function checkedDecision(
+  deps: NodeDeps,
+  state: AgentStateValue,
+  request: InterruptRequest,
+  decision: HumanDecision,
+): Result<CheckedDecision> {
+  const plan = planOf(state)!;
+  let adjusted: CheckedDecision["adjusted"];
+  let retried: CheckedDecision["retried"];
+  if (decision.decision === "adjust") {
+    const result = applyAdjustments(plan, decision.adjustments ?? [], state.request, deps.registry);
+    if (!result.ok) return { ok: false, reason: result.error };
+    adjusted = result;
+  }
+  if (decision.decision === "retry" && decision.params && "taskId" in request) {
+    const result = retryWithHumanParams({
+      plan,
+      feedback: state.feedback,
+      revisionCount: state.revisionCount,
+      registry: deps.registry,
+      taskId: request.taskId,
+      params: decision.params,
+    });
+    if (!result.ok) return { ok: false, reason: result.error };
+    retried = result;
+  }
+  return { ok: true, value: { decision, adjusted, retried } };
 }
 
 export type AfterHumanInterrupt =
