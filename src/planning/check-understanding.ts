@@ -7,7 +7,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { Interpretation } from "../tools/types.js";
 import { isModelDriven, loopTools } from "../tools/model-driven.js";
 import { foldCase, overlaps, within, type Span } from "./lexicon.js";
-import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts } from "./rules-planner.js";
+import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts, toolWords } from "./rules-planner.js";
 import { paramNames } from "../tools/args.js";
 import {
   accountFor,
@@ -68,8 +68,9 @@ function recordForSteps(
   registry: ToolRegistry,
   workers: WorkerModel | undefined,
 ): Understanding {
-  const facts = requestFacts(request);
+  const facts = requestFacts(request, registry);
   const analysis = facts.analysis!;
+  const words = toolWords(registry);
   const modelDriven = new Map<string, ModelDrivenStep>(
     steps
       .filter((s) => isModelDriven(s, registry, workers))
@@ -77,7 +78,7 @@ function recordForSteps(
         s.id,
         {
           tools: loopTools(s, registry).map((t) => t.name),
-          restated: restatedSpans(analysis, [s.description, ...s.expectedOutputs.map(wordsOf)].join(". ")),
+          restated: restatedSpans(analysis, [s.description, ...s.expectedOutputs.map(wordsOf)].join(". "), words),
         },
       ]),
   );

@@ -990,11 +990,18 @@ const TASK_VERBS: Record<string, string[]> = {
   delete: ["delete", "remove", "borra", "borrar", "elimina", "eliminar", "supprime", "supprimer"],
 };
 
-function findTaskVerbs(text: string, norm: string): TaskVerb[] {
+/**
+ * Task verbs in the request. A tool's keyword that is the "-ing" form of a verb's form ("posting" of "post") is that
+ * verb too: a toolkit names its work with such nouns.
+ */
+function findTaskVerbs(text: string, norm: string, toolWords: ReadonlySet<string>): TaskVerb[] {
   const out: TaskVerb[] = [];
-  const forms = Object.entries(TASK_VERBS)
-    .flatMap(([verb, fs]) => fs.map((f) => [verb, f] as const))
-    .sort((a, b) => b[1].length - a[1].length);
+  const base = Object.entries(TASK_VERBS).flatMap(([verb, fs]) => fs.map((f) => [verb, f] as const));
+  const known = new Set(base.map(([, f]) => f));
+  const derived = base.flatMap(([verb, f]) =>
+    toolWords.has(`${f}ing`) && !known.has(`${f}ing`) ? [[verb, `${f}ing`] as const] : [],
+  );
+  const forms = [...base, ...derived].sort((a, b) => b[1].length - a[1].length);
   for (const [verb, form] of forms) {
     for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(form)}${E}`, "g"))) {
       const s = { start: m.index, end: m.index + m[0].length };
@@ -1005,7 +1012,7 @@ function findTaskVerbs(text: string, norm: string): TaskVerb[] {
   return out.sort((a, b) => a.start - b.start);
 }
 
-/** Everyday words that open a sentence: never the start of a name. */
+/** Everyday words that open a sentence: never the start of a name (nor are the tools' own words, see findNames). */
 const SENTENCE_STARTERS = new Set(
   (
     "then also please plan book find take get go i we my our the a an this next last visit fly " +
@@ -1022,7 +1029,12 @@ const NOT_NAMES = new Set(["i", "i'm", "i'd", "i'll", "ok", "okay", "please", "t
  * capital says nothing), plus all-capital codes of 3+ letters that are not currency codes. Candidate places and
  * names: a toolkit that reads one accounts for it.
  */
-function findNames(text: string, amounts: readonly Span[]): Span[] {
+function findNames(text: string, amounts: readonly Span[], toolWords: ReadonlySet<string>): Span[] {
+  const everyday = (w: string) =>
+    SENTENCE_STARTERS.has(w) ||
+    FUNCTION_WORDS.has(w) ||
+    toolWords.has(foldCase(w)) ||
+    toolWords.has(foldCase(w).replace(/s$/, ""));
   const out: Span[] = [];
   for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+(?:de\s+|del\s+|la\s+|los\s+|of\s+)?\p{Lu}[\p{L}'’-]*)*/gu)) {
     const start = m.index;
@@ -1039,7 +1051,7 @@ function findNames(text: string, amounts: readonly Span[]): Span[] {
       // capitalised words follow ("New York trip"), or the rest of the run once it is dropped ("Then Rome").
       const [first = "", ...rest] = word.split(/\s+/);
       if (rest.length === 0) continue;
-      if (SENTENCE_STARTERS.has(first.toLowerCase()) || FUNCTION_WORDS.has(first.toLowerCase())) {
+      if (everyday(first.toLowerCase())) {
         from = start + word.indexOf(rest[0]!);
         name = word.slice(from - start);
       }
@@ -1049,8 +1061,12 @@ function findNames(text: string, amounts: readonly Span[]): Span[] {
   return out;
 }
 
-/** Reads a request: the generic layer every toolkit's interpretation builds on. */
-export function analyzeRequest(text: string): Analysis {
+/**
+ * Reads a request: the generic layer every toolkit's interpretation builds on. `toolWords`: the keywords the tools
+ * name their work with; one that opens a sentence is not the start of a name (a toolkit's "Flights Madrid Paris").
+ */
+export function analyzeRequest(text: string, toolWords: Iterable<string> = []): Analysis {
+  const words = new Set([...toolWords].map((w) => foldCase(w)));
   const norm = foldCase(text);
   const numbers = findNumbers(text, norm);
   const ranges = findRanges(text, norm, numbers);
@@ -1066,8 +1082,8 @@ export function analyzeRequest(text: string): Analysis {
     ranges,
     amounts,
     dates: findDates(text, norm),
-    taskVerbs: findTaskVerbs(text, norm),
-    names: findNames(text, amounts),
+    taskVerbs: findTaskVerbs(text, norm, words),
+    names: findNames(text, amounts, words),
   };
 }
 

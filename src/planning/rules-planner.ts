@@ -34,14 +34,20 @@ export interface RulesPlannerOptions {
   unreliableTools?: Record<string, number>;
 }
 
-export function requestFacts(request: PlanningRequest): RequestFacts {
+/** What the tools read a request from; with the registry, its tools' keywords inform the analysis (analyzeRequest). */
+export function requestFacts(request: PlanningRequest, registry?: ToolRegistry): RequestFacts {
   return {
     text: request.userIntent,
     lower: request.userIntent.toLowerCase(),
     constraints: request.constraints,
     preferences: request.userContext.preferences,
-    analysis: analyzeRequest(request.userIntent),
+    analysis: analyzeRequest(request.userIntent, registry ? toolWords(registry) : []),
   };
+}
+
+/** Every keyword of the registry's tools. */
+export function toolWords(registry: ToolRegistry): string[] {
+  return [...registry.tools.values()].flatMap((t) => t.keywords);
 }
 
 /** How many of a tool's keywords appear in the request as words (or word stems: "flight" matches "flights"). */
@@ -83,7 +89,7 @@ export function planWithRules(
   options: RulesPlannerOptions = {},
 ): Plan {
   assertValidRequest(request);
-  const facts = requestFacts(request);
+  const facts = requestFacts(request, registry);
   const analysis = facts.analysis!;
   const tools = [...registry.tools.values()];
   const usable = tools.filter((t) => registry.workerForTool(t.name));
@@ -403,7 +409,7 @@ function firstSentence(text: string): string {
 
 /** What the plan's tools assumed about the request (their `assumptions`), each once, in plan order. */
 export function planAssumptions(request: PlanningRequest, registry: ToolRegistry, plan: Plan): string[] {
-  const facts = requestFacts(request);
+  const facts = requestFacts(request, registry);
   const tools = [...new Set(plan.steps.flatMap((s) => s.tools))].map((name) => registry.tool(name));
   return [...new Set(tools.flatMap((t) => t?.assumptions?.(facts) ?? []))];
 }

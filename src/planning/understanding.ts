@@ -263,10 +263,10 @@ function sameWord(x: string, y: string): boolean {
  * The spans of the request that `said` (a model-driven step's description and outputs) restates: a number of the
  * same value however written ("three" and "3"), a range or an amount of the same values and currency, a date or a
  * name written alike (case and accents ignored), and each content word it repeats ("largest", "src"). A model loop
- * works from this text, so what it restates of the request reaches the step.
+ * works from this text, so what it restates of the request reaches the step. `toolWords` as for analyzeRequest.
  */
-export function restatedSpans(a: Analysis, said: string): Span[] {
-  const s = analyzeRequest(said);
+export function restatedSpans(a: Analysis, said: string, toolWords: Iterable<string> = []): Span[] {
+  const s = analyzeRequest(said, toolWords);
   const out: Span[] = [];
   for (const n of a.numbers) if (s.numbers.some((x) => x.value === n.value)) out.push(n);
   for (const r of a.ranges) if (s.ranges.some((x) => x.min === r.min && x.max === r.max)) out.push(r);

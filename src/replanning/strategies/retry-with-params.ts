@@ -32,7 +32,9 @@ function fieldSchema(tool: ToolSpec, key: string): z.ZodType | undefined {
  */
 function replacementFor(input: StrategyInput, tool: ToolSpec, key: string, current: unknown): ParamFix | null {
   const fromRequest =
-    input.request && tool.extractParams ? tool.extractParams(requestFacts(input.request))[key] : undefined;
+    input.request && tool.extractParams
+      ? tool.extractParams(requestFacts(input.request, input.registry))[key]
+      : undefined;
   if (fromRequest !== undefined && JSON.stringify(fromRequest) !== JSON.stringify(current))
     return { key, value: fromRequest, why: "from the request" };
   const field = fieldSchema(tool, key);

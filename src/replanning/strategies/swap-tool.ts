@@ -20,7 +20,8 @@ export function paramsFor(input: StrategyInput, tool: ToolSpec): Record<string, 
   const own = input.failure.step.params;
   // What the request gives the tool comes in under the step's own values: a step valid only by its tool's defaults
   // ({} for a report) still gets the title the request gave.
-  const fromRequest = input.request && tool.extractParams ? tool.extractParams(requestFacts(input.request)) : {};
+  const fromRequest =
+    input.request && tool.extractParams ? tool.extractParams(requestFacts(input.request, input.registry)) : {};
   const merged = { ...fromRequest, ...own };
   if (tool.schema.safeParse(merged).success) return merged;
   return tool.schema.safeParse(own).success ? own : null;
