@@ -5,13 +5,11 @@ import { understandingNotes } from "../src/domain/understanding.js";
 import { resolveRunSettings, settingsNote } from "../src/domain/config.js";
 import { CandorError } from "../src/errors.js";
 import { checkAbortBelow, plannedChange, withAbortReason } from "../src/confidence/abort-below.js";
-import { applyCalibration, ConfidenceCalibrator, type Calibration } from "../src/confidence/calibrator.js";
 import type { Plan } from "../src/domain/plan.js";
 import type { Notification } from "../src/domain/notification.js";
 import type { PlanningRequest } from "../src/domain/request.js";
 import { confidencePoint } from "../src/confidence/update.js";
-import { recentEpisodes, summarizeLessons } from "../src/memory/episodes.js";
-import { applyLearning } from "../src/reflection/apply.js";
+import { planWithMemory, type PlannedWithMemory } from "../src/reflection/plan-with-memory.js";
 import { notification, planNotification } from "../src/transparency/notify.js";
 import { approvalNotification } from "../src/transparency/explain.js";
 import {
@@ -29,60 +27,6 @@ import { nextOf } from "../src/domain/next.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 import { assertPlanFitsTokenBudget } from "../src/planning/token-budget.js";
 import { scopeCalls } from "../src/reasoning/usage.js";
-
-/** How many of the user's most recent episodes the planner learns from. */
-const EPISODES_CONSIDERED = 20;
-
-/** A plan made with the user's memory and calibrated on their past outcomes. */
-export interface PlannedWithMemory {
-  /** The planner's own plan, before calibration: its confidence is what calibration learns from. */
-  raw: Plan;
-  /** The plan that runs (or waits for approval): confidence calibrated. */
-  plan: Plan;
-  /** How the plan was made (fallbacks, assumptions) and what memory taught, for the user. */
-  notes: string[];
-  calibration: Calibration | null;
-}
-
-/**
- * Plans a request the way UNDERSTAND does, for it and for a plan made again with a person's guidance: lessons
- * from the user's episodes, then calibration on their past outcomes. A practice run (faults injected) learns
- * from every episode; a real run never from a practice run's, so a tool that only failed on purpose is not avoided
- * for real. Throws what the reasoner throws (CandorError NO_VALID_PLAN).
- */
-export async function planWithMemory(
-  deps: NodeDeps,
-  request: PlanningRequest,
-  config: LangGraphRunnableConfig,
-): Promise<PlannedWithMemory> {
-  const userId = request.userContext.userId;
-  const simulated = deps.registry.injectedFaults().length > 0;
-  const all = config.store ? await recentEpisodes(config.store, userId, Number.MAX_SAFE_INTEGER) : [];
-  const usable = (simulated ? all : all.filter((e) => !e.simulated)).slice(0, EPISODES_CONSIDERED);
-  const leftOut = all.slice(0, EPISODES_CONSIDERED).filter((e) => e.simulated && !simulated).length;
-  const memory = summarizeLessons(usable);
-  const result = await deps.reasoner.plan(request, {
-    registry: deps.registry,
-    lessons: memory.lessons,
-    unreliableTools: memory.unreliableTools,
-    signal: config.signal,
-  });
-  // What this user's feedback taught (issue 12): learned settings on the steps, each announced with its source.
-  const learned = await applyLearning(config.store, userId, result.plan, deps.registry, simulated);
-  // Before the approval check, so a history of failed high-confidence plans brings this one to a human sooner.
-  const calibration = config.store
-    ? await new ConfidenceCalibrator(config.store, userId).calibrate(result.plan.confidence)
-    : null;
-  const notes = [
-    ...result.notes,
-    ...learned.notes,
-    ...memory.lessons.map((l) => `Memory: ${l}`),
-    ...(leftOut > 0
-      ? [`Memory: ${leftOut} recent run(s) with injected faults left out; practice runs do not teach real ones.`]
-      : []),
-  ];
-  return { raw: learned.plan, plan: applyCalibration(learned.plan, calibration), notes, calibration };
-}
 
 /**
  * UNDERSTAND: plan (with lessons from this user's episodes), calibrate confidence on past outcomes, decide on
@@ -185,7 +129,7 @@ async function planOrReact(
     return react({ kind: "asked" });
   }
   try {
-    const result = await planWithMemory(deps, state.request, config);
+    const result = await planWithMemory(deps, state.request, { store: config.store, signal: config.signal });
     // PRE-PLAN-003: a plan expected to need more model tokens than the budget is refused before anything runs
     // (a refusal, so it never falls back to reactive mode).
     assertPlanFitsTokenBudget(result.plan, state.request, deps.reasoner, deps.registry, [
