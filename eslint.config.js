@@ -6,13 +6,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import tseslint from "typescript-eslint";
 
 export default defineConfig(
-  globalIgnores([
-    "node_modules/",
-    ".candor/",
-    ".langgraph_api/",
-    "coverage/",
-    "dist/",
-  ]),
+  globalIgnores(["node_modules/", ".candor/", ".langgraph_api/", "coverage/", "dist/"]),
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {
@@ -39,16 +33,10 @@ export default defineConfig(
         },
       ],
       // `return promise` inside try/catch skips the catch when the promise rejects: always await there.
-      "@typescript-eslint/return-await": [
-        "error",
-        "error-handling-correctness-only",
-      ],
+      "@typescript-eslint/return-await": ["error", "error-handling-correctness-only"],
       // Reject with an Error (an abort's reason goes through `abortReason`); passing on a rejection unchanged,
       // typed `unknown`, is allowed, as rethrowing in a catch clause is.
-      "@typescript-eslint/prefer-promise-reject-errors": [
-        "error",
-        { allowThrowingUnknown: true },
-      ],
+      "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingUnknown: true }],
       // A `.catch((e) => …)` callback gets whatever was thrown: treat it as `unknown`, as a catch clause does.
       "@typescript-eslint/use-unknown-in-catch-callback-variable": "error",
       // A switch over a union handles every member or says `default`: adding a member then fails here.
@@ -69,10 +57,7 @@ export default defineConfig(
     // update. Every function in nodes/ stays within 60 lines.
     files: ["nodes/**/*.ts"],
     rules: {
-      "max-lines-per-function": [
-        "error",
-        { max: 60, skipBlankLines: true, skipComments: true },
-      ],
+      "max-lines-per-function": ["error", { max: 60, skipBlankLines: true, skipComments: true }],
     },
   },
   {
