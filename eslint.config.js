@@ -11,10 +11,7 @@ export default defineConfig(
   tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: {
-        projectService: true,
-        tsconfigRootDir: import.meta.dirname,
-      },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       // An `async` function with no `await` is how this code implements a Promise-returning interface (a
@@ -42,10 +39,7 @@ export default defineConfig(
       // A switch over a union handles every member or says `default`: adding a member then fails here.
       "@typescript-eslint/switch-exhaustiveness-check": [
         "error",
-        {
-          considerDefaultExhaustiveForUnions: true,
-          requireDefaultForNonUnion: false,
-        },
+        { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
       ],
       // Deprecated APIs (zod 4 renamed several) are removed in the next major: move off them as they appear.
       "@typescript-eslint/no-deprecated": "error",
