@@ -5,6 +5,21 @@ import js from "@eslint/js";
 import { defineConfig, globalIgnores } from "eslint/config";
 import tseslint from "typescript-eslint";
 
+// Travel words, whole or as a part of a compound name ("search_flights", "hotelId", "inFlight", "TRIP"), not
+// inside another word ("strip").
+const LOWER = "flights?|hotels?|trips?|itinerar(?:y|ies)|bookings?|airlines?|travell?ers?|activities|airports?";
+const CAPITAL = "Flights?|Hotels?|Trips?|Itinerar(?:y|ies)|Bookings?|Airlines?|Travell?ers?|Activities|Airports?";
+const DOMAIN_WORD = `(?:^|[^A-Za-z])(?:${LOWER})(?![a-z])|(?:${CAPITAL})(?![a-z])|(?:^|[^A-Za-z])(?:${LOWER.toUpperCase()})(?![A-Za-z])`;
+const DOMAIN_WORD_SELECTORS = [
+  `Literal[value=/${DOMAIN_WORD}/]`,
+  `Literal[regex.pattern=/${DOMAIN_WORD}/]`,
+  `TemplateElement[value.raw=/${DOMAIN_WORD}/]`,
+  `Identifier[name=/${DOMAIN_WORD}/]`,
+];
+const DOMAIN_WORD_WHY =
+  "The core is domain-free (issue 22 item 8): travel words belong in examples/travel and the app layer (src/app/); " +
+  "use a neutral example (a file, a report) or take the word from a toolkit.";
+
 export default defineConfig(
   globalIgnores(["node_modules/", ".candor/", ".langgraph_api/", "coverage/", "dist/"]),
   js.configs.recommended,
@@ -52,6 +67,19 @@ export default defineConfig(
     files: ["nodes/**/*.ts"],
     rules: {
       "max-lines-per-function": ["error", { max: 60, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // The core is domain-free (DESIGN.md "Target structure", issue 22 item 8): no travel word in the code of src/,
+    // nodes/, graphs/ or prompts/. The travel demo's words live in examples/travel, and the app layer (src/app/,
+    // the demo command) assembles it; an example in a message or prompt uses a neutral domain (files, reports).
+    files: ["src/**/*.ts", "nodes/**/*.ts", "graphs/**/*.ts", "prompts/**/*.ts"],
+    ignores: ["src/app/**", "src/cli/commands/demo.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...DOMAIN_WORD_SELECTORS.map((selector) => ({ selector, message: DOMAIN_WORD_WHY })),
+      ],
     },
   },
   {
