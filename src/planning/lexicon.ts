@@ -1063,7 +1063,7 @@ function findNames(text: string, amounts: readonly Span[], toolWords: ReadonlySe
 
 /**
  * Reads a request: the generic layer every toolkit's interpretation builds on. `toolWords`: the keywords the tools
- * name their work with; one that opens a sentence is not the start of a name ("Report Q3 Sales": a report tool's).
+ * name their work with; one that opens a sentence is not the start of a name ("Report North Sales": a report tool's).
  */
 export function analyzeRequest(text: string, toolWords: Iterable<string> = []): Analysis {
   const words = new Set([...toolWords].map((w) => foldCase(w)));

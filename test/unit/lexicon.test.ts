@@ -152,6 +152,14 @@ describe("dates, task verbs and names", () => {
     ]);
     expect(analyzeRequest("Prague and Vienna").names.map((n) => n.text)).toEqual(["Vienna"]);
   });
+
+  it("reads the tools' keywords as everyday words: a sentence's first starts no name, an -ing form is a verb", () => {
+    const words = ["report", "posting"];
+    expect(analyzeRequest("Report North Sales", words).names.map((n) => n.text)).toEqual(["North Sales"]);
+    expect(analyzeRequest("Report North Sales").names.map((n) => n.text)).toEqual(["Report North Sales"]);
+    expect(analyzeRequest("posting it", words).taskVerbs.map((v) => v.verb)).toEqual(["post"]);
+    expect(analyzeRequest("posting it").taskVerbs).toEqual([]);
+  });
 });
 
 describe("content words", () => {
