@@ -26,6 +26,19 @@ import { boundedLedger } from "./bounds.js";
 
 /** An unreachable host fails the command after this long instead of hanging it. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * A query with no answer after this long fails as a lost connection (a server behind a network partition never
+ * closes the socket, so without it a command would wait forever). Candor's queries are small; a lease's lock waits
+ * on another worker's short transaction. Keep-alive probes find a dead peer on idle connections too.
+ */
+const QUERY_TIMEOUT_MS = 30_000;
+/** The settings every pool of Candor's shares. */
+const POOL_SETTINGS = {
+  connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  query_timeout: QUERY_TIMEOUT_MS,
+  keepAlive: true,
+  application_name: "candor",
+} as const;
 
 /**
  * Key of the advisory lock `candor db migrate` holds around schema setup. PostgresSaver's and PostgresStore's own
@@ -142,12 +155,7 @@ const STORE_POOL_SIZE = 5;
 
 /** A pool with Candor's connection settings. */
 function newPool(url: string, max: number): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    application_name: "candor",
-  });
+  const pool = new pg.Pool({ connectionString: url, max, ...POOL_SETTINGS });
   hearConnectionErrors(pool);
   return pool;
 }
@@ -303,12 +311,7 @@ export async function openPostgres(url: string): Promise<PostgresPersistence> {
 export function connectPostgres(url: string, pool: pg.Pool = newPool(url, POOL_SIZE)): PostgresPersistence {
   const where = redactUrl(url);
   const checkpointer = new CandorPostgresSaver(pool, where);
-  const store = new CandorPostgresStore({
-    connectionString: url,
-    max: STORE_POOL_SIZE,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    application_name: "candor",
-  });
+  const store = new CandorPostgresStore({ connectionString: url, max: STORE_POOL_SIZE, ...POOL_SETTINGS });
   let closing: Promise<void> | null = null;
   return {
     backend: "postgres",

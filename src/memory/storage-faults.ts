@@ -89,9 +89,12 @@ const OTHER_KINDS: ReadonlyMap<string, StorageFaultKind> = new Map([
   ["25006", "read_only"],
 ]);
 
-/** The pg driver's own errors for a socket that closed; they carry no code. */
+/**
+ * The pg driver's own errors for a socket that closed, or that stopped answering (a query past the pool's
+ * query_timeout: the server gone without closing the connection, as behind a network partition); they carry no code.
+ */
 const PG_DROPPED =
-  /^Connection terminated( unexpectedly)?$|^Client has encountered a connection error|^timeout exceeded when trying to connect$/;
+  /^Connection terminated( unexpectedly)?$|^Client has encountered a connection error|^timeout exceeded when trying to connect$|^Query read timeout$/;
 
 /**
  * The fault a single error (not its causes) is, if any. An OS error code (ENOSPC, EACCES, ECONNRESET …) says

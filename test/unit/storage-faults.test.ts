@@ -265,6 +265,15 @@ describe("storage faults are named, with exit 5, and a damaged database is not w
     expect(nospc?.code).toBe(ErrorCode.STORAGE_FULL);
   });
 
+  it("a PostgreSQL query left unanswered past the pool's query_timeout (a network partition) is a lost connection", () => {
+    // pg's own error when the server stops answering without closing the socket: the pools set query_timeout and
+    // keepAlive (src/memory/postgres.ts), so a partition ends the command instead of hanging it.
+    const where = "postgres://candor@db.internal:5432/candor";
+    const lost = storageFault(new Error("Query read timeout"), where);
+    expect(lost?.code).toBe(ErrorCode.STORAGE_CONNECTION_LOST);
+    expect(lost?.message).toContain(where);
+  });
+
   it("an OS error code away from a database call (a tool's EACCES, a model's ECONNRESET) is not called a database fault", () => {
     const eacces = Object.assign(new Error("EACCES: permission denied, open 'notes.txt'"), { code: "EACCES" });
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
