@@ -10,13 +10,13 @@ import { ActivitiesResult, Breakdown, FlightResult, HotelResult } from "../../ex
 import { CITIES, flightsFor } from "../../examples/travel/catalog.js";
 
 /** The original six preferences (issue 12), whose phrasings the travel toolkit's words were written against. */
-export type SeenKind = "quality" | "rating" | "nonstop" | "airline" | "budget" | "museums";
+type SeenKind = "quality" | "rating" | "nonstop" | "airline" | "budget" | "museums";
 /**
  * Issue 26's users, written after the toolkit's words and not tuned to them: preferences a setting can express but
  * worded afresh (a cheap bed, the outdoors, food, another way of refusing an airline), two no setting can express
  * (an afternoon departure, breakfast), and a control user who accepts everything.
  */
-export type HiddenKind = "cheapBed" | "outdoors" | "foodie" | "carrier" | "afternoon" | "breakfast" | "control";
+type HiddenKind = "cheapBed" | "outdoors" | "foodie" | "carrier" | "afternoon" | "breakfast" | "control";
 export type PreferenceKind = SeenKind | HiddenKind;
 
 export interface Preference {
