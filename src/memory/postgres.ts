@@ -27,11 +27,12 @@ import { boundedLedger } from "./bounds.js";
 /** An unreachable host fails the command after this long instead of hanging it. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /**
- * A query with no answer after this long fails as a lost connection (a server behind a network partition never
- * closes the socket, so without it a command would wait forever). Candor's queries are small; a lease's lock waits
- * on another worker's short transaction. Keep-alive probes find a dead peer on idle connections too.
+ * A query with no answer after this long fails as a lost connection, as a command may hang no longer than a connect
+ * may (a server behind a network partition never closes the socket, so without it a command would wait forever).
+ * Candor's queries are small; a lease's lock waits only on another worker's short transaction. Keep-alive probes
+ * find a dead peer on idle connections too.
  */
-const QUERY_TIMEOUT_MS = 30_000;
+const QUERY_TIMEOUT_MS = 10_000;
 /** The settings every pool of Candor's shares. */
 const POOL_SETTINGS = {
   connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
