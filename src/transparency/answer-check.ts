@@ -101,13 +101,24 @@ function sentenceJudge(input: AnswerCheckInput): (sentence: string, denied: bool
   const words = effects.length + input.missing.length > 0 ? wordsOf(resultTexts(input.plan).join("\n")) : [];
   const returned = { words: new Set(words), stems: new Set(words.map(stem)) };
   const listed = input.missing.map((m) => `(${m.id})`);
+  // The request or the objective restated (the rules' template opens with it) asks; it claims nothing was done.
+  const restated = new Set([input.request.userIntent, input.plan.objective].map(flat));
   return (sentence, denied) => {
-    const claims = !denied && !listed.some((id) => sentence.includes(id));
+    const claims = !denied && !listed.some((id) => sentence.includes(id)) && !restated.has(flat(sentence));
     const claim = claims
       ? (effectClaim(sentence, effects, returned.words) ?? partClaim(sentence, input.missing, returned.stems))
       : null;
     return claim ?? unbackedFigures(sentence, evidence);
   };
+}
+
+/** A sentence as compared with the request: spaces folded, case and a final stop ignored. */
+function flat(text: string): string {
+  return text
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[.!?]$/, "")
+    .toLowerCase();
 }
 
 /** The answer with one "Corrected: …" line per correction at its end. */

@@ -288,3 +288,23 @@ describe("a reactive step's result, one piece per tool", () => {
     ]);
   });
 });
+
+describe("the request restated claims nothing", () => {
+  // Regression: "read link.txt", refused (a hard link), answered by the rules' template, whose first line is the
+  // request: the check took that line for a claim that the missing read was done, and said it removed it.
+  it("a line that only restates the request or the objective stands, with no correction", () => {
+    const plan = Plan.parse({
+      planId: "plan-restated",
+      objective: "read link.txt",
+      confidence: 0.85,
+      steps: [
+        { id: "text", description: "Read link.txt", workerType: "reader", tools: ["read_file"], status: "skipped" },
+      ],
+    });
+    const missing = [{ id: "text", description: "Read link.txt", reason: "Skipped after it failed: refused" }];
+    const request = PlanningRequest.parse({ userIntent: "read link.txt" });
+    const out = checkAnswer(input("read link.txt", { plan, missing, request }));
+    expect(out.corrections).toEqual([]);
+    expect(out.answer).toContain("- Read link.txt (text): Skipped after it failed: refused");
+  });
+});
