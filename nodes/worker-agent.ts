@@ -210,7 +210,7 @@ export function agentToolNode(deps: NodeDeps) {
     if (repeat) return repeatedCall(deps, config, state, call, repeat);
     // The values the request's record gives this step replace what the model passed (or left out), and are named.
     const reconciled = applyRecordedValues(call.args, state.context.values, tool);
-    const asStep = callStep(step, { ...call, args: reconciled.args }, index);
+    const asStep = callStep(step, { ...call, args: reconciled.args }, index, tool);
     const inputs = { ...state.inputs, ...producedBy(state.calls) };
     const asked = await approvalOf(deps, config, state, { call, tool, asStep, args: reconciled.args, inputs });
     if ("denied" in asked) return asked.denied;

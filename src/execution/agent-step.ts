@@ -51,16 +51,23 @@ export function nextToolCall(messages: readonly BaseMessage[]): { call: ToolCall
 }
 
 /**
- * The step one tool call of the loop runs as: the tool and the model's arguments, a step id of its own (so the
- * effect ledger records each call of the loop apart, and a replay reuses the right one), one attempt per call (the
- * model, told of the error, decides what to try next).
+ * The step one tool call of the loop runs as: the tool and the model's arguments, what that tool produces (not what
+ * the loop's step must produce: a read in a loop that must end in a report is a read, its result the read's own), a
+ * step id of its own (so the effect ledger records each call of the loop apart, and a replay reuses the right one),
+ * one attempt per call (the model, told of the error, decides what to try next).
  */
-export function callStep(step: TaskStep, call: ToolCall, index: number): TaskStep {
+export function callStep(
+  step: TaskStep,
+  call: ToolCall,
+  index: number,
+  tool: Pick<ToolSpec, "name" | "produces">,
+): TaskStep {
   return {
     ...step,
     id: `${step.id}.call${index}`,
-    tools: [call.name],
+    tools: [tool.name],
     params: call.args,
+    expectedOutputs: [...tool.produces],
     retry: { ...step.retry, maxAttempts: 1 },
   };
 }
