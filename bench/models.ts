@@ -71,11 +71,13 @@ const MODEL_DRIVEN_TOOL_CALLS = [3];
 /** Tool calls of an ideal ReAct loop doing the whole planned request: list, read three, count, write. */
 const WHOLE_REQUEST_TOOL_CALLS = 6;
 /**
- * Tool calls of the reactive loop's script: list, read three, then the answer. (A loop passes each call's output to
- * later calls by output name, but keeps the latest per name: text_stats after three reads would count only the last
- * file, so the loop writes the report as its answer.)
+ * Tool calls of the reactive loop's script: list, read three, count, write the report, then the answer. A reactive
+ * run is done only when it produces what the request asks for (a listing and a report): a loop that wrote the report
+ * as its answer, as this script once did, is not done. (A loop passes each call's output to later calls by output
+ * name, keeping the latest per name, so the count and the report cover the last file read.) Seven model calls, one
+ * over the default cap of six per step: the loop stops after its sixth, the report written, without its answer.
  */
-const REACTIVE_TOOL_CALLS = 4;
+const REACTIVE_TOOL_CALLS = 6;
 
 /** An ideal model's turn in a worker loop: the next needed tool call, or the answer once it has what it needs. */
 function idealWorkerTurn(req: SeenRequest): ScriptedReply | undefined {
@@ -87,6 +89,8 @@ function idealWorkerTurn(req: SeenRequest): ScriptedReply | undefined {
     const script: ScriptedReply[] = [
       { toolCall: { name: "list_files", arguments: { dir: "src" } } },
       ...LARGEST.map((path) => ({ toolCall: { name: "read_file", arguments: { path } } })),
+      { toolCall: { name: "text_stats", arguments: {} } },
+      { toolCall: { name: "write_report", arguments: { title: "What the three largest files do" } } },
     ];
     return script[n] ?? answer;
   }
