@@ -25,7 +25,8 @@ import { runStep } from "../../src/execution/run-step.js";
 const SECRET = "top secret outside the workspace";
 const dirs: string[] = [];
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  // Retried: a link made by a process that was just killed can still land while the folder is removed.
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 });
 
 /** A workspace and, beside it, an outside directory with a secret file in it. */
@@ -155,14 +156,19 @@ describe("workspace confinement by real path", () => {
 
 /** Runs a shell loop that keeps swapping `link` between two targets until stopped. */
 function swapper(link: string, a: string, b: string) {
+  // Its own process group: killing the shell alone left an `ln` it had started running, which made a link after
+  // afterEach began removing the folder (ENOTEMPTY) on a loaded machine. The whole group is killed.
   const child = spawn("sh", ["-c", `while :; do ln -sfn "${a}" "${link}"; ln -sfn "${b}" "${link}"; done`], {
     stdio: "ignore",
+    detached: true,
   });
-  // Waits for the shell to be gone: a swapper still running `ln` while afterEach removes the folder made the
-  // removal fail (ENOTEMPTY) on a loaded machine.
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return async () => {
-    child.kill("SIGKILL");
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      child.kill("SIGKILL");
+    }
     await exited;
   };
 }
