@@ -267,15 +267,7 @@ function notGrantedCall(
   const { step } = state;
   const allowed = tools.map((t) => t.name).join(", ") || "nothing";
   const error = `Tool ${call.name} is not granted to the ${step.workerType} worker for step ${step.id}, so the call was refused and nothing ran. You may use: ${allowed}.`;
-  deps.decisionLog.record({
-    operation: "dispatch",
-    planId: state.planId,
-    taskId: step.id,
-    threadId: threadIdOf(config),
-    input: `${call.name}(${JSON.stringify(call.args)})`,
-    decision: `refuse ${call.name}`,
-    reasoning: error,
-  });
+  logDispatch(deps, config, state, call, `refuse ${call.name}`, error);
   const told = notification({
     severity: "WARNING",
     kind: "step_started",
@@ -376,16 +368,38 @@ function announcedCall(
     }),
   );
   emitNotifications(config, told);
+  logDispatch(
+    deps,
+    config,
+    state,
+    c.call,
+    `call ${c.tool.name} (call ${c.index} of the model-driven loop)`,
+    "the step's model asked for it and the step's grant allows it",
+  );
+  return told;
+}
+
+/**
+ * One line of the decision log about a call of the loop: what was decided about it and why. The arguments are shown
+ * as the person sees them (callText: long ones cut, with their size), so a huge argument never makes a huge log line.
+ */
+function logDispatch(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  state: AgentLoopStateValue,
+  call: ToolCall,
+  decision: string,
+  reasoning: string,
+): void {
   deps.decisionLog.record({
     operation: "dispatch",
     planId: state.planId,
-    taskId: step.id,
+    taskId: state.step.id,
     threadId: threadIdOf(config),
-    input: `${c.tool.name}(${JSON.stringify(c.call.args)})`,
-    decision: `call ${c.tool.name} (call ${c.index} of the model-driven loop)`,
-    reasoning: "the step's model asked for it and the step's grant allows it",
+    input: callText(call.name, call.args),
+    decision,
+    reasoning,
   });
-  return told;
 }
 
 /** A call as the evidence records it when it failed (refused, denied, or the tool failed). */
@@ -427,15 +441,7 @@ function malformedCall(
     title: `${step.description} (${step.id}): its model called ${callText(tool.name, call.args)}, whose arguments ${why}; nothing ran, and the model was told.`,
   });
   emitNotifications(config, [told]);
-  deps.decisionLog.record({
-    operation: "dispatch",
-    planId: state.planId,
-    taskId: step.id,
-    threadId: threadIdOf(config),
-    input: callText(tool.name, call.args),
-    decision: `refuse ${tool.name}: malformed arguments`,
-    reasoning: error,
-  });
+  logDispatch(deps, config, state, call, `refuse ${tool.name}: malformed arguments`, error);
   const refused = failedCall(call, tool, "invalid_parameters", error, ErrorCode.INVALID_REQUEST);
   return {
     messages: [toolMessage(call, { ok: false, error })],
@@ -465,15 +471,14 @@ function repeatedCall(
     title: `${step.description} (${step.id}): its model repeated ${callText(call.name, call.args)}; the first call's result was given back and the tool was not run again.`,
   });
   emitNotifications(config, [told]);
-  deps.decisionLog.record({
-    operation: "dispatch",
-    planId: state.planId,
-    taskId: step.id,
-    threadId: threadIdOf(config),
-    input: `${call.name}(${JSON.stringify(call.args)})`,
-    decision: `reuse the result of the identical earlier call of ${call.name}`,
-    reasoning: "the model repeated a call it already made with the same arguments",
-  });
+  logDispatch(
+    deps,
+    config,
+    state,
+    call,
+    `reuse the result of the identical earlier call of ${call.name}`,
+    "the model repeated a call it already made with the same arguments",
+  );
   const repeated: CallRecord = {
     ...earlier,
     args: call.args,
