@@ -191,8 +191,11 @@ export function reactiveNotification(
 /** What the run must produce to be done, read offline from the request, said before it runs. */
 function requirementLine(plan: Plan): string[] {
   const requires = plan.steps[0]?.expectedOutputs ?? [];
+  // Said too when nothing could be read: the run is then checked only for a successful call, and the user should know.
   return requires.length === 0
-    ? []
+    ? [
+        "The offline reader found no tool for the request, so what it asks for is not checked: the run is done once a tool call succeeds.",
+      ]
     : [
         `It is done only when successful tool calls produce ${requires.join(", ")} (what the request asks for, as the offline reader reads it); the model's words do not count.`,
       ];

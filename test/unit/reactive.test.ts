@@ -157,5 +157,12 @@ describe("reactiveReading: what a reactive run must produce before it is done", 
     expect(plan.steps[0]!.expectedOutputs).toEqual(["conversion"]);
     const told = reactiveNotification(plan, { kind: "asked" }, 2);
     expect(told.message).toContain("It is done only when successful tool calls produce conversion");
+    // Nothing read: said, not left out.
+    const unread = reactiveNotification(
+      reactivePlan(ask("what's the weather"), { kind: "asked" }),
+      { kind: "asked" },
+      2,
+    );
+    expect(unread.message).toContain("found no tool for the request, so what it asks for is not checked");
   });
 });
