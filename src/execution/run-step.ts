@@ -12,6 +12,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { cooperate } from "../tools/cooperate.js";
 import { keptResult, oversizedArguments } from "../memory/bounds.js";
 import { abortReason, sleep } from "../tools/sleep.js";
+import { clockMs, reportToolCall } from "../observability/tool-calls.js";
 import type { ToolContext, ToolSpec } from "../tools/types.js";
 
 export interface RunStepInput {
@@ -54,8 +55,16 @@ export interface RunStepInput {
  * at most once per (thread, step, dispatch): a recorded result is reused, and a call that may have happened (a
  * crash mid-call, or a call cut off by its time limit or a cancelled run) is failed as policy_blocked rather than
  * repeated (errorType OUTCOME_UNKNOWN). Never throws for a step failure: the outcome is ExecutionFeedback.
+ * The run's trace hears of the call here, where its failure class is known (src/observability/tool-calls.ts).
  */
 export async function runStep(input: RunStepInput): Promise<ExecutionFeedback> {
+  const startedAt = clockMs();
+  const feedback = await settleCall(input);
+  reportToolCall(feedback, startedAt);
+  return feedback;
+}
+
+async function settleCall(input: RunStepInput): Promise<ExecutionFeedback> {
   const wait = cooperate();
   if (wait) await wait;
   const { step, registry, dispatch } = input;
