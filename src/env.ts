@@ -30,6 +30,16 @@ const EnvSchema = z.object({
   LANGSMITH_TRACING: z.string().optional(),
   /** The older name of LANGSMITH_TRACING, still honoured by LangChain. */
   LANGCHAIN_TRACING_V2: z.string().optional(),
+  /**
+   * OpenTelemetry (docs/observability.md): spans go over OTLP/HTTP to the traces endpoint, or to the base endpoint's
+   * /v1/traces; unset, nothing of OpenTelemetry is loaded. The exporter reads the other OTEL_* variables itself.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  /** true switches OpenTelemetry off whatever the endpoints say (the SDK's standard switch). */
+  OTEL_SDK_DISABLED: z.stringbool().optional(),
+  /** `none` switches traces off; Candor exports only over OTLP, so any other value means OTLP. */
+  OTEL_TRACES_EXPORTER: z.string().optional(),
   /** 1 (or true) adds the debugging tools to every run, as --debug-tools does. */
   CANDOR_DEBUG_TOOLS: z.stringbool().optional(),
   /**
