@@ -10,7 +10,8 @@ import { createChatModel } from "../src/reasoning/model.js";
 import { RulesReasoner } from "../src/reasoning/rules.js";
 import type { PlanResult } from "../src/reasoning/types.js";
 import { buildFailureContext } from "../src/replanning/context.js";
-import { applyStrategy, nextFailedStep, selectStrategy } from "../src/replanning/select.js";
+import { recoverOrSkip } from "../src/replanning/recover.js";
+import { nextFailedStep, selectStrategy } from "../src/replanning/select.js";
 import type { ToolRegistry } from "../src/tools/registry.js";
 import { FixedPlanReasoner } from "./fixtures.js";
 import { CountingOpenAIServer } from "./fake-openai.js";
@@ -77,13 +78,13 @@ export interface SelectionTiming {
   cls: FailureClass;
   scenario: string;
   taskId: string;
-  /** What selectStrategy picked, and the strategy of the revision applyStrategy built. */
+  /** What selectStrategy picked, and the strategy of the revision recoverOrSkip built. */
   chosen: StrategyType | "escalate";
   applied: StrategyType | "escalate";
   summary: Summary;
 }
 
-/** Times selectStrategy + applyStrategy (both pure) on one snapshot, `iterations` times after a short warm-up. */
+/** Times selectStrategy + recoverOrSkip (both pure) on one snapshot, `iterations` times after a short warm-up. */
 export function timeSelection(s: Snapshot, iterations: number): SelectionTiming {
   const args = {
     plan: s.plan,
@@ -98,7 +99,7 @@ export function timeSelection(s: Snapshot, iterations: number): SelectionTiming 
     const sel = selectStrategy(args);
     if (!sel) throw new Error(`no failed step in snapshot of ${s.cls}`);
     if (sel.kind === "strategy") {
-      const outcome = applyStrategy(sel.strategy, { ...args, taskId: sel.taskId });
+      const outcome = recoverOrSkip(sel.strategy, { ...args, taskId: sel.taskId });
       chosen = sel.strategy;
       applied = outcome.applies ? outcome.revision.strategy : "SKIP";
     }

@@ -4,7 +4,7 @@ import type { Plan, TaskStep } from "../src/domain/plan.js";
 import { nextOf, type Next } from "../src/domain/next.js";
 import type { PlanRevision, StrategyType } from "../src/domain/revision.js";
 import { confidencePoint } from "../src/confidence/update.js";
-import { applyStrategy } from "../src/replanning/select.js";
+import { recoverOrSkip } from "../src/replanning/recover.js";
 import { explainRevision } from "../src/transparency/explain.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { Node } from "./names.js";
@@ -25,7 +25,7 @@ export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
     if (!taskId || !failedStep || failedStep.status !== "failed") return { next: nextAfterRevision(plan) };
     const outcome =
       chosen?.proposed ??
-      applyStrategy(strategy, {
+      recoverOrSkip(strategy, {
         plan,
         feedback: state.feedback,
         revisionCount: state.revisionCount,

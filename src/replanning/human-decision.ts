@@ -17,7 +17,7 @@ import { CandorError, ErrorCode } from "../errors.js";
 import { assignOrder, validatePlan } from "../planning/validate.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { checkEditedStep, resetForRerun } from "./plan-edit.js";
-import { applyStrategy } from "./select.js";
+import { reasonHint, recoverOrSkip } from "./recover.js";
 import type { StrategyOutcome } from "./strategies/types.js";
 
 export type ParsedDecision = { ok: true; decision: HumanDecision } | { ok: false; error: string };
@@ -583,15 +583,17 @@ export function decisionEffect(args: {
     }
     case "skip": {
       const why = `A person chose to skip ${request.taskId}${note}.`;
-      const outcome = applyStrategy("SKIP", {
-        plan,
-        feedback: args.feedback,
-        revisionCount: args.revisionCount,
-        registry: args.registry,
-        taskId: request.taskId,
-        why,
-        by: "person",
-      });
+      const outcome = recoverOrSkip(
+        "SKIP",
+        {
+          plan,
+          feedback: args.feedback,
+          revisionCount: args.revisionCount,
+          registry: args.registry,
+          taskId: request.taskId,
+        },
+        reasonHint("person", why),
+      );
       return {
         status: "executing",
         skip: outcome,

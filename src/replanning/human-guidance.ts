@@ -7,16 +7,15 @@ import { CandorError } from "../errors.js";
 import { assignOrder, validatePlan } from "../planning/validate.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { buildFailureContext, triggerText } from "./context.js";
-import { checkEditedStep, freshId, replaceStep } from "./plan-edit.js";
-import { revise, successorOf, type StrategyOutcome } from "./strategies/types.js";
+import { checkEditedStep } from "./plan-edit.js";
+import { recover } from "./recover.js";
+import type { StrategyOutcome } from "./strategies/types.js";
 
 /*
  * The two escalation answers that carry a person's own input (issue 4 item 2): `retry` with new parameters for
  * the failed step, and `replan` with guidance text. Both are pure: the node asks the reasoner for the guided plan
  * and hands it here to be merged, so what is kept and what runs again is decided (and tested) without a graph.
  */
-
-const show = (v: unknown) => (v === undefined ? "unset" : JSON.stringify(v));
 
 export type HumanRetry =
   { ok: true; outcome: Extract<StrategyOutcome, { applies: true }> } | { ok: false; error: string };
@@ -64,29 +63,22 @@ export function retryWithHumanParams(args: {
       error: `${keys.join(", ")} already ${keys.length === 1 ? "has" : "have"} that value; a retry with the same call would fail the same way. Change a parameter, or retry without --set.`,
     };
   }
-  const step = successorOf(
-    failed,
-    freshId(
-      args.plan,
-      failed.id,
-      "retry",
-      args.feedback.map((f) => f.taskId),
-    ),
-    { params, description: checked.value.description },
-  );
-  const listed = keys.map((k) => `${k} ${show(failed.params[k])} → ${show(args.params[k])}`);
+  const failure = buildFailureContext(failed, args.feedback);
+  const rationale = `A person asked to retry ${failed.id} with new parameters after it failed (${failure.error}).`;
   const input = {
     plan: args.plan,
-    failure: buildFailureContext(failed, args.feedback),
+    failure,
     registry: args.registry,
     feedback: args.feedback,
     revisionNumber: args.revisionCount + 1,
   };
-  const outcome = revise(input, "RETRY_WITH_PARAMS", replaceStep(args.plan, failed.id, step), {
-    rationale: `A person asked to retry ${failed.id} with new parameters after it failed (${input.failure.error}).`,
-    changes: [`Retry task ${failed.id} as ${step.id} with parameters set by a person: ${listed.join("; ")}`],
-    newStepIds: [step.id],
-    removedStepIds: [failed.id],
+  const outcome = recover("RETRY_WITH_PARAMS", input, {
+    by: "person",
+    rationale,
+    params: checked.value.params,
+    tool: null,
+    workerType: null,
+    substeps: null,
   });
   if (!outcome.applies) return { ok: false, error: outcome.reason };
   return { ok: true, outcome };

@@ -6,7 +6,8 @@ import { StrategyType } from "../domain/revision.js";
 import type { RecoveryProposal } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { FailureContext } from "./context.js";
-import { STRATEGIES, type StrategyHint, type StrategyInput, type StrategyOutcome } from "./strategies/index.js";
+import { recover } from "./recover.js";
+import type { StrategyHint, StrategyInput, StrategyOutcome } from "./strategies/index.js";
 
 /** Seed 003: a model's proposal below this confidence is not acted on (the caller skips or escalates). */
 export const MIN_PROPOSAL_CONFIDENCE = 0.6;
@@ -130,9 +131,10 @@ export type ProposalVerdict =
 /**
  * Seed 003's validation of a model's recovery, then the revision it implies. Refuses an unknown strategy, a
  * confidence below MIN_PROPOSAL_CONFIDENCE and the strategies only the rules may choose; the rest is the
- * strategy's own: the proposal's modifications become the hint its one implementation builds the revision from
- * (strategies/*), refusing modifications that do not fit (unregistered tools or workers, params the tool's schema
- * rejects, a swap or substeps that do not produce the step's outputs). Pure: no model call, no mutation of `plan`.
+ * strategy's own: the proposal's modifications become the hint `recover` builds the revision from, refusing
+ * modifications that do not fit (unregistered tools or workers, params the tool's schema rejects, a swap or
+ * substeps that do not produce the step's outputs, the call that already failed, a tool without its inputs).
+ * Pure: no model call, no mutation of `plan`.
  */
 export function validateProposal(
   proposal: RecoveryProposal,
@@ -156,16 +158,17 @@ export function validateProposal(
       `${strategy} is not accepted from a model: Candor chooses it only from its own rules, which have the facts it needs`,
     );
   }
-  const input: StrategyInput = { plan, failure, registry, feedback, revisionNumber, hint: proposalHint(proposal) };
-  const built = STRATEGIES[strategy](input);
-  if (!built.applies) return refuse(built.reason);
+  const input: StrategyInput = { plan, failure, registry, feedback, revisionNumber };
+  const built = recover(strategy, input, proposalHint(proposal));
+  // The strategy's own refusals name it; the guards' do not, and the person reading the log needs to know which.
+  if (!built.applies) return refuse(built.reason.startsWith(strategy) ? built.reason : `${strategy}: ${built.reason}`);
   return { ok: true, outcome: built };
 }
 
 /** A proposal as the hint its strategy takes: its modifications, and its rationale as the revision's. */
 function proposalHint(proposal: RecoveryProposal): StrategyHint {
   const { params, tool, workerType, substeps } = proposal.modifications;
-  return { params, tool, workerType, substeps, rationale: suggested(proposal) };
+  return { by: "model", params, tool, workerType, substeps, rationale: suggested(proposal) };
 }
 
 function refuse(why: string): { ok: false; reason: string } {

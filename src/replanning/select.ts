@@ -5,19 +5,12 @@ import type { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest, RunSettings } from "../domain/request.js";
 import type { PlanRevision, StrategyType } from "../domain/revision.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { requiredInputs } from "../tools/types.js";
 import { buildFailureContext, type FailureContext } from "./context.js";
 import { callNeedingApproval } from "../tools/pending-call.js";
 import type { ProposalVerdict } from "./proposal.js";
 import { infeasibility } from "./strategies/adjust-parameters.js";
-import { canonical } from "./strategies/hint.js";
-import {
-  skipWithReason,
-  STRATEGIES,
-  type SkippedBy,
-  type StrategyInput,
-  type StrategyOutcome,
-} from "./strategies/index.js";
+import { reasonHint, recover } from "./recover.js";
+import type { StrategyInput, StrategyOutcome } from "./strategies/index.js";
 
 /**
  * Strategies to try for each failure class, best first (seed 000 scenario 3, seed 003). SKIP always ends the
@@ -78,57 +71,6 @@ function budgetSpent(strategy: StrategyType, step: TaskStep, revisions: readonly
   const forStep = used.filter((r) => lineage.has(r.failedTaskId)).length;
   if (forStep >= budget.perStep) return `its budget of ${budget.perStep} per step is spent on ${step.id}`;
   if (used.length >= budget.perRun) return `its budget of ${budget.perRun} per run is spent`;
-  return null;
-}
-
-/**
- * The loop guard (issue 3 item 4): a revision whose new step is the same call — worker, tool and parameters — as
- * one that already failed would only fail again. Compared with the run's FAILURE feedback; DEPENDENCY_FAILURE
- * records never ran, and a CONSTRAINT_VIOLATION depends on upstream results the revision changes.
- */
-export function repeatsFailedCall(
-  outcome: Extract<StrategyOutcome, { applies: true }>,
-  feedback: readonly ExecutionFeedback[],
-): string | null {
-  for (const id of outcome.revision.newStepIds) {
-    const step = outcome.plan.steps.find((s) => s.id === id);
-    if (!step) continue;
-    const key = canonical(step.params);
-    const same = feedback.find(
-      (f) =>
-        f.feedbackType === "FAILURE" &&
-        f.workerType === step.workerType &&
-        f.tool === (step.tools[0] ?? null) &&
-        canonical(f.params) === key,
-    );
-    if (same)
-      return `${step.id} would repeat the call that failed as ${same.taskId} (${step.workerType}, ${step.tools[0] ?? "no tool"}, same parameters)`;
-  }
-  return null;
-}
-
-/**
- * The input guard: a revision whose new step calls a tool without an input that tool requires would only fail.
- * A tool producing the same output is no drop-in replacement when it needs something the step does not receive
- * (travel's plan_days needs the attractions find_attractions lists, which is how DECOMPOSE chains them), and the
- * worker ranking offers such tools by what they produce alone. Checked on the revised plan: the step's
- * dependencies, by id or expected output, must provide every input its tool requires (an optional one it may
- * lack: it runs without it and says so).
- */
-export function lacksInputs(
-  outcome: Extract<StrategyOutcome, { applies: true }>,
-  registry: ToolRegistry,
-): string | null {
-  for (const id of outcome.revision.newStepIds) {
-    const step = outcome.plan.steps.find((s) => s.id === id);
-    const tool = step ? registry.tool(step.tools[0] ?? "") : undefined;
-    if (!step || !tool) continue;
-    const deps = outcome.plan.steps.filter((s) => step.dependsOn.includes(s.id));
-    const available = new Set([...deps.map((s) => s.id), ...deps.flatMap((s) => s.expectedOutputs)]);
-    const missing = requiredInputs(tool).filter((c) => !available.has(c));
-    if (missing.length > 0)
-      return `${step.id} would call ${tool.name} without the ${missing.join(", ")} it needs, which none of its dependencies produce`;
-  }
   return null;
 }
 
@@ -494,11 +436,8 @@ export function selectStrategy(args: SelectArgs): Selection | null {
   let prefix = "";
   if (failure.failureClass === "unknown" && args.advice) {
     const advice = args.advice;
-    const refused = advice.ok
-      ? (budgetSpent(advice.outcome.revision.strategy, step, revisions) ??
-        repeatsFailedCall(advice.outcome, feedback) ??
-        lacksInputs(advice.outcome, registry))
-      : advice.reason;
+    // The proposal's revision was built by `recover`, guards included; what is left is this run's budget.
+    const refused = advice.ok ? budgetSpent(advice.outcome.revision.strategy, step, revisions) : advice.reason;
     if (advice.ok && refused === null) {
       const guard = guardChoice(args, step, failure, advice.outcome);
       if (guard) return guard;
@@ -539,16 +478,13 @@ export function selectStrategy(args: SelectArgs): Selection | null {
       const reasoning = reasoningFor(strategy);
       return { ...base, strategy, source: "rules", reasoning, outcome: skipOutcome(input, reasoning) };
     }
-    const outcome = STRATEGIES[strategy](input);
-    const refused = outcome.applies
-      ? (repeatsFailedCall(outcome, feedback) ?? lacksInputs(outcome, registry))
-      : outcome.reason;
-    if (refused === null && outcome.applies) {
+    const outcome = recover(strategy, input);
+    if (outcome.applies) {
       const guard = guardChoice(args, step, failure, outcome);
       if (guard) return guard;
       return { ...base, strategy, source: "rules", reasoning: reasoningFor(strategy), outcome };
     }
-    passed.push(`${strategy} (${refused})`);
+    passed.push(`${strategy} (${outcome.reason})`);
   }
   // SKIP always applies, so this is unreachable unless the preferences lose it.
   const reasoning = `${prefix}No strategy applied: ${passed.join("; ")}`;
@@ -556,54 +492,7 @@ export function selectStrategy(args: SelectArgs): Selection | null {
 }
 
 function skipOutcome(input: StrategyInput, why: string): Extract<StrategyOutcome, { applies: true }> {
-  const skipped = skipWithReason(input, why);
+  const skipped = recover("SKIP", input, reasonHint("rules", why));
   if (!skipped.applies) throw new Error("SKIP must always apply");
   return skipped;
-}
-
-/**
- * Builds and applies a strategy outside selection (a person's SKIP, a strategy node reached without a built
- * outcome, as from a checkpoint written before selection carried one); if it no longer applies (the plan
- * changed), skips the step and says why. A SKIP with
- * `why` records it as given (and `by: "person"` says a person chose it, in the step's skip reason).
- */
-export function applyStrategy(
-  strategy: StrategyType,
-  args: {
-    plan: Plan;
-    feedback: readonly ExecutionFeedback[];
-    revisionCount: number;
-    registry: ToolRegistry;
-    taskId: string;
-    request?: PlanningRequest;
-    why?: string;
-    by?: SkippedBy;
-  },
-) {
-  const step = args.plan.steps.find((s) => s.id === args.taskId && s.status === "failed");
-  if (!step) throw new Error(`Step ${args.taskId} is not waiting for recovery`);
-  const input: StrategyInput = {
-    plan: args.plan,
-    failure: buildFailureContext(step, args.feedback),
-    registry: args.registry,
-    feedback: args.feedback,
-    revisionNumber: args.revisionCount + 1,
-    ...(args.request ? { request: args.request } : {}),
-  };
-  // A SKIP chosen after other strategies were passed over says why they were, not a generic "nothing fits".
-  if (strategy === "SKIP" && args.why) {
-    const skipped = skipWithReason(input, args.why, args.by);
-    if (skipped.applies) return skipped;
-  }
-  const outcome = STRATEGIES[strategy](input);
-  // The loop guard again: selection checked it, but the plan may have changed since (another failed step).
-  if (
-    outcome.applies &&
-    repeatsFailedCall(outcome, args.feedback) === null &&
-    lacksInputs(outcome, args.registry) === null
-  )
-    return outcome;
-  const fallback = STRATEGIES.SKIP(input);
-  if (!fallback.applies) throw new Error("SKIP must always apply");
-  return fallback;
 }

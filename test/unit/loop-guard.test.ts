@@ -14,13 +14,8 @@ import type { Reasoner, RecoveryProposal, RecoveryQuestion } from "../../src/rea
 import { askReasonerForRecovery, RECOVERY_TIMEOUT_MS } from "../../src/replanning/ask-reasoner.js";
 import { buildFailureContext } from "../../src/replanning/context.js";
 import { validateProposal, type ProposalVerdict } from "../../src/replanning/proposal.js";
-import {
-  applyStrategy,
-  selectStrategy,
-  STRATEGY_BUDGETS,
-  STRATEGY_PREFERENCES,
-  type Selection,
-} from "../../src/replanning/select.js";
+import { recoverOrSkip } from "../../src/replanning/recover.js";
+import { selectStrategy, STRATEGY_BUDGETS, STRATEGY_PREFERENCES, type Selection } from "../../src/replanning/select.js";
 import type { ToolRegistry } from "../../src/tools/registry.js";
 import type { Toolkit } from "../../src/tools/types.js";
 import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
@@ -127,7 +122,7 @@ describe("the loop guard refuses a revision that repeats a call that already fai
       "Passed over: RETRY_WITH_PARAMS (data_params would repeat the call that failed as data_old (fetcher, fetch_a, same parameters))",
     );
     // The strategy node checks again when it applies the revision: the refused strategy becomes SKIP, not a loop.
-    const outcome = applyStrategy("RETRY_WITH_PARAMS", {
+    const outcome = recoverOrSkip("RETRY_WITH_PARAMS", {
       plan: p,
       feedback: [earlier, fb],
       revisionCount: 0,
@@ -248,7 +243,7 @@ describe("an unknown failure: the reasoner's validated proposal, else the rules 
     expect(s.source).toBe("rules");
     expect(s.strategy).toBe("SKIP");
     expect(s.reasoning).toContain(
-      "not used (RETRY_DIFFERENT_AGENT: flight_retry would repeat the call that failed as flight_old",
+      "not used (The model's proposal was refused: RETRY_DIFFERENT_AGENT: flight_retry would repeat the call that failed as flight_old",
     );
   });
 });

@@ -326,6 +326,8 @@ describe("DECOMPOSE", () => {
         id: "analyze",
         workerType: "analyzer",
         tools: ["analyze_data"],
+        // Not the part's parameters: a part that repeated the failed call exactly would be refused by the guard.
+        params: { pass: 1 },
         dependsOn: ["seed"],
         expectedOutputs: ["analysis"],
       },

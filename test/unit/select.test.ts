@@ -7,7 +7,8 @@ import { buildFailureContext } from "../../src/replanning/context.js";
 import { decisionEffect, interruptPayload, parseDecision } from "../../src/replanning/human-decision.js";
 import { HumanDecision } from "../../src/domain/approval.js";
 import { OUTCOME_UNKNOWN } from "../../src/domain/feedback.js";
-import { applyStrategy, nextFailedStep, selectStrategy, type Selection } from "../../src/replanning/select.js";
+import { recoverOrSkip } from "../../src/replanning/recover.js";
+import { nextFailedStep, selectStrategy, type Selection } from "../../src/replanning/select.js";
 import { failStep, feedback, failure, travelPlan, travelRegistry, withSteps } from "../fakes/toolkit-fixtures.js";
 
 const registry = travelRegistry();
@@ -103,7 +104,7 @@ describe("selectStrategy picks the first strategy that applies for the failure's
     expect(strategyOf(s)).toBe("SKIP");
     if (s?.kind === "strategy")
       expect(s.reasoning).toMatch(/Passed over: DECOMPOSE \(No chain of 2–4 tools in hotel_agent's grant/);
-    const outcome = applyStrategy("DECOMPOSE", { plan, feedback: [fb], revisionCount: 0, registry, taskId: "hotel" });
+    const outcome = recoverOrSkip("DECOMPOSE", { plan, feedback: [fb], revisionCount: 0, registry, taskId: "hotel" });
     expect(outcome.revision.strategy).toBe("SKIP");
   });
 
@@ -249,12 +250,12 @@ describe("buildFailureContext", () => {
   });
 });
 
-describe("applyStrategy", () => {
+describe("recoverOrSkip", () => {
   it("applies the chosen strategy", () => {
     const { plan, feedback: fb } = failStep(travelPlan(), "flight", "Agent timeout after 10s", {
       failureClass: "timeout",
     });
-    const outcome = applyStrategy("RETRY_DIFFERENT_AGENT", {
+    const outcome = recoverOrSkip("RETRY_DIFFERENT_AGENT", {
       plan,
       feedback: [fb],
       revisionCount: 1,
@@ -270,7 +271,7 @@ describe("applyStrategy", () => {
 
   it("skips the step, and says why, when the chosen strategy no longer applies", () => {
     const { plan, feedback: fb } = failStep(travelPlan(), "budget_status", "timed out", { failureClass: "timeout" });
-    const outcome = applyStrategy("RETRY_DIFFERENT_AGENT", {
+    const outcome = recoverOrSkip("RETRY_DIFFERENT_AGENT", {
       plan,
       feedback: [fb],
       revisionCount: 0,
@@ -283,7 +284,7 @@ describe("applyStrategy", () => {
 
   it("refuses a step that is not waiting for recovery", () => {
     expect(() =>
-      applyStrategy("SKIP", { plan: travelPlan(), feedback: [], revisionCount: 0, registry, taskId: "flight" }),
+      recoverOrSkip("SKIP", { plan: travelPlan(), feedback: [], revisionCount: 0, registry, taskId: "flight" }),
     ).toThrow(/not waiting for recovery/);
   });
 });
@@ -330,7 +331,7 @@ describe("revision history across several failures (seed 000 scenario 13)", () =
       all.push(failed.feedback);
       const choice = select(failed.plan, all, revisions.length);
       if (choice?.kind !== "strategy") throw new Error(`expected a strategy, got ${strategyOf(choice)}`);
-      const outcome = applyStrategy(choice.strategy, {
+      const outcome = recoverOrSkip(choice.strategy, {
         plan: failed.plan,
         feedback: all,
         revisionCount: revisions.length,

@@ -124,7 +124,14 @@ describe("RETRY_DIFFERENT_AGENT (seed 000 scenario 4)", () => {
     if (!outcome.applies) expect(outcome.reason).toMatch(/names no tool and expects no tool's output/);
     const hinted = retryDifferentAgent({
       ...strategyInput(toolless, "flight", [fb], registry),
-      hint: { workerType: "backup_flight_agent", tool: null, params: null, substeps: null, rationale: "try it" },
+      hint: {
+        by: "model",
+        workerType: "backup_flight_agent",
+        tool: null,
+        params: null,
+        substeps: null,
+        rationale: "try it",
+      },
     });
     expect(hinted.applies).toBe(false);
   });

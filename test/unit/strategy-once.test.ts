@@ -110,7 +110,14 @@ describe("a model's proposal is a hint the strategy's one implementation takes",
   it("a hint that does not fit is refused by the strategy itself, with its reason", () => {
     const { failure } = fetchFailed();
     const { plan, feedback } = fetchFailed();
-    const hint = { params: null, tool: "fetch_ftp", workerType: null, substeps: null, rationale: "r" };
+    const hint = {
+      by: "model" as const,
+      params: null,
+      tool: "fetch_ftp",
+      workerType: null,
+      substeps: null,
+      rationale: "r",
+    };
     const out = STRATEGIES.SWAP_TOOL({
       plan,
       failure,

@@ -156,7 +156,7 @@ export const retryWithParams: Strategy = (input) => {
   });
 };
 
-/** RETRY_WITH_PARAMS with the parameters a model suggested, on the tool that failed. */
+/** RETRY_WITH_PARAMS with the parameters a model suggested or a person set, on the tool that failed. */
 function withHintedParams(input: StrategyInput, hint: StrategyHint): StrategyOutcome {
   const { failure } = input;
   const failed = failure.step;
@@ -173,11 +173,25 @@ function withHintedParams(input: StrategyInput, hint: StrategyHint): StrategyOut
   if (invalid) return refuse(invalid);
   if (sameParams(params, failure.params))
     return refuse(`RETRY_WITH_PARAMS proposes the parameters that already failed (${JSON.stringify(params)})`);
-  const step = successorFor(input, "params", { tools: [tool.name], params });
+  // What the user reads is what runs: the tool describes the step with its new parameters.
+  const description = tool.describeStep?.(params) ?? failed.description;
+  const byPerson = hint.by === "person";
+  const step = successorFor(input, byPerson ? "retry" : "params", { tools: [tool.name], params, description });
+  const change = byPerson
+    ? `Retry task ${failed.id} as ${step.id} with parameters set by a person: ${changedParams(failed.params, params)}`
+    : `Retry task ${failed.id} with ${tool.name} and new parameters ${JSON.stringify(params)} as ${step.id}`;
   return revise(input, "RETRY_WITH_PARAMS", replaceStep(input.plan, failed.id, step), {
     rationale: hint.rationale,
-    changes: [`Retry task ${failed.id} with ${tool.name} and new parameters ${JSON.stringify(params)} as ${step.id}`],
+    changes: [change],
     newStepIds: [step.id],
     removedStepIds: [failed.id],
   });
+}
+
+/** The parameters a person changed, as "key old → new" (the retry's change line). */
+function changedParams(before: Record<string, unknown>, after: Record<string, unknown>): string {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
+  );
+  return keys.map((k) => `${k} ${show(before[k])} → ${show(after[k])}`).join("; ");
 }

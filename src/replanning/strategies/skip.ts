@@ -4,12 +4,14 @@ import { revise, type Strategy, type StrategyInput, type StrategyOutcome } from 
 /**
  * SKIP: give up on the failed step and finish what can be finished. Dependents that need its result are then
  * skipped as DEPENDENCY_FAILURE by execute; dependents for which it is only an optional input run without it
- * and say so. Either way the final status and report say what is missing. A model's hint gives the reason.
+ * and say so. Either way the final status and report say what is missing. A hint gives the reason, and says
+ * whether a person chose it.
  */
 export const skip: Strategy = (input) =>
   skipWithReason(
     input,
     input.hint?.rationale ?? `No recovery fits ${input.failure.failureClass} for ${input.failure.step.id}.`,
+    input.hint?.by === "person" ? "person" : "rules",
   );
 
 /** Who gave up on the step: the rules (no recovery fitted) or a person answering an escalation. */

@@ -18,15 +18,18 @@ export interface StrategyInput {
   /** The user's request, when known: RETRY_WITH_PARAMS and SWAP_TOOL re-read parameters from it. */
   request?: PlanningRequest;
   /**
-   * A model's suggestion for this strategy (its recovery proposal, src/replanning/proposal.ts): the strategy builds
-   * the revision from it instead of deriving its own, and says why it cannot when the suggestion does not fit.
-   * Taken by RETRY_WITH_PARAMS, SWAP_TOOL, RETRY_DIFFERENT_AGENT, DECOMPOSE and SKIP; the others ignore it.
+   * A suggestion for this strategy — a model's recovery proposal (src/replanning/proposal.ts) or a person's answer
+   * to an escalation: the strategy builds the revision from it instead of deriving its own, and says why it cannot
+   * when the suggestion does not fit. Taken by RETRY_WITH_PARAMS, SWAP_TOOL, RETRY_DIFFERENT_AGENT, DECOMPOSE and
+   * SKIP; the others ignore it. Given through `recover` (src/replanning/recover.ts), the one builder.
    */
   hint?: StrategyHint;
 }
 
-/** What a model suggested for a strategy; each field is null when it said nothing about it. */
+/** What a model or a person suggested for a strategy; each field is null when they said nothing about it. */
 export interface StrategyHint {
+  /** Who suggested it: the rules (a SKIP with their reason), a model's validated proposal, or a person's answer. */
+  by: "model" | "person" | "rules";
   /** New parameters for the step's tool (RETRY_WITH_PARAMS), or for the tool or worker it names. */
   params: Record<string, unknown> | null;
   /** The tool to use instead (SWAP_TOOL), or preferred by the worker it names (RETRY_DIFFERENT_AGENT). */
@@ -35,7 +38,7 @@ export interface StrategyHint {
   workerType: string | null;
   /** The 2–4 smaller steps, in order (DECOMPOSE). */
   substeps: readonly { description: string; tool: string; params: Record<string, unknown> }[] | null;
-  /** Why the model suggested it, as the revision's rationale. */
+  /** Why it was suggested, as the revision's rationale. */
   rationale: string;
 }
 
