@@ -58,6 +58,11 @@ export interface Analysis {
   norm: string;
   clauses: Span[];
   negations: Negation[];
+  /**
+   * Where the request says it has no constraint ("no specific restrictions", "we don't mind the cuisine", "sin
+   * preferencias"): read, and ruling nothing out. Never among `negations`.
+   */
+  waivers: Span[];
   onlys: OnlyScope[];
   numbers: NumberMention[];
   ranges: RangeMention[];
@@ -133,6 +138,14 @@ const JOINERS = [
   "puis",
   "ensuite",
   "aussi",
+  "und dann",
+  "und",
+  "dann",
+  "e poi",
+  "poi",
+  "e depois",
+  "depois",
+  "en dan",
 ];
 
 /**
@@ -209,6 +222,12 @@ const NOT_NEGATIONS = [
   "sans depasser",
   "no later",
   "not sure",
+  "nicht mehr als",
+  "nicht uber",
+  "non piu di",
+  "non oltre",
+  "nao mais de",
+  "niet meer dan",
 ];
 
 /** Cues whose scope follows them. Longest first, so "don't want" wins over "no". */
@@ -267,6 +286,44 @@ const NEGATION_CUES = [
   "pas de",
   "pas d'",
   "sans",
+  "wir haben schon",
+  "wir haben bereits",
+  "ich habe schon",
+  "keinen",
+  "keinem",
+  "keiner",
+  "keine",
+  "kein",
+  "ohne",
+  "nicht",
+  "statt",
+  "ausser",
+  "non voglio",
+  "non vogliamo",
+  "abbiamo gia",
+  "invece di",
+  "tranne",
+  "eccetto",
+  "nessuna",
+  "nessuno",
+  "nessun",
+  "niente",
+  "senza",
+  "non",
+  "nao quero",
+  "nao queremos",
+  "ja temos",
+  "em vez de",
+  "exceto",
+  "nenhuma",
+  "nenhum",
+  "nada de",
+  "sem",
+  "nao",
+  "geen",
+  "zonder",
+  "niet",
+  "behalve",
 ].sort((a, b) => b.length - a.length);
 
 /** Cues that negate what comes before them ("hotel not needed"). */
@@ -284,10 +341,133 @@ const POSTFIX_NEGATIONS = [
 ];
 
 /** Words that end a negation's scope: what follows is wanted again ("no hotel but a flight"). */
-const CONTRAST = new RegExp(`${B}(?:but|instead|rather|however|pero|sino|mais|plutot)${E}`);
+const CONTRAST = new RegExp(
+  `${B}(?:but|instead|rather|however|pero|sino|mais|plutot|aber|sondern|sonst|bensi|invece|porem|contudo|maar)${E}`,
+);
 
-function findNegations(text: string, norm: string, clauses: readonly Span[]): Negation[] {
+/**
+ * Saying there is no constraint is no exclusion: "no specific restrictions", "no particular cuisine", "we have no
+ * preferences about food", "sin preferencias", "keine besonderen Wünsche" rule nothing out. A negation is such a
+ * waiver when its scope opens (within a few words) with one of these qualifiers or nouns of preference (folded).
+ */
+const WAIVER_WORDS = new RegExp(
+  `^(?:[a-z']+\\s+){0,3}?(?:${[
+    "specific",
+    "particular",
+    "special",
+    "strict",
+    "certain",
+    "restrictions?",
+    "preferences?",
+    "requirements?",
+    "constraints?",
+    "limitations?",
+    "requests?",
+    "demands",
+    "expectations",
+    "wishes",
+    "issues?",
+    "allergies",
+    "concerns?",
+    "especific[oa]s?",
+    "especial(?:es)?",
+    "particular(?:es)?",
+    "concret[oa]s?",
+    "preferencias?",
+    "restricciones",
+    "restriccion",
+    "requisitos?",
+    "exigencias?",
+    "particulier(?:e|es|s)?",
+    "speciale?s?",
+    "specifiques?",
+    "restrictions?",
+    "exigences?",
+    "contraintes?",
+    "besondere[nmrs]?",
+    "bestimmte[nmrs]?",
+    "spezielle[nmrs]?",
+    "praferenz(?:en)?",
+    "vorlieben",
+    "einschrankung(?:en)?",
+    "wunsche",
+    "anforderung(?:en)?",
+    "vorgaben",
+    "particolar[ei]",
+    "specific[ahe]",
+    "preferenz[ae]",
+    "restrizion[ei]",
+    "esigenz[ae]",
+    "requisit[oi]",
+    "restricao",
+    "restricoes",
+    "especifica",
+    "voorkeur(?:en)?",
+    "beperkingen",
+    "speciale",
+    "wensen",
+  ].join("|")})${E}`,
+);
+
+/** Phrases that waive a constraint by themselves ("we don't mind", "da igual", "peu importe", "egal"). */
+const WAIVER_PHRASES = [
+  "do not mind",
+  "don't mind",
+  "dont mind",
+  "do not care",
+  "don't care",
+  "dont care",
+  "not picky",
+  "not fussy",
+  "not particular",
+  "doesn't matter",
+  "does not matter",
+  "don't have a preference",
+  "do not have a preference",
+  "no preference",
+  "no preferences",
+  "me da igual",
+  "nos da igual",
+  "da igual",
+  "no importa",
+  "no nos importa",
+  "peu importe",
+  "ca m'est egal",
+  "ca nous est egal",
+  "n'importe",
+  "ist mir egal",
+  "ist uns egal",
+  "ist egal",
+  "egal",
+  "non importa",
+  "non ci importa",
+  "tanto faz",
+  "nao importa",
+  "maakt niet uit",
+  "whatever",
+];
+
+function findNegations(
+  text: string,
+  norm: string,
+  clauses: readonly Span[],
+): { negations: Negation[]; waivers: Span[] } {
   const blocked: { start: number; end: number }[] = [];
+  const waivers: Span[] = [];
+  for (const phrase of WAIVER_PHRASES) {
+    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) {
+      const s = { start: m.index, end: m.index + m[0].length };
+      if (overlaps(s, blocked)) continue;
+      blocked.push(s);
+      // What is waived runs to the end of the clause or a contrast ("we don't mind the cuisine, but no hotel"), and
+      // back over a short subject with no figure in it ("the cuisine doesn't matter"): never over the request's values.
+      const clause = clauseAt(clauses, s.start) ?? span(text, 0, text.length);
+      const contrast = CONTRAST.exec(norm.slice(s.end, clause.end));
+      const before = norm.slice(clause.start, s.start);
+      const from = before.trim().split(/\s+/).length <= 4 && !/[0-9]/.test(before) ? clause.start : s.start;
+      waivers.push(trimSpan(text, from, contrast ? s.end + contrast.index : clause.end));
+    }
+  }
   for (const phrase of NOT_NEGATIONS) {
     for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g")))
       blocked.push({ start: m.index, end: m.index + m[0].length });
@@ -307,7 +487,8 @@ function findNegations(text: string, norm: string, clauses: readonly Span[]): Ne
     }
   }
   for (const cue of NEGATION_CUES) {
-    const tail = cue.endsWith("'") ? "" : E;
+    // "non-stop", "no-frills": a prefix, not a negation.
+    const tail = cue.endsWith("'") ? "" : `(?![a-z0-9-])`;
     for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(cue)}${tail}`, "g"))) {
       const s = { start: m.index, end: m.index + m[0].length };
       if (overlaps(s, taken) || overlaps(s, blocked)) continue;
@@ -321,10 +502,14 @@ function findNegations(text: string, norm: string, clauses: readonly Span[]): Ne
       const scope = trimSpan(text, s.end, end);
       if (scope.end <= scope.start) continue;
       taken.push(s);
-      out.push({ cue: span(text, s.start, s.end), scope });
+      if (WAIVER_WORDS.test(norm.slice(scope.start, scope.end))) waivers.push(span(text, s.start, scope.end));
+      else out.push({ cue: span(text, s.start, s.end), scope });
     }
   }
-  return out.sort((a, b) => a.cue.start - b.cue.start);
+  return {
+    negations: out.sort((a, b) => a.cue.start - b.cue.start),
+    waivers: waivers.sort((a, b) => a.start - b.start),
+  };
 }
 
 function trimSpan(text: string, start: number, end: number): Span {
@@ -1072,11 +1257,13 @@ export function analyzeRequest(text: string, toolWords: Iterable<string> = []): 
   const ranges = findRanges(text, norm, numbers);
   const clauses = splitClauses(text, norm, [...numbers, ...ranges]);
   const amounts = findAmounts(text, norm, numbers);
+  const { negations, waivers } = findNegations(text, norm, clauses);
   return {
     text,
     norm,
     clauses,
-    negations: findNegations(text, norm, clauses),
+    negations,
+    waivers,
     onlys: findOnlys(text, norm, clauses),
     numbers,
     ranges,

@@ -41,6 +41,45 @@ describe("negation scope", () => {
     expect(negations(text)).toEqual(expected);
   });
 
+  it.each([
+    ["Wien, kein Hotel", [["kein", "Hotel"]]],
+    ["Roma senza albergo", [["senza", "albergo"]]],
+    ["Lisboa sem hotel", [["sem", "hotel"]]],
+    ["Amsterdam, geen hotel", [["geen", "hotel"]]],
+    ["Berlin ohne Auto, aber mit Hotel", [["ohne", "Auto"]]],
+  ])("in German, Italian, Portuguese and Dutch: %s", (text, expected) => {
+    expect(negations(text)).toEqual(expected);
+  });
+
+  it.each(["a non-stop flight to Rome", "a no-frills hotel"])("a prefix is not a negation: %s", (text) => {
+    expect(negations(text)).toEqual([]);
+  });
+
+  it.each([
+    ["We have no specific accommodation restrictions.", "no specific accommodation restrictions"],
+    ["3 days in Rome, we have no preferences about food", "we have no preferences about food"],
+    ["We don't mind the cuisine.", "We don't mind the cuisine"],
+    ["no particular cuisine", "no particular cuisine"],
+    ["the cuisine doesn't matter", "the cuisine doesn't matter"],
+    ["sin preferencias de comida", "sin preferencias de comida"],
+    ["keine besonderen Wünsche", "keine besonderen Wünsche"],
+    ["peu importe l'hôtel", "peu importe l'hôtel"],
+  ])("saying there is no constraint rules nothing out: %s", (text, waiver) => {
+    const a = analyzeRequest(text);
+    expect(a.negations).toEqual([]);
+    expect(a.waivers.map((w) => w.text)).toEqual([waiver]);
+  });
+
+  it("a waiver stops at a contrast, and what follows can still be ruled out", () => {
+    const a = analyzeRequest("no preferences about food, but no hotel");
+    expect(a.waivers.map((w) => w.text)).toEqual(["no preferences about food"]);
+    expect(negations("no preferences about food, but no hotel")).toEqual([["no", "hotel"]]);
+  });
+
+  it("a waiver never reaches back over the request's figures", () => {
+    expect(analyzeRequest("Rome for 3 days we don't mind").waivers.map((w) => w.text)).toEqual(["don't mind"]);
+  });
+
   it.each(["no more than $500", "not more than 3 days", "pas plus de 500 euros", "no más de 500 euros"])(
     "a limit is not a negation: %s",
     (text) => {
