@@ -144,6 +144,7 @@ export function incidentalClauses(
   const read: Span[] = [
     ...hits,
     ...meaningfulMentions(a),
+    ...a.waivers,
     ...readings.flatMap((r) => [
       ...r.values.map((v) => v.source),
       ...r.consumed,
@@ -393,6 +394,8 @@ export function accountFor(input: AccountInput): Understanding {
     ...interpretations.flatMap((i) => i.consumed),
     ...input.exclusions.map((e) => e.span),
     ...input.onlyCues,
+    // "no specific restrictions", "we don't mind the cuisine": read, and they ask for nothing.
+    ...a.waivers,
     ...parameterSpans(a, input.steps),
   ];
   const notUnderstood = interpretations.flatMap((i) => i.notUnderstood);
