@@ -47,6 +47,8 @@ const EnvSchema = z.object({
    * refuse by default: another name of the file may lie outside the folder.
    */
   CANDOR_ALLOW_HARD_LINKS: z.stringbool().optional(),
+  /** The token every request to `candor serve` must carry, when --auth-token is not given (docs/serve.md). */
+  CANDOR_SERVE_TOKEN: z.string().optional(),
 });
 export type CandorEnv = z.infer<typeof EnvSchema>;
 

@@ -40,6 +40,7 @@ const COMMANDS = new Set([
   "fork",
   "submit",
   "worker",
+  "serve",
   "db",
   "help",
 ]);
@@ -324,6 +325,28 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
       .description("run submitted threads from the run queue in PostgreSQL, one at a time, until stopped")
       .option("--exit-when-idle", "exit once no thread is queued or running"),
   ).action(async (opts) => setCode(await (await import("./commands/worker.js")).workerCommand(opts, io)));
+
+  withCommon(
+    program
+      .command("serve")
+      .description(
+        "serve the LangGraph API (SDK, useStream, chat apps) over the database; on PostgreSQL its runs go to the workers",
+      )
+      .option("--port <n>", "the port (default 2024; 0: any free port)")
+      .option("--host <address>", "the address to listen on (default 127.0.0.1: this machine only)")
+      .option(
+        "--auth-token <token>",
+        "every request must carry it as a bearer token or x-api-key (or CANDOR_SERVE_TOKEN)",
+      )
+      .option("--model <name>", "chat model for the llm reasoner (needs OPENAI_API_KEY)")
+      .addOption(
+        new Option(
+          "--reasoner <kind>",
+          "how plans are made (default: llm when OPENAI_API_KEY is set, else rules)",
+        ).choices(["rules", "llm"]),
+      ),
+    "print {url, db, auth} as JSON on stdout once listening",
+  ).action(async (opts) => setCode(await (await import("./commands/serve.js")).serveCommand(opts, io)));
 
   const db = program.command("db").description("the database itself: set up its tables");
   withCommon(

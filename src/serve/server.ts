@@ -1,0 +1,219 @@
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
+import { createEmbedServer } from "@langchain/langgraph-api/experimental/embed";
+import { LEASE_RENEW_MS, LEASE_TTL_MS, type ThreadLeases } from "../memory/lease.js";
+import { presentedToken, tokenMatches } from "./auth.js";
+import type { FetchHandler } from "./http.js";
+import { onBodyEnd, parseSse } from "./sse.js";
+import { toThreadState, viewThread, type StateReader } from "./state.js";
+import { GRAPH_ID, threadSaver, type ForeignThread } from "./threads.js";
+
+type AnyPregel = Parameters<typeof createEmbedServer>[0]["graph"][string];
+
+/** What `candor serve` serves. */
+export interface ServeDeps {
+  /** The agent compiled on the database below (its checkpointer and store). */
+  graph: AnyPregel & StateReader;
+  checkpointer: BaseCheckpointSaver;
+  store: BaseStore;
+  /** One writer per thread: a run through the API holds the thread's lease, as `candor run` and workers do. */
+  leases: ThreadLeases;
+  /** Threads started outside the API (the CLI, workers), so `threads.search` lists them too. */
+  foreign(): Promise<ForeignThread[]>;
+  /** Every request must carry it (`Authorization: Bearer`, or `x-api-key`); null: no token asked. */
+  token: string | null;
+  /** Candor's version, for GET /info. */
+  version: string;
+  /** Where a run goes instead of running in this process (PostgreSQL: the workers' queue); null: here. */
+  runs?: RunRouter | null;
+}
+
+/** Takes the run routes over (PostgreSQL: runs go to the worker queue); answers null to leave a route to the embed. */
+export type RunRouter = (request: Request, route: RunRoute) => Promise<Response | null>;
+
+export type RunRoute =
+  { kind: "stream"; threadId: string } | { kind: "wait"; threadId: string } | { kind: "create"; threadId: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The one assistant: the graph, with its id as the SDK and the chat apps name it. */
+function assistant(): Record<string, unknown> {
+  const at = new Date(0).toISOString();
+  return {
+    assistant_id: GRAPH_ID,
+    graph_id: GRAPH_ID,
+    name: GRAPH_ID,
+    description: "Candor: a planner-executor agent that never hides a failure",
+    config: {},
+    context: {},
+    metadata: { created_by: "system" },
+    version: 1,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+const CORS: Record<string, string> = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
+  "access-control-expose-headers": "content-location, x-pagination-total, content-type",
+  "access-control-max-age": "600",
+};
+
+function withCors(response: Response): Response {
+  const headers = new Headers(response.headers);
+  for (const [k, v] of Object.entries(CORS)) headers.set(k, v);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+function json(body: unknown, status = 200): Response {
+  return Response.json(body, { status });
+}
+
+/**
+ * The Agent Protocol over Candor's database: @langchain/langgraph-api's embed server (threads, state, history,
+ * runs and their streams, over Candor's checkpointer and store), behind a token check, plus what the embed server
+ * leaves out and the SDK and chat apps call: /ok, /info, the assistant, `runs.wait`, and reading threads whose ids
+ * are not UUIDs (the CLI's `run-…`), which the embed server's routes refuse.
+ */
+export function serveHandler(deps: ServeDeps): FetchHandler {
+  const threads = threadSaver({
+    store: deps.store,
+    foreign: () => deps.foreign(),
+    view: (id) => viewThread(deps.graph, deps.leases, id),
+  });
+  const embed = createEmbedServer({
+    graph: { [GRAPH_ID]: deps.graph },
+    threads,
+    checkpointer: deps.checkpointer,
+    store: deps.store,
+  });
+  const handle: FetchHandler = async (request) => {
+    // A browser asks before a cross-origin call, without credentials; the answer holds no data.
+    if (request.method === "OPTIONS") {
+      const allow = request.headers.get("access-control-request-headers") ?? "authorization, content-type, x-api-key";
+      return new Response(null, { status: 204, headers: { ...CORS, "access-control-allow-headers": allow } });
+    }
+    if (deps.token !== null && !tokenMatches(presentedToken(request.headers), deps.token)) {
+      return new Response(
+        JSON.stringify({
+          error: "Unauthorized: send the server's token as `Authorization: Bearer <token>` or `x-api-key`.",
+        }),
+        { status: 401, headers: { "content-type": "application/json", "www-authenticate": "Bearer" } },
+      );
+    }
+    return withCors(await route(request));
+  };
+  const route = async (request: Request): Promise<Response> => {
+    const { pathname } = new URL(request.url);
+    const own = await ownRoute(request, pathname);
+    return own ?? (await embed.fetch(request));
+  };
+  const ownRoute = async (request: Request, pathname: string): Promise<Response | null> => {
+    const method = request.method;
+    if (method === "GET" && pathname === "/ok") return json({ ok: true });
+    if (method === "GET" && pathname === "/info") return json({ version: deps.version, flags: { assistants: true } });
+    if (method === "POST" && pathname === "/assistants/search") return json([assistant()]);
+    const assistantId = /^\/assistants\/([^/]+)$/.exec(pathname)?.[1];
+    if (method === "GET" && assistantId !== undefined) {
+      return assistantId === GRAPH_ID ? json(assistant()) : json({ error: `Assistant ${assistantId} not found` }, 404);
+    }
+    const runs = /^\/threads\/([^/]+)\/runs(\/stream|\/wait)?$/.exec(pathname);
+    if (method === "POST" && runs) {
+      const threadId = decodeURIComponent(runs[1]!);
+      const kind = runs[2] === "/stream" ? "stream" : runs[2] === "/wait" ? "wait" : "create";
+      const routed = deps.runs ? await deps.runs(request, { kind, threadId }) : null;
+      if (routed) return routed;
+      if (kind === "stream") return streamHere(request, threadId);
+      if (kind === "wait") return waitHere(request, threadId);
+      return null;
+    }
+    const read = /^\/threads\/([^/]+)(\/state|\/history)?$/.exec(pathname);
+    if (read && !UUID.test(decodeURIComponent(read[1]!)))
+      return readForeign(request, decodeURIComponent(read[1]!), read[2]);
+    return null;
+  };
+
+  /** A run streamed from this process, under the thread's lease. */
+  const streamHere = async (request: Request, threadId: string): Promise<Response> => {
+    const held = await deps.leases.acquire(threadId, LEASE_TTL_MS);
+    if (!held.acquired) {
+      const { pid, host } = held.heldBy;
+      return json(
+        {
+          error: `Thread ${threadId} is busy: another process (pid ${pid} on ${host}) is running it. Wait until it finishes (its status is "busy" until then) and send the run again.`,
+        },
+        409,
+      );
+    }
+    const renew = setInterval(
+      () => void deps.leases.renew(held.lease, LEASE_TTL_MS).catch(() => undefined),
+      LEASE_RENEW_MS,
+    );
+    renew.unref();
+    const release = () => {
+      clearInterval(renew);
+      void deps.leases.release(held.lease).catch(() => undefined);
+    };
+    try {
+      return onBodyEnd(await embed.fetch(request), release);
+    } catch (e) {
+      release();
+      throw e;
+    }
+  };
+
+  /** `runs.wait`: the run streamed here to its end; the answer is its last values (or its error). */
+  const waitHere = async (request: Request, threadId: string): Promise<Response> => {
+    const body = (await request.json().catch(() => null)) as Record<string, unknown> | null;
+    if (body === null || typeof body !== "object")
+      return json({ error: "The body must be a JSON object (RunCreate)." }, 422);
+    const url = new URL(`/threads/${encodeURIComponent(threadId)}/runs/stream`, request.url);
+    const streamed = await streamHere(
+      new Request(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...body, stream_mode: ["values"] }),
+        signal: request.signal,
+      }),
+      threadId,
+    );
+    if (!streamed.ok) return streamed;
+    const events = parseSse(await streamed.text());
+    const error = events.find((e) => e.event === "error");
+    if (error) return new Response(error.data, { status: 500, headers: { "content-type": "application/json" } });
+    const last = events.filter((e) => e.event === "values").at(-1);
+    return new Response(last?.data ?? "{}", { headers: { "content-type": "application/json" } });
+  };
+
+  /** GET a thread, its state or its history, for ids the embed server's routes refuse (not UUIDs). */
+  const readForeign = async (
+    request: Request,
+    threadId: string,
+    what: string | undefined,
+  ): Promise<Response | null> => {
+    const config = { configurable: { thread_id: threadId } };
+    if (what === undefined && request.method === "GET") return json(await threads.get(threadId));
+    if (what === "/state" && request.method === "GET") {
+      await threads.get(threadId);
+      return json(toThreadState(await deps.graph.getState(config, { subgraphs: true })));
+    }
+    if (what === "/history" && request.method === "POST") {
+      await threads.get(threadId);
+      const body = (await request.json().catch(() => ({}))) as { limit?: unknown };
+      const limit = typeof body.limit === "number" && body.limit > 0 ? Math.min(body.limit, 1000) : 10;
+      const out: Record<string, unknown>[] = [];
+      for await (const s of deps.graph.getStateHistory(config, { limit })) out.push(toThreadState(s));
+      return json(out);
+    }
+    return null;
+  };
+  return async (request) => {
+    try {
+      return await handle(request);
+    } catch (e) {
+      if (e && typeof e === "object" && "getResponse" in e && typeof e.getResponse === "function")
+        return withCors((e as { getResponse(): Response }).getResponse());
+      throw e;
+    }
+  };
+}
