@@ -99,7 +99,26 @@ interface ShownCommand {
 
 const STARTS = /^(?:[A-Z_]+=\S*\s+)*(?:npm |npx |candor )/;
 
-/** Every command a page shows: each line of a shell or text block, and each inline span that is one. */
+/**
+ * The first-cell spans of a table whose first column is headed `command` (docs/cli.md's list of commands), each as
+ * the `candor …` invocation it stands for; `\|` in a cell separates alternatives.
+ */
+function commandTableSpans(text: string): string[] {
+  const out: string[] = [];
+  let inTable = false;
+  for (const line of prose(text).split("\n")) {
+    if (!line.startsWith("|")) inTable = false;
+    else if (/^\|\s*command\s*\|/.test(line)) inTable = true;
+    else if (inTable) {
+      const first = line.replace(/\\\|/g, " ").split("|")[1] ?? "";
+      out.push(...[...first.matchAll(/`([^`]+)`/g)].map((m) => `candor ${m[1]}`));
+    }
+  }
+  return out;
+}
+
+/** Every command a page shows: each line of a shell or text block, each inline span that is one, and each row of a
+ * table of commands. */
 function shownCommands(page: string): ShownCommand[] {
   const text = read(page);
   const lines = [
@@ -107,6 +126,7 @@ function shownCommands(page: string): ShownCommand[] {
       .filter((f) => !["ts", "js", "json"].includes(f.lang))
       .flatMap((f) => f.body.replace(/\\\n/g, " ").split("\n")),
     ...spans(text),
+    ...commandTableSpans(text),
   ];
   return lines
     .map((l) => l.trim())
@@ -191,6 +211,8 @@ describe("the commands the README and docs show exist as written", () => {
     expect(readme).toContain("npm start");
     expect(readme).toContain("npm test");
     expect(all.length).toBeGreaterThan(60);
+    const table = all.filter((c) => c.page === "docs/cli.md").map((c) => c.words.slice(0, 2).join(" "));
+    expect(table).toEqual(expect.arrayContaining(["candor demo", "candor worker", "candor db"]));
   });
 
   it("the README keeps the two commands that start and test a clone", () => {
