@@ -8,6 +8,8 @@ interface PlanPromptTool {
   category: string;
   consumes: string[];
   produces: string[];
+  /** The tool's parameters in one line ("city: string; nights: integer 1–60"): what a step's call can carry. */
+  arguments?: string;
 }
 
 /** A worker type as the planner sees it. */
@@ -39,14 +41,21 @@ Rules:
 - Keep the plan as short as the request allows and within its constraints.
 - If a lesson below says a tool has been unreliable, prefer an alternative or plan around it.
 
-Account for the whole request in "understanding":
-- Split it into parts (each thing asked, each thing ruled out such as "no charts", each limit such as a budget),
-  quoting the request's own words in "text". A part is "served" only by steps of this plan that do it (their ids
-  in stepIds); something ruled out is "excluded" and no step may do it; a part no listed tool can do is
-  "unsupported" with why; words you cannot read are "not_understood" with why. Never drop a part.
-- List every value you took from the request with the words it came from, every default you assumed and why, and
-  every value you changed (a currency or unit conversion, a clamp) with from, to and why. Never change a value the
-  user gave without listing the change.`;
+Account for the whole request in "understanding"; it is checked against the request before anything runs:
+- Split it into parts (each thing asked, each thing ruled out such as "no charts", each limit or preference such as
+  a budget, a number of people, "cheap", "pet-friendly"), quoting the request's own words exactly in "text", in the
+  request's language. A part is "served" only by steps of this plan that do it (their ids in stepIds); something
+  ruled out is "excluded" and no step may do it; a part no listed tool can do is "unsupported" with why; words you
+  cannot read are "not_understood" with why. Never drop a part.
+- A limit or preference ("constraint") is served only when a step carries it: a parameter of that step's tool takes
+  it (see each tool's arguments), and you list it among the values with that step's id. If no parameter of any
+  listed tool can carry it (a tool that cannot filter by it), it is "unsupported": say which is missing.
+- List every value you took from the request with the exact words it came from ("source") and the ids of the steps
+  whose tool takes it under that parameter name ("stepIds"); a step whose arguments you leave to its worker gets
+  these values. Write numbers and dates as the request states them. A value you worked out rather than read (days
+  from a number of nights, a count from a date range, a conversion, a clamp) goes in "changes" with from, to, the
+  words it came from and why. List every default you assumed and why. Never change a value the user gave without
+  listing the change.`;
 
 const OUTPUT_FORMAT = `Answer with one JSON object and nothing else:
 {
@@ -66,9 +75,9 @@ const OUTPUT_FORMAT = `Answer with one JSON object and nothing else:
   ],
   "understanding": {
     "parts": [{"text": "the request's words", "description": "what you took it to mean", "kind": "task" | "exclusion" | "constraint", "status": "served" | "excluded" | "unsupported" | "not_understood", "stepIds": ["s1"], "why": "why it is not served, or null"}],
-    "values": [{"name": "folder", "value": "docs", "source": "in docs"}],
-    "assumptions": [{"name": "format", "value": "markdown", "why": "the request does not say"}],
-    "changes": [{"name": "budget", "from": "1500 EUR", "to": "1705 USD", "why": "the tools price in US dollars"}]
+    "values": [{"name": "dir", "value": "docs", "source": "in docs", "stepIds": ["s1"]}],
+    "assumptions": [{"name": "format", "value": "markdown", "why": "the request does not say", "stepIds": ["s2"]}],
+    "changes": [{"name": "budget", "from": "1500 EUR", "to": "1705", "source": "1500 euros", "why": "the tools price in US dollars", "stepIds": ["s3"]}]
   }
 }`;
 
@@ -111,7 +120,8 @@ function formatTool(t: PlanPromptTool): string {
   ]
     .filter((s) => s.length > 0)
     .join("; ");
-  return `- ${t.name} [${t.category}]: ${t.description}${flow ? ` (${flow})` : ""}`;
+  const args = t.arguments ? `\n  arguments: ${t.arguments}` : "";
+  return `- ${t.name} [${t.category}]: ${t.description}${flow ? ` (${flow})` : ""}${args}`;
 }
 
 function formatWorker(w: PlanPromptWorker): string {

@@ -185,9 +185,21 @@ export const ModelUnderstanding = z.object({
       why: z.string().nullable(),
     }),
   ),
-  values: z.array(z.object({ name: z.string(), value: z.string(), source: z.string() })),
-  assumptions: z.array(z.object({ name: z.string(), value: z.string(), why: z.string() })),
-  changes: z.array(z.object({ name: z.string(), from: z.string(), to: z.string(), why: z.string() })),
+  /** `stepIds`: the steps whose tools take the value (as a parameter of that name), so their calls are checked. */
+  values: z.array(z.object({ name: z.string(), value: z.string(), source: z.string(), stepIds: z.array(z.string()) })),
+  assumptions: z.array(
+    z.object({ name: z.string(), value: z.string(), why: z.string(), stepIds: z.array(z.string()) }),
+  ),
+  changes: z.array(
+    z.object({
+      name: z.string(),
+      from: z.string(),
+      to: z.string(),
+      source: z.string(),
+      why: z.string(),
+      stepIds: z.array(z.string()),
+    }),
+  ),
 });
 export type ModelUnderstanding = z.infer<typeof ModelUnderstanding>;
 

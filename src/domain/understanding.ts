@@ -84,6 +84,18 @@ export const Unaccounted = z.object({
 });
 export type Unaccounted = z.infer<typeof Unaccounted>;
 
+/**
+ * A claim of a model's record that the request does not bear out: words quoted as the request's that it does not
+ * say, or a number, amount or date read otherwise than the deterministic reader reads its source. Named, never
+ * used: a disputed value is not applied to any call.
+ */
+const Dispute = z.object({
+  /** The words the claim is about, as the model gave them. */
+  text: z.string(),
+  why: z.string(),
+});
+type Dispute = z.infer<typeof Dispute>;
+
 export const Understanding = z.object({
   parts: z.array(RequestPart).default([]),
   values: z.array(TakenValue).default([]),
@@ -91,6 +103,7 @@ export const Understanding = z.object({
   changes: z.array(ValueChange).default([]),
   refused: z.array(Refusal).default([]),
   unaccounted: z.array(Unaccounted).default([]),
+  disputed: z.array(Dispute).default([]),
   /** Who made the record: a plan from before the record existed has `none` (and is judged by its steps alone). */
   by: z.enum(["rules", "llm", "none"]).default("none"),
 });
@@ -111,6 +124,7 @@ export function openQuestions(u: Understanding): string[] {
   for (const r of u.refused) out.push(`"${r.text}" is not used as ${r.name}: ${r.why}`);
   for (const x of u.unaccounted)
     out.push(`"${x.text}" (${x.kind === "other" ? "text" : x.kind}) served nothing in the plan: ${x.why}`);
+  for (const d of u.disputed) out.push(`the planner's reading of "${d.text}" does not hold: ${d.why}`);
   return out;
 }
 
@@ -129,6 +143,7 @@ export function understandingLines(u: Understanding): string[] {
     out.push(`changed ${c.name}: ${show(c.from)} → ${show(c.to)}${c.source ? ` ("${c.source}")` : ""}: ${c.why}`);
   for (const r of u.refused) out.push(`refused ${r.name} "${r.text}": ${r.why}`);
   for (const x of u.unaccounted) out.push(`not accounted for: "${x.text}" (${x.kind}): ${x.why}`);
+  for (const d of u.disputed) out.push(`disputed: "${d.text}": ${d.why}`);
   return out;
 }
 

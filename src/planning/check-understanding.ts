@@ -6,9 +6,10 @@ import type { WorkerModel } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Interpretation } from "../tools/types.js";
 import { isModelDriven, loopTools } from "../tools/model-driven.js";
-import { foldCase, overlaps, within, type Span } from "./lexicon.js";
+import { escapeRegExp, foldCase, overlaps, within, type Span } from "./lexicon.js";
 import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts, toolWords } from "./rules-planner.js";
 import { paramNames } from "../tools/args.js";
+import { locateQuote, misread } from "./record-claims.js";
 import {
   accountFor,
   genericKeywords,
@@ -26,6 +27,9 @@ import {
  * text no part or step accounts for is named; a step that produces what the request rules out is named too.
  */
 
+/** Step ids as a model writes them (numbers too); absent or null: none. */
+const StepIds = z.array(z.union([z.string(), z.number()]).transform(String)).nullish();
+
 /** A model's record, read tolerantly (strict-mode models send ModelUnderstanding; others something close). */
 const LooseRecord = z.object({
   parts: z
@@ -40,19 +44,30 @@ const LooseRecord = z.object({
       }),
     )
     .nullish(),
-  values: z.array(z.object({ name: z.string(), value: z.unknown(), source: z.string().nullish() })).nullish(),
-  assumptions: z.array(z.object({ name: z.string(), value: z.unknown(), why: z.string().nullish() })).nullish(),
+  values: z
+    .array(z.object({ name: z.string(), value: z.unknown(), source: z.string().nullish(), stepIds: StepIds }))
+    .nullish(),
+  assumptions: z
+    .array(z.object({ name: z.string(), value: z.unknown(), why: z.string().nullish(), stepIds: StepIds }))
+    .nullish(),
   changes: z
-    .array(z.object({ name: z.string(), from: z.unknown(), to: z.unknown(), why: z.string().nullish() }))
+    .array(
+      z.object({
+        name: z.string(),
+        from: z.unknown(),
+        to: z.unknown(),
+        source: z.string().nullish(),
+        why: z.string().nullish(),
+        stepIds: StepIds,
+      }),
+    )
     .nullish(),
 });
+type LooseRecord = z.infer<typeof LooseRecord>;
 
-/** Where the text of a claim sits in the request (case and accents ignored), or null when it is not there. */
-function locate(request: string, norm: string, text: string): Span | null {
-  const needle = foldCase(text.trim());
-  if (needle.length === 0) return null;
-  const at = norm.indexOf(needle);
-  return at < 0 ? null : { start: at, end: at + needle.length, text: request.slice(at, at + needle.length) };
+/** Where the text of a claim sits in the request (see locateQuote), or null when it is not there. */
+function locate(request: string, _norm: string, text: string): Span | null {
+  return locateQuote(request, text);
 }
 
 /**
@@ -173,10 +188,14 @@ function sameValue(param: unknown, value: unknown): boolean {
 const wordsOf = (name: string) => name.replace(/[_-]+/g, " ");
 
 /**
- * A model's plan with its understanding checked: the model's parts (steps it names that the plan does not have
- * are dropped; a served part left with none becomes unsupported), its values, assumptions and changes, plus what
- * the generic reading finds open — meaningful text no part, value or step accounts for (a task verb only counts as
- * accounted when a tool of the plan has it as a keyword), and excluded outputs a step still produces. `workers`: the
+ * A model's plan with its understanding checked: the model's record is its claim, and Candor verifies it. Each quoted
+ * source must be in the request (a quote that is not is named as disputed); each value's figures and dates must be
+ * what the deterministic reader reads in its source (a misread value is named, and never applied); each part's
+ * steps must exist (a served part left with none becomes unsupported), and a constraint is served only by a step
+ * that carries it — a value recorded for a parameter its tools take, or a parameter of its call holding it.
+ * What the generic reading finds open is added: meaningful text nothing carries (a number, place, amount or date
+ * counts as carried only by a value bound to a step that takes it, by a parameter, or by a model-driven step's
+ * description; a task verb only by a tool of the plan), and excluded outputs a step still produces. `workers`: the
  * model that runs steps whose call the plan leaves open (absent: every step is a direct call, judged by its params).
  * Returns the record and notes on every correction.
  */
@@ -194,19 +213,26 @@ export function checkModelUnderstanding(
   const read = LooseRecord.safeParse(claimed ?? {});
   if (claimed !== null && claimed !== undefined && !read.success)
     notes.push("The model's understanding record was unreadable; the request was read again without it.");
-  const model = read.success ? read.data : {};
+  const model: LooseRecord = read.success ? read.data : {};
   const stepIds = new Set(plan.steps.map((s) => s.id));
+  const toolsOf = (ids: readonly string[]) =>
+    plan.steps
+      .filter((s) => ids.includes(s.id))
+      .flatMap((s) =>
+        isModelDriven(s, registry, workers) ? loopTools(s, registry) : s.tools.flatMap((t) => registry.tool(t) ?? []),
+      );
   /** Whether the tools of these steps (a model-driven step's: every tool its loop may call) name every word of `what`. */
   const saidByTools = (what: string, ids: readonly string[]): boolean => {
-    const steps = plan.steps.filter((s) => ids.includes(s.id));
-    const tools = steps.flatMap((s) =>
-      isModelDriven(s, registry, workers) ? loopTools(s, registry) : s.tools.flatMap((t) => registry.tool(t) ?? []),
-    );
-    const said = new Set(tools.flatMap((t) => stemsOf(`${t.name.replace(/_/g, " ")} ${t.description}`)));
+    const said = new Set(toolsOf(ids).flatMap((t) => stemsOf(`${t.name.replace(/_/g, " ")} ${t.description}`)));
     const asked = stemsOf(what);
     return asked.length > 0 && asked.every((w) => said.has(w));
   };
 
+  const disputed: Understanding["disputed"] = [];
+  const dispute = (what: string, why: string) => {
+    disputed.push({ text: what, why });
+    notes.push(`The model's record does not hold for "${what}": ${why}.`);
+  };
   const parts: (Omit<RequestPart, "id"> & { at: Span | null })[] = [];
   for (const p of model.parts ?? []) {
     const given = (p.stepIds ?? []).filter((id) => stepIds.has(id));
@@ -223,8 +249,11 @@ export function checkModelUnderstanding(
         `The model claimed "${p.text}" is served without a step of the plan that does it: marked unsupported.`,
       );
     }
+    const at = locate(text, norm, p.text);
+    if (at === null && p.text.trim() !== "")
+      dispute(p.text, "the model quoted it as the request's words, but the request does not say it");
     parts.push({
-      at: locate(text, norm, p.text),
+      at,
       text: p.text,
       description: p.description ?? p.text,
       kind: p.kind,
@@ -233,11 +262,25 @@ export function checkModelUnderstanding(
       why,
     });
   }
-  const covered = parts.map((p) => p.at).filter((s): s is Span => s !== null);
-  const valueSpans = (model.values ?? [])
-    .flatMap((v) => (v.source ? [locate(text, norm, v.source)] : []))
-    .filter((s): s is Span => s !== null);
+  const claims = checkValues(model, plan, registry, workers, text, parts, dispute);
+  const carried = claims.carried.map((c) => c.span);
 
+  // A constraint is served only by a step that carries it: a value bound to one of its steps, or a parameter of
+  // one of its direct calls holding the constraint's own words ("under $2000" and a budget of 2000).
+  for (const q of parts.filter((q) => q.status === "served" && q.kind === "constraint")) {
+    const byValue = q.at !== null && claims.carried.some((c) => overlaps(c.span, [q.at!]));
+    const byParam = q.at !== null && paramCarries(plan.steps, q.stepIds, q.at.text);
+    if (byValue || byParam) continue;
+    notes.push(`"${q.text}": the model said ${q.stepIds.join(", ")} serves it, but no step carries it.`);
+    Object.assign(q, {
+      status: "unsupported",
+      stepIds: [],
+      why: `no step carries it: the record names no parameter of ${q.stepIds.join(", ")} that takes it, and no call of theirs holds it`,
+    });
+  }
+
+  // The model's own parts (what the reading adds below accounts for nothing the reading did not).
+  const claimedParts = [...parts];
   // The generic reading of what the model's parts leave out or claim wrongly.
   if (parts.length === 0) {
     for (const p of base.parts) parts.push({ ...stripId(p), at: locate(text, norm, p.text) });
@@ -247,10 +290,12 @@ export function checkModelUnderstanding(
       const at = locate(text, norm, bp.text);
       const over = at ? parts.filter((q) => q.at !== null && overlaps(q.at, [at])) : [];
       const inside = over.filter((q) => at !== null && q.at !== null && q.at.start >= at.start && q.at.end <= at.end);
-      // A part the reader found no tool for, within a part the model serves by steps whose tools say it: carried.
+      // A part the reader found no tool for, within a part the model serves by steps whose tools say it, or carried
+      // by a value bound to a step that takes it ("as cheap as possible" → a search's `priority`): carried.
       if (
         bp.status === "unsupported" &&
-        over.some((q) => q.status === "served" && saidByTools(bp.description, q.stepIds))
+        (over.some((q) => q.status === "served" && saidByTools(bp.description, q.stepIds)) ||
+          (at !== null && carried.some((c) => within(c, [at]) || within(at, [c]))))
       )
         continue;
       if (bp.status === "unsupported" && inside.some((q) => q.status === "served")) {
@@ -272,13 +317,23 @@ export function checkModelUnderstanding(
       }
     }
   }
-  // Meaningful text: accounted by the model's parts and values only when it is not a task verb (a model cannot
-  // serve "translate" by saying so; a tool of the plan must do it).
+  // Meaningful text the reader found nothing carrying. A figure, place or date is carried only by a value bound to a
+  // step that takes it (a part that merely quotes it carries nothing: "children under 10" in a hotel search's part);
+  // a task verb only by a tool of the plan (a model cannot serve "translate" by saying so); other words by a part
+  // the model accounts for them in that no check above overruled.
+  const heldBy = (kind: Unaccounted["kind"]): Span[] =>
+    kind === "task"
+      ? []
+      : RESTATABLE_KINDS.has(kind)
+        ? carried
+        : [
+            ...carried,
+            ...claimedParts.filter((q) => q.at !== null && q.status !== "unsupported").map((q) => q.at!),
+            ...claims.sources,
+          ];
   const unaccounted: Unaccounted[] = base.unaccounted.filter((u) => {
     const at = locate(text, norm, u.text);
-    if (!at) return true;
-    if (u.kind === "task") return true;
-    return !overlaps(at, [...covered, ...valueSpans]);
+    return !at || !overlaps(at, heldBy(u.kind));
   });
   // Something the request rules out that a step still produces.
   for (const ex of base.parts.filter((p) => p.kind === "exclusion" && p.why?.includes("no step produces the"))) {
@@ -296,29 +351,168 @@ export function checkModelUnderstanding(
     parts: parts
       .sort((x, y) => (x.at?.start ?? Number.MAX_SAFE_INTEGER) - (y.at?.start ?? Number.MAX_SAFE_INTEGER))
       .map(({ at: _, ...p }, i) => ({ ...p, id: `p${i + 1}` })),
-    values: [
-      ...(model.values ?? []).map((v) => ({ name: v.name, value: v.value, source: v.source ?? "", stepIds: [] })),
-      ...base.values.filter((v) => !(model.values ?? []).some((m) => m.name === v.name)),
-    ],
+    values: [...claims.values, ...base.values.filter((v) => !claims.values.some((m) => m.name === v.name))],
     assumptions: [
-      ...(model.assumptions ?? []).map((a) => ({ name: a.name, value: a.value, why: a.why ?? "" })),
-      ...base.assumptions.filter((a) => !(model.assumptions ?? []).some((m) => m.name === a.name)),
+      ...claims.assumptions,
+      ...base.assumptions.filter((a) => !claims.assumptions.some((m) => m.name === a.name)),
     ],
-    changes: [
-      ...(model.changes ?? []).map((c) => ({
-        name: c.name,
-        from: c.from,
-        to: c.to,
-        why: c.why ?? "",
-        by: "planner" as const,
-      })),
-      ...base.changes.filter((c) => !(model.changes ?? []).some((m) => m.name === c.name)),
-    ],
+    changes: [...claims.changes, ...base.changes.filter((c) => !claims.changes.some((m) => m.name === c.name))],
     refused: base.refused,
     unaccounted,
+    disputed,
     by: "llm",
   });
   return { understanding, notes };
+}
+
+/** Kinds of meaningful text only a value or a parameter can carry: a part that quotes them carries nothing. */
+const RESTATABLE_KINDS: ReadonlySet<Unaccounted["kind"]> = new Set(["number", "place", "amount", "date"]);
+
+/** The model's values, assumptions and changes as checked: what is recorded, and what carries which words. */
+interface CheckedClaims {
+  values: Understanding["values"];
+  assumptions: Understanding["assumptions"];
+  changes: Understanding["changes"];
+  /** The request's words a value carries to a step that takes it. */
+  carried: { span: Span; stepIds: string[] }[];
+  /** Every source a kept value or change quotes, carried or not. */
+  sources: Span[];
+}
+
+/**
+ * The model's values checked against the request and the plan. A value whose source is not in the request, or whose
+ * figures or date the reader reads otherwise (see misread), is disputed and dropped: it is never applied to a call.
+ * A value is bound to the steps the model names, or else to the steps of the served parts its source lies in; it
+ * carries its words to those of them whose tools take a parameter of its name (a direct call's own parameter must
+ * hold it: another value there is disputed). Numeric text becomes a number where the parameter wants one, so the
+ * call gets the value recorded.
+ */
+function checkValues(
+  model: LooseRecord,
+  plan: Plan,
+  registry: ToolRegistry,
+  workers: WorkerModel | undefined,
+  text: string,
+  parts: readonly { at: Span | null; status: string; stepIds: string[] }[],
+  dispute: (what: string, why: string) => void,
+): CheckedClaims {
+  const known = new Set(plan.steps.map((s) => s.id));
+  const changed = new Set((model.changes ?? []).map((c) => c.name));
+  const out: CheckedClaims = { values: [], assumptions: [], changes: [], carried: [], sources: [] };
+  const paramOf = (stepId: string, name: string): z.ZodType | null => {
+    const step = plan.steps.find((s) => s.id === stepId)!;
+    const tools = isModelDriven(step, registry, workers)
+      ? loopTools(step, registry)
+      : step.tools.flatMap((t) => registry.tool(t) ?? []);
+    for (const t of tools) {
+      const schema = (t.schema as { shape?: Record<string, z.ZodType> }).shape?.[name];
+      if (schema) return schema;
+    }
+    return null;
+  };
+  for (const v of model.values ?? []) {
+    const source = v.source?.trim() ?? "";
+    const at = source ? locateQuote(text, source) : null;
+    if (source && !at) {
+      dispute(
+        source,
+        `the model read ${v.name} = ${show(v.value)} from these words, but the request does not say them`,
+      );
+      continue;
+    }
+    const wrong = at && !changed.has(v.name) ? misread(at.text, v.value) : null;
+    if (at && wrong) {
+      dispute(at.text, `the model read ${v.name} = ${show(v.value)}, but ${wrong}`);
+      continue;
+    }
+    const named = (v.stepIds ?? []).filter((id) => known.has(id));
+    const bound =
+      named.length > 0 || !at
+        ? named
+        : unique(parts.filter((p) => p.status === "served" && p.at && overlaps(p.at, [at])).flatMap((p) => p.stepIds));
+    const takers = bound.filter((id) => paramOf(id, v.name) !== null);
+    const value = typed(
+      v.value,
+      takers.map((id) => paramOf(id, v.name)!),
+    );
+    const differs = takers.filter((id) => {
+      const step = plan.steps.find((s) => s.id === id)!;
+      return (
+        !isModelDriven(step, registry, workers) &&
+        step.params[v.name] !== undefined &&
+        !sameValue(step.params[v.name], value)
+      );
+    });
+    for (const id of differs)
+      dispute(
+        at?.text ?? v.name,
+        `the record says ${v.name} = ${show(value)}, but step ${id} calls its tool with ${show(plan.steps.find((s) => s.id === id)!.params[v.name])}`,
+      );
+    out.values.push({ name: v.name, value, source: at?.text ?? source, stepIds: bound });
+    if (at) out.sources.push(at);
+    if (at && takers.length > differs.length)
+      out.carried.push({ span: at, stepIds: takers.filter((id) => !differs.includes(id)) });
+  }
+  for (const a of model.assumptions ?? [])
+    out.assumptions.push({
+      name: a.name,
+      value: a.value,
+      why: a.why ?? "",
+      stepIds: (a.stepIds ?? []).filter((id) => known.has(id)),
+    });
+  for (const c of model.changes ?? []) {
+    const source = c.source?.trim() ?? "";
+    const at = source ? locateQuote(text, source) : null;
+    if (source && !at) {
+      dispute(source, `the model changed ${c.name} from these words, but the request does not say them`);
+      continue;
+    }
+    if (at) out.sources.push(at);
+    const ids = (c.stepIds ?? []).filter((id) => known.has(id));
+    out.changes.push({
+      name: c.name,
+      from: c.from,
+      to: typed(
+        c.to,
+        ids.map((id) => paramOf(id, c.name)).filter((s): s is z.ZodType => s !== null),
+      ),
+      source: at?.text ?? "",
+      why: c.why ?? "",
+      by: "planner" as const,
+      stepIds: ids,
+    });
+  }
+  return out;
+}
+
+/** A value as the parameters that take it want it: numeric text as a number where a parameter takes no text. */
+function typed(value: unknown, schemas: readonly z.ZodType[]): unknown {
+  if (typeof value !== "string" || schemas.length === 0) return value;
+  const n = Number(value.trim().replace(/(\d),(?=\d{3}\b)/g, "$1"));
+  if (value.trim() === "" || !Number.isFinite(n)) return value;
+  return schemas.every((s) => !s.safeParse(value).success && s.safeParse(n).success) ? n : value;
+}
+
+/** Whether a direct call of one of these steps holds the words of a constraint in a parameter ("2000" in "under $2000"). */
+function paramCarries(steps: readonly TaskStep[], ids: readonly string[], words: string): boolean {
+  const said = foldCase(words);
+  return steps
+    .filter((s) => ids.includes(s.id))
+    .some((s) =>
+      Object.values(s.params).some((p) => {
+        if (typeof p !== "string" && typeof p !== "number") return false;
+        const needle = foldCase(String(p).trim());
+        return (
+          needle !== "" && new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(needle)}(?![\\p{L}\\p{N}])`, "u").test(said)
+        );
+      }),
+    );
+}
+
+const unique = (xs: readonly string[]) => [...new Set(xs)];
+
+function show(v: unknown): string {
+  return typeof v === "string" ? `"${v}"` : (JSON.stringify(v) ?? String(v));
 }
 
 /** The words of a text, case and accents folded, a plural's "s" dropped, words under three letters left out. */

@@ -137,6 +137,8 @@ export class LlmReasoner implements Reasoner {
         category: t.category,
         consumes: inputsOf(t),
         produces: t.produces,
+        // What a step's call can carry: a constraint is served only through a parameter (check-understanding.ts).
+        arguments: compactArguments(t.schema),
       })),
       workers: [...ctx.registry.workers.values()].map((w) => ({
         name: w.name,
@@ -525,6 +527,41 @@ function argumentsOf(schema: z.ZodType): string {
   const json = z.toJSONSchema(schema, { unrepresentable: "any", io: "input" }) as { properties?: unknown };
   const text = JSON.stringify(json.properties ?? {});
   return text.length > 400 ? `${text.slice(0, 399)}…` : text;
+}
+
+/** One JSON Schema property as a planner reads it: `"a" | "b"`, `integer 1–60`, `number | null`. */
+interface JsonProperty {
+  type?: string;
+  enum?: unknown[];
+  anyOf?: JsonProperty[];
+  minimum?: number;
+  maximum?: number;
+  items?: JsonProperty;
+  default?: unknown;
+}
+
+function propertyText(p: JsonProperty): string {
+  if (p.enum) return p.enum.map((e) => JSON.stringify(e)).join(" | ");
+  if (p.anyOf) return p.anyOf.map(propertyText).join(" | ");
+  if (p.type === "array") return `list of ${p.items ? propertyText(p.items) : "values"}`;
+  const range = p.minimum !== undefined && p.maximum !== undefined ? ` ${p.minimum}–${p.maximum}` : "";
+  return `${p.type ?? "any"}${range}`;
+}
+
+/**
+ * A tool's parameters in one line for the planning prompt, every one named with its type, its choices and its
+ * default ("priority: \"recommended\" | \"price\" = \"recommended\""): a constraint is carried only by a
+ * parameter, so the model must see every parameter, not a JSON Schema cut off at a length.
+ */
+function compactArguments(schema: z.ZodType): string {
+  const json = z.toJSONSchema(schema, { unrepresentable: "any", io: "input" }) as {
+    properties?: Record<string, JsonProperty>;
+  };
+  return Object.entries(json.properties ?? {})
+    .map(
+      ([name, p]) => `${name}: ${propertyText(p)}${p.default !== undefined ? ` = ${JSON.stringify(p.default)}` : ""}`,
+    )
+    .join("; ");
 }
 
 /** A recovery read tolerantly from model text (fences, prose, trailing commas), or why it cannot be. */

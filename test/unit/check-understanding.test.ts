@@ -254,3 +254,153 @@ describe("a part the reader finds no keyword for, served by a step whose tool sa
     expect(openQuestions(understanding).join(" ")).toMatch(/lines/);
   });
 });
+
+// Regression (issue 23): a model's record was taken on its word wherever its parts covered the request — a part
+// "suitable for children under 10" served by a hotel step that carries nothing about children, a value quoted from
+// words the request does not say, "2 people" read as 3 — and its values, recorded with no step, reached no call.
+describe("a model's record is verified, not trusted", () => {
+  const travel = ToolRegistry.create([travelToolkit({ latencyMs: 0 })]);
+  const workers: WorkerModel = { model: {} as unknown as BaseChatModel, maxModelCalls: 6 } as WorkerModel;
+  const REQUEST = "Find a hotel in Rome for 3 nights for 2 people, as cheap as possible";
+  const part = (text: string, kind: string, stepIds: string[], status = "served", why: string | null = null) => ({
+    text,
+    description: text,
+    kind,
+    status,
+    stepIds,
+    why,
+  });
+  const value = (name: string, v: string, source: string, stepIds: string[] = ["s1"]) => ({
+    name,
+    value: v,
+    source,
+    stepIds,
+  });
+  const SOUND = {
+    parts: [
+      part("Find a hotel in Rome for 3 nights", "task", ["s1"]),
+      part("for 2 people", "constraint", ["s1"]),
+      part("as cheap as possible", "constraint", ["s1"]),
+    ],
+    values: [
+      value("city", "Rome", "in Rome"),
+      value("nights", "3", "3 nights"),
+      value("travellers", "2", "2 people"),
+      value("priority", "price", "as cheap as possible"),
+    ],
+    assumptions: [],
+    changes: [],
+  };
+  /** The model's one-step plan: the hotel search left to its worker (no tool named), with this record. */
+  const check = (understanding: unknown, userIntent = REQUEST) =>
+    toPlanResult(
+      {
+        objective: "A hotel",
+        contextSummary: null,
+        confidence: 0.9,
+        steps: [
+          {
+            id: "s1",
+            description: "Find a hotel",
+            workerType: "hotel_agent",
+            tools: [],
+            paramsJson: null,
+            dependsOn: [],
+            expectedOutputs: ["hotel"],
+          },
+        ],
+        understanding,
+      },
+      PlanningRequest.parse({ userIntent }),
+      travel,
+      "llm",
+      workers,
+    );
+
+  it("runs a sound record on a step that names no tool: nothing open, values bound to the step, typed for its tool", () => {
+    const { plan } = check(SOUND);
+    expect(openQuestions(plan.understanding)).toEqual([]);
+    expect(plan.confidence).toBe(0.9);
+    const recorded = plan.understanding.values.filter((v) => v.stepIds.includes("s1"));
+    expect(recorded.map((v) => [v.name, v.value])).toEqual(
+      expect.arrayContaining([
+        ["nights", 3],
+        ["travellers", 2],
+        ["priority", "price"],
+      ]),
+    );
+  });
+
+  it("names a quote the request does not say, and a number the reader reads otherwise; neither value is kept", () => {
+    const { plan, notes } = check({
+      ...SOUND,
+      values: [value("travellers", "3", "2 people"), value("checkin", "2024-05-01", "on May 1st")],
+    });
+    expect(plan.understanding.disputed).toEqual([
+      {
+        text: "2 people",
+        why: 'the model read travellers = "3", but 3 is not what "2 people" says (the reader finds 2)',
+      },
+      {
+        text: "on May 1st",
+        why: 'the model read checkin = "2024-05-01" from these words, but the request does not say them',
+      },
+    ]);
+    expect(plan.understanding.values.some((v) => v.value === "3" || v.name === "checkin")).toBe(false);
+    expect(openQuestions(plan.understanding).join(" ")).toMatch(/reading of "2 people" does not hold/);
+    expect(notes.join(" ")).toMatch(/does not hold for "on May 1st"/);
+  });
+
+  it("names a part quoted in words the request does not have", () => {
+    const { plan } = check({ ...SOUND, parts: [...SOUND.parts, part("with a pool", "constraint", ["s1"])] });
+    expect(plan.understanding.disputed.map((d) => d.text)).toEqual(["with a pool"]);
+    expect(plan.confidence).toBeLessThan(0.5);
+  });
+
+  it("serves a constraint only through a value a step takes: no value, or one no tool takes, is unsupported", () => {
+    const withoutPrice = check({ ...SOUND, values: SOUND.values.filter((v) => v.name !== "priority") });
+    const cheap = withoutPrice.plan.understanding.parts.find((p) => p.text === "as cheap as possible")!;
+    expect(cheap).toMatchObject({ status: "unsupported", stepIds: [] });
+    expect(cheap.why).toMatch(/no step carries it/);
+
+    const children = "Find a hotel in Rome for 3 nights for 2 people, suitable for children under 10";
+    const kids = check(
+      {
+        ...SOUND,
+        parts: [...SOUND.parts.slice(0, 2), part("suitable for children under 10", "constraint", ["s1"])],
+        values: [...SOUND.values.slice(0, 3), value("children", "under 10", "children under 10")],
+      },
+      children,
+    ).plan.understanding;
+    expect(kids.parts.find((p) => p.text.includes("children"))).toMatchObject({ status: "unsupported" });
+    expect(openQuestions(kids).join(" ")).toMatch(/suitable for children under 10/);
+  });
+
+  it("disputes a direct call that passes another value than the record's", () => {
+    const { plan } = toPlanResult(
+      {
+        objective: "A hotel",
+        contextSummary: null,
+        confidence: 0.9,
+        steps: [
+          modelStep(
+            "s1",
+            "Find a hotel",
+            "hotel_agent",
+            "search_hotels",
+            [],
+            { city: "Rome", nights: 3, travellers: 1 },
+            "hotel",
+          ),
+        ],
+        understanding: { ...SOUND, parts: SOUND.parts.slice(0, 2), values: SOUND.values.slice(0, 3) },
+      },
+      PlanningRequest.parse({ userIntent: "Find a hotel in Rome for 3 nights for 2 people" }),
+      travel,
+      "llm",
+    );
+    expect(plan.understanding.disputed.map((d) => d.why)).toEqual([
+      "the record says travellers = 2, but step s1 calls its tool with 1",
+    ]);
+  });
+});

@@ -65,6 +65,7 @@ describe("a run is completed only when every requested part was served by a step
         changes: [],
         refused: [],
         unaccounted: [],
+        disputed: [],
         by: "none" as const,
       },
     };
