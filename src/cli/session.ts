@@ -31,6 +31,7 @@ import { DEFAULT_DB_PATH } from "../env.js";
 import { interruptsOf } from "../interrupts.js";
 import { debuggingToolkit } from "../tools/builtin/debugging/index.js";
 import { persistenceArchive } from "./run-archive.js";
+import { otelHandler } from "./tracing.js";
 import { THREADS_NAMESPACE, ThreadRecord, type DebugTools, type ReasonerChoice } from "./options.js";
 
 export type CandorGraph = ReturnType<typeof compileAgent>;
@@ -219,7 +220,10 @@ async function compileOn(
       toolkits = debugging === "alone" ? [kit] : [...toolkits, kit];
     }
     // Side-effecting tool calls are recorded in the same database, so a resumed or replayed thread never repeats one.
-    const graph = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger: persistence.ledger }, persistence);
+    const agent = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger: persistence.ledger }, persistence);
+    // With OpenTelemetry on, every run of this graph (run, resume, replay, a worker's threads) reports its spans.
+    const traced = await otelHandler(env);
+    const graph = traced ? agent.withConfig({ callbacks: [traced] }) : agent;
     compiled.graph = graph;
     const close = async () => {
       try {
