@@ -34,13 +34,17 @@ process.on("exit", () => {
 
 /** Runs the CLI with the preload, with `env` over an environment that has no OTEL_ or LANGSMITH_ variable. */
 function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  return runScript("src/cli/main.ts", args, env);
+}
+
+function runScript(script: string, args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   const base = childEnv();
   for (const key of Object.keys(base)) if (/^(OTEL_|LANGSMITH_|LANGCHAIN_)/.test(key)) delete base[key];
-  const child = spawn(
-    process.execPath,
-    ["--import", pathToFileURL(PRELOAD).href, "--import", "tsx", "src/cli/main.ts", ...args],
-    { cwd: ROOT, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, ["--import", pathToFileURL(PRELOAD).href, "--import", "tsx", script, ...args], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -225,6 +229,39 @@ describe("OpenTelemetry traces over OTLP/HTTP", () => {
         await receiver.close();
         await server.close();
       }
+    },
+    LONG,
+  );
+
+  it(
+    "in an app: a run that stops for approval ends its spans interrupted, not failed; one inside the app's span nests",
+    async () => {
+      const r = await runScript("test/e2e/otel-child.ts", [path.join(tmp.dir, "child.db")], {});
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout) as {
+        app: string;
+        spans: {
+          name: string;
+          traceId: string;
+          spanId: string;
+          parentSpanId: string;
+          attributes: Record<string, unknown>;
+          statusCode: number;
+        }[];
+      };
+      const roots = out.spans.filter((s) => s.name === "invoke_agent candor");
+      expect(roots.map((s) => s.attributes["gen_ai.conversation.id"])).toEqual(["otel-approval", "otel-nested"]);
+      const [alone, nested] = roots;
+      expect(alone!.parentSpanId).toBe("");
+      expect(nested!.parentSpanId).toBe(out.app);
+      const approval = out.spans.filter((s) => s.traceId === alone!.traceId);
+      // The worker's gate asked a person: its node and the worker around it end interrupted, and nothing failed.
+      expect(approval.filter((s) => s.attributes["candor.interrupted"] === true).map((s) => s.name)).toContain(
+        "worker",
+      );
+      expect(approval.filter((s) => s.statusCode === 2).map((s) => s.name)).toEqual([]);
+      // Asking is not calling: the tool has not run, so there is no execute_tool span.
+      expect(approval.filter((s) => s.name.startsWith("execute_tool"))).toEqual([]);
     },
     LONG,
   );
