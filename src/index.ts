@@ -104,3 +104,7 @@ export {
   type LeaseHolder,
   type LeaseResult,
 } from "./memory/lease.js";
+export { CandorTraceHandler, type CandorTraceHandlerOptions } from "./observability/trace-handler.js";
+export { startOtlpTracing, otlpTracesUrl, type OtlpTracing, type OtlpTracingOptions } from "./observability/otlp.js";
+export { GenAi, CandorAttr } from "./observability/attributes.js";
+export type { ToolCallObserver, ToolCallReport } from "./observability/tool-calls.js";
