@@ -74,6 +74,15 @@ export interface GazetteerPlace {
   lon: number;
 }
 
+/** A state, province or region ("Texas", "Bavaria", "Tuscany"): where cities are, not a place to search. */
+export interface GazetteerRegion {
+  region: string;
+  country: string;
+  countryCode: string;
+  /** Its cities in the gazetteer, most populous first. */
+  cities: readonly GazetteerPlace[];
+}
+
 export interface Gazetteer {
   /** Places by normalised name, most populous first. */
   byName: ReadonlyMap<string, readonly GazetteerPlace[]>;
@@ -81,6 +90,8 @@ export interface Gazetteer {
   byQualifiedName: ReadonlyMap<string, GazetteerPlace>;
   /** Countries by normalised name (English, the data's spelling, common aliases): their cities, most populous first. */
   countries: ReadonlyMap<string, { country: string; countryCode: string; cities: readonly GazetteerPlace[] }>;
+  /** First-level regions (states, provinces) by normalised name, the biggest first: their cities, biggest first. */
+  regions: ReadonlyMap<string, readonly GazetteerRegion[]>;
   /** Normalised names of populous cities, for "did you mean". */
   suggestionKeys: readonly { key: string; place: GazetteerPlace }[];
   /** What loading cost, for the bench and the README. */
@@ -276,8 +287,64 @@ export const EXONYMS: Readonly<Record<string, string>> = {
   donosti: "Donostia",
   bilbo: "Bilbao",
   "tel aviv": "Tel Aviv-Yafo",
-  "tel aviv yafo": "Tel Aviv-Yafo",
   jerusalen: "Jerusalem",
+  // Italian, German, Dutch and Portuguese names of cities that travellers write in their own language; each also
+  // a real place somewhere ("Parigi" is a town in Indonesia), which a lookup weighs against the city by size.
+  parigi: "Paris",
+  parijs: "Paris",
+  nizza: "Nice",
+  "nuova york": "New York",
+  "nova iorque": "New York",
+  "new york stad": "New York",
+  berlino: "Berlin",
+  berlijn: "Berlin",
+  berlim: "Berlin",
+  amburgo: "Hamburg",
+  hamburgo: "Hamburg",
+  barcellona: "Barcelona",
+  barcelone: "Barcelona",
+  siviglia: "Sevilla",
+  lisabon: "Lisbon",
+  edimburgh: "Edinburgh",
+  amsterdão: "Amsterdam",
+  amsterdao: "Amsterdam",
+  anversa: "Antwerp",
+  zurigo: "Zürich",
+  zurique: "Zürich",
+  vena: "Vienna",
+  "san pietroburgo": "Saint Petersburg",
+  "sao petersburgo": "Saint Petersburg",
+  "sint petersburg": "Saint Petersburg",
+  moskou: "Moscow",
+  praag: "Prague",
+  boedapest: "Budapest",
+  athene: "Athens",
+  toquio: "Tokyo",
+  "citta del messico": "Mexico City",
+  "cidade do mexico": "Mexico City",
+  "mexiko stadt": "Mexico City",
+  "nuova delhi": "New Delhi",
+  "nova deli": "New Delhi",
+  "citta del capo": "Cape Town",
+  kaapstad: "Cape Town",
+  kapstadt: "Cape Town",
+  "cidade do cabo": "Cape Town",
+  "nuova orleans": "New Orleans",
+  "l avana": "Havana",
+  "la habana": "Havana",
+  havanna: "Havana",
+  lione: "Lyon",
+  "lione francia": "Lyon",
+  tolosa: "Toulouse",
+  strasburgo: "Strasbourg",
+  straatsburg: "Strasbourg",
+  "den bosch": "'s-Hertogenbosch",
+  florenca: "Florence",
+  venetie: "Venice",
+  napels: "Naples",
+  "napoles italia": "Naples",
+  milaan: "Milan",
+  milao: "Milan",
 };
 
 /** Countries by other names than the data's and English's. */
@@ -522,6 +589,21 @@ function loadGazetteer(): Gazetteer {
     });
   }
 
+  const regions = new Map<string, GazetteerRegion[]>();
+  const regionOf = new Map<string, GazetteerRegion>();
+  for (const p of kept) {
+    if (p.region === "") continue;
+    const id = `${p.countryCode}|${p.region}`;
+    let entry = regionOf.get(id);
+    if (entry === undefined) {
+      entry = { region: p.region, country: p.country, countryCode: p.countryCode, cities: [] };
+      regionOf.set(id, entry);
+      const key = placeKey(p.region);
+      regions.set(key, [...(regions.get(key) ?? []), entry]);
+    }
+    (entry.cities as GazetteerPlace[]).push(p);
+  }
+
   const suggestionKeys = kept
     .filter((p) => p.population >= SUGGESTION_POPULATION)
     .map((place) => ({ key: place.key, place }));
@@ -529,6 +611,7 @@ function loadGazetteer(): Gazetteer {
     byName,
     byQualifiedName,
     countries,
+    regions,
     suggestionKeys,
     stats: { rowsRead, placesKept: kept.length, loadMs: performance.now() - started },
   };
@@ -668,6 +751,21 @@ function suggest(g: Gazetteer, key: string): string[] {
   for (const alias of Object.keys(EXONYMS)) consider(alias);
   scored.sort((a, b) => a.d - b.d || b.population - a.population);
   return [...new Set(scored.map((s) => s.name))].slice(0, MAX_ALTERNATIVES);
+}
+
+/**
+ * The region a name means ("Texas", "Washington state" without its "state"), the one with the biggest city when
+ * several countries have a region of that name; null when no region is called that.
+ */
+export function matchRegion(name: string): GazetteerRegion | null {
+  const found = gazetteer().regions.get(placeKey(name)) ?? [];
+  return [...found].sort((a, b) => (b.cities[0]?.population ?? 0) - (a.cities[0]?.population ?? 0))[0] ?? null;
+}
+
+/** Every place a bare or qualified name may mean, most populous (or the one the qualifier names) first. */
+export function placesNamed(name: string): GazetteerPlace[] {
+  const match = matchPlace(name);
+  return match.kind === "city" ? [match.place, ...match.others] : [];
 }
 
 /** Short descriptions of the other places of a name, for "other places: …". */

@@ -10,6 +10,8 @@ import {
   normalizeName,
   type PlaceOption,
 } from "./catalog.js";
+import { areaWhy, findAreas } from "./areas.js";
+import { describePlace, placesNamed } from "./gazetteer.js";
 
 /** What a travel request says, with the demo's defaults filled in where it says nothing. */
 export const TripFacts = z.object({
@@ -148,7 +150,15 @@ function read(text: string, a: Analysis): TripReading {
   const assumed: TripFacts["assumed"] = [];
   const refused: TripFacts["refused"] = [];
 
-  const places = supersede(text, a, findPlaces(text, a), out);
+  // A state or region is no city: named with its biggest cities, never read as a city that shares its name.
+  const areas = findAreas(text, a);
+  for (const area of areas) out.notUnderstood.push({ span: area, kind: "place", why: areaWhy(area) });
+  const places = supersede(
+    text,
+    a,
+    findPlaces(text, a).filter((p) => !overlaps(p, areas)),
+    out,
+  );
   const active = settleHomonyms(
     places.filter((p) => !p.avoided),
     out,
@@ -378,7 +388,6 @@ function settleHomonyms(places: Place[], out: Interpretation): Place[] {
   const used = new Set<Place>();
   const settled = places.map((p): Place => {
     const candidates = options.get(p) ?? [];
-    if (candidates.length === 0) return p;
     // Context: the countries of the request's other places that are themselves clear, and the countries it names.
     const context = new Map<string, Place>();
     for (const q of places) {
@@ -386,6 +395,7 @@ function settleHomonyms(places: Place[], out: Interpretation): Place[] {
       const code = countries.get(q) ?? (q.known && options.get(q)?.length === 0 ? findCity(q.name)?.countryCode : null);
       if (code && !context.has(code)) context.set(code, q);
     }
+    if (candidates.length === 0) return nearOthers(p, context, out);
     const fits = candidates.filter((c) => context.has(c.countryCode));
     const listed = candidates.map((c) => `${c.label} (${c.population.toLocaleString("en-US")} people)`).join("; ");
     if (fits.length === 1) {
@@ -410,6 +420,31 @@ function settleHomonyms(places: Place[], out: Interpretation): Place[] {
   });
   for (const c of used) out.consumed.push(c);
   return settled.filter((p) => !used.has(p));
+}
+
+/** A place of a name this big, in a country the request's other places are in, outweighs a bigger one elsewhere. */
+const NEAR_OTHERS_MIN_POPULATION = 100_000;
+
+/**
+ * A name whose biggest place dwarfs the others ("St. Petersburg": Russia, and Florida) is still read with the
+ * request's other places: when the biggest is in none of their countries and a sizeable place of that name is
+ * ("from St. Petersburg to Rockford": Rockford is in the United States), that one is taken, and said so. The demo's
+ * curated cities are the ones it means by their names.
+ */
+function nearOthers(p: Place, context: ReadonlyMap<string, Place>, out: Interpretation): Place {
+  if (!p.known || context.size === 0 || KNOWN_CITIES.includes(p.name)) return p;
+  const [first, ...others] = placesNamed(p.text);
+  if (first === undefined || context.has(first.countryCode)) return p;
+  const near = others.find((o) => context.has(o.countryCode) && o.population >= NEAR_OTHERS_MIN_POPULATION);
+  if (near === undefined) return p;
+  const by = context.get(near.countryCode)!;
+  out.assumptions.push({
+    name: `place "${p.text}"`,
+    value: describePlace(near),
+    why: `"${p.text}" names several places: ${describePlace(near)} is taken, in the same country as ${by.text}, which the request also names; the most populous is ${describePlace(first)} — add the country ("${p.text}, <country>") to choose`,
+    tools: CITY_TOOLS,
+  });
+  return { ...p, name: near.qualifiedName, settled: true };
 }
 
 /**
@@ -514,14 +549,19 @@ function spanOf(text: string, start: number, end: number): Span {
 // ---------------------------------------------------------------------------------------------------------------
 // Places
 
+/**
+ * Words that make the next place the origin, in English, Spanish, French, German, Italian, Portuguese and Dutch:
+ * "from", "starting in", "the trip begins in", "leaving (from)", "based in", "von", "ab", "da", "partendo da",
+ * "saindo de", "vanuit".
+ */
 const ORIGIN_CUE =
-  /(?:^|[^a-z])(?:from|leaving|departing|out of|starting (?:in|from|at)|beginning in|desde|saliendo de|empezando en|de|depuis|partant de|au depart de|en partant de)\s+$/;
+  /(?:^|[^a-z])(?:from|leaving(?: from)?|departing(?: from)?|depart from|out of|(?:starting|start|starts|beginning|begin|begins|commencing|setting off|set off|based|home is|we live|i live|we're|we are|i'm|i am) (?:in|from|at)|desde|saliendo de|empezando en|de|depuis|partant de|au depart de|en partant de|von|ab|aus|da|partendo da|in partenza da|saindo de|partindo de|a partir de|vanuit|van)\s+$/;
 const DESTINATION_CUE =
-  /(?:^|[^a-z])(?:to|in|into|visit|visiting|towards|toward|around|at|explore|exploring|see|seeing|a|hacia|para|en|por|vers|pour|chez|then|luego|despues|puis|ensuite|via|->|→|-)\s+$/;
+  /(?:^|[^a-z])(?:to|in|into|visit|visiting|towards|toward|around|at|explore|exploring|see|seeing|a|hacia|para|en|por|vers|pour|chez|then|luego|despues|puis|ensuite|nach|dann|per|verso|poi|rumo a|naar|via|->|→|-)\s+$/;
 const LIST_CUE = /(?:^|[^a-z])(?:and|y|e|et|&|,)\s*$/;
 const TRIP_AFTER = /^\s*(?:trip|vacation|holiday|holidays|getaway|break|tour|itinerary|weekend)(?![a-z])/;
 /** Short Spanish and French cues ("a", "en", "de", "para") lead to a place only when it is one the tools know. */
-const WEAK_CUES = /(?:^|[^a-z])(?:a|en|de|para|por|pour|chez|at|around|see|seeing|in)\s+$/;
+const WEAK_CUES = /(?:^|[^a-z])(?:a|en|de|para|por|pour|chez|at|around|see|seeing|in|da|van|aus|ab|per)\s+$/;
 
 /** A city named only by a capital at a sentence's start must be at least this big to be taken as meant. */
 const UNCUED_MIN_POPULATION = 100_000;
@@ -530,7 +570,8 @@ function findPlaces(text: string, a: Analysis): Place[] {
   const norm = a.norm;
   const candidates: Span[] = [];
   // Capitalised phrases (any position: "Prague and Vienna" starts with a city).
-  for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+(?:de\s+|del\s+|la\s+|of\s+)?\p{Lu}[\p{L}'’-]*)*/gu))
+  // An abbreviation inside a name keeps its dot ("Sault Ste. Marie", "St. Petersburg").
+  for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+(?:de\s+|del\s+|la\s+|of\s+)?\p{Lu}[\p{L}'’.-]*)*/gu))
     candidates.push(spanOf(text, m.index, m.index + m[0].replace(/[.'’-]+$/, "").length));
   // A name with its country or region ("Valencia, Spain", "Paris, Texas").
   for (const m of text.matchAll(
@@ -540,7 +581,7 @@ function findPlaces(text: string, a: Analysis): Place[] {
   // Words after a direction word, capitalised or not ("to paris", "a nueva york").
   // A lookahead, so "from paris to narnia" yields both "paris to narnia" and "narnia".
   for (const m of norm.matchAll(
-    /(?:^|[^a-z])(?:from|to|in|into|visit|visiting|towards|desde|de|a|hacia|para|en|depuis|vers|pour|then|and|y|et)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g,
+    /(?:^|[^a-z])(?:from|to|in|into|visit|visiting|towards|desde|de|a|hacia|para|en|depuis|vers|pour|then|and|y|et|nach|von|da|per|naar|van)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g,
   )) {
     const start = m.index + m[0].length;
     candidates.push(spanOf(text, start, start + (m[1]?.length ?? 0)));
@@ -823,10 +864,10 @@ function findDays(text: string, a: Analysis): Duration {
 // Travellers
 
 const CHILD_WORDS =
-  "kids?|children|child|toddlers?|babies|baby|infants?|teens?|teenagers?|sons?|daughters?|ninos?|ninas?|hijos?|hijas?|bebes?|enfants?|petits?|fils|filles?";
-const ADULT_WORDS = "adults?|grown-?ups?|adultos?|adultes?";
+  "kids?|children|child|toddlers?|babies|baby|infants?|teens?|teenagers?|sons?|daughters?|ninos?|ninas?|hijos?|hijas?|bebes?|enfants?|petits?|fils|filles?|kinder(?:en)?|bambini|figli|criancas|filhos";
+const ADULT_WORDS = "adults?|grown-?ups?|adultos?|adultes?|erwachsene|adulti|volwassenen";
 const PEOPLE_WORDS =
-  "people|persons?|personas?|personnes?|travell?ers?|viajeros?|voyageurs?|guests?|pax|passengers?|pasajeros?|passagers?|friends|amigos?|amis|of us|de nosotros|d'entre nous";
+  "people|persons?|ppl|pers|folks|individuals|personas?|personnes?|travell?ers?|viajeros?|voyageurs?|guests?|pax|passengers?|pasajeros?|passagers?|friends|amigos?|amis|of us|de nosotros|d'entre nous|personen|leute|reisende|persone|viaggiatori|pessoas|viajantes|reizigers|mensen";
 /** One child named without a number ("a baby", "our son", "un niño", "une fille"). */
 const ONE_CHILD =
   /(?<![a-z])(?:a|an|one|our|my|their|his|her|the|un|una|une|mi|nuestro|nuestra|su|el|la|notre|mon|ma|son|sa|le)\s+(?:little\s+|young\s+|pequeno\s+|petit\s+|petite\s+)?(?:baby|toddler|infant|kid|child|son|daughter|teen|teenager|nino|nina|hijo|hija|bebe|enfant|fils|fille)(?![a-z-])/g;
@@ -916,7 +957,11 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
       // "my wife", "with a friend": the speaker travels too.
       possessive ||= m[1] !== undefined || /(?:with|con|avec)\s+$/.test(norm.slice(0, m.index));
     }
-    const couple = /(?<![a-z])(?:couple|honeymoon|two of us|both of us|en pareja|en couple)(?![a-z])/.exec(norm);
+    // "a couple", "a pair (of travellers)": two; "a couple of days" is no party.
+    const couple =
+      /(?<![a-z])(?:(?:couple|pair)(?:\s+of\s+(?:travell?ers|people|adults|us))?(?![a-z])(?!\s+of\s)|honeymoon|two of us|both of us|en pareja|en couple|zu zweit|in coppia|em casal|met z'n tweeen)(?![a-z])/.exec(
+        norm,
+      );
     const speaker = [...norm.matchAll(SPEAKER)]
       .map((m) => spanOf(text, m.index, m.index + m[0].length))
       .find((s) => !overlaps(s, taken()));
@@ -933,7 +978,7 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
   }
   if (parts.length === 0) {
     const solo =
-      /(?<![a-z])(?:solo|alone|by myself|just me|on my own|yo solo|sola|seul|seule|toute seule|tout seul)(?![a-z])/.exec(
+      /(?<![a-z])(?:solo|alone|by myself|just me|on my own|(?:a |one )?single (?:person|travell?er|adult|passenger|guest)|yo solo|sola|seul|seule|toute seule|tout seul|allein|alleine|da solo|da sola|sozinh[oa]|alleen)(?![a-z])/.exec(
         norm,
       );
     if (solo) parts.push({ name: "travellers", value: 1, span: spanOf(text, solo.index, solo.index + solo[0].length) });
@@ -1086,6 +1131,7 @@ const TRIP_FRAMING = new RegExp(
     "stay(?:ing)?",
     "spend(?:ing)?",
     "explore",
+    "planned",
     "exploring",
     "see",
     "seeing",

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { parseTripRequest, readTrip } from "../../examples/travel/parse-request.js";
+
+/** The travel reader on requests written the way people write them (issue 23 items 2, 3 and 5). */
+
+describe("party sizes", () => {
+  it.each([
+    ["Rome for 2 ppl, 3 days", 2],
+    ["a pair of travellers to Rome for 3 days", 2],
+    ["A pair want to go to Rome for 3 days", 2],
+    ["a trip to Rome for a single person, 3 days", 1],
+    ["solo trip to Rome for 3 days", 1],
+    ["a group of 5 going to Rome for 3 days", 5],
+    ["Roma per 2 persone, 3 giorni", 2],
+    ["Wien, 2 Personen", 2],
+    ["Lisboa para 3 pessoas", 3],
+  ])("%s: %i", (text, travellers) => {
+    const facts = parseTripRequest(text);
+    expect(facts.travellers).toBe(travellers);
+    expect(facts.assumed).not.toContain("travellers");
+  });
+
+  it.each(["a couple of days in Rome", "Rome with a couple of friends"])(
+    "'a couple of …' counts no party: %s",
+    (text) => {
+      expect(parseTripRequest(text).assumed).toContain("travellers");
+    },
+  );
+});
+
+describe("places", () => {
+  it("reads a multi-word name with an abbreviation whole", () => {
+    const facts = parseTripRequest("a week from Daytona Beach to Sault Ste. Marie");
+    expect(facts.origin).toBe("Daytona Beach");
+    expect(facts.destination).toBe("Sault Ste. Marie");
+  });
+
+  it.each([
+    ["I'm starting in Daytona Beach and going to Orlando", "Daytona Beach", "Orlando"],
+    ["a trip that begins in Philadelphia and ends in Boston", "Philadelphia", "Boston"],
+    ["leaving from Denver to Chicago", "Denver", "Chicago"],
+    ["von Berlin nach Wien", "Berlin", "Vienna"],
+    ["da Roma a Parigi", "Rome", "Paris"],
+  ])("the origin is where the trip starts: %s", (text, origin, destination) => {
+    const facts = parseTripRequest(text);
+    expect(facts.origin).toBe(origin);
+    expect(facts.destination).toBe(destination);
+  });
+
+  it.each([
+    ["Vorrei andare a Parigi per 3 giorni", "Paris"],
+    ["Reise nach Wien", "Vienna"],
+    ["een reis naar Parijs", "Paris"],
+  ])("a city's name in another language is that city: %s", (text, city) => {
+    expect(parseTripRequest(text).destination).toBe(city);
+  });
+
+  it.each([
+    ["We fly from Denver to visit 2 cities in Texas", "Texas", "2 cities in Texas"],
+    ["from Seattle to Washington state for 4 days", "Washington", "Washington state"],
+    ["begins in Philadelphia and visits 3 different cities in Virginia", "Virginia", "3 different cities in Virginia"],
+  ])("a state is named, never read as a city: %s", (text, area, span) => {
+    const { facts, interpretation } = readTrip(text);
+    expect(facts.stops).not.toContain(area);
+    const named = interpretation.notUnderstood.find((n) => n.span.text === span);
+    expect(named?.kind).toBe("place");
+    expect(named?.why).toContain(`"${area}" is a state`);
+  });
+
+  it("the request's other places choose among a name's places, and that is said", () => {
+    const { facts, interpretation } = readTrip("from St. Petersburg to Rockford for 3 days");
+    expect(facts.origin).toBe("St. Petersburg, Florida");
+    const said = interpretation.assumptions.find((a) => a.name === 'place "St. Petersburg"');
+    expect(said?.why).toContain("in the same country as Rockford");
+  });
+
+  it("a famous city is not displaced by a small namesake near the other places", () => {
+    expect(parseTripRequest("from Dallas to Paris for 3 days").destination).toBe("Paris");
+  });
+
+  it("a place nobody knows is named as a place", () => {
+    const { interpretation } = readTrip("Take us from Lisbon to Atlantis for 4 days");
+    expect(interpretation.notUnderstood.map((n) => [n.span.text, n.kind])).toContainEqual(["Atlantis", "place"]);
+  });
+});
+
+describe("what the request rules out", () => {
+  it("'no specific accommodation restrictions' keeps the hotel", () => {
+    const { interpretation } = readTrip("Denver to Chicago, 3 days. We have no specific accommodation restrictions.");
+    expect(interpretation.exclusions).toEqual([]);
+  });
+});
