@@ -73,6 +73,9 @@ function firstSentence(paragraph: string): string {
  * can answer "summarize README.md" with.
  */
 export function summarizeText(path: string, text: string): SummaryResult {
+  // A source file is outlined, not read as markdown: a Python or shell comment ("# Reads the config") is no heading.
+  const code = PROSE_FILE.test(path) ? null : codeOutline(text);
+  if (code) return { path, sections: [], summary: `${path}: ${code}` };
   const lines = text.split(/\r?\n/);
   const sections: { heading: string; lead: string }[] = [];
   let heading: string | null = null;
@@ -124,6 +127,28 @@ export function summarizeText(path: string, text: string): SummaryResult {
   return { path, sections: shown, summary: `Summary of ${path} (${sections.length} section(s)):\n${body}${more}` };
 }
 
+/** Files whose text is prose (markdown and plain text), summarized by their headings whatever they mention. */
+const PROSE_FILE = /\.(?:md|markdown|mdx|txt|rst|adoc|org)$/i;
+
+/** Declarations a source file defines (JavaScript/TypeScript exports, Python and Go top-level definitions). */
+const DECLARATION =
+  /^(?:export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|interface|type|enum)\s+([\w$]+)|(?:async\s+)?def\s+([A-Za-z_]\w*)|class\s+([A-Za-z_]\w*)|func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*))/gm;
+
+/**
+ * A source file in a few words, for a text without headings that defines things: its first comment's first sentence
+ * (what the file says it is) and the names it defines. Null when it defines nothing (prose, data).
+ */
+function codeOutline(text: string): string | null {
+  const names = [...text.matchAll(DECLARATION)].map((m) => m.slice(1).find((g) => g !== undefined)!);
+  if (names.length === 0) return null;
+  const comment = /\/\*\*?([\s\S]*?)\*\/|^(?:\s*(?:\/\/|#)[^\n]*\n)+/m.exec(text);
+  const said = comment ? firstSentence((comment[1] ?? comment[0]).replace(/^\s*(?:\*|\/\/|#)+/gm, " ")) : "";
+  const unique = [...new Set(names)];
+  const shown = unique.slice(0, 20);
+  const more = unique.length > shown.length ? ` and ${unique.length - shown.length} more` : "";
+  return `${said ? `${said} ` : ""}Defines ${shown.join(", ")}${more}.`;
+}
+
 /** The workspace's summarizer: takes the text an earlier read_file step produced. */
 export function summarizeTextTool(): ToolSpec {
   return defineTool({
@@ -141,22 +166,41 @@ export function summarizeTextTool(): ToolSpec {
     estimates: { durationMs: 10, cost: 0 },
     describeStep: () => "Summarize the text",
     run: async (_args, ctx) => {
-      const source = Text.safeParse(ctx.inputs.text);
-      if (!source.success)
-        throw new CandorError(
-          "Invalid input: summarize_text needs the text of an earlier read_file step.",
-          ErrorCode.TOOL_FAILED,
+      // Several reads (a comparison of two files): each summarized in turn, in the order they were read.
+      if (Array.isArray(ctx.inputs.text)) {
+        const parts = await Promise.all(
+          ctx.inputs.text.map((text) => summarizeOne({ ...ctx, inputs: { ...ctx.inputs, text } })),
         );
-      const { path, text } = source.data;
-      // Read apart from the schema, so that a malformed limit is ignored rather than refusing the whole input.
-      const limits = limitsOf(ctx.inputs.text);
-      // Summarizing mojibake would pass garbage off as the file's content.
-      if (limits.some((l) => l.kind === "binary") || looksBinary(text)) throw binaryInput("summarize_text", path);
-      // A cut text's summary is of its start only: its limits (which name how much was read) say so, in the
-      // result and in the summary a person reads.
-      const result = summarizeText(path, text);
-      const caveat = limits.map((l) => l.message).join(" ");
-      return withLimits({ ...result, summary: caveat ? `${result.summary}\n${caveat}` : result.summary }, limits);
+        return withLimits(
+          {
+            path: parts.map((p) => p.path).join(", "),
+            sections: parts.flatMap((p) => p.sections.map((x) => ({ ...x, heading: `${p.path}: ${x.heading}` }))),
+            summary: parts.map((p) => p.summary).join("\n\n"),
+          },
+          parts.flatMap((p) => p.limits ?? []),
+        );
+      }
+      return summarizeOne(ctx);
     },
   });
+}
+
+/** The summary of the one text an earlier read_file step produced (`ctx.inputs.text`), with its limits. */
+async function summarizeOne(ctx: { inputs: Record<string, unknown> }): Promise<SummaryResult> {
+  const source = Text.safeParse(ctx.inputs.text);
+  if (!source.success)
+    throw new CandorError(
+      "Invalid input: summarize_text needs the text of an earlier read_file step.",
+      ErrorCode.TOOL_FAILED,
+    );
+  const { path, text } = source.data;
+  // Read apart from the schema, so that a malformed limit is ignored rather than refusing the whole input.
+  const limits = limitsOf(ctx.inputs.text);
+  // Summarizing mojibake would pass garbage off as the file's content.
+  if (limits.some((l) => l.kind === "binary") || looksBinary(text)) throw binaryInput("summarize_text", path);
+  // A cut text's summary is of its start only: its limits (which name how much was read) say so, in the
+  // result and in the summary a person reads.
+  const result = summarizeText(path, text);
+  const caveat = limits.map((l) => l.message).join(" ");
+  return withLimits({ ...result, summary: caveat ? `${result.summary}\n${caveat}` : result.summary }, limits);
 }

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Span } from "../../planning/lexicon.js";
 import { emptyInterpretation, type Interpretation, type RequestFacts } from "../types.js";
@@ -117,6 +118,87 @@ function countQuestion(units: string): RegExp {
 const TEXT_COUNT = countQuestion(TEXT_UNITS);
 const ENTRY_COUNT = countQuestion(ENTRY_UNITS);
 
+/**
+ * Words that ask what a file or folder is or does, to explain it or to compare it, in the languages the reader knows:
+ * "what does X do", "what is X for", "explain X", "describe", "tell me about", "walk me through", "how does X work",
+ * "compare", "the difference between"; "qué hace", "explica", "para qué sirve", "compara"; "que fait", "explique",
+ * "à quoi sert", "compare"; "was macht", "erkläre", "wofür", "vergleiche"; "cosa fa", "spiega", "confronta"; "o que
+ * faz", "explique", "compare".
+ */
+const EXPLAIN =
+  /(?<![\p{L}])(?:what(?:'s| is| are| does| do)|how (?:does|do)|explain|describe|tell me about|walk me through|purpose of|compare|comparing|difference(?:s)? between|diff(?:erence)? of|qu[eé] (?:hace|es|hay)|para qu[eé] sirve|expl[ií]ca(?:me)?|describe|compara(?:r)?|diferencias? entre|que fait|qu'est-ce que|[aà] quoi sert|expliquez?|d[ée]cri(?:s|vez)|comparez?|diff[ée]rences? entre|was (?:macht|ist|tut)|wof[üu]r|erkl[äa]r(?:e|en)?|beschreibe|vergleiche|unterschied zwischen|cosa (?:fa|[eè])|a cosa serve|spiega(?:mi)?|descrivi|confronta|differenza tra|o que (?:faz|[eé])|para que serve|explique|descreva|diferen[çc]a entre)(?![\p{L}])/iu;
+
+/** Every file-looking word of a request, in order. */
+function filesIn(text: string): Span[] {
+  const out: Span[] = [];
+  const re = new RegExp(FILE.source, "g");
+  for (const m of text.matchAll(re)) {
+    if (!m[1]) continue;
+    const start = m.index + m[0].indexOf(m[1]);
+    out.push({ start, end: start + m[1].length, text: m[1] });
+  }
+  return out;
+}
+
+/** Whether a path inside the workspace names an existing file (`file`) or folder (`dir`); null when neither. */
+function existing(root: string, path: string): "file" | "dir" | null {
+  if (outsideWorkspace(root, path) !== null) return null;
+  try {
+    const st = statSync(resolve(root, path));
+    return st.isDirectory() ? "dir" : st.isFile() ? "file" : null;
+  } catch {
+    // No such path (or it cannot be looked at): the request names nothing to explain, and the tools say why at use.
+    return null;
+  }
+}
+
+/**
+ * A request that asks what existing files or a folder are or do, or to compare them: read each file (one read step
+ * per file) and summarize what was read; list a folder. Null when it asks no such thing or names nothing that exists.
+ */
+function explainAsk(facts: RequestFacts, root: string, out: Interpretation): void {
+  const cue = EXPLAIN.exec(facts.text);
+  if (!cue) return;
+  // A file that is not there, or outside the workspace, is still planned: the read names it (or the record refuses
+  // it before anything runs), which says more than "no tool matches".
+  const named = filesIn(facts.text).filter((f) => existing(root, f.text) !== "dir");
+  const folder = named.length === 0 ? folderNamed(facts.text, root) : null;
+  const span = spanAt(facts.text, cue);
+  if (named.length > 0) {
+    out.asks = [...(out.asks ?? []), { span, tools: ["read_file", "summarize_text"] }];
+    for (const f of named.slice(1)) out.values.push({ name: "path", value: f.text, source: f, tools: ["read_file"] });
+    if (named.length > 1)
+      out.instances = {
+        ...out.instances,
+        text: named.map((f, i) => ({ key: String(i + 1), params: { path: f.text } })),
+      };
+  } else if (folder) {
+    out.asks = [...(out.asks ?? []), { span, tools: ["list_files"] }];
+    out.values.push({ name: "dir", value: dirParam(folder.text), source: folder, tools: ["list_files"] });
+  }
+}
+
+/** The first word of a request that is an existing folder of the workspace ("docs", "src/cli"), or null. */
+function folderNamed(text: string, root: string): Span | null {
+  for (const m of text.matchAll(/[^\s"'`()]+/g)) {
+    const word = m[0].replace(/[,.;:!?]+$/, "");
+    if (word.length > 1 && /\w/.test(word) && existing(root, word) === "dir")
+      return { start: m.index, end: m.index + word.length, text: word };
+  }
+  return null;
+}
+
+/**
+ * The folder a request asks to list: named after listing words ("the files in src"), or asked about ("what does the
+ * docs folder do", "explain src/cli") when it exists in the workspace at `root`. Null when it names none.
+ */
+export function folderAsked(text: string, root: string): Span | null {
+  const listed = dirIn(text);
+  if (listed) return listed;
+  if (!EXPLAIN.test(text) || filesIn(text).some((f) => existing(root, f.text) !== "dir")) return null;
+  return folderNamed(text, root);
+}
+
 /** The workspace toolkit's reading: see the module comment. `root` is the workspace the tools are confined to. */
 export function readWorkspaceRequest(facts: RequestFacts, root: string): Interpretation {
   const out = emptyInterpretation();
@@ -147,6 +229,7 @@ export function readWorkspaceRequest(facts: RequestFacts, root: string): Interpr
   if (here && !dir) out.consumed.push(spanAt(facts.text, here));
   const titled = reportTitleIn(facts.text);
   if (titled) out.values.push({ name: "title", value: titled.title, source: titled.source, tools: ["write_report"] });
+  if (!dir) explainAsk(facts, root, out);
   return out;
 }
 

@@ -5,7 +5,7 @@ import { figure, limitsOf, type ResultLimit, ResultLimits, withLimits } from "..
 import { defineTool, paramText, type RequestFacts, type Toolkit } from "../types.js";
 import { ConfinedRoot } from "./confine.js";
 import { binaryInput, looksBinary, summarizeTextTool } from "./summarize.js";
-import { dirIn, dirParam, fileIn, readWorkspaceRequest, reportTitleIn } from "./workspace-reading.js";
+import { dirParam, fileIn, folderAsked, readWorkspaceRequest, reportTitleIn } from "./workspace-reading.js";
 
 export { insideRoot } from "./confine.js";
 
@@ -267,7 +267,7 @@ export function workspaceToolkit(
         estimates: { durationMs: 20, cost: 0 },
         // The folder the request names ("the files in src"); none named, the workspace itself.
         extractParams: (facts) => {
-          const dir = dirIn(facts.text);
+          const dir = folderAsked(facts.text, root);
           return { dir: dir ? dirParam(dir.text) : "." };
         },
         describeStep: (p) => `List files in ${paramText(p.dir, ".")}`,
