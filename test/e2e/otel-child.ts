@@ -1,7 +1,8 @@
 /**
  * Runs Candor's graph in this process with CandorTraceHandler on an in-memory exporter and prints the spans as
- * JSON (test/e2e/otel.test.ts reads them). A child process, because under Vitest @opentelemetry/api resolves to an
- * ESM build Node cannot load. Two runs: one that stops for a person's approval, and one started inside an app's
+ * JSON (test/e2e/otel.test.ts reads them). A child process, because under Vitest @opentelemetry/sdk-trace-base
+ * resolves to its ESM build (the `module` field), which Node cannot load, and because it registers a global context
+ * manager. Two runs: one that stops for a person's approval, and one started inside an app's
  * active span (with a context manager registered, as an app's OpenTelemetry setup does).
  *
  * Usage: node --import tsx test/e2e/otel-child.ts <database file>

@@ -11,8 +11,9 @@ import { otlpTracesUrl } from "../../src/observability/otlp.js";
 import { reportToolCall, type ToolCallReport } from "../../src/observability/tool-calls.js";
 
 /*
- * The pure parts of Candor's tracing. The handler itself runs in child processes (test/e2e/otel.test.ts): Vite
- * resolves @opentelemetry/api to its ESM build, which Node cannot load (its imports name no file extension).
+ * The pure parts of Candor's tracing. The handler runs with OpenTelemetry's SDK in child processes
+ * (test/e2e/otel.test.ts): under Vitest @opentelemetry/sdk-trace-base resolves to its ESM build (the package's
+ * `module` field), whose imports Node cannot load (they name no file extension).
  */
 
 describe("otlpTracesUrl", () => {
