@@ -121,8 +121,11 @@ export function serveHandler(deps: ServeDeps): FetchHandler {
     if (method === "POST" && runs) {
       const threadId = decodeURIComponent(runs[1]!);
       const kind = runs[2] === "/stream" ? "stream" : runs[2] === "/wait" ? "wait" : "create";
-      const routed = deps.runs ? await deps.runs(request, { kind, threadId }) : null;
-      if (routed) return routed;
+      if (deps.runs) {
+        await threads.get(threadId);
+        const routed = await deps.runs(request, { kind, threadId });
+        if (routed) return routed;
+      }
       if (kind === "stream") return streamHere(request, threadId);
       if (kind === "wait") return waitHere(request, threadId);
       return null;

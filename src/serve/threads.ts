@@ -97,6 +97,8 @@ export function threadSaver(sources: ThreadSources): ThreadSaver & {
     const view = await sources.view(t.thread_id);
     return {
       ...t,
+      // One graph serves every thread: the embed server reads a thread's state only when it names its graph.
+      metadata: { graph_id: GRAPH_ID, assistant_id: GRAPH_ID, ...t.metadata },
       updated_at: view?.updatedAt ?? t.updated_at,
       status: view?.status ?? "idle",
       values: view?.values ?? null,

@@ -4,11 +4,21 @@ import { CandorError, ErrorCode } from "../../errors.js";
 import { describeDatabase, isPostgresUrl } from "../../memory/persistence.js";
 import { checkToken } from "../../serve/auth.js";
 import { listen } from "../../serve/http.js";
-import { serveHandler, type RunRouter } from "../../serve/server.js";
+import { queuedRuns, type RunQueuePort } from "../../serve/queued-runs.js";
+import { serveHandler } from "../../serve/server.js";
 import type { ForeignThread } from "../../serve/threads.js";
 import { Exit, type CliIo } from "../io.js";
-import { chooseReasoner, CommonFlags, parseFlags, resolveDbPath, THREADS_NAMESPACE, ThreadRecord } from "../options.js";
-import { openSession, type Session } from "../session.js";
+import {
+  chooseReasoner,
+  CommonFlags,
+  newThreadRecord,
+  parseFlags,
+  resolveDbPath,
+  THREADS_NAMESPACE,
+  ThreadRecord,
+  type ReasonerChoice,
+} from "../options.js";
+import { openSession, readOutcome, saveThreadRecord, type Session } from "../session.js";
 
 const VERSION = z.object({ version: z.string() }).parse(createRequire(import.meta.url)("candor/package.json")).version;
 
@@ -70,11 +80,7 @@ async function cliThreads(session: Session): Promise<ForeignThread[]> {
  * the chat apps. On SQLite runs are made in this process; on PostgreSQL they go to the run queue `candor worker`s
  * take. Serves until Ctrl-C or SIGTERM.
  */
-export async function serveCommand(
-  rawFlags: unknown,
-  io: CliIo,
-  runs?: (session: Session) => RunRouter,
-): Promise<Exit> {
+export async function serveCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(ServeFlags, rawFlags);
   const token = tokenFor(flags, io);
   const reasoner = chooseReasoner(flags, io.env);
@@ -95,7 +101,8 @@ export async function serveCommand(
       foreign: () => cliThreads(session),
       token,
       version: VERSION,
-      runs: runs?.(session) ?? null,
+      runs:
+        session.persistence.backend === "postgres" ? queuedRuns(workerQueue(session, reasoner), session.graph) : null,
     });
     const server = await listen(handler, flags.host, flags.port);
     const where = isPostgresUrl(location) ? "PostgreSQL" : "SQLite";
@@ -110,6 +117,32 @@ export async function serveCommand(
     await session.close();
   }
   return Exit.COMPLETED;
+}
+
+/**
+ * The workers' run queue for the API: a thread started through it is recorded as `candor submit` records one (so
+ * any worker can run it, and `candor threads` lists it), and an answer is queued as `candor resume` queues one.
+ */
+function workerQueue(session: Session, reasoner: ReasonerChoice): RunQueuePort {
+  const { persistence } = session;
+  if (persistence.backend !== "postgres") throw new Error("the run queue is PostgreSQL's");
+  const { queue } = persistence;
+  return {
+    state: async (threadId) => {
+      const row = await queue.get(threadId);
+      return row && { state: row.state, note: row.note };
+    },
+    start: async (threadId, start) => {
+      const flags = { user: start.userId, fault: [], tokenBudget: start.tokenBudget };
+      await saveThreadRecord(persistence, newThreadRecord(threadId, start.request, flags, reasoner, start.settings));
+      await queue.enqueue(threadId, { kind: "start" });
+    },
+    decide: (threadId, decision) => queue.enqueue(threadId, decision),
+    waiting: async (threadId) => {
+      const outcome = await readOutcome(session.graph, threadId);
+      return outcome.waitingFor && { request: outcome.waitingFor, interruptIds: outcome.interruptIds };
+    },
+  };
 }
 
 /** Resolves on Ctrl-C (the CLI's signal) or SIGTERM. */
