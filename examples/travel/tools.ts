@@ -3,7 +3,7 @@ import { CandorError, ErrorCode } from "../../src/errors.js";
 import type { FailureClass } from "../../src/domain/feedback.js";
 import { learnable } from "../../src/reflection/knobs.js";
 import { sleep } from "../../src/tools/sleep.js";
-import { analyzeRequest, overlaps } from "../../src/planning/lexicon.js";
+import { analyzeRequest, overlaps, type Span } from "../../src/planning/lexicon.js";
 import { keywordHits } from "../../src/planning/understanding.js";
 import {
   defineTool,
@@ -418,6 +418,60 @@ function tripOf(facts: RequestFacts): TripFacts {
   return readTrip(facts.text, facts.analysis).facts;
 }
 
+/**
+ * Asking for the cheapest: "cheap", "as cheap as possible", "low-cost", "on a budget", "a budget hotel", and the
+ * Spanish, French, German and Italian words for it. Carried by the searches' `priority`/`focus` "price".
+ */
+const CHEAP =
+  /(?<![\p{L}])(?:as cheap as (?:possible|we can|it gets)|cheap(?:est|er)?|inexpensive|low[- ]cost|budget[- ]friendly|affordable|on a (?:tight |small |shoestring )?budget|budget (?:hotels?|hostels?|flights?|airlines?|options?|trip)|barat[oa]s?|lo m[aá]s barato(?: posible)?|pas cher|bon march[eé]|le moins cher(?: possible)?|g[üu]nstig(?:e[nrs]?|st(?:e[nrs]?)?)?|preiswert(?:e[nrs]?)?|economic[oa]|economich[ei])(?![\p{L}])/iu;
+/**
+ * Asking for the best: "luxury", "upscale", "5-star", and the Spanish, French, German and Italian words for it.
+ * Carried by the hotel search's `priority` "quality"; no flight or activity setting carries it.
+ */
+const LUXURY =
+  /(?<![\p{L}])(?:luxury|luxurious|upscale|high[- ]end|(?:5|five)[- ]stars?|de lujo|lujos[oa]s?|luxe|luxueu(?:x|se)|luxus|luxuri[öo]s(?:e[nrs]?)?|di lusso|lussuos[oa])(?![\p{L}])/iu;
+
+/** Tools whose `priority` orders by price, and those whose `focus` does. */
+const PRICE_PRIORITY_TOOLS = ["search_flights", "search_flights_backup", "search_hotels"];
+const PRICE_FOCUS_TOOLS = ["search_activities", "plan_days"];
+
+/**
+ * How the request wants the trip priced, with the words that say it: the cheapest, or the best hotel. Null when it
+ * says neither, or says it inside a negation ("not the cheapest").
+ */
+export function pricePreference(facts: RequestFacts): { value: "price" | "quality"; source: Span } | null {
+  const a = facts.analysis ?? analyzeRequest(facts.text);
+  for (const [re, value] of [
+    [CHEAP, "price"],
+    [LUXURY, "quality"],
+  ] as const) {
+    const m = re.exec(facts.text);
+    if (!m) continue;
+    const source = { start: m.index, end: m.index + m[0].length, text: m[0] };
+    if (a.negations.some((n) => overlaps(source, [n.scope]))) continue;
+    return { value, source };
+  }
+  return null;
+}
+
+/** The values a price preference gives the searches that can carry it (see pricePreference). */
+function preferenceValues(facts: RequestFacts): Interpretation["values"] {
+  const pref = pricePreference(facts);
+  if (!pref) return [];
+  if (pref.value === "quality")
+    return [{ name: "priority", value: "quality", source: pref.source, tools: ["search_hotels"] }];
+  return [
+    { name: "priority", value: "price", source: pref.source, tools: PRICE_PRIORITY_TOOLS },
+    { name: "focus", value: "price", source: pref.source, tools: PRICE_FOCUS_TOOLS },
+  ];
+}
+
+/** A search's own parameter for the request's price preference, when the tool can carry it. */
+function preferenceParam(facts: RequestFacts, tool: string): Record<string, unknown> {
+  const carried = preferenceValues(facts).find((v) => v.tools.includes(tool));
+  return carried ? { [carried.name]: carried.value } : {};
+}
+
 /** Words that ask for a flight, a stay, an itinerary or a booking by name: asking for any of them asks to travel. */
 const FLIGHT_WORDS = ["flight", "flights", "fly", "flying", "vuelo", "volar", "vol", "vols", "avion"];
 const HOTEL_WORDS = [
@@ -459,7 +513,11 @@ const JOURNEY =
  * flights, a hotel and an itinerary are not asked for, and the plan says so.
  */
 export function interpretTrip(facts: RequestFacts): Interpretation {
-  const reading = readTrip(facts.text, facts.analysis);
+  const read = readTrip(facts.text, facts.analysis);
+  const reading = {
+    ...read,
+    interpretation: { ...read.interpretation, values: [...read.interpretation.values, ...preferenceValues(facts)] },
+  };
   const trip = reading.facts;
   const a = facts.analysis ?? analyzeRequest(facts.text);
   if (trip.destination === null || findCity(trip.destination) === undefined) return reading.interpretation;
@@ -505,7 +563,9 @@ export function interpretTrip(facts: RequestFacts): Interpretation {
  */
 export function namesATrip(facts: RequestFacts): boolean {
   const trip = tripOf(facts);
-  const known = trip.destination !== null && findCity(trip.destination) !== undefined;
+  // "from Lisbon to Atlantis": a known origin makes it a trip, so the unknown place is named, not the whole request.
+  const fromKnown = !trip.assumed.includes("origin") && findCity(trip.origin) !== undefined;
+  const known = trip.destination !== null && (fromKnown || findCity(trip.destination) !== undefined);
   return (
     known &&
     (!trip.assumed.includes("origin") || !trip.assumed.includes("days") || GOING.test(facts.text.toLowerCase()))
@@ -663,6 +723,7 @@ function flightSearch(name: string, provider: Provider, latency: (ms: number) =>
         origin: trip.origin,
         ...(trip.destination === null ? {} : { destination: trip.destination }),
         travellers: trip.travellers,
+        ...preferenceParam(facts, name),
       };
     },
     run: async (args, ctx): Promise<FlightResult> => {
@@ -757,6 +818,7 @@ function hotelSearch(latency: (ms: number) => number): ToolSpec {
         nights: nightsFor(trip.days),
         travellers: trip.travellers,
         radiusKm: 0,
+        ...preferenceParam(facts, "search_hotels"),
       };
     },
     widen: (params) => {
@@ -894,6 +956,7 @@ function activityParams(facts: RequestFacts): Record<string, unknown> {
     ...(trip.destination === null ? {} : { city: trip.destination }),
     days: trip.days,
     travellers: trip.travellers,
+    ...preferenceParam(facts, "search_activities"),
   };
 }
 
@@ -1033,7 +1096,6 @@ function checkBudget(latency: (ms: number) => number): ToolSpec {
       "budget",
       "under",
       "cost",
-      "cheap",
       "afford",
       "price",
       "total",
