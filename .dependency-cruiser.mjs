@@ -50,7 +50,7 @@ export default {
       severity: "error",
       comment:
         "One thin adapter per node, and no node imports another. What they share: state.ts, names.ts, deps.ts " +
-        "and ask.ts (askUntilAccepted, the loop that asks a person until the answer parses).",
+        "and ask.ts (askUntilAccepted, the loop that asks a person until the answer parses, and askToolApproval).",
       from: { path: "^nodes/" },
       to: { path: "^nodes/", pathNot: "^nodes/(state|names|deps|ask)\\.ts$" },
     },

@@ -3,7 +3,7 @@ import type { FailureClass } from "../src/domain/feedback.js";
 import { Plan, TaskStep } from "../src/domain/plan.js";
 import { PlanningRequest } from "../src/domain/request.js";
 import { planWithRules } from "../src/planning/rules-planner.js";
-import { generalToolkit } from "../src/tools/builtin/general.js";
+import { generalToolkit } from "../src/tools/general.js";
 import { parseFaultSpecs, withFaults } from "../src/tools/faults.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import type { ToolSpec, Toolkit } from "../src/tools/types.js";

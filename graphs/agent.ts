@@ -2,7 +2,7 @@ import { END, START, StateGraph, type BaseCheckpointSaver, type BaseStore } from
 import { CandorError, ErrorCode } from "../src/errors.js";
 import { RulesReasoner } from "../src/reasoning/rules.js";
 import type { Reasoner } from "../src/reasoning/types.js";
-import { generalToolkit } from "../src/tools/builtin/general.js";
+import { generalToolkit } from "../src/tools/general.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import type { EffectLedger } from "../src/tools/effects.js";
 import type { Toolkit } from "../src/tools/types.js";

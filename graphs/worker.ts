@@ -1,12 +1,9 @@
 import { END, START, StateGraph } from "@langchain/langgraph";
 import type { NodeDeps } from "../nodes/deps.js";
-import { WorkerOutput, WorkerState } from "../nodes/state.js";
+import { AgentLoopInput, AgentLoopOutput, AgentLoopState, WorkerOutput, WorkerState } from "../nodes/state.js";
 import {
   agentFinishNode,
-  AgentLoopInput,
   AgentLoopNode,
-  AgentLoopOutput,
-  AgentLoopState,
   agentModelNode,
   agentToolNode,
   routeAfterAgentModel,

@@ -1,5 +1,17 @@
-import { interrupt } from "@langchain/langgraph";
-import type { HumanDecision, InterruptRequest } from "../src/domain/approval.js";
+import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import {
+  TOOL_APPROVAL_DECISIONS,
+  type HumanDecision,
+  type InterruptRequest,
+  type ToolApprovalRequest,
+  type ToolCallDecision,
+} from "../src/domain/approval.js";
+import type { Notification } from "../src/domain/notification.js";
+import type { TaskStep } from "../src/domain/plan.js";
+import { inputsOf, type ToolSpec } from "../src/tools/types.js";
+import { describeInputs } from "../src/transparency/inputs.js";
+import { notification } from "../src/transparency/notify.js";
+import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import { interruptPayload, parseDecision } from "../src/replanning/human-decision.js";
 import type { Result } from "../src/result.js";
 
@@ -40,4 +52,74 @@ export function askUntilAccepted<T>(
     payload = interruptPayload(request, taken.reason);
   }
   return null;
+}
+
+/** One call that needs a person's approval, wherever it is about to be made (the gate, or a model-driven loop). */
+export interface ApprovalQuestion {
+  step: TaskStep;
+  planId: string;
+  /** The step's inputs, described to the person with the call. */
+  inputs: Record<string, unknown>;
+  tool: ToolSpec;
+  args: Record<string, unknown>;
+  /** Why the person is asked again about a call the ledger already holds (another request, arguments or inputs). */
+  why?: string;
+}
+
+/**
+ * Asks a person to approve or deny the exact call with `interrupt()`, asking again with the error when the
+ * answer is malformed; records and announces the decision. Call it only where a resume may re-run everything
+ * before it: nothing before it in its node may have side effects.
+ */
+export function askToolApproval(
+  deps: NodeDeps,
+  config: LangGraphRunnableConfig,
+  q: ApprovalQuestion,
+): { decision: ToolCallDecision; told: Notification } {
+  const { step, tool, args } = q;
+  const threadId = threadIdOf(config);
+  const inputs = describeInputs(q.inputs, inputsOf(tool));
+  const on = Object.entries(inputs).map(([k, v]) => `${k}: ${v}`);
+  const request: ToolApprovalRequest = {
+    kind: "tool_approval",
+    planId: q.planId,
+    taskId: step.id,
+    tool: tool.name,
+    args,
+    inputs,
+    sideEffect: tool.sideEffect,
+    question: `${q.why ? `${q.why} ` : ""}Step ${step.id} wants to call ${tool.name}(${JSON.stringify(args)})${on.length > 0 ? ` on ${on.join("; ")}` : ""}, which ${tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
+    decisions: [...TOOL_APPROVAL_DECISIONS],
+  };
+  const decision = askUntilAccepted(request, ({ decision: answer, comment, by }): Result<ToolCallDecision> => ({
+    ok: true,
+    value: {
+      decision: answer === "approve" ? "approve" : "deny",
+      tool: tool.name,
+      args,
+      comment,
+      by,
+      at: new Date().toISOString(),
+    },
+  }));
+  const { comment } = decision;
+  const verb = decision.decision === "approve" ? "approved" : "denied";
+  deps.decisionLog.record({
+    operation: "human_decision",
+    planId: q.planId,
+    taskId: step.id,
+    threadId,
+    input: `tool_approval ${tool.name}(${JSON.stringify(args)})`,
+    decision: decision.decision,
+    reasoning: `a human ${verb} the call${comment ? `: ${comment}` : ""}`,
+  });
+  const told = notification({
+    severity: decision.decision === "approve" ? "INFO" : "WARNING",
+    kind: "approval",
+    taskId: step.id,
+    title: `A human ${verb} ${tool.name} for ${step.id}${decision.decision === "deny" ? "; the tool will not be called" : ""}.`,
+    message: comment ?? "",
+  });
+  emitNotifications(config, [told]);
+  return { decision, told };
 }

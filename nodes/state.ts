@@ -1,7 +1,8 @@
-import { DeltaValue, MessagesDeltaValue, StateSchema } from "@langchain/langgraph";
+import { DeltaValue, MessagesDeltaValue, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
 import { ApprovalRecord, InterruptRequest, ToolCallDecision } from "../src/domain/approval.js";
 import { ExecutionFeedback } from "../src/domain/feedback.js";
+import { CallRecord } from "../src/execution/evidence.js";
 import { Notification, Progress } from "../src/domain/notification.js";
 import { Next } from "../src/domain/next.js";
 import { PlanDefinition, PlanRuns, TaskStep } from "../src/domain/plan.js";
@@ -165,3 +166,77 @@ export const WorkerOutput = new StateSchema({
   tokens: workerTokens,
 });
 export type WorkerStateValue = typeof WorkerState.State;
+
+/* The model-driven worker loop (graphs/worker.ts, nodes/worker-agent.ts): its own state, input and output. */
+
+const appendNotifications = new ReducedValue(
+  z.array(Notification).default(() => []),
+  {
+    inputSchema: z.array(Notification),
+    reducer: (current: Notification[], added: Notification[]) => [...current, ...added],
+  },
+);
+
+/** The loop's model calls and budget changes, handed to the run's `tokens` when the loop ends. */
+const appendTokens = new ReducedValue(
+  z.array(TokenEvent).default(() => []),
+  {
+    inputSchema: z.array(TokenEvent),
+    reducer: (current: TokenEvent[], added: TokenEvent[]) => [...current, ...added],
+  },
+);
+
+/** A person's answer to a call of the loop, carried to the step's feedback as the gate's is. */
+export const LoopApproval = z.object({
+  decision: z.enum(["approve", "deny"]),
+  comment: z.string().nullable(),
+  by: z.string().nullable(),
+  at: z.string(),
+});
+
+/**
+ * The loop's state. Every field but the conversation is small; the conversation is checkpointed with the loop, so
+ * a resume (after an approval, or a crash) continues the same conversation instead of asking the model again.
+ */
+export const AgentLoopState = new StateSchema({
+  step: TaskStep,
+  inputs: z.record(z.string(), z.unknown()).default(() => ({})),
+  planId: z.string(),
+  /** The values the understanding record says the step uses, and the request's lineage. */
+  context: StepContext.default({ values: [], lineage: "" }),
+  /**
+   * The model's answers and the tools' replies (the system prompt and the task are rebuilt each call). A delta
+   * channel, like the main graph's lists: each checkpoint of the loop stores the new messages, not the whole talk.
+   */
+  messages: MessagesDeltaValue,
+  modelCalls: z.number().int().default(0),
+  /**
+   * Every call the model asked for, in order, with how it ended: the evidence the step's outcome is decided from
+   * (src/execution/evidence.ts), and what later calls' tools receive as inputs (`producedBy`).
+   */
+  calls: z.array(CallRecord).default(() => []),
+  cost: z.number().default(0),
+  startedAt: z.string().nullable().default(null),
+  /** Set when the loop must end at once (the model unreachable, a call whose outcome is unknown): the failure. */
+  halted: ExecutionFeedback.nullable().default(null),
+  approval: LoopApproval.nullable().default(null),
+  feedback: z.array(ExecutionFeedback).default(() => []),
+  notifications: appendNotifications,
+  /** The run's token budget when the step was sent; the loop's own calls (in `tokens`) count against it too. */
+  tokenBudget: TokenBudgetState.nullable().default(null),
+  tokens: appendTokens,
+});
+export type AgentLoopStateValue = typeof AgentLoopState.State;
+/** What the loop is given: the worker's step (nothing of the worker's lists, so nothing is handed back twice). */
+export const AgentLoopInput = new StateSchema({
+  step: TaskStep,
+  inputs: z.record(z.string(), z.unknown()).default(() => ({})),
+  planId: z.string(),
+  context: StepContext.default({ values: [], lineage: "" }),
+  tokenBudget: TokenBudgetState.nullable().default(null),
+});
+export const AgentLoopOutput = new StateSchema({
+  feedback: z.array(ExecutionFeedback).default(() => []),
+  notifications: appendNotifications,
+  tokens: appendTokens,
+});

@@ -16,7 +16,7 @@ import { callEstimate, overBudget, withUsageScope } from "../src/reasoning/usage
 import { notification } from "../src/transparency/notify.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
-import type { AgentLoopStateValue } from "./worker-agent.js";
+import type { AgentLoopStateValue } from "./state.js";
 
 /*
  * Wrappers the graphs put around nodes (not nodes themselves): each runs its node in a usage scope, so every model

@@ -1,23 +1,14 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
-import {
-  isGraphBubbleUp,
-  MessagesDeltaValue,
-  ReducedValue,
-  StateSchema,
-  type LangGraphRunnableConfig,
-} from "@langchain/langgraph";
+import { isGraphBubbleUp, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { z } from "zod";
-import { workerPrompt } from "../prompts/worker.js";
 import { ExecutionFeedback, OUTCOME_UNKNOWN, type FailureClass } from "../src/domain/feedback.js";
-import { CallRecord, succeededCall } from "../src/execution/evidence.js";
-import { Notification } from "../src/domain/notification.js";
+import { succeededCall, type CallRecord } from "../src/execution/evidence.js";
+import type { Notification } from "../src/domain/notification.js";
 import { TaskStep } from "../src/domain/plan.js";
-import { StepContext } from "../src/domain/step-context.js";
 import { CandorError, ErrorCode, errorMessage } from "../src/errors.js";
 import type { WorkerModel } from "../src/reasoning/types.js";
 import { budgetRefusal } from "../src/reasoning/usage.js";
-import { TokenBudgetState, TokenEvent } from "../src/domain/usage.js";
 import { classifyFailure, feedbackTypeFor } from "../src/replanning/classify.js";
 import { runStep } from "../src/execution/run-step.js";
 import { failureNotification, notification, successNotification } from "../src/transparency/notify.js";
@@ -36,85 +27,15 @@ import {
 } from "../src/execution/agent-step.js";
 import { loopTools } from "../src/tools/model-driven.js";
 import { emitNotifications, threadIdOf, type NodeDeps } from "./deps.js";
-import { askToolApproval, recordedCall } from "./worker-gate.js";
+import type { AgentLoopStateValue, LoopApproval } from "./state.js";
+import { askToolApproval } from "./ask.js";
+import { recordedCall } from "../src/execution/values.js";
 import { applyRecordedValues } from "../src/tools/args.js";
 import { valuesNotification } from "../src/execution/worker-step.js";
 import { answerableCalls, argumentsShape, callText, malformedArguments } from "../src/execution/call-arguments.js";
 
 /** Node ids of the model-driven loop (the worker's `agent` subgraph). */
 export const AgentLoopNode = { MODEL: "model", TOOL: "tool", FINISH: "finish" } as const;
-
-const appendNotifications = new ReducedValue(
-  z.array(Notification).default(() => []),
-  {
-    inputSchema: z.array(Notification),
-    reducer: (current: Notification[], added: Notification[]) => [...current, ...added],
-  },
-);
-
-/** The loop's model calls and budget changes, handed to the run's `tokens` when the loop ends. */
-const appendTokens = new ReducedValue(
-  z.array(TokenEvent).default(() => []),
-  {
-    inputSchema: z.array(TokenEvent),
-    reducer: (current: TokenEvent[], added: TokenEvent[]) => [...current, ...added],
-  },
-);
-
-/** A person's answer to a call of the loop, carried to the step's feedback as the gate's is. */
-const LoopApproval = z.object({
-  decision: z.enum(["approve", "deny"]),
-  comment: z.string().nullable(),
-  by: z.string().nullable(),
-  at: z.string(),
-});
-
-/**
- * The loop's state. Every field but the conversation is small; the conversation is checkpointed with the loop, so
- * a resume (after an approval, or a crash) continues the same conversation instead of asking the model again.
- */
-export const AgentLoopState = new StateSchema({
-  step: TaskStep,
-  inputs: z.record(z.string(), z.unknown()).default(() => ({})),
-  planId: z.string(),
-  /** The values the understanding record says the step uses, and the request's lineage. */
-  context: StepContext.default({ values: [], lineage: "" }),
-  /**
-   * The model's answers and the tools' replies (the system prompt and the task are rebuilt each call). A delta
-   * channel, like the main graph's lists: each checkpoint of the loop stores the new messages, not the whole talk.
-   */
-  messages: MessagesDeltaValue,
-  modelCalls: z.number().int().default(0),
-  /**
-   * Every call the model asked for, in order, with how it ended: the evidence the step's outcome is decided from
-   * (src/execution/evidence.ts), and what later calls' tools receive as inputs (`producedBy`).
-   */
-  calls: z.array(CallRecord).default(() => []),
-  cost: z.number().default(0),
-  startedAt: z.string().nullable().default(null),
-  /** Set when the loop must end at once (the model unreachable, a call whose outcome is unknown): the failure. */
-  halted: ExecutionFeedback.nullable().default(null),
-  approval: LoopApproval.nullable().default(null),
-  feedback: z.array(ExecutionFeedback).default(() => []),
-  notifications: appendNotifications,
-  /** The run's token budget when the step was sent; the loop's own calls (in `tokens`) count against it too. */
-  tokenBudget: TokenBudgetState.nullable().default(null),
-  tokens: appendTokens,
-});
-export type AgentLoopStateValue = typeof AgentLoopState.State;
-/** What the loop is given: the worker's step (nothing of the worker's lists, so nothing is handed back twice). */
-export const AgentLoopInput = new StateSchema({
-  step: TaskStep,
-  inputs: z.record(z.string(), z.unknown()).default(() => ({})),
-  planId: z.string(),
-  context: StepContext.default({ values: [], lineage: "" }),
-  tokenBudget: TokenBudgetState.nullable().default(null),
-});
-export const AgentLoopOutput = new StateSchema({
-  feedback: z.array(ExecutionFeedback).default(() => []),
-  notifications: appendNotifications,
-  tokens: appendTokens,
-});
 
 function workersOf(deps: NodeDeps): WorkerModel {
   const workers = deps.reasoner.workerModel;
@@ -144,7 +65,7 @@ export function agentModelNode(deps: NodeDeps) {
       );
     }
     const bound = workers.model.bindTools(toolDefinitions(tools));
-    const prompt = workerPrompt({
+    const prompt = workers.prompt({
       step,
       inputs: state.inputs,
       expected: expectedOutputs(step, tools),
@@ -317,7 +238,7 @@ async function approvalOf(
     deps.ledger && threadId
       ? (await deps.ledger.verdict({ threadId, stepId: asStep.id, dispatch: asStep.dispatches })).kind === "unknown"
       : false;
-  const recorded = await recordedCall(deps, threadId, asStep, { tool, args }, c.inputs, state.context.lineage);
+  const recorded = await recordedCall(deps.ledger, threadId, asStep, { tool, args }, c.inputs, state.context.lineage);
   if (!valid.success || unknown || recorded.kind === "same") return { approval: null, told };
   const why = recorded.kind === "other" ? { why: recorded.why } : {};
   const { step, planId } = state;

@@ -1,16 +1,5 @@
+import type { WorkerPromptInput } from "../src/reasoning/types.js";
 import { bullets, tag } from "./tags.js";
-
-/** What a model-driven worker is told about its step (see src/workers/agent-step.ts). */
-export interface WorkerPromptInput {
-  step: { id: string; description: string; workerType: string; params: Record<string, unknown> };
-  /** Outputs of the step's dependencies, by output name. */
-  inputs: Record<string, unknown>;
-  /** What the step must produce, each with the tool that produces it (null: the final answer is that output). */
-  expected: { name: string; producedBy: string[] }[];
-  /** Optional inputs the step runs without, with why. */
-  missing: string[];
-  maxModelCalls: number;
-}
 
 const INSTRUCTIONS = `You are one worker of a planner-executor agent, doing one step (of a larger plan, or, when no
 plan was made, the whole request) with the tools you are given and nothing else. Call tools to do the step; when a tool answers with an error, read it and correct the

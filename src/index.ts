@@ -21,7 +21,7 @@ export { CandorError, ErrorCode, errorMessage } from "./errors.js";
 export { ToolRegistry, ALL_CATEGORIES } from "./tools/registry.js";
 export { defineTool } from "./tools/types.js";
 export type { ToolSpec, ToolContext, Toolkit, WorkerType, SideEffect, RequestFacts } from "./tools/types.js";
-export { generalToolkit } from "./tools/builtin/general.js";
+export { generalToolkit } from "./tools/general.js";
 export { withFaults, parseFaultSpec, FAULT_KINDS } from "./tools/faults.js";
 export { runStep } from "./execution/run-step.js";
 export { loadMcpConfig, parseMcpConfig, type McpServer } from "./tools/mcp/config.js";

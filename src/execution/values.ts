@@ -1,7 +1,7 @@
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { RecordedValue, StepContext } from "../domain/step-context.js";
 import type { PlanningRequest } from "../domain/request.js";
-import { argsHash } from "../tools/effects.js";
+import { argsHash, type EffectLedger } from "../tools/effects.js";
 import { inputsOf, type ToolSpec } from "../tools/types.js";
 
 /*
@@ -66,4 +66,25 @@ export function effectIdentity(
 /** Why a recorded call of this dispatch is not reused, for the person asked and the log. */
 export function staleRecordWhy(tool: string, stepId: string, at: string): string {
   return `${tool} already ran for step "${stepId}" (recorded ${at}) for another request, other arguments or other inputs than this run's, so its recorded result is not reused.`;
+}
+
+/**
+ * What the effect ledger holds for this dispatch's call: the same call (a replay or a resume after it finished:
+ * reused), another one (a fork or replay with another request, arguments or inputs: asked again, saying why), or
+ * nothing. Reading the ledger is a read, so it may come before `interrupt()`.
+ */
+export async function recordedCall(
+  ledger: EffectLedger | undefined,
+  threadId: string | null,
+  step: TaskStep,
+  call: { tool: ToolSpec; args: Record<string, unknown> },
+  inputs: Record<string, unknown>,
+  lineage: string,
+): Promise<{ kind: "same" } | { kind: "other"; why: string } | { kind: "none" }> {
+  if (!ledger || !threadId) return { kind: "none" };
+  const verdict = await ledger.verdict({ threadId, stepId: step.id, dispatch: step.dispatches });
+  if (verdict.kind !== "done") return { kind: "none" };
+  const identity = effectIdentity(call.tool, call.args, inputs, lineage);
+  if (verdict.record.argsHash === argsHash(identity)) return { kind: "same" };
+  return { kind: "other", why: staleRecordWhy(call.tool.name, step.id, verdict.record.at) };
 }

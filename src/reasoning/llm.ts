@@ -14,6 +14,7 @@ import { replanStrategyPrompt } from "../../prompts/replan.js";
 import { reviewPrompt, synthesizePrompt } from "../../prompts/synthesize.js";
 import { reflectPrompt } from "../../prompts/reflect.js";
 import { gradePrompt } from "../../prompts/grade.js";
+import { workerPrompt } from "../../prompts/worker.js";
 import type { ReflectionDraft } from "../domain/reflection.js";
 import type { Result } from "../result.js";
 import { partsToReview, type AnswerReview } from "../planning/coverage.js";
@@ -115,7 +116,7 @@ export class LlmReasoner implements Reasoner {
         ErrorCode.CONFIGURATION,
       );
     }
-    if (maxModelCalls > 0) this.workerModel = { model: opts.model, maxModelCalls };
+    if (maxModelCalls > 0) this.workerModel = { model: opts.model, maxModelCalls, prompt: workerPrompt };
     this.model = opts.model;
     this.modelName = (opts.model as { model?: unknown }).model?.toString() ?? "unknown";
     // Every call of this model, the worker loop's included, is recorded and priced (src/reasoning/usage.ts).

@@ -89,6 +89,20 @@ export interface RecoveryQuestion {
 export interface WorkerModel {
   model: BaseChatModel;
   maxModelCalls: number;
+  /** The worker's system prompt for one step: the reasoner's (prompts/ are the model reasoner's own). */
+  prompt: (input: WorkerPromptInput) => string;
+}
+
+/** What a model-driven worker is told about its step. */
+export interface WorkerPromptInput {
+  step: { id: string; description: string; workerType: string; params: Record<string, unknown> };
+  /** Outputs of the step's dependencies, by output name. */
+  inputs: Record<string, unknown>;
+  /** What the step must produce, each with the tool that produces it (null: the final answer is that output). */
+  expected: { name: string; producedBy: string[] }[];
+  /** Optional inputs the step runs without, with why. */
+  missing: string[];
+  maxModelCalls: number;
 }
 
 /** Model calls a model-driven step may make by default: enough for a few tool calls and an answer. */

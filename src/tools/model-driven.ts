@@ -1,5 +1,5 @@
 import type { TaskStep } from "../domain/plan.js";
-import { generalToolkit } from "./builtin/general.js";
+import { generalToolkit } from "./general.js";
 import { defaultedText } from "./args.js";
 import { ToolRegistry } from "./registry.js";
 import type { Toolkit, ToolSpec } from "./types.js";

@@ -34,6 +34,7 @@ import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
 import { FakeOpenAIServer } from "../fakes/fake-openai-server.js";
 import { countingToolkits, threadConfig, tripInput } from "../fakes/graph-harness.js";
 import { notesToolkit } from "../fakes/notes-toolkit.js";
+import { workerPrompt } from "../../prompts/worker.js";
 
 const SECRET = "top secret outside the workspace";
 const dirs: string[] = [];
@@ -301,7 +302,7 @@ describe("a model's malformed tool-call arguments are answered, never dropped", 
     readonly kind = "llm" as const;
     readonly workerModel: WorkerModel;
     constructor(model: WorkerModel["model"]) {
-      this.workerModel = { model, maxModelCalls: 8 };
+      this.workerModel = { model, maxModelCalls: 8, prompt: workerPrompt };
     }
     plan(): Promise<PlanResult> {
       throw new Error("reactive: the planner is never asked");

@@ -26,7 +26,7 @@ import { LlmReasoner, type StructuredOutputMethod } from "../../src/reasoning/ll
 import { createChatModel } from "../../src/reasoning/model.js";
 import { RulesReasoner } from "../../src/reasoning/rules.js";
 import type { RecoveryQuestion, SynthesisInput } from "../../src/reasoning/types.js";
-import { generalToolkit } from "../../src/tools/builtin/general.js";
+import { generalToolkit } from "../../src/tools/general.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { Toolkit } from "../../src/tools/types.js";

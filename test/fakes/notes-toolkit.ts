@@ -3,6 +3,7 @@ import { z } from "zod";
 import { newPlanId, Plan, type PlanInput } from "../../src/domain/plan.js";
 import type { PlanResult, Reasoner, SynthesisInput, WorkerModel } from "../../src/reasoning/types.js";
 import { defineTool, type Toolkit } from "../../src/tools/types.js";
+import { workerPrompt } from "../../prompts/worker.js";
 
 /** Test fixtures of model-driven workers: a small notes toolkit and a reasoner that plans given steps. */
 export const NOTES: Record<string, string> = { readme: "Candor plans and runs steps", todo: "write the tests" };
@@ -90,7 +91,7 @@ export class PlannedReasoner implements Reasoner {
     model: BaseChatModel,
     maxModelCalls = 6,
   ) {
-    this.workerModel = { model, maxModelCalls };
+    this.workerModel = { model, maxModelCalls, prompt: workerPrompt };
   }
   plan(): Promise<PlanResult> {
     const plan = Plan.parse({

@@ -15,6 +15,7 @@ import { countingToolkits, interruptValues, tempDir, threadConfig, tripInput } f
 import { notesToolkit } from "../fakes/notes-toolkit.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 import { planOf } from "../../src/domain/plan-state.js";
+import { workerPrompt } from "../../prompts/worker.js";
 
 const tmp = tempDir();
 const closers: (() => void)[] = [];
@@ -35,7 +36,7 @@ class TestReasoner implements Reasoner {
     private readonly planning: Planning,
     model: ScriptedChatModel | null,
   ) {
-    if (model) this.workerModel = { model, maxModelCalls: 6 };
+    if (model) this.workerModel = { model, maxModelCalls: 6, prompt: workerPrompt };
   }
   plan(request: PlanningRequest): Promise<PlanResult> {
     this.planCalls += 1;

@@ -15,6 +15,7 @@ import { isModelDriven, loopTools, modelDrivenPredicate } from "../../src/tools/
 import { loopFeedback, nextToolCall, toolDefinitions } from "../../src/execution/agent-step.js";
 import { planWith } from "../fakes/graph-harness.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
+import { workerPrompt } from "../../prompts/worker.js";
 
 const kit: Toolkit = {
   name: "kit",
@@ -52,7 +53,7 @@ const kit: Toolkit = {
   ],
 };
 const registry = ToolRegistry.create([kit]);
-const workers: WorkerModel = { model: new ScriptedChatModel([]), maxModelCalls: 6 };
+const workers: WorkerModel = { model: new ScriptedChatModel([]), maxModelCalls: 6, prompt: workerPrompt };
 const step = (s: Partial<TaskStepInput> = {}) =>
   TaskStep.parse({ id: "s1", description: "Read a note", workerType: "writer", ...s });
 

@@ -13,6 +13,7 @@ import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { countingTool } from "../fakes/toolkit-fixtures.js";
 import { modelStep, workspaceModelPlan } from "../fakes/model-plans.js";
+import { workerPrompt } from "../../prompts/worker.js";
 
 // Regression: a model's plan for "Publish the weekly report" over a toolkit whose tools have no keywords
 // ("prepare", "publish") was overruled as "no tool can post", so every such plan was asked about.
@@ -82,7 +83,7 @@ function planOf(steps: { id: string; tools: string[]; params: Record<string, unk
 // files in src/") still had "three" named as used by no step, so the run asked for approval and ended partial.
 describe("a model-driven step accounts for what its description restates", () => {
   const registry = ToolRegistry.create([workspaceToolkit({ root: "/nonexistent-workspace", reportsDir: "reports" })]);
-  const workers: WorkerModel = { model: {} as unknown as BaseChatModel, maxModelCalls: 6 };
+  const workers: WorkerModel = { model: {} as unknown as BaseChatModel, maxModelCalls: 6, prompt: workerPrompt };
   const REQUEST = "read the three largest files in src/ and write a report on what they do";
   /** The bench's workspace plan: s2's path is left to the worker's model unless given. */
   const planFor = workspaceModelPlan;

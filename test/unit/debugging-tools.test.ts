@@ -7,7 +7,7 @@ import { unstartedState, type ArchivedState, type RunArchive } from "../../src/t
 import { anomaliesOf, focusOf, type ReviewedThread } from "../../src/tools/builtin/debugging/findings.js";
 import { debuggingToolkit, DEBUGGING_TOOLS } from "../../src/tools/builtin/debugging/index.js";
 import { reportFileName } from "../../src/tools/builtin/debugging/report.js";
-import { generalToolkit } from "../../src/tools/builtin/general.js";
+import { generalToolkit } from "../../src/tools/general.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 
 /** An archive no test here reads: planning never calls a tool. */

@@ -3,7 +3,7 @@ import type { ExecutionFeedback } from "../../src/domain/feedback.js";
 import { Plan } from "../../src/domain/plan.js";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { decompose } from "../../src/replanning/strategies/index.js";
-import { generalToolkit } from "../../src/tools/builtin/general.js";
+import { generalToolkit } from "../../src/tools/general.js";
 import { reportTitleIn } from "../../src/tools/builtin/workspace-reading.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { ToolRegistry } from "../../src/tools/registry.js";

@@ -5,7 +5,7 @@ import { findCycle, validatePlan } from "../../src/planning/validate.js";
 import { lacksInputs } from "../../src/replanning/recover.js";
 import { selectStrategy } from "../../src/replanning/select.js";
 import { decompose, retryDifferentAgent } from "../../src/replanning/strategies/index.js";
-import { generalToolkit } from "../../src/tools/builtin/general.js";
+import { generalToolkit } from "../../src/tools/general.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import {
   NO_BUDGET_REQUEST,

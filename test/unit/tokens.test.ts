@@ -21,6 +21,7 @@ import { planWith } from "../fakes/graph-harness.js";
 import { notesToolkit } from "../fakes/notes-toolkit.js";
 import { ScriptedChatModel } from "../fakes/scripted-chat-model.js";
 import type { Reasoner } from "../../src/reasoning/types.js";
+import { workerPrompt } from "../../prompts/worker.js";
 
 const tmp = { dir: mkdtempSync(join(tmpdir(), "candor-tokens-")) };
 afterAll(() => rmSync(tmp.dir, { recursive: true, force: true }));
@@ -47,7 +48,7 @@ function call(site: "worker" | "synthesis", input: number, output: number, taskI
 function modelReasoner(): Reasoner {
   return {
     kind: "llm",
-    workerModel: { model: new ScriptedChatModel([]), maxModelCalls: 6 },
+    workerModel: { model: new ScriptedChatModel([]), maxModelCalls: 6, prompt: workerPrompt },
     plan: () => Promise.reject(new Error("not asked")),
     synthesize: () => Promise.reject(new Error("not asked")),
     proposeRecovery: () => Promise.resolve(null),

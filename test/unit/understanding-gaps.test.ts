@@ -5,7 +5,7 @@ import { travelToolkit } from "../../examples/travel/index.js";
 import { PlanningRequest } from "../../src/domain/request.js";
 import { openQuestions } from "../../src/domain/understanding.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
-import { generalToolkit } from "../../src/tools/builtin/general.js";
+import { generalToolkit } from "../../src/tools/general.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 

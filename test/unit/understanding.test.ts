@@ -7,7 +7,7 @@ import { planWithRules } from "../../src/planning/rules-planner.js";
 import { dependencyInputs } from "../../src/planning/schedule.js";
 import { applyAdjustments } from "../../src/replanning/human-decision.js";
 import { workspaceToolkit } from "../../src/tools/builtin/workspace.js";
-import { generalToolkit } from "../../src/tools/builtin/general.js";
+import { generalToolkit } from "../../src/tools/general.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 
 const registry = ToolRegistry.create([workspaceToolkit(), travelToolkit({ latencyMs: 0 }), generalToolkit()]);

@@ -7,7 +7,7 @@ import { planWithRules } from "../../src/planning/rules-planner.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { runStep } from "../../src/execution/run-step.js";
 import { insideRoot, workspaceToolkit } from "../../src/tools/builtin/workspace.js";
-import { generalToolkit } from "../../src/tools/builtin/general.js";
+import { generalToolkit } from "../../src/tools/general.js";
 
 function workspace() {
   const root = mkdtempSync(join(tmpdir(), "candor-ws-"));

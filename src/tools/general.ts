@@ -1,5 +1,5 @@
-import type { Toolkit } from "../types.js";
-import { ALL_CATEGORIES } from "../registry.js";
+import type { Toolkit } from "./types.js";
+import { ALL_CATEGORIES } from "./registry.js";
 
 /**
  * The `general` worker of seed 004: the fallback with every tool. It ranks below specialists, so it is chosen
