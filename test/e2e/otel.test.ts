@@ -236,7 +236,7 @@ describe("OpenTelemetry traces over OTLP/HTTP", () => {
   it(
     "in an app: a run that stops for approval ends its spans interrupted, not failed; one inside the app's span nests",
     async () => {
-      const r = await runScript("test/e2e/otel-child.ts", [path.join(tmp.dir, "child.db")], {});
+      const r = await runScript("test/graph/child-otel.ts", [path.join(tmp.dir, "child.db")], {});
       expect(r.code, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout) as {
         app: string;

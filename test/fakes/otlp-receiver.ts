@@ -53,7 +53,7 @@ const ExportTraceServiceRequest = z.object({
 });
 
 /** An attribute's value decoded: a string, number, boolean or a list of them. */
-export type AttributeValue = string | number | boolean | AttributeValue[] | null;
+type AttributeValue = string | number | boolean | AttributeValue[] | null;
 
 /** One span as received, decoded. */
 export interface ReceivedSpan {

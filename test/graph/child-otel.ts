@@ -5,7 +5,7 @@
  * manager. Two runs: one that stops for a person's approval, and one started inside an app's
  * active span (with a context manager registered, as an app's OpenTelemetry setup does).
  *
- * Usage: node --import tsx test/e2e/otel-child.ts <database file>
+ * Usage: node --import tsx test/graph/child-otel.ts <database file>
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { context, ROOT_CONTEXT, trace, type Context, type ContextManager } from "@opentelemetry/api";
