@@ -229,7 +229,8 @@ export function readWorkspaceRequest(facts: RequestFacts, root: string): Interpr
   if (here && !dir) out.consumed.push(spanAt(facts.text, here));
   const titled = reportTitleIn(facts.text);
   if (titled) out.values.push({ name: "title", value: titled.title, source: titled.source, tools: ["write_report"] });
-  if (!dir) explainAsk(facts, root, out);
+  // What another ask reads already ("what's the word count of X" counts): asking what X is adds nothing to it.
+  if (!dir && (out.asks ?? []).length === 0) explainAsk(facts, root, out);
   return out;
 }
 
