@@ -51,6 +51,8 @@ interface Run {
   /** The LangGraph node this run is (null: the graph, a model call, or a runnable inside a node). */
   node: string | null;
   startedAt: number;
+  /** The thread the run belongs to (gen_ai.conversation.id), from the graph's run down to every call in it. */
+  conversation: string | undefined;
 }
 
 /** Either a LangGraph node's (or task's) own run, or null (the graph's internal runnables, a node's inner chains). */
@@ -108,11 +110,17 @@ export class CandorTraceHandler extends BaseCallbackHandler implements ToolCallO
     runId: string,
     parentRunId: string | undefined,
     node: string | null,
-    make: (ctx: Context) => Span | null,
+    make: (ctx: Context, conversation: string | undefined) => Span | null,
+    conversation = this.conversationOf(parentRunId),
   ) {
     const parent = this.parentCtx(parentRunId);
-    const span = make(parent);
-    this.runs.set(runId, { ctx: span ? trace.setSpan(parent, span) : parent, span, node, startedAt: clockMs() });
+    const span = make(parent, conversation);
+    const ctx = span ? trace.setSpan(parent, span) : parent;
+    this.runs.set(runId, { ctx, span, node, startedAt: clockMs(), conversation });
+  }
+
+  private conversationOf(parentRunId: string | undefined): string | undefined {
+    return parentRunId !== undefined ? this.runs.get(parentRunId)?.conversation : undefined;
   }
 
   // LangChain calls this with (chain, inputs, runId, parentRunId, tags, metadata, runType, runName), whatever the
@@ -127,10 +135,12 @@ export class CandorTraceHandler extends BaseCallbackHandler implements ToolCallO
     _runType?: string,
     runName?: string,
   ): void {
-    if (parentRunId === undefined) {
+    // The agent's run is the first this handler hears of: the top of a call, or the graph inside an app's own
+    // runnable when the handler was bound to the graph alone.
+    if (parentRunId === undefined || !this.runs.has(parentRunId)) {
       const agent = this.options.agentName ?? runName ?? "candor";
-      const threadId = metadata?.thread_id;
-      this.open(runId, parentRunId, null, (ctx) =>
+      const threadId = typeof metadata?.thread_id === "string" ? metadata.thread_id : undefined;
+      const span = (ctx: Context) =>
         this.tracer.startSpan(
           `invoke_agent ${agent}`,
           {
@@ -138,12 +148,12 @@ export class CandorTraceHandler extends BaseCallbackHandler implements ToolCallO
             attributes: defined({
               [GenAi.OPERATION]: "invoke_agent",
               [GenAi.AGENT_NAME]: agent,
-              [GenAi.CONVERSATION_ID]: typeof threadId === "string" ? threadId : undefined,
+              [GenAi.CONVERSATION_ID]: threadId,
             }),
           },
           ctx,
-        ),
-      );
+        );
+      this.open(runId, parentRunId, null, span, threadId);
       return;
     }
     const node = nodeOf(runName, tags, metadata);
@@ -216,13 +226,14 @@ export class CandorTraceHandler extends BaseCallbackHandler implements ToolCallO
     );
     const provider = typeof metadata?.ls_provider === "string" ? metadata.ls_provider : undefined;
     const num = (v: unknown) => (typeof v === "number" ? v : undefined);
-    this.open(runId, parentRunId, null, (ctx) =>
+    this.open(runId, parentRunId, null, (ctx, conversation) =>
       this.tracer.startSpan(
         model ? `chat ${model}` : "chat",
         {
           kind: SpanKind.CLIENT,
           attributes: defined({
             [GenAi.OPERATION]: "chat",
+            [GenAi.CONVERSATION_ID]: conversation,
             [GenAi.REQUEST_MODEL]: model,
             [GenAi.PROVIDER]: provider,
             [GenAi.SYSTEM]: provider,
@@ -260,6 +271,7 @@ export class CandorTraceHandler extends BaseCallbackHandler implements ToolCallO
         startTime: report.startedAt,
         attributes: defined({
           [GenAi.OPERATION]: "execute_tool",
+          [GenAi.CONVERSATION_ID]: this.conversationOf(parentRunId),
           [GenAi.TOOL_NAME]: tool,
           [GenAi.TOOL_TYPE]: "function",
           [CandorAttr.STEP_ID]: f.taskId,

@@ -120,6 +120,7 @@ describe("OpenTelemetry traces over OTLP/HTTP", () => {
           "error.type": "resource_unavailable",
           "candor.step.id": "text",
           "candor.error.code": "RESOURCE_UNAVAILABLE",
+          "gen_ai.conversation.id": "otel-fail",
         });
         expect(read.statusCode).toBe(2);
         expect(read.statusMessage).toContain("unavailable");
@@ -203,6 +204,8 @@ describe("OpenTelemetry traces over OTLP/HTTP", () => {
         fake.assertConsumed();
         expect(receiver.unexpected).toEqual([]);
         const spans = receiver.spans;
+        const root = only(spans, "invoke_agent candor");
+        expect(root.attributes["gen_ai.conversation.id"]).toMatch(/^run-/);
         const chats = spans.filter((s) => s.name === "chat fake-model");
         expect(chats).toHaveLength(fake.requests.length);
         for (const chat of chats) {
@@ -216,6 +219,7 @@ describe("OpenTelemetry traces over OTLP/HTTP", () => {
             "gen_ai.usage.input_tokens": 10,
             "gen_ai.usage.output_tokens": 10,
           });
+          expect(chat.attributes["gen_ai.conversation.id"]).toBe(root.attributes["gen_ai.conversation.id"]);
           expect(ancestors(spans, chat).at(-1)).toBe("invoke_agent candor");
         }
         expect(ancestors(spans, chats[0]!)).toEqual(["understand", "invoke_agent candor"]);
@@ -250,10 +254,18 @@ describe("OpenTelemetry traces over OTLP/HTTP", () => {
         }[];
       };
       const roots = out.spans.filter((s) => s.name === "invoke_agent candor");
-      expect(roots.map((s) => s.attributes["gen_ai.conversation.id"])).toEqual(["otel-approval", "otel-nested"]);
-      const [alone, nested] = roots;
+      expect(roots.map((s) => s.attributes["gen_ai.conversation.id"])).toEqual([
+        "otel-approval",
+        "otel-nested",
+        "otel-in-runnable",
+      ]);
+      const [alone, nested, inRunnable] = roots;
       expect(alone!.parentSpanId).toBe("");
       expect(nested!.parentSpanId).toBe(out.app);
+      // The graph's run has a parent run the handler never saw: it is still the trace's root, and its nodes under it.
+      expect(inRunnable!.parentSpanId).toBe("");
+      const understand = out.spans.filter((s) => s.name === "understand" && s.traceId === inRunnable!.traceId);
+      expect(understand.map((s) => s.parentSpanId)).toEqual([inRunnable!.spanId]);
       const approval = out.spans.filter((s) => s.traceId === alone!.traceId);
       // The worker's gate asked a person: its node and the worker around it end interrupted, and nothing failed.
       expect(approval.filter((s) => s.attributes["candor.interrupted"] === true).map((s) => s.name)).toContain(

@@ -2,12 +2,14 @@
  * Runs Candor's graph in this process with CandorTraceHandler on an in-memory exporter and prints the spans as
  * JSON (test/e2e/otel.test.ts reads them). A child process, because under Vitest @opentelemetry/sdk-trace-base
  * resolves to its ESM build (the `module` field), which Node cannot load, and because it registers a global context
- * manager. Two runs: one that stops for a person's approval, and one started inside an app's
- * active span (with a context manager registered, as an app's OpenTelemetry setup does).
+ * manager. Three runs: one that stops for a person's approval, one started inside an app's
+ * active span (with a context manager registered, as an app's OpenTelemetry setup does), one called from an app's
+ * own LangChain runnable.
  *
  * Usage: node --import tsx test/graph/child-otel.ts <database file>
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { RunnableLambda } from "@langchain/core/runnables";
 import { context, ROOT_CONTEXT, trace, type Context, type ContextManager } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { compileAgent } from "../../graphs/agent.js";
@@ -71,6 +73,10 @@ await context.with(trace.setSpan(context.active(), app), () =>
   graph.invoke(tripInput("publish the readme note"), threadConfig("otel-nested")),
 );
 app.end();
+// Called from an app's own runnable, whose run the handler (bound to the graph alone) never hears of.
+await RunnableLambda.from(() =>
+  graph.invoke(tripInput("publish the readme note"), threadConfig("otel-in-runnable")),
+).invoke(null);
 persistence.close();
 
 const spans = exporter.getFinishedSpans().map((s) => ({
