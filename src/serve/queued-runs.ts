@@ -9,7 +9,7 @@ import { formatSse } from "./sse.js";
 import type { StateReader } from "./state.js";
 
 /** What a worker is sent for a person's answer: Candor's decision, as `candor resume` queues it. */
-export interface QueuedDecision {
+interface QueuedDecision {
   kind: "decision";
   decision: string;
   comment: string | null;

@@ -13,7 +13,7 @@ export interface StateReader {
 /**
  * A thread's status as LangGraph's server names it: `busy` while a process holds its lease (a worker, `candor
  * run`, this server), `interrupted` while a person's answer is awaited (a worker's tool approval included: it waits
- * inside the worker subgraph), else `idle`. Null when the thread has no checkpoint.
+ * inside the worker subgraph), else `idle`. Null when the thread has no checkpoint and nobody holds it.
  */
 export async function viewThread(
   graph: StateReader,
@@ -22,9 +22,10 @@ export async function viewThread(
 ): Promise<ThreadView | null> {
   const snapshot = await graph.getState({ configurable: { thread_id: threadId } }, { subgraphs: true });
   const values = (snapshot.values ?? {}) as Record<string, unknown>;
-  if (snapshot.createdAt === undefined && Object.keys(values).length === 0) return null;
-  const pending = interruptsOf(snapshot);
   const held = (await leases.holder(threadId)) !== null;
+  if (snapshot.createdAt === undefined && Object.keys(values).length === 0)
+    return held ? { status: "busy", values, interrupts: {}, updatedAt: null } : null;
+  const pending = interruptsOf(snapshot);
   const interrupts: Record<string, unknown[]> = {};
   for (const task of snapshot.tasks) {
     const own = pending.filter((p) => subtreeHas(task, p.id));

@@ -58,7 +58,7 @@ export interface ThreadSources {
 }
 
 /** A 404 the embed server's error handler turns into a response (it answers any error that has `getResponse`). */
-export class NotFound extends Error {
+class NotFound extends Error {
   constructor(what: string) {
     super(what);
   }

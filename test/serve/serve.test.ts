@@ -2,6 +2,7 @@ import { createServer } from "node:net";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HumanInterrupt } from "../../src/domain/approval.js";
+import { openPersistence } from "../../src/memory/persistence.js";
 import { runCli, tempDir, type CliResult } from "../e2e/helpers.js";
 import { SERVE_STARTUP_MS, startServe, type ServeProcess } from "./serve-process.js";
 
@@ -112,6 +113,28 @@ describe("candor serve on SQLite, through @langchain/langgraph-sdk", () => {
     expect(state.values.status).toBe("completed");
     const history = await client.threads.getHistory<Values>("run-fromcli1", { limit: 3 });
     expect(history).toHaveLength(3);
+  });
+
+  it("a run on a thread another process is running is refused (409) and leaves it alone", async () => {
+    const thread = await client.threads.create();
+    // This test's process takes the thread's lease, as `candor resume` would while it runs the thread.
+    const other = openPersistence(files.db);
+    const held = await other.leases.acquire(thread.thread_id);
+    try {
+      expect(held.acquired).toBe(true);
+      const refusal = await fetch(`${server!.url}/threads/${thread.thread_id}/runs/stream`, {
+        method: "POST",
+        headers: { "x-api-key": TOKEN, "content-type": "application/json" },
+        body: JSON.stringify({ assistant_id: "candor", input: { request: { userIntent: TRIP } } }),
+      });
+      expect(refusal.status).toBe(409);
+      expect(await refusal.text()).toContain(`Thread ${thread.thread_id} is busy: another process (pid ${process.pid}`);
+      expect((await client.threads.get(thread.thread_id)).status).toBe("busy");
+      expect((await client.threads.getState(thread.thread_id)).values).toEqual({});
+    } finally {
+      if (held.acquired) await other.leases.release(held.lease);
+      other.close();
+    }
   });
 
   it("answers 401 to a request without the token or with another one", async () => {
