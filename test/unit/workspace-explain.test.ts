@@ -35,6 +35,8 @@ describe("a request that asks what a file or folder does is served by reading it
     ["¿Qué hace src/engine.ts?", "src/engine.ts"],
     ["Que fait src/engine.ts ?", "src/engine.ts"],
     ["Was macht package.json?", "package.json"],
+    ["What does src/engine.ts export?", "src/engine.ts"],
+    ["What does package.json contain?", "package.json"],
   ])("%s: read it, then summarize it, nothing left open", (request, file) => {
     expect(calls(request)).toEqual([
       ["read_file", { path: file }],

@@ -128,6 +128,10 @@ const ENTRY_COUNT = countQuestion(ENTRY_UNITS);
 const EXPLAIN =
   /(?<![\p{L}])(?:what(?:'s| is| are| does| do)|how (?:does|do)|explain|describe|tell me about|walk me through|purpose of|compare|comparing|difference(?:s)? between|diff(?:erence)? of|qu[eé] (?:hace|es|hay)|para qu[eé] sirve|expl[ií]ca(?:me)?|describe|compara(?:r)?|diferencias? entre|que fait|qu'est-ce que|[aà] quoi sert|expliquez?|d[ée]cri(?:s|vez)|comparez?|diff[ée]rences? entre|was (?:macht|ist|tut)|wof[üu]r|erkl[äa]r(?:e|en)?|beschreibe|vergleiche|unterschied zwischen|cosa (?:fa|[eè])|a cosa serve|spiega(?:mi)?|descrivi|confronta|differenza tra|o que (?:faz|[eé])|para que serve|explique|descreva|diferen[çc]a entre)(?![\p{L}])/iu;
 
+/** What a question asks of a file after naming it ("what does X export"): what an outline of X answers. */
+const WHAT_IT_DOES =
+  /^\s*(?:do|does|export|exports|define|defines|contain|contains|say|says|mean|means|include|includes|implement|implements|provide|provides)(?![\p{L}])/iu;
+
 /** Every file-looking word of a request, in order. */
 function filesIn(text: string): Span[] {
   const out: Span[] = [];
@@ -165,7 +169,18 @@ function explainAsk(facts: RequestFacts, root: string, out: Interpretation): voi
   const folder = named.length === 0 ? folderNamed(facts.text, root) : null;
   const span = spanAt(facts.text, cue);
   if (named.length > 0) {
-    out.asks = [...(out.asks ?? []), { span, tools: ["read_file", "summarize_text"] }];
+    // "what does X export / define / contain": the verb after the file asks what the outline of X says.
+    const last = named.at(-1)!;
+    const verb = WHAT_IT_DOES.exec(facts.text.slice(last.end));
+    const tail = verb
+      ? [
+          {
+            span: spanAt(facts.text, { ...verb, index: last.end + verb.index }),
+            tools: ["read_file", "summarize_text"],
+          },
+        ]
+      : [];
+    out.asks = [...(out.asks ?? []), { span, tools: ["read_file", "summarize_text"] }, ...tail];
     for (const f of named.slice(1)) out.values.push({ name: "path", value: f.text, source: f, tools: ["read_file"] });
     if (named.length > 1)
       out.instances = {
