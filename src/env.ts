@@ -24,7 +24,7 @@ const EnvSchema = z.object({
   CANDOR_PRICES_FILE: z.string().optional(),
   /** Model calls a model-driven step may make (default 6); 0 keeps every step a direct call. */
   CANDOR_MAX_MODEL_CALLS: z.coerce.number().int().min(0).optional(),
-  /** A JSON file of MCP servers whose tools runs may use (README "MCP servers"). */
+  /** A JSON file of MCP servers whose tools runs may use (docs/mcp.md). */
   CANDOR_MCP: z.string().optional(),
   /** LangSmith tracing ("true" turns it on; LangChain reads the LANGSMITH_* variables itself). */
   LANGSMITH_TRACING: z.string().optional(),

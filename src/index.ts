@@ -1,6 +1,6 @@
 /**
  * Candor's public library API: build and compile the agent, bring your own tools and worker types, persist to
- * SQLite, and read what happened (notifications, reports, decisions). See README.md, "Embed Candor".
+ * SQLite, and read what happened (notifications, reports, decisions). See docs/embedding.md.
  */
 export { buildAgentGraph, compileAgent, RECURSION_LIMIT, type AgentDeps, type AgentGraph } from "../graphs/agent.js";
 export { buildWorkerGraph } from "../graphs/worker.js";

@@ -21,13 +21,13 @@ export const ThreadId = z
   .regex(/^[A-Za-z0-9_-]{1,64}$/, "a thread id is 1-64 letters, digits, '_' or '-' (e.g. run-1a2b3c4d)");
 
 /*
- * Every flag is parsed here, at the boundary, with the bounds it is documented with (README "Flags and their
- * bounds"). Commander hands over strings: numbers are read from their digits (`1e9`, `0x1`, "" and "Infinity" are
+ * Every flag is parsed here, at the boundary, with the bounds it is documented with (docs/cli.md, "Flags").
+ * Commander hands over strings: numbers are read from their digits (`1e9`, `0x1`, "" and "Infinity" are
  * not numbers a person types for these flags), and a value that is itself a flag (`--replan --db x.db`) means
  * the real value was left out.
  */
 
-/** The bounds of the numeric flags, said in their messages and in the README. */
+/** The bounds of the numeric flags, said in their messages and in docs/cli.md. */
 export const FLAG_BOUNDS = {
   maxRevisions: { min: 0, max: 20 },
   limit: { min: 1, max: 10_000 },

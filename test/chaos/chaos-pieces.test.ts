@@ -230,7 +230,7 @@ const note = (kind: string, taskId: string | null, title: string) => ({
 const ids = (vs: Violation[]) => vs.map((v) => v.invariant);
 
 describe("the invariant checks", () => {
-  it("maps a thread's state to the exit code the README documents", () => {
+  it("maps a thread's state to the exit code docs/cli.md documents", () => {
     expect(expectedExit(snap())).toBe(0);
     expect(expectedExit(snap({ status: "partial" }))).toBe(4);
     expect(expectedExit(snap({ finished: false, waitingKind: "plan_approval" }))).toBe(3);

@@ -1,7 +1,7 @@
 /**
  * The CLI bad-input corpus (issue 8, "the tools that find the next ones"): over 100 bad flags, values, paths,
  * JSON, decisions and unknown threads. Every case must end within its time limit, with a documented exit code
- * (0/2/3/4, README "Exit codes") and the one it is expected to have, with no stack trace or internal error, a
+ * (0/2/3/4, docs/cli.md, "Exit codes") and the one it is expected to have, with no stack trace or internal error, a
  * refusal in plain words (not a schema dump), and a waiting thread still waiting after a refused answer.
  *
  * Cases run through the CLI's own program in this process (runCli: the code `candor` runs, minus Node's start-up)
