@@ -57,6 +57,12 @@ export interface ThreadSources {
   view(threadId: string): Promise<ThreadView | null>;
 }
 
+/** The embed server's ThreadSaver, answering whole Agent Protocol threads, with a search. */
+export interface ApiThreadSaver extends ThreadSaver {
+  get(id: string): Promise<ApiThread>;
+  search: NonNullable<ThreadSaver["search"]>;
+}
+
 /** A 404 the embed server's error handler turns into a response (it answers any error that has `getResponse`). */
 class NotFound extends Error {
   constructor(what: string) {
@@ -81,9 +87,7 @@ export function metadataMatches(
  * threads started by the CLI or a worker are listed and read too (their metadata says `source`), so
  * `threads.search` shows every thread of the database. Status and values come from the thread's checkpoints.
  */
-export function threadSaver(sources: ThreadSources): ThreadSaver & {
-  get(id: string): Promise<ApiThread>;
-} {
+export function threadSaver(sources: ThreadSources): ApiThreadSaver {
   const stored = async (id: string): Promise<StoredThread | null> => {
     const item = await sources.store.get(API_THREADS_NAMESPACE, id);
     const parsed = StoredThread.safeParse(item?.value);
