@@ -101,8 +101,7 @@ export function threadSaver(sources: ThreadSources): ApiThreadSaver {
     const view = await sources.view(t.thread_id);
     return {
       ...t,
-      // One graph serves every thread: the embed server reads a thread's state only when it names its graph.
-      metadata: { graph_id: GRAPH_ID, assistant_id: GRAPH_ID, ...t.metadata },
+      metadata: withGraph(t.metadata),
       updated_at: view?.updatedAt ?? t.updated_at,
       status: view?.status ?? "idle",
       values: view?.values ?? null,
@@ -134,7 +133,8 @@ export function threadSaver(sources: ThreadSources): ApiThreadSaver {
     },
     async *search({ metadata, limit, offset, sortBy, sortOrder }) {
       const all = await everyThread(sources);
-      const matching = all.filter((t) => metadataMatches(t.metadata, metadata));
+      // As shown: agent-chat-ui lists a graph's threads with the filter {graph_id}.
+      const matching = all.filter((t) => metadataMatches(withGraph(t.metadata), metadata));
       const key = sortBy === "updated_at" ? "updated_at" : "created_at";
       matching.sort((a, b) => a[key].localeCompare(b[key]) * (sortOrder === "asc" ? 1 : -1));
       for (const t of matching.slice(offset, offset + limit))
@@ -143,10 +143,18 @@ export function threadSaver(sources: ThreadSources): ApiThreadSaver {
   };
 }
 
+/**
+ * A thread's metadata as the API shows it: one graph serves every thread, and the embed server reads a thread's
+ * state only when its metadata names its graph.
+ */
+function withGraph(metadata: Record<string, unknown>): Record<string, unknown> {
+  return { graph_id: GRAPH_ID, assistant_id: GRAPH_ID, ...metadata };
+}
+
 function fromForeign(t: ForeignThread): StoredThread {
   return {
     thread_id: t.threadId,
-    metadata: { graph_id: GRAPH_ID, assistant_id: GRAPH_ID, ...t.metadata },
+    metadata: withGraph(t.metadata),
     created_at: t.createdAt,
     updated_at: t.createdAt,
   };

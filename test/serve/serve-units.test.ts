@@ -133,6 +133,17 @@ describe("the API's threads over Candor's store", () => {
     }))
       teamB.push(thread.thread_id);
     expect(teamB).toEqual(["t-2"]);
+    // agent-chat-ui lists a graph's threads by {graph_id}: every thread here is the one graph's.
+    const ofGraph = [];
+    for await (const { thread } of threads.search({
+      metadata: { graph_id: "candor" },
+      limit: 10,
+      offset: 0,
+      sortBy: "created_at",
+      sortOrder: "asc",
+    }))
+      ofGraph.push(thread.thread_id);
+    expect(ofGraph).toEqual(["run-00000001", "t-1", "t-2"]);
 
     const fromCli = await threads.get("run-00000001");
     expect(fromCli).toMatchObject({ status: "idle", metadata: { graph_id: "candor", source: "cli" } });
