@@ -263,6 +263,13 @@ export function checkModelUnderstanding(
     });
   }
   const claims = checkValues(model, plan, registry, workers, text, parts, dispute);
+  // What the deterministic reader read and bound to steps that take it carries its words too (it is applied to the
+  // calls as the model's values are), unless the model recorded that value itself.
+  for (const v of base.values.filter((v) => !claims.values.some((m) => m.name === v.name))) {
+    const at = locate(text, norm, v.source);
+    const takers = v.stepIds.filter((id) => parameterOf(plan, registry, workers, id, v.name) !== null);
+    if (at && takers.length > 0) claims.carried.push({ span: at, stepIds: takers });
+  }
   const carried = claims.carried.map((c) => c.span);
 
   // A constraint is served only by a step that carries it: a value bound to one of its steps, or a parameter of
@@ -399,17 +406,7 @@ function checkValues(
   const known = new Set(plan.steps.map((s) => s.id));
   const changed = new Set((model.changes ?? []).map((c) => c.name));
   const out: CheckedClaims = { values: [], assumptions: [], changes: [], carried: [], sources: [] };
-  const paramOf = (stepId: string, name: string): z.ZodType | null => {
-    const step = plan.steps.find((s) => s.id === stepId)!;
-    const tools = isModelDriven(step, registry, workers)
-      ? loopTools(step, registry)
-      : step.tools.flatMap((t) => registry.tool(t) ?? []);
-    for (const t of tools) {
-      const schema = (t.schema as { shape?: Record<string, z.ZodType> }).shape?.[name];
-      if (schema) return schema;
-    }
-    return null;
-  };
+  const paramOf = (stepId: string, name: string) => parameterOf(plan, registry, workers, stepId, name);
   for (const v of model.values ?? []) {
     const source = v.source?.trim() ?? "";
     const at = source ? locateQuote(text, source) : null;
@@ -483,6 +480,26 @@ function checkValues(
     });
   }
   return out;
+}
+
+/** The schema of the parameter `name` a tool of the step takes (a model-driven step's: any tool of its loop), or null. */
+function parameterOf(
+  plan: Plan,
+  registry: ToolRegistry,
+  workers: WorkerModel | undefined,
+  stepId: string,
+  name: string,
+): z.ZodType | null {
+  const step = plan.steps.find((s) => s.id === stepId);
+  if (!step) return null;
+  const tools = isModelDriven(step, registry, workers)
+    ? loopTools(step, registry)
+    : step.tools.flatMap((t) => registry.tool(t) ?? []);
+  for (const t of tools) {
+    const schema = (t.schema as { shape?: Record<string, z.ZodType> }).shape?.[name];
+    if (schema) return schema;
+  }
+  return null;
 }
 
 /** A value as the parameters that take it want it: numeric text as a number where a parameter takes no text. */

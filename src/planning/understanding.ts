@@ -45,6 +45,8 @@ export function keywordHits(tools: readonly Pick<ToolSpec, "name" | "keywords">[
     for (const keyword of tool.keywords) {
       for (const m of analysis.norm.matchAll(keywordPattern(keyword))) {
         const s = { start: m.index, end: m.index + m[0].length };
+        // "no specific accommodation restrictions" asks for no accommodation: a waiver's words name no tool.
+        if (within(s, analysis.waivers)) continue;
         hits.push({
           ...s,
           text: analysis.text.slice(s.start, s.end),
@@ -388,8 +390,19 @@ export function accountFor(input: AccountInput): Understanding {
   const planned = (tools: readonly string[]) => tools.some((t) => byTool.has(t));
 
   const values = interpretations.flatMap((i) => i.values).filter((v) => planned(v.tools));
+  // A limit check given no limit (a budget check without a budget: "children under 10" says "under") checks nothing,
+  // so its keywords serve no clause: served means carried.
+  const idle = new Set(
+    input.steps
+      .filter(
+        (s) =>
+          input.tools.get(s.tools[0] ?? "")?.constraintCheck === true &&
+          Object.values(s.params).every((v) => v === null || v === undefined),
+      )
+      .flatMap((s) => s.tools.slice(0, 1)),
+  );
   const accounted: Span[] = [
-    ...input.hits.filter((h) => byTool.has(h.tool)),
+    ...input.hits.filter((h) => byTool.has(h.tool) && !idle.has(h.tool)),
     ...values.map((v) => v.source),
     ...interpretations.flatMap((i) => i.consumed),
     ...input.exclusions.map((e) => e.span),
@@ -423,7 +436,7 @@ export function accountFor(input: AccountInput): Understanding {
   const unaccounted: Unaccounted[] = [];
   for (const clause of a.clauses) {
     const inside = (s: Span) => s.start >= clause.start && s.end <= clause.end;
-    const clauseHits = input.hits.filter((h) => inside(h) && byTool.has(h.tool));
+    const clauseHits = input.hits.filter((h) => inside(h) && byTool.has(h.tool) && !idle.has(h.tool));
     const clauseValues = values.filter((v) => overlaps(v.source, [clause]));
     const unread = words.filter(inside);
     // A clause whose only tool words are ones many tools share ("get travel insurance": "travel") and that asks for
@@ -572,6 +585,7 @@ export function accountFor(input: AccountInput): Understanding {
     // what it asks is its words, and no tool does them.
     if (unread.length > 0) {
       const asked = spanOf(a, unread[0]!.start, unread.at(-1)!.end).text;
+      const unchecked = unique(input.hits.filter((h) => inside(h) && idle.has(h.tool)).map((h) => h.tool));
       parts.push({
         at: clause.start,
         text: clause.text,
@@ -579,7 +593,10 @@ export function accountFor(input: AccountInput): Understanding {
         kind: "task",
         status: "unsupported",
         stepIds: [],
-        why: `no tool does "${asked}" (the tools can: ${input.abilities})`,
+        why:
+          unchecked.length > 0
+            ? `${unchecked.join(", ")} would check it, but the request gives it no limit to check, so no step carries "${asked}"`
+            : `no tool does "${asked}" (the tools can: ${input.abilities})`,
       });
     }
   }
