@@ -359,10 +359,14 @@ describe("a model's record is verified, not trusted", () => {
   });
 
   it("serves a constraint only through a value a step takes: no value, or one no tool takes, is unsupported", () => {
-    const withoutPrice = check({ ...SOUND, values: SOUND.values.filter((v) => v.name !== "priority") });
-    const cheap = withoutPrice.plan.understanding.parts.find((p) => p.text === "as cheap as possible")!;
-    expect(cheap).toMatchObject({ status: "unsupported", stepIds: [] });
-    expect(cheap.why).toMatch(/no step carries it/);
+    const pets = "Find a hotel in Rome for 3 nights for 2 people, pet-friendly";
+    const withPets = check(
+      { ...SOUND, parts: [...SOUND.parts.slice(0, 2), part("pet-friendly", "constraint", ["s1"])] },
+      pets,
+    ).plan.understanding;
+    const petFriendly = withPets.parts.find((p) => p.text === "pet-friendly")!;
+    expect(petFriendly).toMatchObject({ status: "unsupported", stepIds: [] });
+    expect(petFriendly.why).toMatch(/no step carries it/);
 
     const children = "Find a hotel in Rome for 3 nights for 2 people, suitable for children under 10";
     const kids = check(
