@@ -8,11 +8,12 @@ import { startServe } from "../serve/serve-process.js";
 import { postgresDatabase } from "./helpers.js";
 
 const TRIP = "Plan a 3-day trip from Madrid to Paris for 2 people";
+const BOOK = "Plan and book a 2-day trip from Paris to Rome for 1 person";
 const TOKEN = "serve-on-postgres-token-0123456789";
 
 interface Values {
   status: string;
-  approval: { decision: string } | null;
+  approval: { decision: string; kind?: string } | null;
 }
 
 interface QueueRow {
@@ -89,9 +90,32 @@ describe("candor serve on PostgreSQL: the API's runs go to the workers' queue", 
         expect(aDone.values.status).toBe("completed");
         expect(aDone.values.approval).toMatchObject({ decision: "approve" });
         expect((await queueRows(url)).map((r) => r.state)).toEqual(["done", "done"]);
+        for (const r of await queueRows(url)) expect(names.has(r.worker!)).toBe(true);
         const history = await client.threads.getHistory<Values>(a.thread_id, { limit: 200 });
         expect(history[0]!.values.status).toBe("completed");
         expect(history.some((h) => h.next[0] === "human_interrupt")).toBe(true);
+
+        // What the chat app create-agent-chat-app sends: messages with ids and no settings, its stream modes, and for
+        // an approval (here a worker's tool approval, inside the worker subgraph) a HumanResponse list with input {}.
+        const c = await client.threads.create();
+        await streamRun(client, c.thread_id, {
+          input: { messages: [{ id: "m-1", type: "human", content: BOOK }] },
+          streamMode: ["values", "messages-tuple", "updates"],
+        });
+        const asks = await client.threads.getState(c.thread_id, undefined, { subgraphs: true });
+        expect(asks.tasks.flatMap((t) => t.state?.tasks ?? []).flatMap((t) => t.interrupts)[0]?.value).toMatchObject({
+          kind: "tool_approval",
+          tool: "book_trip",
+        });
+        expect((await client.threads.get(c.thread_id)).status).toBe("interrupted");
+        await streamRun(client, c.thread_id, {
+          input: {},
+          command: { resume: [{ type: "accept", args: null }] },
+          streamMode: ["values", "messages-tuple", "updates"],
+        });
+        const booked = await client.threads.getState<Values>(c.thread_id);
+        expect(booked.values.status).toBe("completed");
+        expect(booked.values.approval).toMatchObject({ kind: "tool_approval", decision: "approve" });
 
         // A thread run by the CLI on the same database shows in the API.
         const cli = await runCli(["run", TRIP, "--db", url, "--thread", "run-cli00001", "--no-input"]);
