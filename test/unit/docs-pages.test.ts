@@ -24,12 +24,6 @@ const PAGES = [
 ];
 const README = read("README.md");
 
-/**
- * Pages two other engineers are writing at the same time as this test (issue 25): links to them are checked once
- * they exist, and skipped until then. The lead removes this list when both have landed.
- */
-const PENDING_PAGES = new Set(["docs/serve.md", "docs/observability.md"]);
-
 /** Paths the docs name that are not in the repository on purpose, each with why. */
 const NOT_IN_REPO = new Map([
   ["bench/PROMPT-QUALITY.md", "written by `npm run prompt-check`, which needs a paid model"],
@@ -265,7 +259,7 @@ describe("the README and docs link to what exists", () => {
         const [file, anchor] = href.split("#") as [string, string | undefined];
         const target = file === "" ? page : path.posix.normalize(path.posix.join(path.posix.dirname(page), file));
         if (!existsSync(path.join(ROOT, target))) {
-          if (!PENDING_PAGES.has(target)) problems.push(`${page}: ${href} (no ${target})`);
+          problems.push(`${page}: ${href} (no ${target})`);
           continue;
         }
         if (anchor !== undefined && target.endsWith(".md") && !anchors(read(target)).has(anchor))
