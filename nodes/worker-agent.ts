@@ -70,6 +70,7 @@ export function agentModelNode(deps: NodeDeps) {
       inputs: state.inputs,
       expected: expectedOutputs(step, tools),
       missing: (step.missingInputs ?? []).map((m) => `${m.input}: ${m.reason}`),
+      values: state.context.values,
       maxModelCalls: workers.maxModelCalls,
     });
     const task = new HumanMessage(`Do step ${step.id}: ${step.description}`);

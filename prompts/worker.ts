@@ -2,7 +2,8 @@ import type { WorkerPromptInput } from "../src/reasoning/types.js";
 import { bullets, tag } from "./tags.js";
 
 const INSTRUCTIONS = `You are one worker of a planner-executor agent, doing one step (of a larger plan, or, when no
-plan was made, the whole request) with the tools you are given and nothing else. Call tools to do the step; when a tool answers with an error, read it and correct the
+plan was made, the whole request) with the tools you are given and nothing else. Call tools to do the step, giving
+them the request's values listed for it under the parameters of those names; when a tool answers with an error, read it and correct the
 call (another argument, another tool) rather than repeating it. A tool outside your list is refused. When the step is
 done, answer with a short plain-text summary of what you did and found, without calling a tool. An output that a tool
 produces must come from a successful call of that tool; an output no tool produces is your final answer itself.`;
@@ -17,6 +18,7 @@ export function workerPrompt(p: WorkerPromptInput): string {
     INSTRUCTIONS,
     tag("step", `${p.step.description} (step ${p.step.id}, worker ${p.step.workerType})`),
     tag("planned_arguments", params),
+    tag("request_values", bullets((p.values ?? []).map((v) => `${v.name} = ${formatValue(v.value)} (from ${v.from})`))),
     tag("inputs", bullets(Object.entries(p.inputs).map(([name, value]) => `${name}: ${formatValue(value)}`))),
     tag("missing_inputs", bullets(p.missing)),
     tag(

@@ -102,6 +102,8 @@ export interface WorkerPromptInput {
   expected: { name: string; producedBy: string[] }[];
   /** Optional inputs the step runs without, with why. */
   missing: string[];
+  /** The values the understanding record says the step uses, each with where it came from (the request's words). */
+  values?: readonly { name: string; value: unknown; from: string }[];
   maxModelCalls: number;
 }
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { travelToolkit } from "../../examples/travel/index.js";
 import { compileAgent } from "../../graphs/agent.js";
 import { HumanApprovalRequest } from "../../src/domain/approval.js";
-import type { ModelPlan } from "../../src/domain/plan.js";
+import type { ModelPlan, ModelUnderstanding } from "../../src/domain/plan.js";
 import { planOf } from "../../src/domain/plan-state.js";
 import { openPersistence } from "../../src/memory/persistence.js";
 import { LlmReasoner } from "../../src/reasoning/llm.js";
@@ -27,7 +27,7 @@ afterAll(() => {
 const REQUEST = "Find a hotel in Rome for 3 nights for 2 people, as cheap as possible";
 
 /** The model's plan: one hotel search that names no tool, its arguments left to the hotel worker's model. */
-function hotelPlan(values: ModelPlan["understanding"] extends infer U ? NonNullable<U>["values"] : never): ModelPlan {
+function hotelPlan(values: ModelUnderstanding["values"]): ModelPlan {
   const part = (text: string, kind: "task" | "constraint") => ({
     text,
     description: text,
@@ -105,6 +105,8 @@ describe("a model's record through the graph (fake OpenAI server)", () => {
     const hotel = plan.steps[0]!.result as { cost: number; cheapestCost?: number; travellers?: number };
     // Searched by price: the hotel taken is the cheapest the search found.
     expect(hotel.cost).toBe(hotel.cheapestCost);
+    // The worker was told the record's values for its step, each with the request's words.
+    expect(a.fake.promptOf(2)).toMatch(/priority = price \(from "as cheap as possible"\)/);
     a.fake.assertConsumed();
   });
 
