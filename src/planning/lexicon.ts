@@ -1,13 +1,19 @@
+import { DATE_LANGUAGES, recognizeDates, type DateLanguage, type DateMention } from "../reasoning/recognizers.js";
+
 /**
- * Generic reading of a request, in English, Spanish and French: clauses, the scope of a negation and of "only",
- * numbers (digits and words), amounts of money with their currency, ranges, dates, task verbs and names. Every
- * mention carries its span in the original text, so the planner can tell which words served the plan and which
- * served nothing. Nothing here knows a domain: toolkits read their own meaning on top of it.
+ * Generic reading of a request: its language, clauses, the scope of a negation and of "only", what it says it has
+ * no constraint on, numbers (digits and words), amounts of money with their currency, ranges, dates, task verbs and
+ * names. Every mention carries its span in the original text, so the planner can tell which words served the plan
+ * and which served nothing. Nothing here knows a domain: toolkits read their own meaning on top of it.
  *
- * Why no NLP library: `compromise` (maintained, Node-20 compatible) reads English only, and what the planner needs
- * in three languages — negation and "only" scopes, number words, currency marks, spans into the original text —
- * is a few tables; two code paths (a library for English, tables for the rest) would disagree with each other.
+ * Dates come from a maintained recognizer, chrono-node, in the request's language (src/reasoning/recognizers.ts).
+ * The rest are small tables in English, Spanish, French, German, Italian, Portuguese and Dutch: what the planner
+ * needs — negation and "only" scopes, number words, currency marks, spans into the original text — no maintained
+ * JavaScript library reads in these languages (`compromise` reads English only; Microsoft's recognizers-text
+ * reads neither German, Italian nor Dutch numbers, and costs seconds on its first call). A request in another
+ * language is named as such (`language.read`), never half-read.
  */
+import { DATE_LANGUAGES, recognizeDates, type DateLanguage, type DateMention } from "../reasoning/recognizers.js";
 
 export interface Span {
   start: number;
@@ -56,6 +62,8 @@ export interface Analysis {
   text: string;
   /** Lower case without accents, same length as `text`, so indices point into both. */
   norm: string;
+  /** The language the request is written in (see guessLanguage). */
+  language: Language;
   clauses: Span[];
   negations: Negation[];
   /**
@@ -67,7 +75,8 @@ export interface Analysis {
   numbers: NumberMention[];
   ranges: RangeMention[];
   amounts: Amount[];
-  dates: Span[];
+  /** Dates and ranges of dates, with the days they name (chrono-node, see src/reasoning/recognizers.ts). */
+  dates: DateMention[];
   taskVerbs: TaskVerb[];
   /** Capitalised words that are not sentence-initial function words: candidate places and names. */
   names: Span[];
@@ -693,6 +702,102 @@ const MULTIPLIERS: Record<string, number> = {
   millones: 1_000_000,
   mille: 1000,
 };
+/**
+ * Number words of languages whose words collide with English and with each other ("due", "sei", "elf", "acht",
+ * "vier", "nove"): read only in a request written in that language (see guessLanguage).
+ */
+const UNITS_BY_LANGUAGE: Partial<Record<string, Record<string, number>>> = {
+  de: {
+    zwei: 2,
+    drei: 3,
+    vier: 4,
+    funf: 5,
+    sechs: 6,
+    sieben: 7,
+    acht: 8,
+    neun: 9,
+    zehn: 10,
+    elf: 11,
+    zwolf: 12,
+    zwanzig: 20,
+    dreissig: 30,
+    vierzig: 40,
+    funfzig: 50,
+  },
+  it: {
+    due: 2,
+    tre: 3,
+    quattro: 4,
+    cinque: 5,
+    sei: 6,
+    sette: 7,
+    otto: 8,
+    nove: 9,
+    dieci: 10,
+    undici: 11,
+    dodici: 12,
+    quindici: 15,
+    venti: 20,
+    trenta: 30,
+    quaranta: 40,
+    cinquanta: 50,
+  },
+  pt: {
+    dois: 2,
+    duas: 2,
+    tres: 3,
+    quatro: 4,
+    cinco: 5,
+    seis: 6,
+    sete: 7,
+    oito: 8,
+    nove: 9,
+    dez: 10,
+    onze: 11,
+    doze: 12,
+    quinze: 15,
+    vinte: 20,
+    trinta: 30,
+    quarenta: 40,
+    cinquenta: 50,
+  },
+  nl: {
+    twee: 2,
+    drie: 3,
+    vier: 4,
+    vijf: 5,
+    zes: 6,
+    zeven: 7,
+    acht: 8,
+    negen: 9,
+    tien: 10,
+    elf: 11,
+    twaalf: 12,
+    twintig: 20,
+    dertig: 30,
+    veertig: 40,
+    vijftig: 50,
+  },
+};
+const MULTIPLIERS_BY_LANGUAGE: Partial<Record<string, Record<string, number>>> = {
+  de: { hundert: 100, tausend: 1000 },
+  it: { cento: 100, mila: 1000 },
+  pt: { cem: 100, cento: 100 },
+  nl: { honderd: 100, duizend: 1000 },
+};
+
+/** The number words read in a request of this language: English, Spanish and French always, plus its own. */
+interface NumberWords {
+  units: Record<string, number>;
+  mults: Record<string, number>;
+}
+function numberWords(language: string): NumberWords {
+  return {
+    units: { ...UNITS, ...UNITS_BY_LANGUAGE[language] },
+    mults: { ...MULTIPLIERS, ...MULTIPLIERS_BY_LANGUAGE[language] },
+  };
+}
+
 /** Multipliers that are a number on their own ("mil euros", "cent euros"); "grand hotel" is not. */
 const STANDALONE_MULTIPLIERS = new Set([
   "hundred",
@@ -724,7 +829,7 @@ function parseDigits(digits: string): number {
   return Number(digits.replace(",", "."));
 }
 
-function findNumbers(text: string, norm: string): NumberMention[] {
+function findNumbers(text: string, norm: string, nw: NumberWords = numberWords("en")): NumberMention[] {
   const out: NumberMention[] = [];
   for (const m of norm.matchAll(DIGITS)) {
     const [, sign, digits = "", kilo] = m;
@@ -739,7 +844,7 @@ function findNumbers(text: string, norm: string): NumberMention[] {
     );
     let end = m.index + m[0].length;
     if (after && !kilo) {
-      value *= MULTIPLIERS[after[1] ?? ""] ?? 1;
+      value *= nw.mults[after[1] ?? ""] ?? 1;
       end += after[0].length;
     }
     const half = HALF.exec(norm.slice(end));
@@ -753,7 +858,7 @@ function findNumbers(text: string, norm: string): NumberMention[] {
   const tokens = [...norm.matchAll(/[a-z]+(?:-[a-z]+)*|-/g)];
   let i = 0;
   while (i < tokens.length) {
-    const parsed = spelledAt(tokens, i, norm);
+    const parsed = spelledAt(tokens, i, norm, nw);
     if (!parsed) {
       i++;
       continue;
@@ -772,19 +877,19 @@ function findNumbers(text: string, norm: string): NumberMention[] {
   return out.sort((a, b) => a.start - b.start);
 }
 
-function wordValue(w: string): { unit: number } | { mult: number } | null {
-  if (w in MULTIPLIERS) return { mult: MULTIPLIERS[w]! };
-  if (w in UNITS) return { unit: UNITS[w]! };
+function wordValue(w: string, nw: NumberWords): { unit: number } | { mult: number } | null {
+  if (w in nw.mults) return { mult: nw.mults[w]! };
+  if (w in nw.units) return { unit: nw.units[w]! };
   // "twenty-five", "vingt-deux", "soixante-dix"
   if (w.includes("-")) {
     const parts = w.split("-").filter((p) => !NUMBER_GLUE.has(p));
     if (w.startsWith("quatre-vingt")) {
-      const rest = parts.slice(2).reduce((sum, p) => sum + (UNITS[p] ?? NaN), 0);
+      const rest = parts.slice(2).reduce((sum, p) => sum + (nw.units[p] ?? NaN), 0);
       return Number.isNaN(rest) ? null : { unit: 80 + rest };
     }
     let sum = 0;
     for (const p of parts) {
-      const v = UNITS[p];
+      const v = nw.units[p];
       if (v === undefined) return null;
       sum += v;
     }
@@ -797,15 +902,16 @@ function spelledAt(
   tokens: RegExpMatchArray[],
   i: number,
   norm: string,
+  nw: NumberWords,
 ): { value: number; start: number; end: number; next: number; words: string[] } | null {
   const first = tokens[i]?.[0] ?? "";
   const startsWithArticle = first === "a" || first === "an";
   // "a hundred", "a thousand": the article counts as one.
   if (startsWithArticle) {
     const second = tokens[i + 1]?.[0] ?? "";
-    if (!(second in MULTIPLIERS)) return null;
-  } else if (wordValue(first) === null) return null;
-  else if (first in MULTIPLIERS && !STANDALONE_MULTIPLIERS.has(first)) return null;
+    if (!(second in nw.mults)) return null;
+  } else if (wordValue(first, nw) === null) return null;
+  else if (first in nw.mults && !STANDALONE_MULTIPLIERS.has(first)) return null;
   let total = 0;
   let current = 0;
   let j = i;
@@ -827,7 +933,7 @@ function spelledAt(
     }
     if (NUMBER_GLUE.has(w) && sawNumber) {
       // "twenty and five", "treinta y cinco", "vingt et un", "one hundred and five" — not "two and three".
-      const nextValue = wordValue(tokens[j + 1]?.[0] ?? "");
+      const nextValue = wordValue(tokens[j + 1]?.[0] ?? "", nw);
       const sofar = total + current;
       const glued =
         nextValue &&
@@ -840,7 +946,7 @@ function spelledAt(
       }
       break;
     }
-    const v = wordValue(w);
+    const v = wordValue(w, nw);
     if (!v) break;
     if ("mult" in v) {
       if (v.mult >= 1000) {
@@ -1012,67 +1118,45 @@ function findAmounts(text: string, norm: string, numbers: readonly NumberMention
 // ---------------------------------------------------------------------------------------------------------------
 // Dates, task verbs, names
 
-const MONTHS =
-  "january february march april june july august september october november december jan feb apr jun jul aug sep sept oct nov dec " +
-  "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre " +
-  "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre";
-const DAYS =
-  "monday tuesday wednesday thursday friday saturday sunday lunes martes miercoles jueves viernes sabado domingo " +
-  "lundi mardi mercredi jeudi vendredi samedi dimanche";
+/** Times chrono-node does not read as dates in these languages (weekends, seasons): read as dates all the same. */
 const RELATIVE_DATES = [
-  "today",
-  "tomorrow",
-  "tonight",
-  "next week",
-  "next month",
-  "next year",
   "this summer",
   "this winter",
+  "this spring",
+  "this autumn",
+  "this fall",
+  "next summer",
   "this weekend",
-  "next weekend",
-  "this week",
   "este fin de semana",
   "el fin de semana que viene",
-  "ce week-end",
-  "ce weekend",
-  "le week-end prochain",
-  "hoy",
-  "manana",
-  "pasado manana",
   "la semana que viene",
   "la proxima semana",
   "el mes que viene",
-  "aujourd'hui",
-  "demain",
-  "la semaine prochaine",
-  "le mois prochain",
+  "este verano",
+  "ce week-end",
+  "ce weekend",
+  "le week-end prochain",
+  "cet ete",
+  "dieses wochenende",
+  "diesen sommer",
+  "questo fine settimana",
+  "quest'estate",
+  "este fim de semana",
+  "dit weekend",
 ];
 
-function findDates(text: string, norm: string): Span[] {
-  const out: Span[] = [];
-  const add = (start: number, end: number) => {
-    if (!overlaps({ start, end }, out)) out.push(span(text, start, end));
-  };
-  const months = MONTHS.split(" ").join("|");
-  for (const m of norm.matchAll(
-    new RegExp(
-      `${B}(?:(?:\\d{1,2}(?:st|nd|rd|th|er)?\\s+(?:of\\s+|de\\s+)?)?(?:${months})(?:\\s+\\d{1,2}(?:st|nd|rd|th)?)?(?:,?\\s+\\d{4}(?![-/\\d]))?)${E}`,
-      "g",
-    ),
-  )) {
-    // "may" is also a verb: only a month with a day number next to it.
-    if (/^may$/.test(m[0])) continue;
-    add(m.index, m.index + m[0].length);
-  }
-  for (const m of norm.matchAll(
-    new RegExp(`${B}(?:next\\s+|this\\s+|on\\s+)?(?:${DAYS.split(" ").join("|")})${E}`, "g"),
-  ))
-    add(m.index, m.index + m[0].length);
+/**
+ * Dates and ranges of dates, by chrono-node in the request's language (src/reasoning/recognizers.ts), plus the
+ * weekends and seasons it does not read.
+ */
+function findDates(text: string, norm: string, language: string): DateMention[] {
+  const locale = (DATE_LANGUAGES as readonly string[]).includes(language) ? (language as DateLanguage) : "en";
+  const out: DateMention[] = recognizeDates(text, [locale]);
   for (const phrase of RELATIVE_DATES)
-    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g")))
-      add(m.index, m.index + m[0].length);
-  for (const m of norm.matchAll(/\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}(?:\/\d{2,4})?\b/g))
-    add(m.index, m.index + m[0].length);
+    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) {
+      const s = span(text, m.index, m.index + m[0].length);
+      if (!overlaps(s, out)) out.push({ ...s, first: null, last: null, days: null });
+    }
   return out.sort((a, b) => a.start - b.start);
 }
 
@@ -1246,6 +1330,68 @@ function findNames(text: string, amounts: readonly Span[], toolWords: ReadonlySe
   return out;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Language
+
+/** Languages whose clauses, negations and numbers the tables here read. */
+const READ_LANGUAGES = ["en", "es", "fr", "de", "it", "pt", "nl"] as const;
+
+/** Frequent words of each language the tables read (folded), to tell which one a request is written in. */
+const LANGUAGE_WORDS: Record<(typeof READ_LANGUAGES)[number], ReadonlySet<string>> = {
+  en: new Set("the and to for from with of in my we i is are want need please days people our".split(" ")),
+  es: new Set("el los las del y para con por quiero necesito dias personas desde somos queremos".split(" ")),
+  fr: new Set("le les des du et pour avec je nous voudrais jours personnes depuis au aux".split(" ")),
+  de: new Set("der die das und nach von mit fur ich wir mochte eine ein tage personen kein keine nicht".split(" ")),
+  it: new Set("il gli di da dal nel alla per con che non vorrei voglio giorni persone senza della siamo".split(" ")),
+  pt: new Set("o os do da para com quero gostaria dias pessoas sem em somos".split(" ")),
+  nl: new Set("het een naar van met voor ik wij wil dagen personen geen niet".split(" ")),
+};
+
+/** Scripts the tables cannot read at all, with the language they most often mean. */
+const SCRIPTS: [RegExp, string][] = [
+  [/[\u3040-\u30ff]/g, "ja"],
+  [/[\u4e00-\u9fff]/g, "zh"],
+  [/[\uac00-\ud7af]/g, "ko"],
+  [/[\u0400-\u04ff]/g, "ru"],
+  [/[\u0600-\u06ff]/g, "ar"],
+  [/[\u0590-\u05ff]/g, "he"],
+  [/[\u0370-\u03ff]/g, "el"],
+  [/[\u0900-\u097f]/g, "hi"],
+  [/[\u0e00-\u0e7f]/g, "th"],
+];
+
+const languageNames = new Intl.DisplayNames(["en"], { type: "language" });
+
+/** The language a request is written in, and whether the tables here read it. */
+export interface Language {
+  /** ISO 639-1 code ("en", "de", "ja"). */
+  code: string;
+  /** Its English name ("German"). */
+  name: string;
+  /** Whether the lexicon reads it: a request in another language is named as such, never half-read. */
+  read: boolean;
+}
+
+/**
+ * Which language a request is in: a script the tables cannot read decides when it makes up a third of the letters;
+ * otherwise the language with the most frequent words present (English on a tie: its words fill short requests).
+ */
+export function guessLanguage(text: string, norm = foldCase(text)): Language {
+  const letters = (text.match(/\p{L}/gu) ?? []).length || 1;
+  for (const [script, code] of SCRIPTS) {
+    if ((text.match(script) ?? []).length * 3 >= letters)
+      return { code, name: languageNames.of(code) ?? code, read: false };
+  }
+  const words = norm.match(/[a-z']+/g) ?? [];
+  let best: (typeof READ_LANGUAGES)[number] = "en";
+  let bestScore = 0;
+  for (const code of READ_LANGUAGES) {
+    const score = words.filter((w) => LANGUAGE_WORDS[code].has(w)).length;
+    if (score > bestScore) [best, bestScore] = [code, score];
+  }
+  return { code: best, name: languageNames.of(best) ?? best, read: true };
+}
+
 /**
  * Reads a request: the generic layer every toolkit's interpretation builds on. `toolWords`: the keywords the tools
  * name their work with; one that opens a sentence is not the start of a name ("Report North Sales": a report tool's).
@@ -1253,14 +1399,18 @@ function findNames(text: string, amounts: readonly Span[], toolWords: ReadonlySe
 export function analyzeRequest(text: string, toolWords: Iterable<string> = []): Analysis {
   const words = new Set([...toolWords].map((w) => foldCase(w)));
   const norm = foldCase(text);
-  const numbers = findNumbers(text, norm);
+  const language = guessLanguage(text, norm);
+  const numbers = findNumbers(text, norm, numberWords(language.code));
   const ranges = findRanges(text, norm, numbers);
-  const clauses = splitClauses(text, norm, [...numbers, ...ranges]);
+  const dates = findDates(text, norm, language.code);
+  // Never inside a date either: "vom 16. bis 18. März" is one.
+  const clauses = splitClauses(text, norm, [...numbers, ...ranges, ...dates]);
   const amounts = findAmounts(text, norm, numbers);
   const { negations, waivers } = findNegations(text, norm, clauses);
   return {
     text,
     norm,
+    language,
     clauses,
     negations,
     waivers,
@@ -1268,7 +1418,7 @@ export function analyzeRequest(text: string, toolWords: Iterable<string> = []): 
     numbers,
     ranges,
     amounts,
-    dates: findDates(text, norm),
+    dates,
     taskVerbs: findTaskVerbs(text, norm, words),
     names: findNames(text, amounts, words),
   };
@@ -1310,7 +1460,21 @@ const STOP_WORDS = new Set(
     "le les l un une des du d au aux pour par avec et ou qu qui quoi comment quand ma mes ton ta tes sa ses notre nos " +
     "votre vos leur leurs je j il on vous ils elles moi toi lui ce c cet cette ces ca sont etre avoir ai avons avez ont " +
     "veux veut voulons voudrais voudrions aimerais besoin faut plait merci bonjour tres plus aussi depuis vers chez sur dans " +
-    "comme juste seulement peux pouvez pourrais donne donnez montre fais faites pendant chaque"
+    "comme juste seulement peux pouvez pourrais donne donnez montre fais faites pendant chaque " +
+    // German
+    "der die das den dem des ein eine einen einem einer und oder aber mit fur von vom zum zur zu im in am an auf aus " +
+    "bei nach uber unter ich wir du sie er es mich mir uns unser unsere mein meine ist sind haben habe " +
+    "mochte mochten mochtest wurde wurden will wollen bitte danke hallo auch nur sehr noch schon " +
+    // Italian
+    "il lo gli di da dal dallo dalla dei del della delle al allo alla nel nella con per tra fra su e ed o ma " +
+    "io noi mi ci mio mia nostro nostra sono siamo ho abbiamo vorrei vorremmo voglio vogliamo posso puoi grazie " +
+    "ciao anche solo molto " +
+    // Portuguese
+    "os do dos das na nas no nos num numa em com sem por pelo pela eu nos meu minha nosso nossa sou somos tenho " +
+    "temos quero queremos gostaria gostariamos obrigado ola tambem muito " +
+    // Dutch
+    "het een en naar voor met ik wij we mij ons onze mijn is zijn ben heb hebben wil willen graag alstublieft " +
+    "dank ook alleen erg"
   ).split(/\s+/),
 );
 

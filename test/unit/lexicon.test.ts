@@ -165,14 +165,40 @@ describe("money", () => {
 });
 
 describe("dates, task verbs and names", () => {
-  it("finds dates in three languages", () => {
-    expect(analyzeRequest("next Friday, 15 June, mañana, le 3 mai, 2025-07-01").dates.map((d) => d.text)).toEqual([
-      "next Friday",
-      "15 June",
-      "mañana",
-      "3 mai",
-      "2025-07-01",
+  it.each([
+    ["next Friday or on 15 June", ["next Friday", "on 15 June"]],
+    ["leaving 2025-07-01", ["2025-07-01"]],
+    ["quiero ir mañana a Roma", ["mañana"]],
+    ["je pars le 3 mai pour Rome", ["3 mai"]],
+    ["vom 16. bis 18. März 2022 nach Wien, 4 Tage", ["16. bis 18. März 2022"]],
+    ["dal 16 al 18 marzo 2022 a Parigi", ["16 al 18 marzo 2022"]],
+    ["van 16 tot 18 maart 2022 naar Parijs", ["16 tot 18 maart 2022"]],
+  ])("finds dates in the request's language (chrono-node): %s", (text, expected) => {
+    expect(analyzeRequest(text).dates.map((d) => d.text)).toEqual(expected);
+  });
+
+  it("a range of dates carries its days, both ends counted; a length of time is no date", () => {
+    const a = analyzeRequest("spanning 3 days from March 16th to March 18th, 2022, for 7 days");
+    expect(a.dates.map((d) => [d.text, d.days])).toEqual([["March 16th to March 18th, 2022", 3]]);
+  });
+
+  it.each([
+    ["Ich möchte 4 Tage nach Wien fahren, kein Hotel", "de", true],
+    ["Vorrei andare a Parigi per tre giorni", "it", true],
+    ["Quero ir a Lisboa com duas pessoas", "pt", true],
+    ["Хочу поехать в Париж на три дня", "ru", false],
+    ["東京に3日間行きたい", "ja", false],
+    ["plan a trip to Rome", "en", true],
+  ])("tells the request's language, and whether it is read: %s", (text, code, read) => {
+    expect(analyzeRequest(text).language).toMatchObject({ code, read });
+  });
+
+  it("reads number words of a language only in a request written in it", () => {
+    expect(numbers("Vorrei andare a Parigi per tre giorni con due amici")).toEqual([
+      ["tre", 3],
+      ["due", 2],
     ]);
+    expect(numbers("the payment is due in two days")).toEqual([["two", 2]]);
   });
 
   it("names task verbs by their English infinitive", () => {
