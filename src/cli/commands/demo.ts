@@ -4,7 +4,7 @@ import type { CliIo, Exit } from "../io.js";
 import { chooseReasoner, EXAMPLE_REQUEST, parseFlags, resolveDbPath, RunFlags } from "../options.js";
 import { dbArgFor } from "../present.js";
 import { shellArg } from "../render.js";
-import { describeReasoner, startRun } from "./run.js";
+import { describeReasoner, startRun } from "../start-run.js";
 
 /** `candor` with no command: the travel demo with injected faults, framed by what to watch and what to try next. */
 export async function demoCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {

@@ -12,7 +12,7 @@ import { Exit, type CliIo } from "../io.js";
 import { CommonFlags, parseFlags } from "../options.js";
 import { noteLine } from "../render.js";
 import { buildToolkits } from "../session.js";
-import { openThread } from "./thread.js";
+import { openThread } from "../open-thread.js";
 
 const FeedbackFlags = CommonFlags.extend({
   accept: z.boolean().default(false),

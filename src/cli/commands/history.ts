@@ -4,7 +4,7 @@ import { HistoryFlags, parseFlags } from "../options.js";
 import { dbFlagFor } from "../present.js";
 import { clock } from "../render.js";
 import { threadConfig } from "../session.js";
-import { openThread } from "./thread.js";
+import { openThread } from "../open-thread.js";
 
 /** `candor history <thread>`: the thread's checkpoints, newest first. */
 export async function historyCommand(rawId: string, rawFlags: unknown, io: CliIo): Promise<Exit> {

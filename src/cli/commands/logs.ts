@@ -87,7 +87,7 @@ export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
 async function requireThread(dbPath: string, given: string): Promise<void> {
   const [{ loadThreadRecord, openExisting }, { parseThreadId }] = await Promise.all([
     import("../session.js"),
-    import("./thread.js"),
+    import("../open-thread.js"),
   ]);
   const threadId = parseThreadId(given);
   const persistence = await openExisting(dbPath, threadId);

@@ -19,8 +19,8 @@ import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ReplayFlags } from "../options.js";
 import { executeThread, presentOutcome } from "../present.js";
 import { whileHolding } from "../thread-lease.js";
-import { describeReasoner, headerLines } from "./run.js";
-import { openThread, type OpenThread } from "./thread.js";
+import { describeReasoner, headerLines } from "../start-run.js";
+import { openThread, type OpenThread } from "../open-thread.js";
 
 /** `candor replay <thread> --from <checkpoint>`: runs the thread again from that checkpoint, on a new branch. */
 export async function replayCommand(rawId: string, rawFlags: unknown, io: CliIo): Promise<Exit> {

@@ -4,7 +4,7 @@ import { CommonFlags, parseFlags } from "../options.js";
 import { dbArgFor, dbFlagFor } from "../present.js";
 import { resumeCommands, shellArg, waitingLines } from "../render.js";
 import { readOutcome } from "../session.js";
-import { openThread } from "./thread.js";
+import { openThread } from "../open-thread.js";
 
 /** `candor report <thread> [--json]`: the post-execution report, or what an unfinished run is waiting for. */
 export async function reportCommand(rawId: string, rawFlags: unknown, io: CliIo): Promise<Exit> {

@@ -9,9 +9,9 @@ import { readOutcome, startInput, type ThreadInput, type WaitingRequest } from "
 import { whileHolding } from "../thread-lease.js";
 import { updateFromAssignments } from "../../replay.js";
 import { resumeCommands, shellArg } from "../render.js";
-import { describeReasoner, headerLines } from "./run.js";
+import { describeReasoner, headerLines } from "../start-run.js";
 import { decideInteractively, lastRefusal } from "../interactive.js";
-import { openThread, type OpenThread } from "./thread.js";
+import { openThread, type OpenThread } from "../open-thread.js";
 
 /** A flag per decision, in the order the CLI lists them; a decision without its flag fails the typecheck below. */
 const DECISIONS = [

@@ -3,7 +3,7 @@ import { CandorError, ErrorCode } from "../../errors.js";
 import type { Exit, CliIo } from "../io.js";
 import { parseFlags, resolveDbPath, ReviewFlags } from "../options.js";
 import { loadThreadRecord, openExisting } from "../session.js";
-import { startRun } from "./run.js";
+import { startRun } from "../start-run.js";
 
 /**
  * The request a review runs: words the debugging tools know, so the rules planner plans review_runs (or

@@ -1,8 +1,8 @@
-import { CandorError, ErrorCode } from "../../errors.js";
-import type { CliIo } from "../io.js";
-import { resolveDbPath, ThreadId, withDocs, type ReasonerChoice, type ThreadRecord } from "../options.js";
-import { noteLine } from "../render.js";
-import { loadThreadRecord, openExisting, sessionOn, type Session, type StoredThread } from "../session.js";
+import { CandorError, ErrorCode } from "../errors.js";
+import type { CliIo } from "./io.js";
+import { resolveDbPath, ThreadId, withDocs, type ReasonerChoice, type ThreadRecord } from "./options.js";
+import { noteLine } from "./render.js";
+import { loadThreadRecord, openExisting, sessionOn, type Session, type StoredThread } from "./session.js";
 
 export interface OpenThread {
   threadId: string;
