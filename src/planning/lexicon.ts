@@ -13,7 +13,6 @@ import { DATE_LANGUAGES, recognizeDates, type DateLanguage, type DateMention } f
  * reads neither German, Italian nor Dutch numbers, and costs seconds on its first call). A request in another
  * language is named as such (`language.read`), never half-read.
  */
-import { DATE_LANGUAGES, recognizeDates, type DateLanguage, type DateMention } from "../reasoning/recognizers.js";
 
 export interface Span {
   start: number;
