@@ -1,6 +1,8 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { createEmbedServer } from "@langchain/langgraph-api/experimental/embed";
+import { z } from "zod";
 import { LEASE_RENEW_MS, LEASE_TTL_MS, type ThreadLeases } from "../memory/lease.js";
+import { assistants, resolveRun } from "./assistants.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import type { FetchHandler } from "./http.js";
 import { onBodyEnd, parseSse } from "./sse.js";
@@ -35,23 +37,6 @@ export type RunRoute =
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The one assistant: the graph, with its id as the SDK and the chat apps name it. */
-function assistant(): Record<string, unknown> {
-  const at = new Date(0).toISOString();
-  return {
-    assistant_id: GRAPH_ID,
-    graph_id: GRAPH_ID,
-    name: GRAPH_ID,
-    description: "Candor: a planner-executor agent that never hides a failure",
-    config: {},
-    context: {},
-    metadata: { created_by: "system" },
-    version: 1,
-    created_at: at,
-    updated_at: at,
-  };
-}
-
 const CORS: Record<string, string> = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
@@ -81,6 +66,7 @@ export function serveHandler(deps: ServeDeps): FetchHandler {
     foreign: () => deps.foreign(),
     view: (id) => viewThread(deps.graph, deps.leases, id),
   });
+  const known = assistants(deps.store);
   const embed = createEmbedServer({
     graph: { [GRAPH_ID]: deps.graph },
     threads,
@@ -112,28 +98,54 @@ export function serveHandler(deps: ServeDeps): FetchHandler {
     const method = request.method;
     if (method === "GET" && pathname === "/ok") return json({ ok: true });
     if (method === "GET" && pathname === "/info") return json({ version: deps.version, flags: { assistants: true } });
-    if (method === "POST" && pathname === "/assistants/search") return json([assistant()]);
-    const assistantId = /^\/assistants\/([^/]+)$/.exec(pathname)?.[1];
-    if (method === "GET" && assistantId !== undefined) {
-      return assistantId === GRAPH_ID ? json(assistant()) : json({ error: `Assistant ${assistantId} not found` }, 404);
-    }
+    if (pathname === "/assistants" || pathname.startsWith("/assistants/")) return assistantRoute(request, pathname);
     const runs = /^\/threads\/([^/]+)\/runs(\/stream|\/wait)?$/.exec(pathname);
     if (method === "POST" && runs) {
       const threadId = decodeURIComponent(runs[1]!);
       const kind = runs[2] === "/stream" ? "stream" : runs[2] === "/wait" ? "wait" : "create";
+      const resolved = await withAssistant(request);
+      if (resolved instanceof Response) return resolved;
       if (deps.runs) {
         await threads.get(threadId);
-        const routed = await deps.runs(request, { kind, threadId });
+        const routed = await deps.runs(resolved, { kind, threadId });
         if (routed) return routed;
       }
-      if (kind === "stream") return streamHere(request, threadId);
-      if (kind === "wait") return waitHere(request, threadId);
-      return null;
+      if (kind === "stream") return streamHere(resolved, threadId);
+      if (kind === "wait") return waitHere(resolved, threadId);
+      return embed.fetch(resolved);
     }
     const read = /^\/threads\/([^/]+)(\/state|\/history)?$/.exec(pathname);
     if (read && !UUID.test(decodeURIComponent(read[1]!)))
       return readForeign(request, decodeURIComponent(read[1]!), read[2]);
     return null;
+  };
+
+  const assistantRoute = async (request: Request, pathname: string): Promise<Response | null> => {
+    if (request.method === "POST" && pathname === "/assistants") {
+      const made = await known.create(await request.json().catch(() => null));
+      return made.ok ? json(made.value) : json({ error: `Cannot create it: ${made.reason}.` }, 422);
+    }
+    if (request.method === "POST" && pathname === "/assistants/search") return json(await known.list());
+    const id = /^\/assistants\/([^/]+)$/.exec(pathname)?.[1];
+    if (request.method !== "GET" || id === undefined) return null;
+    const found = await known.find(decodeURIComponent(id));
+    return found ? json(found) : json({ error: `Assistant ${id} not found` }, 404);
+  };
+
+  /** The run with its assistant resolved to the graph and the assistant's context, or the 404/422 that says why not. */
+  const withAssistant = async (request: Request): Promise<Request | Response> => {
+    const body = z.looseObject({ assistant_id: z.string() }).safeParse(await request.json().catch(() => null));
+    if (!body.success) return json({ error: "The run must be a JSON object with an assistant_id." }, 422);
+    const assistant = await known.find(body.data.assistant_id);
+    if (!assistant) return json({ error: `Assistant ${body.data.assistant_id} not found` }, 404);
+    const headers = new Headers(request.headers);
+    headers.delete("content-length");
+    return new Request(request.url, {
+      method: request.method,
+      headers,
+      body: JSON.stringify(resolveRun(body.data, assistant)),
+      signal: request.signal,
+    });
   };
 
   /** A run streamed from this process, under the thread's lease. */

@@ -102,6 +102,30 @@ describe("candor serve on SQLite, through @langchain/langgraph-sdk", () => {
     },
   );
 
+  it(
+    "an assistant created with a context stops its runs for approval; the input's settings still win",
+    { timeout: LONG },
+    async () => {
+      const cautious = await client.assistants.create({ graphId: "candor", context: { approvalThreshold: 0.99 } });
+      expect((await client.assistants.search()).map((a) => a.assistant_id)).toEqual(["candor", cautious.assistant_id]);
+      expect((await client.assistants.get(cautious.assistant_id)).context).toEqual({ approvalThreshold: 0.99 });
+      const asks = await client.threads.create();
+      await client.runs.wait(asks.thread_id, cautious.assistant_id, { input: { request: { userIntent: TRIP } } });
+      expect((await client.threads.getState(asks.thread_id)).next).toEqual(["human_interrupt"]);
+      const runs = await client.threads.create();
+      const done = (await client.runs.wait(runs.thread_id, cautious.assistant_id, {
+        input: { request: { userIntent: TRIP }, settings: { approvalThreshold: 0.5 } },
+      })) as unknown as Values;
+      expect(done.status).toBe("completed");
+      const unknown = await fetch(`${server!.url}/threads/${runs.thread_id}/runs/wait`, {
+        method: "POST",
+        headers: { "x-api-key": TOKEN, "content-type": "application/json" },
+        body: JSON.stringify({ assistant_id: "no-such-assistant", input: null }),
+      });
+      expect(unknown.status).toBe(404);
+    },
+  );
+
   it("a thread started by `candor run` on the same database is listed and readable", { timeout: LONG }, async () => {
     const run = await runCli(["run", TRIP, "--db", files.db, "--thread", "run-fromcli1", "--no-input"]);
     expect(run.code, run.stderr).toBe(0);
