@@ -242,6 +242,13 @@ function read(text: string, a: Analysis): TripReading {
   } else {
     days = duration.value;
     out.values.push({ name: "days", value: days, source: duration.span, tools: DAY_TOOLS });
+    // The length is read from the dates; the dates themselves no tool takes, and that must still be said.
+    if (duration.kind === "found" && duration.fromDates)
+      out.notUnderstood.push({
+        span: duration.span,
+        kind: "date",
+        why: `the travel tools take no dates: only the trip's length (${days} days) is read from "${duration.span.text}"`,
+      });
   }
   const daysPerStop = duration.kind === "per_stop" ? duration.perStop : null;
 
@@ -603,9 +610,10 @@ function findPlaces(text: string, a: Analysis): Place[] {
       places.push(withRole(text, a, found.start, found.end, found.name, true));
     }
   }
-  // A direction word followed by something that is no city the tools know: kept, so the tools can say so.
+  // A direction word followed by something that is no city the tools know: kept whole ("Xyzzyville0"), so the
+  // tools can say so.
   for (const m of norm.matchAll(
-    /(?:^|[^a-z])(?:from|to|in|into|visit|visiting|desde|hacia|depuis|vers)\s+(?=([a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}))/g,
+    /(?:^|[^a-z])(?:from|to|in|into|visit|visiting|desde|hacia|depuis|vers|nach|naar)\s+(?=([a-z][a-z0-9'-]*(?:\s+[a-z][a-z0-9'-]*){0,2}))/g,
   )) {
     const start = m.index + m[0].length;
     const words = (m[1] ?? "").split(/\s+/);
@@ -618,7 +626,8 @@ function findPlaces(text: string, a: Analysis): Place[] {
     const end = start + kept.join(" ").length;
     if (overlaps({ start, end }, places) || overlaps({ start, end }, a.dates) || overlaps({ start, end }, a.amounts))
       continue;
-    const cue = /(?:from|to|in|into|visit|visiting|desde|hacia|depuis|vers)\s+$/.exec(norm.slice(0, start))?.[0] ?? "";
+    const cue =
+      /(?:from|to|in|into|visit|visiting|desde|hacia|depuis|vers|nach|naar)\s+$/.exec(norm.slice(0, start))?.[0] ?? "";
     // Lower-case words after "in"/"to" are mostly not places ("in town", "to relax"); a capital says it is a name.
     const capital = /\p{Lu}/u.test(text[start] ?? "");
     if (
@@ -779,7 +788,7 @@ const DAY_UNIT_AFTER = new RegExp(`^\\s*-?\\s*(${DAY_UNITS})(?![a-z])`);
 
 type Duration =
   | { kind: "none" }
-  | { kind: "found"; value: number; span: Span }
+  | { kind: "found"; value: number; span: Span; fromDates?: true }
   | { kind: "per_stop"; value: number; span: Span; perStop: number[] }
   | { kind: "refused"; value: number; span: Span; why: string };
 
@@ -790,7 +799,30 @@ function unitDays(n: number, unit: string): number {
   return n;
 }
 
+/**
+ * The trip's length: its own count of days, nights or weeks, or the days of a range of dates it names ("from March
+ * 16th to March 18th, 2022": 3, both ends counted). A count and a range that disagree are refused: a person says
+ * which.
+ */
 function findDays(text: string, a: Analysis): Duration {
+  const counted = countDays(text, a);
+  const range = a.dates.find((d) => d.days !== null);
+  if (range?.days == null || counted.kind === "refused" || counted.kind === "per_stop") return counted;
+  const span = spanOf(text, range.start, range.end);
+  if (counted.kind === "none")
+    return range.days > MAX_DAYS
+      ? { kind: "refused", value: range.days, span, why: `the travel tools plan at most ${MAX_DAYS} days` }
+      : { kind: "found", value: range.days, span, fromDates: true };
+  if (counted.value === range.days) return counted;
+  return {
+    kind: "refused",
+    value: counted.value,
+    span: counted.span,
+    why: `"${counted.span.text}" and "${range.text}" (${range.days} days, both ends counted) disagree: say which`,
+  };
+}
+
+function countDays(text: string, a: Analysis): Duration {
   const norm = a.norm;
   for (const r of a.ranges) {
     const unit = DAY_UNIT_AFTER.exec(norm.slice(r.end));
@@ -1153,6 +1185,23 @@ const TRIP_FRAMING = new RegExp(
     "escapada",
     "escapade",
     "ir",
+    "fahren",
+    "reisen",
+    "fliegen",
+    "besuchen",
+    "ubernachten",
+    "andare",
+    "viaggiare",
+    "visitare",
+    "partire",
+    "tornare",
+    "soggiornare",
+    "viajar",
+    "conhecer",
+    "gaan",
+    "reizen",
+    "bezoeken",
+    "vliegen",
     "viajar",
     "salir",
     "saliendo",

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseTripRequest, readTrip } from "../../examples/travel/parse-request.js";
+import { defaultToolkits } from "../../src/app/toolkits.js";
+import { openQuestions } from "../../src/domain/understanding.js";
+import { PlanningRequest } from "../../src/domain/request.js";
+import { planWithRules } from "../../src/planning/rules-planner.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 
 /** The travel reader on requests written the way people write them (issue 23 items 2, 3 and 5). */
 
@@ -84,7 +89,66 @@ describe("places", () => {
   });
 });
 
+describe("the trip's length from its dates", () => {
+  it.each([
+    ["a trip from Boston to Chicago from March 16th to March 18th, 2022", 3],
+    ["Ich möchte vom 16. bis 18. März 2022 von Berlin nach Wien fahren", 3],
+    ["da Roma a Parigi dal 16 al 18 marzo 2022", 3],
+    ["Boston to Chicago, March 15th to March 21st, for 7 days", 7],
+  ])("%s: %i days", (text, days) => {
+    const { facts, interpretation } = readTrip(text);
+    expect(facts.days).toBe(days);
+    expect(facts.assumed).not.toContain("days");
+    // The dates themselves no tool takes: that stays said.
+    expect(
+      interpretation.notUnderstood.some((n) => n.kind === "date") ||
+        interpretation.values.some((v) => v.name === "days"),
+    ).toBe(true);
+  });
+
+  it("a length and a range of dates that disagree are refused, naming both", () => {
+    const { facts, interpretation } = readTrip("Boston to Chicago for 5 days from March 16th to March 18th, 2022");
+    expect(facts.refused).toContain("days");
+    expect(interpretation.refusals[0]?.why).toContain("disagree");
+  });
+
+  it("a week-long trip is 7 days", () => {
+    expect(parseTripRequest("a week-long trip from Boston to Chicago").days).toBe(7);
+  });
+});
+
 describe("what the request rules out", () => {
+  const plan = (text: string) =>
+    planWithRules(PlanningRequest.parse({ userIntent: text }), ToolRegistry.create(defaultToolkits()));
+  const tools = (text: string) => plan(text).steps.flatMap((s) => s.tools);
+
+  it.each([
+    "von Berlin nach Wien für 3 Tage, kein Hotel",
+    "de Madrid a Roma, 3 días, sin hotel",
+    "de Porto a Lisboa, 3 dias, sem hotel",
+    "from Paris to Rome for 3 days without a hotel",
+  ])("a hotel ruled out in any language plans no hotel: %s", (text) => {
+    expect(tools(text)).not.toContain("search_hotels");
+    expect(plan(text).understanding.parts.some((p) => p.status === "excluded")).toBe(true);
+  });
+
+  it.each([
+    "from Denver to Chicago for 3 days. We have no specific accommodation restrictions.",
+    "from Boston to Chicago for 3 days, we have no preferences about food",
+    "from Paris to Rome for 3 days with no particular cuisine requirements",
+    "from Seattle to Chicago for 4 days. We don't mind the cuisine.",
+  ])("saying there is no constraint rules nothing out and asks nothing: %s", (text) => {
+    const p = plan(text);
+    expect(p.steps.flatMap((s) => s.tools)).toContain("search_hotels");
+    expect(p.understanding.parts.filter((x) => x.status !== "served")).toEqual([]);
+    expect(p.understanding.unaccounted).toEqual([]);
+  });
+
+  it("a place nobody knows is named, not 'no tool matches'", () => {
+    const p = plan("Take us from Lisbon to Atlantis for 4 days");
+    expect(openQuestions(p.understanding).join("\n")).toContain("Atlantis");
+  });
+
   it("'no specific accommodation restrictions' keeps the hotel", () => {
     const { interpretation } = readTrip("Denver to Chicago, 3 days. We have no specific accommodation restrictions.");
     expect(interpretation.exclusions).toEqual([]);
