@@ -185,9 +185,10 @@ export function renderReport(report: ExecutionReport): string {
   const s = report.summary;
   const out: string[] = [];
   out.push(report.reactive ? `Report for reactive run ${report.planId}` : `Report for plan ${report.planId}`);
-  out.push(`  Request: ${report.request}`);
+  // One line each: the request (and an error quoting it) cannot print lines that read as the report's own.
+  out.push(`  Request: ${report.request.replace(/\r\n|\r|\n/g, "␤")}`);
   if (report.reactive) out.push(`  Mode: reactive mode, no plan — ${report.reactive}`);
-  out.push(`  Outcome: ${s.outcome}`);
+  out.push(`  Outcome: ${s.outcome.replace(/\r\n|\r|\n/g, "␤")}`);
   out.push(
     `  Status: ${s.status} · ${s.stepsSucceeded} done, ${s.stepsFailed} failed, ${s.stepsSkipped} skipped · ${s.revisionCount} revision(s) · ${(s.totalDurationMs / 1000).toFixed(2)} s · cost ${s.totalCost}`,
   );
