@@ -28,11 +28,15 @@ export interface CliIo {
 }
 
 /**
- * Characters a terminal acts on instead of showing: C0 controls but tab and newline, DEL, C1 controls, and the
- * bidirectional overrides and isolates that reorder what is shown ("Trojan source").
+ * Characters a terminal acts on instead of showing, or that change what is shown without being seen: C0 controls
+ * but tab and newline, DEL, C1 controls, the bidirectional overrides and isolates that reorder what is shown
+ * ("Trojan source") and the direction marks (LRM, RLM, ALM), the zero-width space and byte-order mark that hide a
+ * difference between two words ("Par\u200bis" is not Paris), and the line and paragraph separators some terminals
+ * break lines at. The zero-width joiner and non-joiner stay: emoji and Persian are written with them.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNSHOWN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const UNSHOWN =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
 
 /**
  * `text` with every character a terminal would act on made visible, so that untrusted text (a file, a tool's or a
@@ -47,6 +51,15 @@ export function visible(text: string): string {
     const code = c.charCodeAt(0);
     return code < 0x20 ? String.fromCharCode(0x2400 + code) : `\\u${code.toString(16).padStart(4, "0")}`;
   });
+}
+
+/**
+ * Untrusted text set inside one line of the CLI's own (a step's description, a quote of the request, a reason, an
+ * error): `visible`, and its line breaks shown as ␤ too, so that a request or a model's text cannot print lines
+ * that look like Candor's own ("  2. book_trip … approved").
+ */
+export function inline(text: string): string {
+  return visible(text).replace(/\r?\n/g, "␤");
 }
 
 /**

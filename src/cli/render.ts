@@ -6,6 +6,7 @@ import { DECISION_INPUT, decisionMeaning, kindTitle } from "../domain/decisions.
 import { understandingLines } from "../domain/understanding.js";
 import { isReactive, REACTIVE_WORKER } from "../domain/plan.js";
 import type { WaitingRequest } from "./session.js";
+import { inline } from "./io.js";
 
 export { decisionMeaning, kindTitle };
 
@@ -79,7 +80,7 @@ export class EventPrinter {
     if (n.kind === "progress") return [];
     // A strategy choice is always followed by its explanation, which names the strategy again.
     if (n.kind === "strategy" && !n.message.includes("\n")) return [];
-    const out = [line(n.at, marker(n), n.taskId ?? "", tidyTitle(n))];
+    const out = [line(n.at, marker(n), n.taskId ?? "", inline(tidyTitle(n)))];
     switch (n.kind) {
       case "step_failed": {
         const details = n.details ? this.pointer(n.details) : null;
@@ -120,7 +121,7 @@ function tidyTitle(n: Notification): string {
 
 /** A remark from the reasoner (e.g. the model's answer was unusable and rules took over), as a log line. */
 export function noteLine(note: string, at = new Date().toISOString()): string {
-  return line(at, "!", "", note);
+  return line(at, "!", "", inline(note));
 }
 
 /**
@@ -132,14 +133,14 @@ export function planLines(plan: Plan, indent = INDENT, modelDriven?: (step: Task
   if (isReactive(plan))
     return plan.steps.map(
       (s) =>
-        `${indent}reactive mode, no plan: ${s.description} [${s.workerType}${s.workerType === REACTIVE_WORKER ? ", every tool" : ""}, model-driven]`,
+        `${indent}reactive mode, no plan: ${inline(s.description)} [${s.workerType}${s.workerType === REACTIVE_WORKER ? ", every tool" : ""}, model-driven]`,
     );
   return [...plan.steps]
     .sort((a, b) => a.order - b.order)
     .map((s, i) => {
       const after = s.dependsOn.length > 0 ? ` — after ${s.dependsOn.join(", ")}` : "";
       const worker = modelDriven?.(s) ? `${s.workerType}, model-driven` : s.workerType;
-      return `${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${s.description} [${worker}]${after}`;
+      return `${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${inline(s.description)} [${worker}]${after}`;
     });
 }
 
@@ -155,11 +156,11 @@ function planDetailLines(plan: Plan, indent = "  "): string[] {
       const facts = [
         `worker ${s.workerType}`,
         s.tools.length > 0 ? `tools ${s.tools.join(", ")}` : "",
-        Object.keys(s.params).length > 0 ? `params ${JSON.stringify(s.params)}` : "",
+        Object.keys(s.params).length > 0 ? `params ${inline(JSON.stringify(s.params))}` : "",
         s.dependsOn.length > 0 ? `after ${s.dependsOn.join(", ")}` : "",
       ];
       return [
-        `${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${s.description}`,
+        `${indent}${String(i + 1).padStart(2)}. ${s.id.padEnd(STEP_WIDTH)} ${inline(s.description)}`,
         `${under}${facts.filter(Boolean).join(" · ")}`,
       ];
     });
@@ -167,7 +168,7 @@ function planDetailLines(plan: Plan, indent = "  "): string[] {
 
 /** A tool call exactly as it will be made: `book_trip({"tripId":"t-1"})`. */
 function toolCall(tool: string, args: unknown): string {
-  return `${tool}(${JSON.stringify(args ?? {})})`;
+  return `${tool}(${inline(JSON.stringify(args ?? {}))})`;
 }
 
 /** What follows `--<decision>` in a printed command (a placeholder for the value it needs), from the table. */
@@ -231,11 +232,11 @@ export function requestLines(request: WaitingRequest, detailed = false): string[
     );
     out.push(...(detailed ? planDetailLines(request.plan, "  ") : planLines(request.plan, "  ")));
     out.push("", "  Why the confidence is what it is:");
-    for (const r of request.reasons) out.push(`    - ${r}`);
+    for (const r of request.reasons) out.push(`    - ${inline(r)}`);
     const understood = understandingLines(request.plan.understanding);
     if (understood.length > 0) {
       out.push("", "  What Candor understood of the request:");
-      for (const l of understood) out.push(`    - ${l}`);
+      for (const l of understood) out.push(`    - ${inline(l)}`);
     }
   } else if (!isEscalation(request)) {
     const r = request as { taskId?: unknown; tool?: unknown; args?: unknown; sideEffect?: unknown };
@@ -247,11 +248,11 @@ export function requestLines(request: WaitingRequest, detailed = false): string[
     out.push(
       `  Step ${request.taskId}: ${request.failureCount} failure(s), ${request.revisionCount} revision(s), confidence ${request.confidence.toFixed(2)}.`,
     );
-    if (detailed && request.reason) out.push(`  Reason: ${request.reason}`);
+    if (detailed && request.reason) out.push(`  Reason: ${inline(request.reason)}`);
     out.push("  Errors:");
-    for (const e of request.errors) out.push(`    - ${e}`);
+    for (const e of request.errors) out.push(`    - ${inline(e)}`);
     out.push("  Suggested:");
-    for (const s of request.suggestedActions) out.push(`    - ${s}`);
+    for (const s of request.suggestedActions) out.push(`    - ${inline(s)}`);
   }
   return out;
 }
@@ -260,7 +261,7 @@ export function requestLines(request: WaitingRequest, detailed = false): string[
 export function waitingLines(request: WaitingRequest, commands: readonly ResumeCommand[]): string[] {
   const out = [
     `Waiting for a human: ${kindTitle(request.kind)}.`,
-    `  ${request.question}`,
+    `  ${inline(request.question)}`,
     "",
     ...requestLines(request),
   ];

@@ -155,15 +155,24 @@ export function understandingNotes(u: Understanding): { info: string[]; warnings
   if (u.by === "none") return { info: [], warnings: [] };
   const info: string[] = [];
   for (const p of u.parts) {
-    if (p.status === "served") info.push(`Understood "${p.text}" → ${p.stepIds.join(", ")}`);
-    else if (p.status === "excluded") info.push(`Understood "${p.text}": ${p.description}, so no step does it`);
+    if (p.status === "served") info.push(`Understood "${quoted(p.text)}" → ${p.stepIds.join(", ")}`);
+    else if (p.status === "excluded")
+      info.push(`Understood "${quoted(p.text)}": ${quoted(p.description)}, so no step does it`);
   }
   // A change made on the user's behalf and anything open are warnings: they are what a person must notice.
   const warnings = [
-    ...u.changes.map((c) => `Changed ${c.name}: ${show(c.from)} → ${show(c.to)} (${c.why})`),
-    ...openQuestions(u).map((q) => `Not done or not understood: ${q}`),
+    ...u.changes.map((c) => quoted(`Changed ${c.name}: ${show(c.from)} → ${show(c.to)} (${c.why})`)),
+    ...openQuestions(u).map((q) => `Not done or not understood: ${quoted(q)}`),
   ];
   return { info, warnings };
+}
+
+/**
+ * A quote of the request inside a one-line note: its line breaks shown as ␤, so the request cannot break a list of
+ * notes (one a line) into lines that read as notes of Candor's own.
+ */
+function quoted(text: string): string {
+  return text.replace(/\r\n|\r|\n/g, "␤");
 }
 
 function show(v: unknown): string {

@@ -192,7 +192,7 @@ export function planWithRules(
       .join(", ");
     const unserved =
       incidental.length > 0
-        ? ` No tool does what it asks: ${incidental.map((c) => `"${c.asks.text}"`).join(", ")}.`
+        ? ` No tool does what it asks: ${incidental.map((c) => JSON.stringify(c.asks.text)).join(", ")}.`
         : "";
     const ruledOut =
       exclusions.length > 0
@@ -202,7 +202,8 @@ export function planWithRules(
       ? " If the answer is in your own documents, give Candor their folder (--docs <dir>, or CANDOR_DOCS) and ask again."
       : "";
     throw new CandorError(
-      `No tool matches "${request.userIntent}".${unserved}${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).${docsHint}`,
+      // Quoted as JSON: the request's own line breaks and controls stay inside the quote wherever it is shown.
+      `No tool matches ${JSON.stringify(request.userIntent)}.${unserved}${ruledOut} Rephrase it with words the tools know — ${abilities} — register a tool that can do it, or plan with a model (--model).${docsHint}`,
       ErrorCode.NO_VALID_PLAN,
     );
   }
