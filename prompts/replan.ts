@@ -1,6 +1,6 @@
 import type { ExecutionFeedback } from "../src/domain/feedback.js";
 import type { Plan, TaskStep } from "../src/domain/plan.js";
-import type { FailureContext } from "../src/replanning/context.js";
+import type { FailureContext } from "../src/domain/feedback.js";
 import { bullets, tag } from "./tags.js";
 
 /** A tool as the recovery prompt shows it: what it does and what it produces (a swap must produce the same). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { TaskStep } from "./plan.js";
 
 export const FeedbackType = z.enum([
   "SUCCESS",
@@ -97,3 +98,25 @@ export const ExecutionFeedback = z.object({
 });
 export type ExecutionFeedback = z.infer<typeof ExecutionFeedback>;
 export type ExecutionFeedbackInput = z.input<typeof ExecutionFeedback>;
+
+/** Everything replanning knows about one failure (seed 003's failure context). */
+export interface FailureContext {
+  step: TaskStep;
+  /** The latest feedback of the step (its last dispatch). */
+  feedback: ExecutionFeedback;
+  failureClass: FailureClass;
+  /** The latest error message. */
+  error: string;
+  tool: string | null;
+  params: Record<string, unknown>;
+  /** What the tool reported with its failure (e.g. a budget breakdown). */
+  outputs: Record<string, unknown>;
+  /** The error's code or name (seed 003's error_type), when it threw. */
+  errorType: string | null;
+  /** The first lines of the error's stack, when there is one: for the model and developers, never the user. */
+  trace: string | null;
+  /** Every failed dispatch of this step and of the steps it replaced, oldest first. */
+  history: ExecutionFeedback[];
+  /** Failed dispatches in the lineage (the step and what it replaced). */
+  failureCount: number;
+}

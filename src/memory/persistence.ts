@@ -16,7 +16,7 @@ import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { openEffectLedger, type EffectLedger } from "../tools/effects.js";
 import { fileDecisionLog, type DecisionJournal } from "../transparency/decision-log.js";
 import { sqliteLeases, type ThreadLeases } from "./lease.js";
-import { describeKind, ensureDirectory } from "./paths.js";
+import { describeKind, ensureDirectory } from "../paths.js";
 import type { PostgresPersistence } from "./postgres.js";
 import type { CandorPostgresStore } from "./postgres-store.js";
 import { isPostgresUrl, redactUrl } from "./postgres-url.js";

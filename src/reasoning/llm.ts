@@ -5,7 +5,7 @@ import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { ModelPlan } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import { extractJson, fallbackPlan, planFromText, toPlanResult } from "../planning/parse.js";
-import { ModelRecoveryProposal, toRecoveryProposal } from "../replanning/proposal.js";
+import { ModelRecoveryProposal, toRecoveryProposal } from "./recovery-answer.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { abortReason } from "../tools/sleep.js";
 import { inputsOf } from "../tools/types.js";

@@ -3,7 +3,7 @@ import type { PlanningRequest } from "../domain/request.js";
 import type { Plan } from "../domain/plan.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { StrategyType } from "../domain/revision.js";
-import type { FailureContext } from "../replanning/context.js";
+import type { FailureContext } from "../domain/feedback.js";
 import type { AnswerReview } from "../planning/coverage.js";
 import type { ReflectionDraft } from "../domain/reflection.js";
 import type { ReflectionInput } from "../reflection/rules-reflection.js";

@@ -3,7 +3,7 @@ import type { Plan } from "../domain/plan.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import type { Reasoner } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { FailureContext } from "./context.js";
+import type { FailureContext } from "../domain/feedback.js";
 import { validateProposal, type ProposalVerdict } from "./proposal.js";
 
 /** Seed 003: strategy generation must finish within 5 s; after that the rules decide. */

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
-import { ensureDirectory } from "../memory/paths.js";
+import { ensureDirectory } from "../paths.js";
 
 /** One planning decision (seed 000 scenario 19): what was decided, why, and what it did to confidence. */
 export interface Decision {

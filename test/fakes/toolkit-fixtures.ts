@@ -5,7 +5,8 @@ import { Plan, TaskStep, type PlanInput, type TaskStepInput } from "../../src/do
 import { PlanningRequest, type PlanningRequestInput } from "../../src/domain/request.js";
 import { planWithRules } from "../../src/planning/rules-planner.js";
 import { dependencyInputs, markDispatched, readySteps, settleBlockedSteps } from "../../src/planning/schedule.js";
-import { buildFailureContext, type FailureContext } from "../../src/replanning/context.js";
+import type { FailureContext } from "../../src/domain/feedback.js";
+import { buildFailureContext } from "../../src/replanning/context.js";
 import { retryDifferentAgent, skip } from "../../src/replanning/strategies/index.js";
 import type { StrategyInput, StrategyOutcome } from "../../src/replanning/strategies/types.js";
 import type { ConfidencePoint, PlanRevision } from "../../src/domain/revision.js";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { decisionLogPath, openPersistence } from "../../src/memory/persistence.js";
-import { ensureDirectory } from "../../src/memory/paths.js";
+import { ensureDirectory } from "../../src/paths.js";
 import { confidenceChange } from "../../src/transparency/explain.js";
 import { fileDecisionLog } from "../../src/transparency/decision-log.js";
 

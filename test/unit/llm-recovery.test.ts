@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ModelRecoveryProposal } from "../../src/replanning/proposal.js";
+import type { ModelRecoveryProposal } from "../../src/reasoning/recovery-answer.js";
 import { validateProposal } from "../../src/replanning/proposal.js";
 import { buildFailureContext } from "../../src/replanning/context.js";
 import { LlmReasoner, type LlmReasonerOptions } from "../../src/reasoning/llm.js";

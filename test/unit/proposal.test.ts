@@ -2,12 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Plan, TaskStep } from "../../src/domain/plan.js";
 import { assertLogicalOrder, findCycle } from "../../src/planning/validate.js";
-import {
-  MIN_PROPOSAL_CONFIDENCE,
-  toRecoveryProposal,
-  validateProposal,
-  type ProposalVerdict,
-} from "../../src/replanning/proposal.js";
+import { MIN_PROPOSAL_CONFIDENCE, validateProposal, type ProposalVerdict } from "../../src/replanning/proposal.js";
+import { toRecoveryProposal } from "../../src/reasoning/recovery-answer.js";
 import type { RecoveryProposal } from "../../src/reasoning/types.js";
 import { ALL_CATEGORIES } from "../../src/tools/registry.js";
 import type { ToolSpec } from "../../src/tools/types.js";

@@ -1,7 +1,7 @@
 import type { Plan, TaskStep } from "../../domain/plan.js";
 import { freshId, replaceStep, resetForRerun } from "../plan-edit.js";
 import { rankWorkers } from "../router.js";
-import type { FailureContext } from "../context.js";
+import type { FailureContext } from "../../domain/feedback.js";
 import { revise, successorOf, type Strategy } from "./types.js";
 
 /**

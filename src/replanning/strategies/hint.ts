@@ -1,7 +1,7 @@
 import type { TaskStep } from "../../domain/plan.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { ToolSpec } from "../../tools/types.js";
-import type { FailureContext } from "../context.js";
+import type { FailureContext } from "../../domain/feedback.js";
 import { freshId } from "../plan-edit.js";
 import { successorOf, type StrategyInput } from "./types.js";
 

@@ -4,7 +4,7 @@ import type { PlanningRequest } from "../../domain/request.js";
 import type { PlanRevision, StrategyType } from "../../domain/revision.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { STRATEGY_DELTAS, clampConfidence } from "../../confidence/update.js";
-import type { FailureContext } from "../context.js";
+import type { FailureContext } from "../../domain/feedback.js";
 import { triggerText } from "../context.js";
 
 export interface StrategyInput {
