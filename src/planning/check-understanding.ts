@@ -332,7 +332,7 @@ export function checkModelUnderstanding(
     kind === "task"
       ? []
       : RESTATABLE_KINDS.has(kind)
-        ? carried
+        ? [...carried, ...claims.told]
         : [
             ...carried,
             ...claimedParts.filter((q) => q.at !== null && q.status !== "unsupported").map((q) => q.at!),
@@ -382,6 +382,12 @@ interface CheckedClaims {
   changes: Understanding["changes"];
   /** The request's words a value carries to a step that takes it. */
   carried: { span: Span; stepIds: string[] }[];
+  /**
+   * The request's words a value bound to a model-driven step tells its worker (its prompt lists the step's values),
+   * though no parameter takes it: "three" in "read the three largest files". Enough for a figure, not for a
+   * constraint, which only a parameter carries.
+   */
+  told: Span[];
   /** Every source a kept value or change quotes, carried or not. */
   sources: Span[];
 }
@@ -405,7 +411,7 @@ function checkValues(
 ): CheckedClaims {
   const known = new Set(plan.steps.map((s) => s.id));
   const changed = new Set((model.changes ?? []).map((c) => c.name));
-  const out: CheckedClaims = { values: [], assumptions: [], changes: [], carried: [], sources: [] };
+  const out: CheckedClaims = { values: [], assumptions: [], changes: [], carried: [], told: [], sources: [] };
   const paramOf = (stepId: string, name: string) => parameterOf(plan, registry, workers, stepId, name);
   for (const v of model.values ?? []) {
     const source = v.source?.trim() ?? "";
@@ -449,6 +455,8 @@ function checkValues(
     if (at) out.sources.push(at);
     if (at && takers.length > differs.length)
       out.carried.push({ span: at, stepIds: takers.filter((id) => !differs.includes(id)) });
+    const steps = plan.steps.filter((s) => bound.includes(s.id));
+    if (at && steps.some((s) => isModelDriven(s, registry, workers))) out.told.push(at);
   }
   for (const a of model.assumptions ?? [])
     out.assumptions.push({
