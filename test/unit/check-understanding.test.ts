@@ -18,38 +18,15 @@ import { workerPrompt } from "../../prompts/worker.js";
 // Regression: a model's plan for "Publish the weekly report" over a toolkit whose tools have no keywords
 // ("prepare", "publish") was overruled as "no tool can post", so every such plan was asked about.
 describe("a model's record over tools without keywords", () => {
-  const prepare = countingTool("prepare_data", {
-    category: "ops",
-    produces: ["report_data"],
-  }).spec;
-  const publish = countingTool("publish", {
-    category: "ops",
-    consumes: ["report_data"],
-    produces: ["published"],
-  }).spec;
+  const prepare = countingTool("prepare_data", { category: "ops", produces: ["report_data"] }).spec;
+  const publish = countingTool("publish", { category: "ops", consumes: ["report_data"], produces: ["published"] }).spec;
   const registry = ToolRegistry.create([
-    {
-      name: "ops",
-      tools: [prepare, publish],
-      workers: [{ name: "ops", description: "ops", categories: ["ops"] }],
-    },
+    { name: "ops", tools: [prepare, publish], workers: [{ name: "ops", description: "ops", categories: ["ops"] }] },
   ]);
-  const request = PlanningRequest.parse({
-    userIntent: "Publish the weekly report",
-  });
+  const request = PlanningRequest.parse({ userIntent: "Publish the weekly report" });
   const steps = [
-    {
-      id: "prepare",
-      tools: ["prepare_data"],
-      params: {},
-      description: "Prepare the data",
-    },
-    {
-      id: "publish",
-      tools: ["publish"],
-      params: {},
-      description: "Publish it",
-    },
+    { id: "prepare", tools: ["prepare_data"], params: {}, description: "Prepare the data" },
+    { id: "publish", tools: ["publish"], params: {}, description: "Publish it" },
   ];
   const claimed = (stepIds: string[]) => ({
     parts: [
@@ -89,20 +66,9 @@ describe("a model's record over tools without keywords", () => {
 });
 
 /** A model's plan with these steps, one after the other. */
-function planOf(
-  steps: {
-    id: string;
-    tools: string[];
-    params: Record<string, unknown>;
-    description: string;
-  }[],
-): Plan {
+function planOf(steps: { id: string; tools: string[]; params: Record<string, unknown>; description: string }[]): Plan {
   const parsed = steps.map((st, i) =>
-    TaskStep.parse({
-      ...st,
-      workerType: "ops",
-      dependsOn: i === 0 ? [] : [steps[i - 1]!.id],
-    }),
+    TaskStep.parse({ ...st, workerType: "ops", dependsOn: i === 0 ? [] : [steps[i - 1]!.id] }),
   );
   return Plan.parse({
     planId: "plan-test",
@@ -117,11 +83,7 @@ function planOf(
 // files in src/") still had "three" named as used by no step, so the run asked for approval and ended partial.
 describe("a model-driven step accounts for what its description restates", () => {
   const registry = ToolRegistry.create([workspaceToolkit({ root: "/nonexistent-workspace", reportsDir: "reports" })]);
-  const workers: WorkerModel = {
-    model: {} as unknown as BaseChatModel,
-    maxModelCalls: 6,
-    prompt: workerPrompt,
-  };
+  const workers: WorkerModel = { model: {} as unknown as BaseChatModel, maxModelCalls: 6, prompt: workerPrompt };
   const REQUEST = "read the three largest files in src/ and write a report on what they do";
   /** The bench's workspace plan: s2's path is left to the worker's model unless given. */
   const planFor = workspaceModelPlan;
@@ -153,12 +115,7 @@ describe("a model-driven step accounts for what its description restates", () =>
   });
 
   it("judges a determined step by its params: a number its call ignores is still named", () => {
-    const plan = check(
-      REQUEST,
-      planFor("Read the three largest files in src/", {
-        path: "src/engine.ts",
-      }),
-    );
+    const plan = check(REQUEST, planFor("Read the three largest files in src/", { path: "src/engine.ts" }));
     expect(plan.understanding.unaccounted.map((u) => u.text)).toEqual(["three"]);
   });
 
@@ -169,10 +126,7 @@ describe("a model-driven step accounts for what its description restates", () =>
 
   it("credits a step that names no tool with its worker's grant, and what it restates", () => {
     const plan = planFor("Read the three largest files in src/", null);
-    const noTool = {
-      ...plan,
-      steps: plan.steps.map((s) => (s.id === "s2" ? { ...s, tools: [] } : s)),
-    };
+    const noTool = { ...plan, steps: plan.steps.map((s) => (s.id === "s2" ? { ...s, tools: [] } : s)) };
     const checked = check(REQUEST, noTool);
     expect(checked.understanding.parts.find((p) => p.text.startsWith("read the three"))?.stepIds).toContain("s2");
     expect(checked.understanding.unaccounted).toEqual([]);
@@ -228,25 +182,14 @@ describe("a value the request gives counts only where a step takes it", () => {
       ).plan.understanding.unaccounted.map((u) => u.text);
     const flights = "find flights from Madrid to Paris";
     expect(
-      unread(flights, "search_flights", "flight_agent", {
-        origin: "Madrid, Spain",
-        destination: "Paris",
-      }),
+      unread(flights, "search_flights", "flight_agent", { origin: "Madrid, Spain", destination: "Paris" }),
     ).toEqual([]);
-    expect(
-      unread(flights, "search_flights", "flight_agent", {
-        origin: "Madrid",
-        destination: "Rome",
-      }),
-    ).toEqual(["Paris"]);
+    expect(unread(flights, "search_flights", "flight_agent", { origin: "Madrid", destination: "Rome" })).toEqual([
+      "Paris",
+    ]);
     // A hotel search takes the destination as its `city`: "Paris, France" is Paris.
     const hotel = "find a hotel in Paris for 2 nights";
-    expect(
-      unread(hotel, "search_hotels", "hotel_agent", {
-        city: "Paris, France",
-        nights: 2,
-      }),
-    ).toEqual([]);
+    expect(unread(hotel, "search_hotels", "hotel_agent", { city: "Paris, France", nights: 2 })).toEqual([]);
   });
 });
 
@@ -267,9 +210,7 @@ describe("restatedSpans", () => {
 // offline reader knows no keyword for "lines": "no tool does \"lines\"".
 describe("a part the reader finds no keyword for, served by a step whose tool says it does it", () => {
   const registry = ToolRegistry.create([workspaceToolkit()]);
-  const request = PlanningRequest.parse({
-    userIntent: "How many lines and words are in notes/todo.txt?",
-  });
+  const request = PlanningRequest.parse({ userIntent: "How many lines and words are in notes/todo.txt?" });
   const plan = (statsTool: string) =>
     Plan.parse({
       planId: "plan-lines",
@@ -320,10 +261,7 @@ describe("a part the reader finds no keyword for, served by a step whose tool sa
 // words the request does not say, "2 people" read as 3 — and its values, recorded with no step, reached no call.
 describe("a model's record is verified, not trusted", () => {
   const travel = ToolRegistry.create([travelToolkit({ latencyMs: 0 })]);
-  const workers: WorkerModel = {
-    model: {} as unknown as BaseChatModel,
-    maxModelCalls: 6,
-  } as WorkerModel;
+  const workers: WorkerModel = { model: {} as unknown as BaseChatModel, maxModelCalls: 6 } as WorkerModel;
   const REQUEST = "Find a hotel in Rome for 3 nights for 2 people, as cheap as possible";
   const part = (text: string, kind: string, stepIds: string[], status = "served", why: string | null = null) => ({
     text,
@@ -415,10 +353,7 @@ describe("a model's record is verified, not trusted", () => {
   });
 
   it("names a part quoted in words the request does not have", () => {
-    const { plan } = check({
-      ...SOUND,
-      parts: [...SOUND.parts, part("with a pool", "constraint", ["s1"])],
-    });
+    const { plan } = check({ ...SOUND, parts: [...SOUND.parts, part("with a pool", "constraint", ["s1"])] });
     expect(plan.understanding.disputed.map((d) => d.text)).toEqual(["with a pool"]);
     expect(plan.confidence).toBeLessThan(0.5);
   });
@@ -426,10 +361,7 @@ describe("a model's record is verified, not trusted", () => {
   it("serves a constraint only through a value a step takes: no value, or one no tool takes, is unsupported", () => {
     const pets = "Find a hotel in Rome for 3 nights for 2 people, pet-friendly";
     const withPets = check(
-      {
-        ...SOUND,
-        parts: [...SOUND.parts.slice(0, 2), part("pet-friendly", "constraint", ["s1"])],
-      },
+      { ...SOUND, parts: [...SOUND.parts.slice(0, 2), part("pet-friendly", "constraint", ["s1"])] },
       pets,
     ).plan.understanding;
     const petFriendly = withPets.parts.find((p) => p.text === "pet-friendly")!;
@@ -445,9 +377,7 @@ describe("a model's record is verified, not trusted", () => {
       },
       children,
     ).plan.understanding;
-    expect(kids.parts.find((p) => p.text.includes("children"))).toMatchObject({
-      status: "unsupported",
-    });
+    expect(kids.parts.find((p) => p.text.includes("children"))).toMatchObject({ status: "unsupported" });
     expect(openQuestions(kids).join(" ")).toMatch(/suitable for children under 10/);
   });
 
@@ -468,15 +398,9 @@ describe("a model's record is verified, not trusted", () => {
             "hotel",
           ),
         ],
-        understanding: {
-          ...SOUND,
-          parts: SOUND.parts.slice(0, 2),
-          values: SOUND.values.slice(0, 3),
-        },
+        understanding: { ...SOUND, parts: SOUND.parts.slice(0, 2), values: SOUND.values.slice(0, 3) },
       },
-      PlanningRequest.parse({
-        userIntent: "Find a hotel in Rome for 3 nights for 2 people",
-      }),
+      PlanningRequest.parse({ userIntent: "Find a hotel in Rome for 3 nights for 2 people" }),
       travel,
       "llm",
     );
@@ -490,10 +414,7 @@ describe("a model's record is verified, not trusted", () => {
 // model read ("three" largest files) is carried so, though no parameter takes it — but never a constraint.
 describe("a value a model-driven step's worker is told", () => {
   const registry = ToolRegistry.create([workspaceToolkit({ root: "/nonexistent-workspace", reportsDir: "reports" })]);
-  const workers = {
-    model: {} as unknown as BaseChatModel,
-    maxModelCalls: 6,
-  } as WorkerModel;
+  const workers = { model: {} as unknown as BaseChatModel, maxModelCalls: 6 } as WorkerModel;
   const REQUEST = "read the three largest files in src/ and write a report on what they do";
   const record = (stepIds: string[]) => ({
     parts: [
@@ -522,10 +443,7 @@ describe("a value a model-driven step's worker is told", () => {
   const open = (stepIds: string[], w: WorkerModel | null = workers) =>
     openQuestions(
       toPlanResult(
-        {
-          ...workspaceModelPlan("Read the largest files"),
-          understanding: record(stepIds),
-        },
+        { ...workspaceModelPlan("Read the largest files"), understanding: record(stepIds) },
         PlanningRequest.parse({ userIntent: REQUEST }),
         registry,
         "llm",
