@@ -1148,13 +1148,16 @@ const RELATIVE_DATES = [
  * Dates and ranges of dates, by chrono-node in the request's language (src/reasoning/recognizers.ts), plus the
  * weekends and seasons it does not read.
  */
-function findDates(text: string, norm: string, language: string): DateMention[] {
+function findDates(text: string, norm: string, language: string, numbers: readonly Span[]): DateMention[] {
   const locale = (DATE_LANGUAGES as readonly string[]).includes(language) ? (language as DateLanguage) : "en";
-  const out: DateMention[] = recognizeDates(text, [locale]);
+  const out: DateMention[] = recognizeDates(text, [locale]).filter(
+    // "per tre giorni", "voor drie dagen": a length counted in words, which chrono takes for a date that far ahead.
+    (d) => !(d.relative && overlaps(d, numbers)),
+  );
   for (const phrase of RELATIVE_DATES)
     for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) {
       const s = span(text, m.index, m.index + m[0].length);
-      if (!overlaps(s, out)) out.push({ ...s, first: null, last: null, days: null });
+      if (!overlaps(s, out)) out.push({ ...s, first: null, last: null, days: null, relative: true });
     }
   return out.sort((a, b) => a.start - b.start);
 }
@@ -1297,7 +1300,12 @@ const NOT_NAMES = new Set(["i", "i'm", "i'd", "i'll", "ok", "okay", "please", "t
  * capital says nothing), plus all-capital codes of 3+ letters that are not currency codes. Candidate places and
  * names: a toolkit that reads one accounts for it.
  */
-function findNames(text: string, amounts: readonly Span[], toolWords: ReadonlySet<string>): Span[] {
+function findNames(
+  text: string,
+  amounts: readonly Span[],
+  toolWords: ReadonlySet<string>,
+  numbers: readonly Span[] = [],
+): Span[] {
   const everyday = (w: string) =>
     SENTENCE_STARTERS.has(w) ||
     FUNCTION_WORDS.has(w) ||
@@ -1311,6 +1319,8 @@ function findNames(text: string, amounts: readonly Span[], toolWords: ReadonlySe
     const word = m[0].replace(/[.'’-]+$/, "");
     if (NOT_NAMES.has(word.toLowerCase())) continue;
     if (overlaps({ start, end: start + word.length }, amounts)) continue;
+    // What a figure counts is no name, capitalised or not ("4 Tage", "2 Personen": German capitalises nouns).
+    if (numbers.some((n) => /^\s+$/.test(text.slice(n.end, start)))) continue;
     if (/^[A-Z]{1,2}$/.test(word)) continue;
     let from = start;
     let name = word;
@@ -1401,7 +1411,7 @@ export function analyzeRequest(text: string, toolWords: Iterable<string> = []): 
   const language = guessLanguage(text, norm);
   const numbers = findNumbers(text, norm, numberWords(language.code));
   const ranges = findRanges(text, norm, numbers);
-  const dates = findDates(text, norm, language.code);
+  const dates = findDates(text, norm, language.code, numbers);
   // Never inside a date either: "vom 16. bis 18. März" is one.
   const clauses = splitClauses(text, norm, [...numbers, ...ranges, ...dates]);
   const amounts = findAmounts(text, norm, numbers);
@@ -1419,7 +1429,7 @@ export function analyzeRequest(text: string, toolWords: Iterable<string> = []): 
     amounts,
     dates,
     taskVerbs: findTaskVerbs(text, norm, words),
-    names: findNames(text, amounts, words),
+    names: findNames(text, amounts, words, numbers),
   };
 }
 

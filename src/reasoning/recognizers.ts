@@ -31,6 +31,8 @@ export interface DateMention {
   last: string | null;
   /** Days from the first to the last, both counted ("March 16th to March 18th": 3); null unless a range of days. */
   days: number | null;
+  /** Said relative to today ("next month", "mañana", "in 3 days") rather than as a date of the calendar. */
+  relative: boolean;
 }
 
 /** The part of chrono-node's result this module reads; checked when a locale is loaded. */
@@ -122,7 +124,9 @@ export function recognizeDates(
         const span = Math.round((Date.parse(last) - Date.parse(first)) / DAY_MS) + 1;
         if (span > 1 && span <= 366) days = span;
       }
-      out.push({ start, end, text: text.slice(start, end), first, last, days });
+      const tags = r.tags?.() ?? new Set<string>();
+      const relative = tags.has("result/relativeDate") || [...tags].some((t) => t.startsWith("casualReference"));
+      out.push({ start, end, text: text.slice(start, end), first, last, days, relative });
     }
   }
   return out.sort((a, b) => a.start - b.start);

@@ -193,6 +193,12 @@ describe("dates, task verbs and names", () => {
     expect(analyzeRequest(text).language).toMatchObject({ code, read });
   });
 
+  it("what a figure counts is no name, and a length counted in words is no date", () => {
+    const a = analyzeRequest("Ich möchte 4 Tage nach Wien fahren, 2 Personen");
+    expect(a.names.map((n) => n.text)).toEqual(["Wien"]);
+    expect(analyzeRequest("Vorrei andare a Parigi per tre giorni").dates).toEqual([]);
+  });
+
   it("reads number words of a language only in a request written in it", () => {
     expect(numbers("Vorrei andare a Parigi per tre giorni con due amici")).toEqual([
       ["tre", 3],
