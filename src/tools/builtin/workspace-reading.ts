@@ -61,7 +61,7 @@ const HERE =
   /(?<![\w])(?:this|the current|the same|the working|the project(?:'s)?|the workspace(?:'s)?|the root)\s+(?:folder|directory|dir|workspace|project)|(?<![\w])(?:here|the workspace|the project root)(?![\w])/i;
 
 /** The folder a request asks to list, with where it is; null when it names none. */
-export function dirIn(text: string): Span | null {
+function dirIn(text: string): Span | null {
   return listingIn(text)?.dir ?? null;
 }
 
