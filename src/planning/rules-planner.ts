@@ -91,6 +91,12 @@ export function planWithRules(
   assertValidRequest(request);
   const facts = requestFacts(request, registry);
   const analysis = facts.analysis!;
+  // A request in a language the reader does not read is named as such, never half-read by its stray words.
+  if (!analysis.language.read)
+    throw new CandorError(
+      `The request is written in ${analysis.language.name}, which the offline reader does not read (it reads English, Spanish, French, German, Italian, Portuguese and Dutch): plan it with a model (--model), or write it in one of those.`,
+      ErrorCode.NO_VALID_PLAN,
+    );
   const tools = [...registry.tools.values()];
   const usable = tools.filter((t) => registry.workerForTool(t.name));
   const interpretations = registry.interpreters.map((i) => ({ ...i, reading: i.interpret(facts) }));
