@@ -783,7 +783,8 @@ function assignRoles(places: Place[]): { origin: Place | null; stops: Place[] } 
 // Days
 
 const DAY_UNITS =
-  "days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|quincenas?|jours?|nuits?|semaines?|journees?";
+  "days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|quincenas?|jours?|nuits?|semaines?|journees?|" +
+  "tagen?|nachte|nacht|wochen?|giorni|giorno|notti|notte|settimane?|noites?|dagen|dag|nachten|weken";
 const DAY_UNIT_AFTER = new RegExp(`^\\s*-?\\s*(${DAY_UNITS})(?![a-z])`);
 
 type Duration =
@@ -793,8 +794,8 @@ type Duration =
   | { kind: "refused"; value: number; span: Span; why: string };
 
 function unitDays(n: number, unit: string): number {
-  if (/^(?:night|noche|nuit)/.test(unit)) return n + 1;
-  if (/^(?:week|semana|semaine)/.test(unit)) return n * 7;
+  if (/^(?:night|noche|nuit|nacht|nachte|nott|noite)/.test(unit)) return n + 1;
+  if (/^(?:week|semana|semaine|woche|settiman|weken)/.test(unit)) return n * 7;
   if (/^(?:fortnight|quincena)/.test(unit)) return n * 14;
   return n;
 }

@@ -8,6 +8,10 @@ import { ToolRegistry } from "../../src/tools/registry.js";
 
 /** The travel reader on requests written the way people write them (issue 23 items 2, 3 and 5). */
 
+const plan = (text: string) =>
+  planWithRules(PlanningRequest.parse({ userIntent: text }), ToolRegistry.create(defaultToolkits()));
+const tools = (text: string) => plan(text).steps.flatMap((s) => s.tools);
+
 describe("party sizes", () => {
   it.each([
     ["Rome for 2 ppl, 3 days", 2],
@@ -89,6 +93,22 @@ describe("places", () => {
   });
 });
 
+describe("requests in German, Italian, Portuguese and Dutch", () => {
+  it.each([
+    ["Wir sind zwei Personen und wollen von München nach Rom, drei Nächte.", "Munich", "Rome", 4, 2],
+    ["Vorrei andare a Parigi da Roma per tre giorni, due persone, 1200 euro.", "Rome", "Paris", 3, 2],
+    ["Quero viajar de Lisboa para Madrid por 4 dias, duas pessoas, sem hotel.", "Lisbon", "Madrid", 4, 2],
+    ["Wij willen van Amsterdam naar Parijs voor drie dagen met twee personen.", "Amsterdam", "Paris", 3, 2],
+  ])("%s", (text, origin, destination, days, travellers) => {
+    expect(parseTripRequest(text)).toMatchObject({ origin, destination, days, travellers, assumed: [] });
+  });
+
+  it("a request in a language the reader does not read is named as such, not half-read", () => {
+    expect(() => plan("Хочу поехать из Москвы в Париж на три дня")).toThrow(/written in Russian/);
+    expect(() => plan("東京から大阪まで3日間の旅行を計画して")).toThrow(/written in Japanese/);
+  });
+});
+
 describe("the trip's length from its dates", () => {
   it.each([
     ["a trip from Boston to Chicago from March 16th to March 18th, 2022", 3],
@@ -118,10 +138,6 @@ describe("the trip's length from its dates", () => {
 });
 
 describe("what the request rules out", () => {
-  const plan = (text: string) =>
-    planWithRules(PlanningRequest.parse({ userIntent: text }), ToolRegistry.create(defaultToolkits()));
-  const tools = (text: string) => plan(text).steps.flatMap((s) => s.tools);
-
   it.each([
     "von Berlin nach Wien für 3 Tage, kein Hotel",
     "de Madrid a Roma, 3 días, sin hotel",
