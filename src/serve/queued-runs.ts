@@ -5,7 +5,7 @@ import { RunSettings } from "../domain/request.js";
 import type { RunState } from "../memory/postgres-queue.js";
 import { parseDecision, type DecisionContext } from "../replanning/human-decision.js";
 import type { RunRoute, RunRouter } from "./server.js";
-import { formatSse } from "./sse.js";
+import { formatSse, jsonResponse } from "./sse.js";
 import type { StateReader } from "./state.js";
 
 /** What a worker is sent for a person's answer: Candor's decision, as `candor resume` queues it. */
@@ -144,10 +144,10 @@ export function queuedRuns(port: RunQueuePort, graph: StateReader): RunRouter {
     if (route.kind === "wait") {
       let last: unknown = {};
       for await (const e of events) {
-        if (e.event === "error") return Response.json(e.data, { status: 500 });
+        if (e.event === "error") return jsonResponse(e.data, 500);
         if (e.event === "values") last = e.data;
       }
-      return Response.json(last);
+      return jsonResponse(last);
     }
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({

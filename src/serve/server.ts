@@ -5,7 +5,7 @@ import { LEASE_RENEW_MS, LEASE_TTL_MS, type ThreadLeases } from "../memory/lease
 import { assistants, resolveRun } from "./assistants.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import type { FetchHandler } from "./http.js";
-import { onBodyEnd, parseSse } from "./sse.js";
+import { jsonResponse, onBodyEnd, parseSse } from "./sse.js";
 import { toThreadState, viewThread, type StateReader } from "./state.js";
 import { GRAPH_ID, threadSaver, type ForeignThread } from "./threads.js";
 
@@ -50,9 +50,7 @@ function withCors(response: Response): Response {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
-function json(body: unknown, status = 200): Response {
-  return Response.json(body, { status });
-}
+const json = jsonResponse;
 
 /**
  * The Agent Protocol over Candor's database: @langchain/langgraph-api's embed server (threads, state, history,

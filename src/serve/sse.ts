@@ -19,9 +19,32 @@ export function parseSse(text: string): SseEvent[] {
   return out;
 }
 
+/**
+ * JSON as the LangGraph server writes it: a LangChain message (anything with `toDict`) as its fields and its
+ * `type` (`{type: "ai", content, id, …}`), not the constructor form JSON.stringify gives it, whose `id` is the
+ * class path — the chat apps read messages in the first form, and a page that got the second went blank.
+ */
+export function toJson(value: unknown): string {
+  return (
+    JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+      const raw = this[key];
+      if (raw !== null && typeof raw === "object" && "toDict" in raw && typeof raw.toDict === "function") {
+        const { type, data } = (raw as { toDict(): { type: string; data: Record<string, unknown> } }).toDict();
+        return { ...data, type };
+      }
+      return v;
+    }) ?? "null"
+  );
+}
+
+/** A JSON response written as `toJson` writes it. */
+export function jsonResponse(body: unknown, status = 200): Response {
+  return new Response(toJson(body), { status, headers: { "content-type": "application/json" } });
+}
+
 /** One event as bytes of a server-sent-events body. */
 export function formatSse(event: string, data: unknown): string {
-  const text = JSON.stringify(data) ?? "null";
+  const text = toJson(data);
   return `event: ${event}\n${text
     .split("\n")
     .map((l) => `data: ${l}`)

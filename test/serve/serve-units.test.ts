@@ -2,7 +2,8 @@ import { InMemoryStore } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { checkToken, MIN_TOKEN_LENGTH, presentedToken, tokenMatches } from "../../src/serve/auth.js";
 import { lastHumanText, startFrom, type QueuedStart } from "../../src/serve/queued-runs.js";
-import { formatSse, parseSse } from "../../src/serve/sse.js";
+import { AIMessage } from "@langchain/core/messages";
+import { formatSse, parseSse, toJson } from "../../src/serve/sse.js";
 import {
   API_THREADS_NAMESPACE,
   metadataMatches,
@@ -76,6 +77,13 @@ describe("a queued run's start", () => {
 });
 
 describe("server-sent events", () => {
+  it("write a LangChain message as its fields and type, as the LangGraph server does (the chat apps read its id)", () => {
+    const written = JSON.parse(toJson({ messages: [new AIMessage({ id: "m-1", content: "hello" })] })) as {
+      messages: Record<string, unknown>[];
+    };
+    expect(written.messages[0]).toMatchObject({ type: "ai", id: "m-1", content: "hello" });
+  });
+
   it("read back what was written, multi-line data included", () => {
     const body = formatSse("metadata", { run_id: "r" }) + formatSse("values", "a\nb") + ": keep-alive\n\n";
     expect(parseSse(body)).toEqual([
