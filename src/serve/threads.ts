@@ -37,7 +37,7 @@ export interface ThreadView {
 }
 
 /** What the thread routes answer: the Agent Protocol's Thread. */
-export interface ApiThread {
+interface ApiThread {
   thread_id: string;
   created_at: string;
   updated_at: string;
