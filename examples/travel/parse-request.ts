@@ -599,16 +599,18 @@ function findPlaces(text: string, a: Analysis): Place[] {
       candidates.push(spanOf(text, m.index, m.index + m[0].length));
 
   const places: Place[] = [];
-  // Longest first at one start: "Valencia, Spain" before "Valencia".
-  for (const c of candidates.sort((x, y) => x.start - y.start || y.end - x.end)) {
-    for (const found of citiesIn(text, norm, c)) {
-      if (overlaps(found, places)) continue;
-      // "and buy concert tickets": a verb of the request is no town of the gazetteer that shares its spelling,
-      // unless capitalised mid-sentence.
-      const capitalised = /\p{Lu}/u.test(text[found.start] ?? "") && found.start !== sentenceStartOf(text, found.start);
-      if (!capitalised && a.taskVerbs.some((v) => v.start === found.start && v.end === found.end)) continue;
-      places.push(withRole(text, a, found.start, found.end, found.name, true));
-    }
+  // The longest name wins where names overlap, whichever candidate found it: "Salt Lake City" over the "Salt" that
+  // "from Boston to Salt" finds, "Valencia, Spain" over "Valencia".
+  const found = candidates
+    .flatMap((c) => citiesIn(text, norm, c))
+    .sort((x, y) => y.end - y.start - (x.end - x.start) || x.start - y.start);
+  for (const f of found) {
+    if (overlaps(f, places)) continue;
+    // "and buy concert tickets": a verb of the request is no town of the gazetteer that shares its spelling,
+    // unless capitalised mid-sentence.
+    const capitalised = /\p{Lu}/u.test(text[f.start] ?? "") && f.start !== sentenceStartOf(text, f.start);
+    if (!capitalised && a.taskVerbs.some((v) => v.start === f.start && v.end === f.end)) continue;
+    places.push(withRole(text, a, f.start, f.end, f.name, true));
   }
   // A direction word followed by something that is no city the tools know: kept whole ("Xyzzyville0"), so the
   // tools can say so.
@@ -964,11 +966,15 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
   if (parts.length === 0) numberAt(new RegExp(`^\\s+(?:${PEOPLE_WORDS})(?![a-z])`), "travellers");
   if (parts.length === 0) {
     for (const n of a.numbers) {
-      const forN = /(?<![a-z])(?:for|para|pour)\s+$/.exec(norm.slice(0, n.start));
+      // "for 3", "we are 3", "nous sommes trois", "wir sind drei", "siamo in tre", "somos tres".
+      const forN =
+        /(?<![a-z])(?:for|para|pour|we are|we're|there are|nous sommes|on est|somos|wir sind|siamo(?: in)?|we zijn(?: met)?)\s+$/.exec(
+          norm.slice(0, n.start),
+        );
       const after = norm.slice(n.end);
       const unit =
         /^\s*(?:-?\s*(?:days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|jours?|nuits?|semaines?|hours?|horas?|heures?|months?|k(?![a-z])|[$€£¥]|usd|eur|euros?|dollars?|bucks|gbp|pounds?))/;
-      if (forN && !unit.test(after) && !a.amounts.some((x) => overlaps(n, [x])))
+      if (forN && !unit.test(after) && !DAY_UNIT_AFTER.test(after) && !a.amounts.some((x) => overlaps(n, [x])))
         parts.push({ name: "travellers", value: n.value, span: spanOf(text, n.start - forN[0].length, n.end) });
       if (parts.length > 0) break;
     }

@@ -29,6 +29,18 @@ describe("party sizes", () => {
     expect(facts.assumed).not.toContain("travellers");
   });
 
+  it.each([
+    ["Lyon à Barcelone, nous sommes trois", 3],
+    ["we are 4 going to Rome for 3 days", 4],
+    ["wir sind 3 und fahren nach Wien für 2 Tage", 3],
+  ])("'we are N' counts the party: %s", (text, travellers) => {
+    expect(parseTripRequest(text).travellers).toBe(travellers);
+  });
+
+  it.each(["Roma per 3 giorni", "Rome for 3 nights"])("a length is no party: %s", (text) => {
+    expect(parseTripRequest(text).assumed).toContain("travellers");
+  });
+
   it.each(["a couple of days in Rome", "Rome with a couple of friends"])(
     "'a couple of …' counts no party: %s",
     (text) => {
@@ -81,6 +93,11 @@ describe("places", () => {
     expect(facts.origin).toBe("St. Petersburg, Florida");
     const said = interpretation.assumptions.find((a) => a.name === 'place "St. Petersburg"');
     expect(said?.why).toContain("in the same country as Rockford");
+  });
+
+  it("the longest name wins where names overlap", () => {
+    // "from Boston to Salt" found the town of Salt, Spain, before "Salt Lake City" was looked at.
+    expect(parseTripRequest("from Boston to Salt Lake City for 4 days").destination).toBe("Salt Lake City");
   });
 
   it("a famous city is not displaced by a small namesake near the other places", () => {
