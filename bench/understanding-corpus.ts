@@ -507,6 +507,62 @@ const INCIDENTAL: [string, Expectation[]][] = [
 ];
 for (const [request, expect] of INCIDENTAL) add("incidental words", "mixed", "partial", request, ...expect);
 
+// Requests as people write them: saying there is no constraint, places with abbreviations, states, namesakes near
+// the other places, dates that give the length, parties in everyday words, and languages beyond three.
+const REAL_WORDING: [string, Labelled["outcome"], Expectation[]][] = [
+  [
+    "Please plan a trip from Denver to Chicago for 3 days. We have no specific accommodation restrictions.",
+    "run",
+    [route("Denver", "Chicago"), uses("search_hotels"), days(3)],
+  ],
+  [
+    "from Boston to Chicago for 5 days for 2 people, we have no preferences about food",
+    "run",
+    [route("Boston", "Chicago"), uses("search_hotels"), days(5), people(2)],
+  ],
+  ["from Paris to Rome for 3 days with no particular cuisine requirements", "run", [route("Paris", "Rome"), days(3)]],
+  [
+    "Von Berlin nach Wien für 3 Tage, kein Hotel, zwei Personen",
+    "run",
+    [route("Berlin", "Vienna"), no("search_hotels", "kein"), days(3), people(2, "zwei")],
+  ],
+  [
+    "Vorrei andare da Roma a Parigi per tre giorni, due persone",
+    "run",
+    [route("Rome", "Paris"), days(3, "tre"), people(2, "due")],
+  ],
+  [
+    "Quero viajar de Lisboa para Madrid por 4 dias, duas pessoas, sem hotel",
+    "run",
+    [route("Lisbon", "Madrid"), no("search_hotels", "sem"), days(4), people(2, "duas")],
+  ],
+  [
+    "Wij willen van Amsterdam naar Parijs voor drie dagen met twee personen",
+    "run",
+    [route("Amsterdam", "Paris"), days(3, "drie"), people(2, "twee")],
+  ],
+  [
+    "I'm planning a week-long trip for 2 ppl starting in Daytona Beach and going to Sault Ste. Marie",
+    "run",
+    [route("Daytona Beach", "Sault Ste. Marie"), days(7, "week"), people(2, "ppl")],
+  ],
+  ["from Boston to Salt Lake City for 4 days, we are 3", "run", [route("Boston", "Salt Lake City"), people(3)]],
+  [
+    "from St. Petersburg to Rockford from March 16th to March 18th, 2022, for a single person",
+    "ask",
+    [city("Rockford"), days(3, "March 16th"), people(1, "single person"), named("Florida")],
+  ],
+  ["We are a group of 5 leaving from Denver to visit 2 cities in Texas, 5 days", "ask", [named("Texas"), people(5)]],
+  [
+    "A pair of travellers from Seattle to Washington state for 4 days",
+    "ask",
+    [named("Washington state"), people(2, "pair")],
+  ],
+  ["Take us from Lisbon to Atlantis for 4 days", "ask", [named("Atlantis")]],
+  ["Хочу поехать из Москвы в Париж на три дня", "ask", [named("Russian")]],
+];
+for (const [request, outcome, expect] of REAL_WORDING) add("real wording", "travel", outcome, request, ...expect);
+
 /** The corpus, validated and numbered. */
 export const CORPUS: readonly Labelled[] = rows.map((r, i) =>
   Labelled.parse({ id: `u${String(i + 1).padStart(3, "0")}`, ...r }),
