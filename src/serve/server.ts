@@ -110,7 +110,7 @@ export function serveHandler(deps: ServeDeps): FetchHandler {
       }
       if (kind === "stream") return streamHere(resolved, threadId);
       if (kind === "wait") return waitHere(resolved, threadId);
-      return embed.fetch(resolved);
+      return startHere(resolved, threadId);
     }
     const read = /^\/threads\/([^/]+)(\/state|\/history)?$/.exec(pathname);
     if (read && !UUID.test(decodeURIComponent(read[1]!)))
@@ -173,6 +173,51 @@ export function serveHandler(deps: ServeDeps): FetchHandler {
       release();
       throw e;
     }
+  };
+
+  /**
+   * A background run (`runs.create`), made here: the embed server would only start it once a client joins its
+   * stream, so a client that creates a run and then reads the thread would wait forever. It is streamed to nobody
+   * under the thread's lease; the answer is the run, once it has started.
+   */
+  const startHere = async (request: Request, threadId: string): Promise<Response> => {
+    const body = (await request.json().catch(() => null)) as Record<string, unknown> | null;
+    if (body === null || typeof body !== "object")
+      return json({ error: "The body must be a JSON object (RunCreate)." }, 422);
+    const streamed = await streamHere(
+      new Request(new URL(`/threads/${encodeURIComponent(threadId)}/runs/stream`, request.url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...body, stream_mode: ["values"] }),
+      }),
+      threadId,
+    );
+    if (!streamed.ok || !streamed.body) return streamed;
+    const reader = (streamed.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let head = "";
+    // The first event is the run's metadata (its id); the rest is read and dropped, so the run goes on to its end.
+    while (!head.includes("\n\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      head += decoder.decode(value, { stream: true });
+    }
+    void (async () => {
+      for (;;) if ((await reader.read()).done) return;
+    })().catch(() => undefined);
+    const meta = parseSse(head).find((e) => e.event === "metadata");
+    const runId = meta ? z.object({ run_id: z.string() }).safeParse(JSON.parse(meta.data)) : null;
+    const now = new Date().toISOString();
+    return json({
+      run_id: runId?.success ? runId.data.run_id : null,
+      thread_id: threadId,
+      assistant_id: body.assistant_id,
+      status: "running",
+      metadata: {},
+      multitask_strategy: "reject",
+      created_at: now,
+      updated_at: now,
+    });
   };
 
   /** `runs.wait`: the run streamed here to its end; the answer is its last values (or its error). */

@@ -126,6 +126,18 @@ describe("candor serve on SQLite, through @langchain/langgraph-sdk", () => {
     },
   );
 
+  it("a background run (runs.create) runs without anyone following it", { timeout: LONG }, async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "candor", {
+      input: { request: { userIntent: TRIP }, settings: { approvalThreshold: 0.99 } },
+    });
+    expect(run).toMatchObject({ thread_id: thread.thread_id, status: "running", run_id: expect.any(String) });
+    await expect
+      .poll(async () => (await client.threads.get(thread.thread_id)).status, { timeout: LONG, interval: 250 })
+      .toBe("interrupted");
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual(["human_interrupt"]);
+  });
+
   it("a thread started by `candor run` on the same database is listed and readable", { timeout: LONG }, async () => {
     const run = await runCli(["run", TRIP, "--db", files.db, "--thread", "run-fromcli1", "--no-input"]);
     expect(run.code, run.stderr).toBe(0);
