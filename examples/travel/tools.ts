@@ -466,6 +466,57 @@ function preferenceValues(facts: RequestFacts): Interpretation["values"] {
   ];
 }
 
+/**
+ * What a request asks of a trip that no travel tool's parameter carries, each with why: house rules and room types,
+ * children's ages, a cuisine, a way of travelling other than flying. Named, so a part that asks it is never taken as
+ * served by a search that only shares its words ("accommodations suitable for children under 10" and a hotel search).
+ */
+const UNCARRIED: readonly { pattern: RegExp; why: string; needs?: RegExp }[] = [
+  {
+    pattern:
+      /(?<![\p{L}])(?:pet[- ]friendly|(?:dog|cat)[- ]friendly|pets? (?:allowed|welcome|ok)|with (?:my|our|a|the) (?:dogs?|cats?|pets?))(?![\p{L}])/iu,
+    why: "the hotel search takes no rule about pets, so it cannot choose a place that allows them",
+  },
+  {
+    pattern:
+      /(?<![\p{L}])(?:entire (?:room|home|house|apartment|flat|place)|whole (?:home|house|apartment|flat|place)|private room|shared room)(?![\p{L}])/iu,
+    why: "the hotel search takes no room type: it finds hotel rooms only",
+  },
+  {
+    pattern:
+      /(?<![\p{L}])(?:(?:suitable|good|safe|ok) for (?:small )?(?:children|kids|infants|babies|toddlers)|(?:child|kid|family|baby)[- ]friendly|(?:children|kids) (?:under|below|aged|of) \d+)(?![\p{L}])/iu,
+    why: "the searches take a number of travellers, not their ages: nothing chooses what suits children",
+  },
+  {
+    pattern:
+      /(?<![\p{L}])(?:non[- ]smoking|smoking (?:allowed|room)|no parties|parties allowed|visitors allowed)(?![\p{L}])/iu,
+    why: "the hotel search takes no house rules",
+  },
+  {
+    pattern:
+      /(?<![\p{L}])(?:italian|chinese|mexican|japanese|indian|thai|french|spanish|greek|korean|vietnamese|american|mediterranean|vegan|vegetarian|halal|kosher|gluten[- ]free|seafood)(?![\p{L}])/iu,
+    needs: /(?<![\p{L}])(?:food|cuisines?|restaurants?|dishes|dining|meals?|eat|eating)(?![\p{L}])/iu,
+    why: "no tool chooses food or restaurants by cuisine: the activities search can only favour food outings",
+  },
+  {
+    pattern:
+      /(?<![\p{L}])(?:self[- ]driv(?:e|ing)|car rental|rent(?:ing)? a car|rental car|by car|road trip|by (?:train|bus|coach|ferry|boat)|(?:train|bus|ferry) (?:ride|trip|tickets?))(?![\p{L}])/iu,
+    why: "no tool arranges ground or sea transport: the trip's legs are flights",
+  },
+];
+
+/** The request's asks no travel tool carries (see UNCARRIED), as spans the record names with why. */
+function uncarriedAsks(facts: RequestFacts): Interpretation["notUnderstood"] {
+  const out: Interpretation["notUnderstood"] = [];
+  for (const { pattern, why, needs } of UNCARRIED) {
+    if (needs && !needs.test(facts.text)) continue;
+    const global = new RegExp(pattern.source, `${pattern.flags}g`);
+    for (const m of facts.text.matchAll(global))
+      out.push({ span: { start: m.index, end: m.index + m[0].length, text: m[0] }, kind: "other", why });
+  }
+  return out;
+}
+
 /** A search's own parameter for the request's price preference, when the tool can carry it. */
 function preferenceParam(facts: RequestFacts, tool: string): Record<string, unknown> {
   const carried = preferenceValues(facts).find((v) => v.tools.includes(tool));
@@ -516,7 +567,11 @@ export function interpretTrip(facts: RequestFacts): Interpretation {
   const read = readTrip(facts.text, facts.analysis);
   const reading = {
     ...read,
-    interpretation: { ...read.interpretation, values: [...read.interpretation.values, ...preferenceValues(facts)] },
+    interpretation: {
+      ...read.interpretation,
+      values: [...read.interpretation.values, ...preferenceValues(facts)],
+      notUnderstood: [...read.interpretation.notUnderstood, ...uncarriedAsks(facts)],
+    },
   };
   const trip = reading.facts;
   const a = facts.analysis ?? analyzeRequest(facts.text);

@@ -68,3 +68,26 @@ describe("a limit check given no limit serves nothing", () => {
     expect(openQuestions(u)).toEqual([]);
   });
 });
+
+describe("what no travel tool's parameter carries is named with why, never taken as served", () => {
+  it.each([
+    ["pet-friendly hotel in Lisbon for 3 nights", "pet-friendly", /no rule about pets/],
+    ["a hotel in Rome for 2 nights, we want an entire room", "entire room", /no room type/],
+    [
+      "Plan a 3-day trip from Madrid to Paris for 2 people, accommodations must be suitable for children under 10",
+      "suitable for children",
+      /not their ages/,
+    ],
+    ["3 days in Rome from Madrid, Italian and Chinese food", "Chinese", /by cuisine/],
+    ["3 days in Rome from Madrid, no self-driving", "self-driving", /no tool arranges ground or sea transport/],
+  ])("%s", (request, words, why) => {
+    const u = plan(request).understanding;
+    expect(openQuestions(u).some((q) => q.includes(words) && why.test(q))).toBe(true);
+  });
+
+  it("a party with children is counted, not asked about", () => {
+    const p = plan("Plan a 3-day trip from Madrid to Paris for 2 adults and 2 children");
+    expect(openQuestions(p.understanding)).toEqual([]);
+    expect(p.steps.find((s) => s.tools[0] === "search_flights")!.params).toMatchObject({ travellers: 4 });
+  });
+});

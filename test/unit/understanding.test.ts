@@ -330,11 +330,21 @@ describe("a clause no step serves is named whatever its verb, and a person is as
   it.each([
     ["a hotel in Rome with a rooftop pool for 2 nights", ["rooftop", "pool"]],
     ["summarize README.md in the style of a pirate", ["style", "pirate"]],
-    ["4 days in Oslo from Paris with vegan restaurants", ["vegan", "restaurants"]],
   ])("words of a served clause that no step uses are named as unaccounted text: %s", (text, words) => {
     const p = plan(text);
     const open = p.understanding.unaccounted.find((u) => u.kind === "other");
     for (const w of words) expect(open?.why).toContain(`"${w}"`);
+    expect(p.confidence).toBeLessThan(0.5);
+  });
+
+  // Issue 23 item 4: a cuisine is named with why no tool carries it (it was named only as words no step uses).
+  it("a cuisine no tool chooses by is named with why: 4 days in Oslo from Paris with vegan restaurants", () => {
+    const p = plan("4 days in Oslo from Paris with vegan restaurants");
+    expect(p.understanding.unaccounted).toContainEqual({
+      text: "vegan",
+      kind: "other",
+      why: "no tool chooses food or restaurants by cuisine: the activities search can only favour food outings",
+    });
     expect(p.confidence).toBeLessThan(0.5);
   });
 
