@@ -26,33 +26,37 @@ const PLACES_IN =
 const COUNT_BEFORE = /(?:\d+|[a-z]+)\s+(?:different\s+|distinct\s+|other\s+)?$/;
 
 /**
- * The areas a request names. A name is an area when a word says so ("Washington state", "cities in Virginia"), or
- * when it is no city at all ("Texas"), or when the area's biggest city is bigger than any city of that name (the
- * state of Virginia, not Virginia in South Africa). A country is no area here (the reader names it otherwise), and
- * a name of one of the demo's curated cities never is one (nor does it read the gazetteer).
+ * The areas a request names. A name is an area when a word says so ("Washington state", "cities in Virginia": the
+ * state, not the town of Virginia in South Africa), or when it is no city at all ("Texas", "Bavaria"). A country is
+ * no area here (the reader names it otherwise), nor a qualifier ("Portland, Maine"), nor a part of a city's name
+ * ("Los Angeles"), and a name of one of the demo's curated cities never is one (nor does it read the gazetteer).
  */
 export function findAreas(text: string, a: Analysis): Area[] {
   const out: Area[] = [];
+  // Inside a city's name ("Los Angeles": Angeles is a region of the Philippines) no tail is an area.
+  const cities: Span[] = [];
   for (const c of capitalisedRuns(text)) {
-    if (overlaps(c, out)) continue;
+    if (overlaps(c, out) || overlaps(c, cities)) continue;
     const after = a.norm.slice(c.end);
     const before = a.norm.slice(0, c.start);
+    // "Portland, Maine": a qualifier of the city before it.
+    if (/\p{L},\s*$/u.test(text.slice(0, c.start))) continue;
     const city = findCity(c.text);
     if (city !== undefined && KNOWN_CITIES.includes(city.name)) continue;
-    // "Victoria, BC": a qualified city.
-    if (city !== undefined && /^,\s*\p{Lu}/u.test(text.slice(c.end))) continue;
     if (namedCountry(c.text) !== null) continue;
     const region = matchRegion(c.text);
-    if (region === null) continue;
+    if (region === null) {
+      if (city !== undefined) cities.push(c);
+      continue;
+    }
     const said = AREA_AFTER.exec(after);
     const placesIn = PLACES_IN.exec(before);
-    const area =
-      said !== null ||
-      AREA_BEFORE.test(before) ||
-      placesIn !== null ||
-      city === undefined ||
-      (city.region !== region.region && city.population < (region.cities[0]?.population ?? 0));
-    if (!area) continue;
+    // A name that is a city too ("Victoria", "Washington") is the city unless a word says it is the area.
+    const area = said !== null || AREA_BEFORE.test(before) || placesIn !== null || city === undefined;
+    if (!area) {
+      cities.push(c);
+      continue;
+    }
     let start = c.start;
     if (placesIn !== null) {
       start -= placesIn[0].length;

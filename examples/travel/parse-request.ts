@@ -848,7 +848,7 @@ function countDays(text: string, a: Analysis): Duration {
     });
   }
   for (const m of norm.matchAll(
-    /(?<![a-z])(?:a|an|one|una|un|une)\s+(week|fortnight|semana|quincena|semaine|day|dia|jour|night|noche|nuit)(?![a-z])/g,
+    /(?<![a-z])(?:a|an|one|una|un|une|eine|einen|ein|uma|um|een)\s+(week|fortnight|semana|quincena|semaine|settimana|woche|day|dia|jour|tag|giorno|dag|night|noche|nuit|nacht|notte|noite)(?![a-z])/g,
   )) {
     if (
       overlaps(

@@ -1030,9 +1030,13 @@ const CURRENCY_MARKS: [string, string][] = (
     ["c$", "CAD"],
     ["cad", "CAD"],
     ["canadian dollars", "CAD"],
+    ["dollars canadiens", "CAD"],
+    ["dolares canadienses", "CAD"],
     ["a$", "AUD"],
     ["aud", "AUD"],
     ["australian dollars", "AUD"],
+    ["dollars australiens", "AUD"],
+    ["dolares australianos", "AUD"],
     ["cny", "CNY"],
     ["yuan", "CNY"],
     ["rmb", "CNY"],
@@ -1319,8 +1323,15 @@ function findNames(
     const word = m[0].replace(/[.'’-]+$/, "");
     if (NOT_NAMES.has(word.toLowerCase())) continue;
     if (overlaps({ start, end: start + word.length }, amounts)) continue;
-    // What a figure counts is no name, capitalised or not ("4 Tage", "2 Personen": German capitalises nouns).
+    // What a figure counts is no name, capitalised or not ("4 Tage", "2 Personen": German capitalises nouns), nor
+    // a German noun after its article ("eine Woche", "kein Hotel").
     if (numbers.some((n) => /^\s+$/.test(text.slice(n.end, start)))) continue;
+    if (
+      /(?<![\p{L}])(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer|kein|keine|keinen)\s+$/iu.test(
+        text.slice(0, start),
+      )
+    )
+      continue;
     if (/^[A-Z]{1,2}$/.test(word)) continue;
     let from = start;
     let name = word;

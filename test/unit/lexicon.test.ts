@@ -100,6 +100,15 @@ describe("only", () => {
   });
 });
 
+describe("currencies named in other languages", () => {
+  it.each([
+    ["budget 500 dollars canadiens", "CAD"],
+    ["500 dólares australianos", "AUD"],
+  ])("%s", (text, currency) => {
+    expect(amounts(text)[0]?.[2]).toBe(currency);
+  });
+});
+
 describe("numbers", () => {
   it.each([
     ["two thousand dollars", [["two thousand", 2000]]],
@@ -197,6 +206,7 @@ describe("dates, task verbs and names", () => {
     const a = analyzeRequest("Ich möchte 4 Tage nach Wien fahren, 2 Personen");
     expect(a.names.map((n) => n.text)).toEqual(["Wien"]);
     expect(analyzeRequest("Vorrei andare a Parigi per tre giorni").dates).toEqual([]);
+    expect(analyzeRequest("Ich fliege nach Lissabon, eine Woche").names.map((n) => n.text)).toEqual(["Lissabon"]);
   });
 
   it("reads number words of a language only in a request written in it", () => {

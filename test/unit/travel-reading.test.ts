@@ -88,6 +88,19 @@ describe("places", () => {
     expect(named?.why).toContain(`"${area}" is a state`);
   });
 
+  it.each([
+    ["from Los Angeles to San Francisco for 3 days", "Los Angeles", "San Francisco"],
+    ["from Portland, Maine to Boston, 2 days", "Portland, Maine", "Boston"],
+    ["from Vancouver to Victoria for 4 days", "Vancouver", "Victoria"],
+  ])(
+    "a city is no area: not inside its name, not its qualifier, not its namesake region: %s",
+    (text, origin, destination) => {
+      const { facts, interpretation } = readTrip(text);
+      expect([facts.origin, facts.destination]).toEqual([origin, destination]);
+      expect(interpretation.notUnderstood).toEqual([]);
+    },
+  );
+
   it("the request's other places choose among a name's places, and that is said", () => {
     const { facts, interpretation } = readTrip("from St. Petersburg to Rockford for 3 days");
     expect(facts.origin).toBe("St. Petersburg, Florida");
