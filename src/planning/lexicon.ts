@@ -1383,7 +1383,7 @@ const SCRIPTS: [RegExp, string][] = [
 const languageNames = new Intl.DisplayNames(["en"], { type: "language" });
 
 /** The language a request is written in, and whether the tables here read it. */
-export interface Language {
+interface Language {
   /** ISO 639-1 code ("en", "de", "ja"). */
   code: string;
   /** Its English name ("German"). */
@@ -1396,7 +1396,7 @@ export interface Language {
  * Which language a request is in: a script the tables cannot read decides when it makes up a third of the letters;
  * otherwise the language with the most frequent words present (English on a tie: its words fill short requests).
  */
-export function guessLanguage(text: string, norm = foldCase(text)): Language {
+function guessLanguage(text: string, norm = foldCase(text)): Language {
   const letters = (text.match(/\p{L}/gu) ?? []).length || 1;
   for (const [script, code] of SCRIPTS) {
     if ((text.match(script) ?? []).length * 3 >= letters)
