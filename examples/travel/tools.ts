@@ -484,7 +484,7 @@ const UNCARRIED: readonly { pattern: RegExp; why: string; needs?: RegExp }[] = [
   },
   {
     pattern:
-      /(?<![\p{L}])(?:(?:suitable|good|safe|ok) for (?:small )?(?:children|kids|infants|babies|toddlers)|(?:child|kid|family|baby)[- ]friendly|(?:children|kids) (?:under|below|aged|of) \d+)(?![\p{L}])/iu,
+      /(?<![\p{L}])(?:(?:suitable|good|safe|ok) for (?:small )?(?:children|kids|infants|babies|toddlers)(?: (?:under|below|aged|of) \d+)?|(?:child|kid|family|baby)[- ]friendly|(?:children|kids) (?:under|below|aged|of) \d+)(?![\p{L}])/iu,
     why: "the searches take a number of travellers, not their ages: nothing chooses what suits children",
   },
   {

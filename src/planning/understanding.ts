@@ -488,13 +488,13 @@ export function accountFor(input: AccountInput): Understanding {
     if (servingTools.length > 0) {
       const stepIds = stepIdsOf(servingTools);
       const constraint = servingTools.every((t) => input.tools.get(t)?.constraintCheck === true);
-      const text =
-        exclusions.length > 0
-          ? remainder(
-              clause,
-              exclusions.map((e) => e.span),
-            )
-          : clause.text;
+      // What a toolkit says no parameter of its tools carries ("pet-friendly", "suitable for children") is a part of
+      // its own, unsupported with the toolkit's why: the steps serve the rest of the clause, never these words.
+      const uncarried = notUnderstood
+        .filter((n) => n.kind === "other" && inside(n.span))
+        .map((n) => ({ ...n.span, why: n.why }));
+      const cut = [...exclusions.map((e) => e.span), ...uncarried];
+      const text = cut.length > 0 ? remainder(clause, cut) : clause.text;
       parts.push({
         at: clause.start,
         text,
@@ -504,7 +504,18 @@ export function accountFor(input: AccountInput): Understanding {
         stepIds,
         why: null,
       });
-      for (const m of left) unaccounted.push({ text: m.text, kind: m.kind, why: whyUnaccounted(m, notUnderstood) });
+      for (const m of uncarried)
+        parts.push({
+          at: m.start,
+          text: m.text,
+          description: m.text,
+          kind: "constraint",
+          status: "unsupported",
+          stepIds: [],
+          why: m.why,
+        });
+      for (const m of left.filter((x) => !overlaps(x, uncarried)))
+        unaccounted.push({ text: m.text, kind: m.kind, why: whyUnaccounted(m, notUnderstood) });
       // Words of a served clause that no step reads ("a hotel with a pool", "what README.md says about benchmarks"):
       // the steps do the clause's task, not what those words add. Named once per clause, unless a mention of the
       // clause is already asked about.
