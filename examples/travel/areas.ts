@@ -90,5 +90,8 @@ export function areaWhy(area: Area): string {
     .slice(0, 3)
     .map((c) => c.name)
     .join(", ");
-  return `"${area.name}" is ${kind} of ${area.region.country}, not a city: the travel tools search cities, so say which ones (its biggest: ${cities})`;
+  const country = /^(?:United|Netherlands|Philippines|Czech|Dominican|Bahamas)/.test(area.region.country)
+    ? `the ${area.region.country}`
+    : area.region.country;
+  return `"${area.name}" is ${kind} of ${country}, not a city: the travel tools search cities, so say which ones (its biggest: ${cities})`;
 }

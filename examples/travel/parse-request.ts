@@ -39,6 +39,8 @@ export const TripFacts = z.object({
   refused: z.array(z.enum(["days", "travellers", "budget"])),
   /** Places the request rules out ("I don't want to go to Paris"). */
   avoided: z.array(z.string()),
+  /** States and regions named where a city was expected ("2 cities in Texas"): named to a person, never a value. */
+  areas: z.array(z.string()),
 });
 export type TripFacts = z.infer<typeof TripFacts>;
 
@@ -378,6 +380,7 @@ function read(text: string, a: Analysis): TripReading {
     assumed,
     refused: [...new Set(refused)],
     avoided: [...new Set(avoided.map((p) => p.name))],
+    areas: areas.map((x) => x.name),
   };
   return { facts, interpretation: out };
 }

@@ -190,6 +190,11 @@ describe("what the request rules out", () => {
     expect(p.understanding.unaccounted).toEqual([]);
   });
 
+  it("a region where a city was expected is named to a person, not 'no tool matches'", () => {
+    const p = plan("Planning 10 days across Bavaria from Berlin");
+    expect(openQuestions(p.understanding).join("\n")).toContain('"Bavaria" is a region of Germany');
+  });
+
   it("a place nobody knows is named, not 'no tool matches'", () => {
     const p = plan("Take us from Lisbon to Atlantis for 4 days");
     expect(openQuestions(p.understanding).join("\n")).toContain("Atlantis");
