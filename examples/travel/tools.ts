@@ -620,7 +620,9 @@ export function namesATrip(facts: RequestFacts): boolean {
   const trip = tripOf(facts);
   // "from Lisbon to Atlantis": a known origin makes it a trip, so the unknown place is named, not the whole request.
   const fromKnown = !trip.assumed.includes("origin") && findCity(trip.origin) !== undefined;
-  const known = trip.destination !== null && (fromKnown || findCity(trip.destination) !== undefined);
+  // "10 days across Bavaria from Berlin": a region where a city was expected still makes it a trip, named to a person.
+  const somewhere = trip.destination !== null || trip.areas.length > 0;
+  const known = somewhere && (fromKnown || (trip.destination !== null && findCity(trip.destination) !== undefined));
   return (
     known &&
     (!trip.assumed.includes("origin") || !trip.assumed.includes("days") || GOING.test(facts.text.toLowerCase()))
