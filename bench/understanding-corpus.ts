@@ -556,7 +556,7 @@ const REAL_WORDING: [string, Labelled["outcome"], Expectation[]][] = [
   [
     "A pair of travellers from Seattle to Washington state for 4 days",
     "ask",
-    [named("Washington state"), people(2, "pair")],
+    [named("is a state of the United States"), people(2, "pair")],
   ],
   ["Take us from Lisbon to Atlantis for 4 days", "ask", [named("Atlantis")]],
   ["Хочу поехать из Москвы в Париж на три дня", "ask", [named("Russian")]],
