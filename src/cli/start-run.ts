@@ -1,7 +1,7 @@
 import { PlanningRequest } from "../domain/request.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import { decideInteractively } from "./interactive.js";
-import { Exit, type CliIo } from "./io.js";
+import { Exit, inline, type CliIo } from "./io.js";
 import {
   checkReactive,
   chooseReasoner,
@@ -104,7 +104,7 @@ export async function startRun(
             framed
               ? []
               : [
-                  ["request", request.data.userIntent],
+                  ["request", inline(request.data.userIntent)],
                   ["faults", flags.fault.join(", ")],
                   ["mcp", mcp ?? ""],
                 ],
