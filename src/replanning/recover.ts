@@ -56,7 +56,7 @@ export function recoverOrSkip(
 }
 
 /** The strategies' input for the failed step `args.taskId`. */
-export function recoveryInput(args: RecoverArgs): StrategyInput {
+function recoveryInput(args: RecoverArgs): StrategyInput {
   const step = args.plan.steps.find((s) => s.id === args.taskId && s.status === "failed");
   if (!step) throw new Error(`Step ${args.taskId} is not waiting for recovery`);
   return {

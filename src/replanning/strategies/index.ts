@@ -17,7 +17,7 @@ export { retryWithParams } from "./retry-with-params.js";
 export { swapTool } from "./swap-tool.js";
 export { decompose } from "./decompose.js";
 export { fixDependencies } from "./fix-dependencies.js";
-export { skip, skipWithReason, type SkippedBy } from "./skip.js";
+export { skip, skipWithReason } from "./skip.js";
 
 /** Every strategy by name: one pure function each, behind one node each. */
 export const STRATEGIES: Record<StrategyType, Strategy> = {
