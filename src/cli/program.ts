@@ -346,7 +346,7 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
         ).choices(["rules", "llm"]),
       ),
     "print {url, db, auth} as JSON on stdout once listening",
-  ).action(async (opts) => setCode(await (await import("./commands/serve.js")).serveCommand(opts, io)));
+  ).action(async (opts) => setCode(await (await loadServe()).serveCommand(opts, io)));
 
   const db = program.command("db").description("the database itself: set up its tables");
   withCommon(
@@ -461,5 +461,25 @@ export async function runCli(
     );
     if (debug && e instanceof Error && e.stack) base.err(e.stack);
     return exit;
+  }
+}
+
+/**
+ * `candor serve`'s module. The LangGraph API server it builds on is an optional peer of the package (it brings a
+ * web framework, a logger and tsx that an app embedding the graph does not need): where it is not installed, the
+ * command says how to install it instead of failing on a missing module.
+ */
+async function loadServe(): Promise<typeof import("./commands/serve.js")> {
+  try {
+    return await import("./commands/serve.js");
+  } catch (e) {
+    const missing =
+      (e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && /@langchain\/langgraph-api/.test(String(e));
+    if (!missing) throw e;
+    throw new CandorError(
+      "candor serve needs @langchain/langgraph-api, which is not installed (an optional peer of the package). Install it with: npm install @langchain/langgraph-api@1.5.1",
+      ErrorCode.CONFIGURATION,
+      { cause: e },
+    );
   }
 }

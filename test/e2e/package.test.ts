@@ -230,6 +230,20 @@ describe("the npm package", () => {
           { cwd: app, env: childEnv(), maxBuffer: 64 * 1024 * 1024 },
         );
         expect(z.object({ status: z.string() }).parse(JSON.parse(demo.stdout)).status).toBe("completed");
+        // `candor serve` needs the LangGraph API server, an optional peer the app did not install: it says how.
+        const serve = await execFileAsync("npx", ["--offline", "candor", "serve", "--port", "0"], {
+          cwd: app,
+          env: childEnv(),
+        }).then(
+          () => ({ code: 0, stderr: "" }),
+          (e: unknown) => {
+            const failed = e as { code?: number; stderr?: string };
+            return { code: failed.code, stderr: failed.stderr ?? "" };
+          },
+        );
+        expect(serve.code).toBe(2);
+        expect(serve.stderr).toContain("npm install @langchain/langgraph-api@1.5.1");
+        expect(serve.stderr).not.toMatch(/Internal error|at .*\.js:\d+/);
       } finally {
         rmSync(work, { recursive: true, force: true });
       }
