@@ -41,6 +41,16 @@ export function describeReasoner(choice: ReasonerChoice): string {
   return choice.kind === "llm" ? `llm (model ${choice.model})` : "rules (offline)";
 }
 
+/** The request a command was given, for `user`; an empty one is refused with an example of `command`. */
+export function requestOf(text: string, user: string, io: Pick<CliIo, "invokedAs">, command: string): PlanningRequest {
+  const request = PlanningRequest.safeParse({ userIntent: text, userContext: { userId: user } });
+  if (request.success) return request.data;
+  throw new CandorError(
+    `The request is empty: say what you want done, e.g. ${io.invokedAs} ${command} ${shellArg(EXAMPLE_REQUEST)}.`,
+    ErrorCode.INVALID_REQUEST,
+  );
+}
+
 /**
  * Shared by `run` and the demo, which needs the thread id for its closing hints. A `framed` run (the demo) has
  * already shown its request and faults and ends with its own hints, so it skips those lines.
@@ -55,13 +65,7 @@ export async function startRun(
 ): Promise<{ exit: Exit; threadId: string }> {
   const flags = parseFlags(RunFlags, rawFlags);
   const debugTools = review?.debugTools ?? (flags.debugTools || io.env.CANDOR_DEBUG_TOOLS ? "added" : undefined);
-  const request = PlanningRequest.safeParse({ userIntent: requestText, userContext: { userId: flags.user } });
-  if (!request.success) {
-    throw new CandorError(
-      `The request is empty: say what you want done, e.g. ${io.invokedAs} run ${shellArg(EXAMPLE_REQUEST)}.`,
-      ErrorCode.INVALID_REQUEST,
-    );
-  }
+  const request = requestOf(requestText, flags.user, io, "run");
   const reasoner = chooseReasoner(flags, io.env);
   checkReactive(flags, reasoner, io.env);
   const settings = settingsFromFlags(flags);
@@ -93,7 +97,7 @@ export async function startRun(
         }
         // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
         const record = {
-          ...newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, { mcp, docs }),
+          ...newThreadRecord(threadId, request.userIntent, flags, reasoner, settings, { mcp, docs }),
           ...(debugTools ? { debugTools } : {}),
         };
         await saveThreadRecord(session.persistence, record);
@@ -104,7 +108,7 @@ export async function startRun(
             framed
               ? []
               : [
-                  ["request", inline(request.data.userIntent)],
+                  ["request", inline(request.userIntent)],
                   ["faults", flags.fault.join(", ")],
                   ["mcp", mcp ?? ""],
                 ],

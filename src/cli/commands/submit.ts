@@ -1,11 +1,9 @@
-import { PlanningRequest } from "../../domain/request.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { describeDatabase, isPostgresUrl, openDatabase } from "../../memory/persistence.js";
 import { Exit, type CliIo } from "../io.js";
 import {
   checkReactive,
   chooseReasoner,
-  EXAMPLE_REQUEST,
   newThreadId,
   parseFlags,
   resolveDbPath,
@@ -18,6 +16,7 @@ import {
 import { dbFlagFor } from "../present.js";
 import { shellArg } from "../render.js";
 import { buildToolkits, saveThreadRecord, threadExists } from "../session.js";
+import { requestOf } from "../start-run.js";
 import { loadMcpConfig } from "../../tools/mcp/config.js";
 
 /**
@@ -27,13 +26,7 @@ import { loadMcpConfig } from "../../tools/mcp/config.js";
  */
 export async function submitCommand(requestText: string, rawFlags: unknown, io: CliIo): Promise<Exit> {
   const flags = parseFlags(RunFlags, rawFlags);
-  const request = PlanningRequest.safeParse({ userIntent: requestText, userContext: { userId: flags.user } });
-  if (!request.success) {
-    throw new CandorError(
-      `The request is empty: say what you want done, e.g. ${io.invokedAs} submit ${shellArg(EXAMPLE_REQUEST)}.`,
-      ErrorCode.INVALID_REQUEST,
-    );
-  }
+  const request = requestOf(requestText, flags.user, io, "submit");
   const reasoner = chooseReasoner(flags, io.env);
   checkReactive(flags, reasoner, io.env);
   buildToolkits(flags.fault);
@@ -59,7 +52,7 @@ export async function submitCommand(requestText: string, rawFlags: unknown, io: 
         ErrorCode.INVALID_REQUEST,
       );
     }
-    const record = newThreadRecord(threadId, request.data.userIntent, flags, reasoner, settings, { mcp, docs });
+    const record = newThreadRecord(threadId, request.userIntent, flags, reasoner, settings, { mcp, docs });
     await saveThreadRecord(persistence, record);
     await persistence.queue.enqueue(threadId, { kind: "start" });
     if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: persistence.dbPath }));
