@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { copyFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { childEnv, perTest, ROOT, STACK_LINE, type CliResult } from "./helpers.js";
+import { childEnv, collect, perTest, ROOT, STACK_LINE, type CliResult } from "./helpers.js";
 
 /**
  * The README's "Try it" block, run as written (issue 25 item 5): `--help`, the first run that completes, the first
@@ -53,14 +53,7 @@ function cliIn(cwd: string, args: readonly string[]): Promise<CliResult> {
     env: childEnv(),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return collect(child);
 }
 
 describe("the README's first commands work as written", () => {

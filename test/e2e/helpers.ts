@@ -35,7 +35,11 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
 
 /** Runs the CLI to completion and collects its output. */
 export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const child = spawnCli(args, env);
+  return collect(spawnCli(args, env));
+}
+
+/** Waits for a child started with piped stdout and stderr to end, and collects what it printed. */
+export function collect(child: ChildProcess): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));

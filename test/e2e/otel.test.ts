@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { FakeOpenAIServer } from "../fakes/fake-openai-server.js";
 import { startOtlpReceiver, type ReceivedSpan } from "../fakes/otlp-receiver.js";
-import { childEnv, ROOT, STACK_LINE, tempDir, type CliResult } from "./helpers.js";
+import { childEnv, collect, ROOT, STACK_LINE, tempDir, type CliResult } from "./helpers.js";
 
 const LONG = 120_000;
 /** A rules run whose read fails (resource_unavailable), is skipped by a revision, and so fails: exit 4. */
@@ -45,14 +45,7 @@ function runScript(script: string, args: readonly string[], env: Record<string, 
     env: { ...base, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return collect(child);
 }
 
 /** The @opentelemetry packages the run loaded, from the preload's line. */

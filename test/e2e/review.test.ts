@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEBUGGING_TOOLS } from "../../src/tools/builtin/debugging/index.js";
 import { FakeOpenAIServer } from "../fakes/fake-openai-server.js";
-import { childEnv, ROOT, tempDir, type CliResult } from "./helpers.js";
+import { childEnv, collect, ROOT, tempDir, type CliResult } from "./helpers.js";
 
 /*
  * `candor review` end to end, in a process of its own whose working directory is a temp folder, so the report
@@ -26,14 +26,7 @@ function cli(args: readonly string[], env: Record<string, string> = {}): Promise
     env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return collect(child);
 }
 
 const reportFiles = () => (existsSync(reports) ? readdirSync(reports).sort() : []);
