@@ -25,8 +25,10 @@ import { FastJsonPlusSerializer } from "./fast-serde.js";
 import { withStatementCache } from "./statement-cache.js";
 import { boundedLedger } from "./bounds.js";
 import { asStorageFault, namedStorageFault, storageFault, translateFaults } from "./storage-faults.js";
+import { storedValueLimit, type OpenOptions } from "./open-options.js";
 
 export { isPostgresUrl } from "./postgres-url.js";
+export type { OpenOptions } from "./open-options.js";
 
 const BUSY_TIMEOUT_MS = 5000;
 /** Appended to the database's file name: one decision log per database, never shared by a folder. */
@@ -72,10 +74,10 @@ export type { PostgresPersistence };
  *
  * @throws CandorError STORAGE naming the database, the reason and the fix.
  */
-export async function openDatabase(location: string): Promise<Persistence> {
-  if (!isPostgresUrl(location)) return openPersistence(location);
+export async function openDatabase(location: string, options: OpenOptions = {}): Promise<Persistence> {
+  if (!isPostgresUrl(location)) return openPersistence(location, options);
   const { openPostgres } = await import("./postgres.js");
-  return openPostgres(location);
+  return openPostgres(location, options);
 }
 
 /**
@@ -100,7 +102,7 @@ export function describeDatabase(location: string): string {
  *   path cannot hold a database (its directory cannot be created or written, it is on a kernel filesystem such
  *   as /proc, it is not a regular file) or the file is not a SQLite database or is corrupt.
  */
-export function openPersistence(dbPath: string): SqlitePersistence {
+export function openPersistence(dbPath: string, options: OpenOptions = {}): SqlitePersistence {
   const absolute = path.resolve(dbPath);
   ensureWritable(absolute);
   let db: Database.Database;
@@ -122,7 +124,7 @@ export function openPersistence(dbPath: string): SqlitePersistence {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Memory expires where it is written (episodes and reflections: 90 days after), never because it was read;
     // what expired since the last command is swept now.
-    const store = new SqliteStore(db, { ttl: { refreshOnRead: false } });
+    const store = new SqliteStore(db, { ttl: { refreshOnRead: false }, maxValueBytes: storedValueLimit(options) });
     store.sweep();
     const checkpointer = new CandorSqliteSaver(withStatementCache(db), new FastJsonPlusSerializer(), absolute);
     let ledger: EffectLedger | null = null;

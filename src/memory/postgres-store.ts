@@ -10,6 +10,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { PostgresStore } from "@langchain/langgraph-checkpoint-postgres/store";
 import type pg from "pg";
+import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { storableJson } from "./bounds.js";
 import { hearConnectionErrors, redactUrl } from "./postgres-url.js";
@@ -60,10 +61,13 @@ const decode = (namespace: string[]) => namespace.map(decodeLabel);
 export class CandorPostgresStore extends PostgresStore {
   /** The database as messages name it (the URL without its password). */
   private readonly where: string;
+  /** Most bytes of one stored value's JSON (StorageBounds.maxStoredValueBytes); a larger put is refused. */
+  private readonly maxValueBytes: number;
 
-  constructor(connection: pg.PoolConfig) {
+  constructor(connection: pg.PoolConfig, options: { maxValueBytes?: number } = {}) {
     super({ connectionOptions: connection, ensureTables: false });
     this.where = redactUrl(connection.connectionString ?? "postgres://");
+    this.maxValueBytes = options.maxValueBytes ?? DEFAULT_STORAGE_BOUNDS.maxStoredValueBytes;
     // PostgresStore makes its own pool and adds no "error" listener to it or its connections: a connection the
     // server drops (a restart, pg_terminate_backend) would then be an unheard "error" event, which kills the process.
     const pool = (this as unknown as { core?: { pool?: unknown } }).core?.pool;
@@ -84,7 +88,7 @@ export class CandorPostgresStore extends PostgresStore {
         results.push(found.map(decodeItem));
       } else if (isPut(op)) {
         validateNamespace(op.namespace);
-        if (op.value !== null) storableJson(op.namespace, op.key, op.value);
+        if (op.value !== null) storableJson(op.namespace, op.key, op.value, this.maxValueBytes);
         await storeCall(this.where, () => super.batch([{ ...op, namespace: encode(op.namespace) }]));
         results.push(undefined);
       } else {
@@ -110,7 +114,7 @@ export class CandorPostgresStore extends PostgresStore {
     options?: { ttl?: number },
   ): Promise<void> {
     validateNamespace(namespace);
-    storableJson(namespace, key, value);
+    storableJson(namespace, key, value, this.maxValueBytes);
     await storeCall(this.where, () => super.put(encode(namespace), key, value, index, options));
   }
 

@@ -23,6 +23,7 @@ import { LEASE_TABLE, type ThreadLeases } from "./lease.js";
 import { hearConnectionErrors, postgresError, redactUrl } from "./postgres-url.js";
 import { asStorageFault } from "./storage-faults.js";
 import { boundedLedger } from "./bounds.js";
+import { storedValueLimit, type OpenOptions } from "./open-options.js";
 
 /** An unreachable host fails the command after this long instead of hanging it. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -271,7 +272,7 @@ export interface PostgresPersistence {
  *
  * @throws CandorError STORAGE when the server cannot be reached or the schema is missing or newer than this Candor.
  */
-export async function openPostgres(url: string): Promise<PostgresPersistence> {
+export async function openPostgres(url: string, options: OpenOptions = {}): Promise<PostgresPersistence> {
   const where = redactUrl(url);
   const pool = newPool(url, POOL_SIZE);
   let version: number | null;
@@ -302,17 +303,24 @@ export async function openPostgres(url: string): Promise<PostgresPersistence> {
       { details: { dbPath: where } },
     );
   }
-  return connectPostgres(url, pool);
+  return connectPostgres(url, options, pool);
 }
 
 /**
  * The persistence of a PostgreSQL database without asking the server anything (pools connect on first use):
  * for callers that know the database is migrated (tests on a migrated template); `openPostgres` checks first.
  */
-export function connectPostgres(url: string, pool: pg.Pool = newPool(url, POOL_SIZE)): PostgresPersistence {
+export function connectPostgres(
+  url: string,
+  options: OpenOptions = {},
+  pool: pg.Pool = newPool(url, POOL_SIZE),
+): PostgresPersistence {
   const where = redactUrl(url);
   const checkpointer = new CandorPostgresSaver(pool, where);
-  const store = new CandorPostgresStore({ connectionString: url, max: STORE_POOL_SIZE, ...POOL_SETTINGS });
+  const store = new CandorPostgresStore(
+    { connectionString: url, max: STORE_POOL_SIZE, ...POOL_SETTINGS },
+    { maxValueBytes: storedValueLimit(options) },
+  );
   let closing: Promise<void> | null = null;
   return {
     backend: "postgres",

@@ -27,3 +27,22 @@ describe("bounds on stored data hold on PostgreSQL too", () => {
     }
   });
 });
+
+describe("the bound on stored values is settable when PostgreSQL is opened", () => {
+  it("connectPostgres's bounds.maxStoredValueBytes reaches the store", async () => {
+    const p = connectPostgres(postgresDatabase(), { bounds: { maxStoredValueBytes: 2048 } });
+    try {
+      await p.store.put(["u", "notes"], "small", { text: "x".repeat(1000) });
+      await expect(p.store.put(["u", "notes"], "big", { text: "y".repeat(3000) })).rejects.toMatchObject({
+        code: ErrorCode.LIMIT_EXCEEDED,
+        details: { limit: 2048 },
+      });
+      await expect(
+        p.store.batch([{ namespace: ["u", "notes"], key: "big2", value: { text: "y".repeat(3000) } }]),
+      ).rejects.toMatchObject({ code: ErrorCode.LIMIT_EXCEEDED, details: { limit: 2048 } });
+      expect(await p.store.get(["u", "notes"], "big")).toBeNull();
+    } finally {
+      await p.close();
+    }
+  });
+});
