@@ -1,7 +1,9 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph";
 import { createEmbedServer } from "@langchain/langgraph-api/experimental/embed";
 import { z } from "zod";
-import { LEASE_RENEW_MS, LEASE_TTL_MS, type ThreadLeases } from "../memory/lease.js";
+import { errorMessage } from "../errors.js";
+import { LEASE_TTL_MS, type ThreadLeases } from "../memory/lease.js";
+import { keepLease, type LeaseTiming } from "../memory/lease-keeper.js";
 import { assistants, resolveRun } from "./assistants.js";
 import { presentedToken, tokenMatches } from "./auth.js";
 import type { FetchHandler } from "./http.js";
@@ -19,6 +21,10 @@ export interface ServeDeps {
   store: BaseStore;
   /** One writer per thread: a run through the API holds the thread's lease, as `candor run` and workers do. */
   leases: ThreadLeases;
+  /** How long a run's lease lasts and how often it is renewed (default: the CLI's). */
+  leaseTiming?: LeaseTiming;
+  /** Told what the server did on its own that nobody asked it about (a lease lost, so a run stopped). */
+  onNotice?: (message: string) => void;
   /** Threads started outside the API (the CLI, workers), so `threads.search` lists them too. */
   foreign(): Promise<ForeignThread[]>;
   /** Every request must carry it (`Authorization: Bearer`, or `x-api-key`); null: no token asked. */
@@ -148,7 +154,7 @@ export function serveHandler(deps: ServeDeps): FetchHandler {
 
   /** A run streamed from this process, under the thread's lease. */
   const streamHere = async (request: Request, threadId: string): Promise<Response> => {
-    const held = await deps.leases.acquire(threadId, LEASE_TTL_MS);
+    const held = await deps.leases.acquire(threadId, deps.leaseTiming?.ttlMs ?? LEASE_TTL_MS);
     if (!held.acquired) {
       const { pid, host } = held.heldBy;
       return json(
@@ -158,17 +164,24 @@ export function serveHandler(deps: ServeDeps): FetchHandler {
         409,
       );
     }
-    const renew = setInterval(
-      () => void deps.leases.renew(held.lease, LEASE_TTL_MS).catch(() => undefined),
-      LEASE_RENEW_MS,
-    );
-    renew.unref();
-    const release = () => {
-      clearInterval(renew);
-      void deps.leases.release(held.lease).catch(() => undefined);
-    };
+    // The run is aborted when the lease is lost or cannot be renewed, as the CLI's are: the embed server runs the
+    // graph under the request's signal, so the request is remade with one that the client's going away or the lease
+    // keeper aborts. What happened is said on the server's stderr and in the stream's error event.
+    const kept = keepLease(deps.leases, held.lease, {
+      ...(deps.leaseTiming ? { timing: deps.leaseTiming } : {}),
+      signal: request.signal,
+      onStop: (message) => deps.onNotice?.(message),
+    });
+    const release = () =>
+      void kept
+        .release()
+        .catch((e: unknown) =>
+          deps.onNotice?.(
+            `Could not give back the lease on thread ${threadId}: ${errorMessage(e)}. It ends when it expires.`,
+          ),
+        );
     try {
-      return onBodyEnd(await embed.fetch(request), release);
+      return onBodyEnd(await embed.fetch(new Request(request, { signal: kept.signal })), release);
     } catch (e) {
       release();
       throw e;

@@ -98,6 +98,7 @@ export async function serveCommand(rawFlags: unknown, io: CliIo): Promise<Exit> 
       checkpointer: session.persistence.checkpointer,
       store: session.persistence.store,
       leases: session.persistence.leases,
+      onNotice: (message) => io.err(`candor serve: ${message}`),
       foreign: () => cliThreads(session),
       token,
       version: VERSION,
