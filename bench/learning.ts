@@ -9,21 +9,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { isInterrupted } from "@langchain/langgraph";
-import { z } from "zod";
 import { compileAgent } from "../graphs/agent.js";
 import { travelToolkit } from "../examples/travel/index.js";
 import { openPersistence } from "../src/memory/persistence.js";
-import { giveFeedback } from "../src/reflection/feedback.js";
-import { confirmAdjustment, revokeAdjustment, userMemory } from "../src/reflection/memory-view.js";
-import { collectMetrics } from "../src/reflection/collect-metrics.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import { MIN_OCCURRENCES } from "../src/reflection/patterns.js";
-import { errorMessage } from "../src/errors.js";
 import {
   BUDGET_PER_PERSON_DAY,
   PREFERENCES,
-  answerOf,
   homeOf,
   judge,
   requestsFor,
@@ -32,7 +25,18 @@ import {
   type Preference,
   type PreferenceKind,
 } from "./learning/users.js";
+import {
+  afterFirstAdjustment,
+  couldLearn,
+  rejectionsBeforeApplied,
+  simulateUser,
+  type RunRecord,
+  type SimulatedUser,
+} from "./learning/simulate.js";
+import { heldOutBench, heldOutSection, type HeldOutBench } from "./learning/held-out.js";
 import { wrongSubjectBench, wrongSubjectSection, type WrongSubjectRecord } from "./learning/wrong-subject.js";
+
+export { afterFirstAdjustment, couldLearn, rejectionsBeforeApplied, type RunRecord };
 
 const SEED = Number(process.env.BENCH_LEARNING_SEED ?? 12);
 // Ten: a setting is learned from the third rejection at the earliest (seed 001's 3 occurrences), so with six runs a
@@ -41,50 +45,20 @@ const RUNS_PER_USER = Number(process.env.BENCH_LEARNING_RUNS ?? 10);
 const USERS_PER_PREFERENCE = Number(process.env.BENCH_LEARNING_USERS ?? 3);
 const GOAL = 0.9;
 const SEED_TARGET = 0.78;
-/** The part of a plan the bench reads when a run stopped to ask (the checkpoint's values are untyped). */
-const LearnedOf = z.object({ learned: z.array(z.object({ adjustmentId: z.string() })) });
 const KINDS = Object.keys(PREFERENCES) as PreferenceKind[];
 
-export interface RunRecord {
-  request: string;
-  /** Adjustments UNDERSTAND applied to this run's plan. */
-  applied: number;
-  verdict: "accepted" | "rejected" | "unanswered";
-  reason: string | null;
-  /** This rejection's reflection was refused by the quality gate. */
-  gateRefused: boolean;
-  /** The settings Candor read the reason as pointing at (Evaluation.blamed). */
-  blamed: string[];
-  /** The feedback's answer named the reason as an unmet wish (no setting can choose it, or none was read). */
-  wishNamed: boolean;
-  /** Adjustments the user confirmed because the feedback offered them (a firm statement). */
-  confirmed: number;
-}
-
-export interface UserRecord {
+export interface UserRecord extends SimulatedUser {
   userId: string;
   kind: PreferenceKind;
   preference: Preference;
-  runs: RunRecord[];
-  /**
-   * The adjustments applied to the user's runs, how many of them `candor memory` shows, and how many could then be
-   * revoked (done after the user's last run, so no run is affected).
-   */
-  lessons: { applied: number; visible: number; revocable: number };
-  /** From Candor's own metrics of the user (collectMetrics). */
-  metrics: {
-    reflections: number;
-    gateRejected: number;
-    adjustmentsApplied: number;
-    costUsd: number;
-    rate: number | null;
-  };
 }
 
 export interface LearningBench {
   users: UserRecord[];
   /** Wrong-subject reflections and what the quality gate did with them (absent: not measured). */
   wrongSubject?: WrongSubjectRecord[];
+  /** Held-out users and phrasings (absent: not measured). */
+  heldOut?: HeldOutBench;
   ms: number;
 }
 
@@ -99,8 +73,7 @@ export async function learningBench(): Promise<LearningBench> {
   const dir = mkdtempSync(join(tmpdir(), "candor-learning-"));
   const persistence = openPersistence(join(dir, "learning.db"));
   const toolkits = [travelToolkit({ latencyMs: 0 })];
-  const graph = compileAgent({ toolkits }, persistence);
-  const deps = { store: persistence.store, registry: ToolRegistry.create(toolkits) };
+  const ctx = { graph: compileAgent({ toolkits }, persistence), persistence, registry: ToolRegistry.create(toolkits) };
   const users: UserRecord[] = [];
   try {
     for (const [k, kind] of KINDS.entries())
@@ -108,111 +81,21 @@ export async function learningBench(): Promise<LearningBench> {
         const seed = SEED * 1000 + k * 10 + u;
         const userId = `${kind}-${u + 1}`;
         const preference = preferenceOf(kind, seed);
-        const requests = requestsFor(seed, RUNS_PER_USER, kind === "nonstop");
-        const wording = rng(seed ^ 0xfeed);
-        const runs: RunRecord[] = [];
-        const appliedIds = new Set<string>();
-        for (const [i, trip] of requests.entries()) {
-          const threadId = `${userId}-${i + 1}`;
-          const out = await graph.invoke(
-            { request: { userIntent: trip.text, userContext: { userId } } },
-            { configurable: { thread_id: threadId } },
-          );
-          // A run that stopped to ask still planned: its plan (read from the checkpoint) says what was applied.
-          const planned: unknown = isInterrupted(out)
-            ? ((await graph.getState({ configurable: { thread_id: threadId } })).values as { plan?: unknown }).plan
-            : out.plan;
-          const learned = LearnedOf.safeParse(planned).data?.learned ?? [];
-          const applied = learned.length;
-          for (const l of learned) appliedIds.add(l.adjustmentId);
-          if (isInterrupted(out) || !out.plan) {
-            // No answer to judge (a question was asked, or no plan was made): counted against Candor, no feedback.
-            runs.push({
-              request: trip.text,
-              applied,
-              verdict: "unanswered",
-              reason: null,
-              gateRefused: false,
-              blamed: [],
-              wishNamed: false,
-              confirmed: 0,
-            });
-            continue;
-          }
-          const j = judge(preference, trip, answerOf(out), wording());
-          const reason = j.verdict === "rejected" ? j.reason : null;
-          let gateRefused = false;
-          let blamed: string[] = [];
-          let wishNamed = false;
-          let confirmed = 0;
-          try {
-            const fb = await giveFeedback(graph, threadId, { verdict: j.verdict, reason, comment: null }, deps);
-            gateRefused = fb.notStored !== null && /quality gate/.test(fb.notStored);
-            blamed = fb.evaluation.blamed;
-            // Named either as no setting can choose it, or as about a tool whose settings it shares no word with.
-            wishNamed = fb.messages.some((m) => m.includes("Kept as an unmet wish"));
-            // A person who said it firmly and is offered the adjustment confirms it, as `candor memory confirm` would.
-            for (const m of fb.messages)
-              for (const [, id] of m.matchAll(/memory confirm (adj-[0-9a-f]+)/g)) {
-                await confirmAdjustment(persistence.store, userId, id!);
-                confirmed += 1;
-              }
-          } catch (e) {
-            process.stderr.write(`learning: feedback on ${threadId} refused: ${errorMessage(e)}\n`);
-          }
-          runs.push({
-            request: trip.text,
-            applied,
-            verdict: j.verdict,
-            reason,
-            gateRefused,
-            blamed,
-            wishNamed,
-            confirmed,
-          });
-        }
-        const m = await collectMetrics(persistence.store, { userId });
-        const shown = new Set(
-          (await userMemory(persistence.store, userId, deps.registry)).adjustments.map((a) => a.id),
-        );
-        let revocable = 0;
-        for (const id of appliedIds)
-          try {
-            await revokeAdjustment(persistence.store, undefined, id);
-            revocable += 1;
-          } catch (e) {
-            process.stderr.write(`learning: ${id} of ${userId} could not be revoked: ${errorMessage(e)}\n`);
-          }
-        users.push({
+        const simulated = await simulateUser(ctx, {
           userId,
-          kind,
-          preference,
-          runs,
-          lessons: {
-            applied: appliedIds.size,
-            visible: [...appliedIds].filter((id) => shown.has(id)).length,
-            revocable,
-          },
-          metrics: {
-            reflections: m.reflection.reflections,
-            gateRejected: m.reflection.rejected,
-            adjustmentsApplied: m.adjustments.applied,
-            costUsd: m.reflection.costUsd,
-            rate: m.adjustments.successAfterReflectionRate,
-          },
+          requests: requestsFor(seed, RUNS_PER_USER, kind === "nonstop"),
+          judge: (trip, answer, pick) => judge(preference, trip, answer, pick),
+          wording: rng(seed ^ 0xfeed),
         });
+        users.push({ userId, kind, preference, ...simulated });
       }
   } finally {
     persistence.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  return { users, wrongSubject: await wrongSubjectBench(), ms: performance.now() - t0 };
-}
-
-/** Pure. The runs from the first one an adjustment was applied to, on: those success after reflection counts. */
-export function afterFirstAdjustment(runs: readonly RunRecord[]): RunRecord[] {
-  const first = runs.findIndex((r) => r.applied > 0);
-  return first < 0 ? [] : runs.slice(first);
+  const wrongSubject = await wrongSubjectBench();
+  const heldOut = await heldOutBench({ seed: SEED, runs: RUNS_PER_USER, users: USERS_PER_PREFERENCE });
+  return { users, wrongSubject, heldOut, ms: performance.now() - t0 };
 }
 
 interface Figures {
@@ -270,15 +153,6 @@ function figures(users: readonly UserRecord[]): Figures {
   return f;
 }
 
-/**
- * Pure. Whether Candor could have learned for the user by seed 001's rule: a third rejection (for any reason, read
- * or not) came before the user's last run, so there was evidence enough and a run left to apply it to.
- */
-export function couldLearn(runs: readonly RunRecord[]): boolean {
-  const third = runs.map((r, i) => (r.verdict === "rejected" ? i : -1)).filter((i) => i >= 0)[MIN_OCCURRENCES - 1];
-  return third !== undefined && third < runs.length - 1;
-}
-
 const unlearned = (f: Figures) => f.unhelped;
 const pct = (n: number, d: number) => (d === 0 ? "—" : `${((100 * n) / d).toFixed(0)}%`);
 const firsts = (xs: readonly (number | null)[]) => xs.map((x) => x ?? "never").join(", ");
@@ -314,13 +188,7 @@ export function whyNotHelped(u: UserRecord): string {
 export function learningSection(b: LearningBench): string {
   return `${seenSection({ ...b, users: b.users.filter((u) => !PREFERENCES[u.kind].hidden) })}${hiddenSection(b)}${
     b.wrongSubject ? wrongSubjectSection(b.wrongSubject) : ""
-  }`;
-}
-
-/** Pure. Rejections a user gave before the first run an adjustment was applied to (null: never applied). */
-export function rejectionsBeforeApplied(runs: readonly RunRecord[]): number | null {
-  const first = runs.findIndex((r) => r.applied > 0);
-  return first < 0 ? null : runs.slice(0, first).filter((r) => r.verdict === "rejected").length;
+  }${b.heldOut ? heldOutSection(b.heldOut) : ""}`;
 }
 
 /**

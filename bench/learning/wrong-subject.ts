@@ -37,8 +37,19 @@ export interface WrongSubjectRecord {
   said: string | null;
 }
 
-/** Rejects one trip per hotel complaint with a model that blames the flights, and records what the gate did. */
-export async function wrongSubjectBench(): Promise<WrongSubjectRecord[]> {
+/** Every hotel complaint of the bench's users: the seen quality and rating wordings, the hidden cheap-bed and breakfast ones. */
+const HOTEL_COMPLAINTS = [
+  ...REASONS.quality({ kind: "quality" }),
+  ...REASONS.rating({ kind: "rating" }),
+  ...REASONS.cheapBed({ kind: "cheapBed" }),
+  ...REASONS.breakfast({ kind: "breakfast" }),
+];
+
+/**
+ * Rejects one trip per hotel complaint (`reasons`, the bench's own by default) with a model that blames the flights,
+ * and records what the gate did.
+ */
+export async function wrongSubjectBench(reasons: readonly string[] = HOTEL_COMPLAINTS): Promise<WrongSubjectRecord[]> {
   const fake = new CountingOpenAIServer();
   fake.reply = (req) => (req.kind === "other" ? { content: JSON.stringify(BLAMES_FLIGHTS) } : undefined);
   const server = await fake.start();
@@ -52,11 +63,9 @@ export async function wrongSubjectBench(): Promise<WrongSubjectRecord[]> {
     registry: ToolRegistry.create(toolkits),
     reasoner: new LlmReasoner({ model, fallback: new RulesReasoner() }),
   };
-  const reasons = [...REASONS.quality({ kind: "quality" }), ...REASONS.rating({ kind: "rating" })];
-  const hidden = [...REASONS.cheapBed({ kind: "cheapBed" }), ...REASONS.breakfast({ kind: "breakfast" })];
   const out: WrongSubjectRecord[] = [];
   try {
-    for (const [i, reason] of [...reasons, ...hidden].entries()) {
+    for (const [i, reason] of reasons.entries()) {
       const userId = `ws-${i + 1}`;
       const threadId = `${userId}-1`;
       await graph.invoke(

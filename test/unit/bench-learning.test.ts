@@ -9,6 +9,7 @@ import {
   type UserRecord,
 } from "../../bench/learning.js";
 import { judge, requestsFor, REASONS, type Answer, type TripRequest } from "../../bench/learning/users.js";
+import { HELD_OUT, judgeHeldOut } from "../../bench/learning/held-out.js";
 
 // The learning benchmark's pure parts: the simulated evaluator judges the answer against the hidden preference
 // only, requests are reproducible from the seed, and a preference never learned cannot pass.
@@ -154,5 +155,26 @@ describe("the hidden users (issue 26)", () => {
       reason: "No breakfast included, again",
     });
     expect(judge({ kind: "control" }, trip, answer, 0)).toEqual({ verdict: "accepted" });
+  });
+});
+
+describe("the held-out users (issue 26)", () => {
+  const none: Answer = { status: "completed", flight: null, hotel: null, activities: null, total: 100 };
+
+  it("judges the held-out preferences by the answer alone, with a reason from their own list", () => {
+    const h = (stars: number, rating: number) => ({ ...none, hotel: hotel(stars, rating) });
+    expect(judgeHeldOut("lodgingCheap", "Iberia", h(3, 6), 0)).toEqual({ verdict: "accepted" });
+    const cheap = judgeHeldOut("lodgingCheap", "Iberia", h(4, 6), 0.99);
+    expect(HELD_OUT.lodgingCheap.reasons("Iberia")).toContain(cheap.verdict === "rejected" ? cheap.reason : "");
+    expect(judgeHeldOut("lodgingReviews", "Iberia", h(3, 8.5), 0).verdict).toBe("accepted");
+    const shun = judgeHeldOut("airlineShun", "Iberia", { ...none, flight: flight(0, "IBERIA") }, 0);
+    expect(shun).toEqual({ verdict: "rejected", reason: "Please keep me off Iberia" });
+    expect(judgeHeldOut("airlineShun", "Iberia", { ...none, flight: flight(0, "TAP") }, 0).verdict).toBe("accepted");
+    expect(judgeHeldOut("airlineShun", "Iberia", none, 0)).toEqual({
+      verdict: "rejected",
+      reason: "The plan has no flight at all",
+    });
+    expect(judgeHeldOut("noSetting", "Iberia", none, 0).verdict).toBe("rejected");
+    expect(judgeHeldOut("control", "Iberia", none, 0)).toEqual({ verdict: "accepted" });
   });
 });
