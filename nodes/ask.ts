@@ -1,9 +1,8 @@
 import { interrupt, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import {
-  TOOL_APPROVAL_DECISIONS,
+  toolApprovalRequest,
   type HumanDecision,
   type InterruptRequest,
-  type ToolApprovalRequest,
   type ToolCallDecision,
 } from "../src/domain/approval.js";
 import type { Notification } from "../src/domain/notification.js";
@@ -78,19 +77,14 @@ export function askToolApproval(
 ): { decision: ToolCallDecision; told: Notification } {
   const { step, tool, args } = q;
   const threadId = threadIdOf(config);
-  const inputs = describeInputs(q.inputs, inputsOf(tool));
-  const on = Object.entries(inputs).map(([k, v]) => `${k}: ${v}`);
-  const request: ToolApprovalRequest = {
-    kind: "tool_approval",
+  const request = toolApprovalRequest({
     planId: q.planId,
     taskId: step.id,
-    tool: tool.name,
+    tool,
     args,
-    inputs,
-    sideEffect: tool.sideEffect,
-    question: `${q.why ? `${q.why} ` : ""}Step ${step.id} wants to call ${tool.name}(${JSON.stringify(args)})${on.length > 0 ? ` on ${on.join("; ")}` : ""}, which ${tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
-    decisions: [...TOOL_APPROVAL_DECISIONS],
-  };
+    inputs: describeInputs(q.inputs, inputsOf(tool)),
+    ...(q.why ? { why: q.why } : {}),
+  });
   const decision = askUntilAccepted(request, ({ decision: answer, comment, by }): Result<ToolCallDecision> => ({
     ok: true,
     value: {

@@ -185,6 +185,35 @@ export function planApprovalRequest(plan: Plan, threshold: number): HumanApprova
   };
 }
 
+/** The call a tool approval asks about, its inputs already described for a person (src/transparency/inputs.ts). */
+export interface ToolCallToApprove {
+  planId: string;
+  taskId: string;
+  tool: { name: string; sideEffect: ToolApprovalRequest["sideEffect"] };
+  args: Record<string, unknown>;
+  /** One line per input the call consumes. */
+  inputs: Record<string, string>;
+  /** Why the person is asked again about a call the ledger already holds (another request, arguments or inputs). */
+  why?: string;
+}
+
+/** The approval one call waits for (the gate, or a model-driven loop): the exact call, what it consumes, and why. */
+export function toolApprovalRequest(call: ToolCallToApprove): ToolApprovalRequest {
+  const { tool, args, inputs } = call;
+  const on = Object.entries(inputs).map(([k, v]) => `${k}: ${v}`);
+  return {
+    kind: "tool_approval",
+    planId: call.planId,
+    taskId: call.taskId,
+    tool: tool.name,
+    args,
+    inputs,
+    sideEffect: tool.sideEffect,
+    question: `${call.why ? `${call.why} ` : ""}Step ${call.taskId} wants to call ${tool.name}(${JSON.stringify(args)})${on.length > 0 ? ` on ${on.join("; ")}` : ""}, which ${tool.sideEffect === "irreversible" ? "cannot be undone" : "needs a person's approval"}. Approve or deny this call?`,
+    decisions: [...TOOL_APPROVAL_DECISIONS],
+  };
+}
+
 /** A plan waits for a person when its confidence is below the threshold or its understanding has open questions. */
 export function needsPlanApproval(plan: Plan, threshold: number): boolean {
   return plan.confidence < threshold || openQuestions(plan.understanding).length > 0;
