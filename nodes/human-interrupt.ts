@@ -5,7 +5,7 @@ import type { Result } from "../src/result.js";
 import type { Plan } from "../src/domain/plan.js";
 import type { Notification } from "../src/domain/notification.js";
 import { askUntilAccepted } from "./ask.js";
-import { legacyNext, nextOf, type Next } from "../src/domain/next.js";
+import { nextAfterEdit, nextOf, type Next } from "../src/domain/next.js";
 import { abortBelowApproval, checkAbortBelow } from "../src/confidence/abort-below.js";
 import { confidencePoint } from "../src/confidence/update.js";
 import {
@@ -34,7 +34,7 @@ export function humanInterruptNode(deps: NodeDeps) {
     const request = state.pendingInterrupt;
     // Nothing shown to a person: an edited state cleared the request (Studio's fork that records a decision as
     // human_interrupt writes `pendingInterrupt: null` and a status). The run goes on as that edit says.
-    if (!request) return { next: legacyNext(state) };
+    if (!request) return { next: nextAfterEdit(state.status) };
     const plan = planOf(state)!;
     // A chat client's reply comes as a message, not a resume: it answers the first ask (src/chat/conversation.ts).
     const fromChat = answerFromChat(state.messages, request);

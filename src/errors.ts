@@ -55,6 +55,11 @@ export const ErrorCode = {
   STORAGE_CONNECTION_LOST: "STORAGE_CONNECTION_LOST",
   /** A value is over one of Candor's bounds for stored data (steps per plan, bytes per value). Fault: input/model. */
   LIMIT_EXCEEDED: "LIMIT_EXCEEDED",
+  /**
+   * A thread's checkpoint was written by an earlier build of this 0.x package in a shape this build no longer reads
+   * (no `next`). Fault: user (an old thread); CLI exit 2, saying to start the request again.
+   */
+  UNSUPPORTED_CHECKPOINT: "UNSUPPORTED_CHECKPOINT",
   /** Something a model returned could not be used. Fault: model. */
   MODEL_OUTPUT: "MODEL_OUTPUT",
 } as const;

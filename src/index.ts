@@ -14,7 +14,7 @@ export { routeAfterHumanInterrupt } from "../nodes/human-interrupt.js";
 export { routeAfterRevision } from "../nodes/apply-strategy.js";
 export { routeAfterReplanWithGuidance } from "../nodes/replan-with-guidance.js";
 export { routeFromStart, routeAfterConverse } from "../nodes/chat.js";
-export { Next, legacyNext, nextOf, type NextKind } from "./domain/next.js";
+export { Next, nextAfterEdit, nextOf, type NextKind } from "./domain/next.js";
 
 export * from "./domain/index.js";
 export { CandorError, ErrorCode, errorMessage } from "./errors.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { ApprovalRecord, InterruptRequest, planApprovalRequest } from "./approval.js";
+import { CandorError, ErrorCode } from "../errors.js";
+import { InterruptRequest } from "./approval.js";
 import { FailureClass } from "./feedback.js";
 import { Plan, type PlanDefinition, type PlanRuns } from "./plan.js";
-import { planOf } from "./plan-state.js";
 import { RunStatus } from "./report.js";
 import { PlanRevision, StrategyType } from "./revision.js";
 
@@ -47,44 +47,36 @@ export type NextKind = Next["kind"];
 /** Statuses a run ends with (set by the run's end: `finalizeRun`). */
 const ENDED_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "partial", "failed", "rejected", "aborted"]);
 
-/** The public fields `legacyNext` reads: all still in the state. */
-export interface LegacyFields {
+/** What a run's `next` is read from when it is not set: the fields every build of the state has. */
+export interface NextFields {
   status: RunStatus;
   plan: Plan | PlanDefinition | null;
   runs?: PlanRuns | null;
-  pendingInterrupt: InterruptRequest | null;
-  approval: ApprovalRecord | null;
-  settings: { approvalThreshold: number };
+  next: Next | null;
 }
 
 /**
- * `next` as a checkpoint written before the field existed implies it. Such a thread has `next: null` (the
- * default) and, after the upgrade, no `pendingStrategy` or `guidance` (the state no longer has those channels,
- * so LangGraph does not load them); it is derived from what is left, in the order the old routers read it:
- * an ended status or no plan ends; a request shown to a person asks; a person's just-given `replan` (status
- * `replanning` with the replan recorded as the latest `approval`) replans — its question rebuilt for a plan
- * approval, while an escalation's question was kept only in the dropped `guidance`, so that case continues as
- * `execute` and the still-failed step is recovered (and escalated again at its cap); a person's plain retry
- * (`replanning`) chooses a recovery; anything else executes. Not derivable: a strategy select_strategy chose
- * (`pendingStrategy`): the strategy node already chosen builds its revision again from the failed step.
+ * Where a run goes when an edit recorded a person's decision by clearing `pendingInterrupt` as human_interrupt
+ * (Studio's fork at an approval), without saying `next`: as the edited `status` says. An ended status ends, a run
+ * put back to `replanning` chooses a recovery for its failed step, anything else runs the plan.
  */
-export function legacyNext(s: LegacyFields): Next {
-  if (ENDED_STATUSES.has(s.status) || !s.plan) return { kind: "end" };
-  if (s.pendingInterrupt) return { kind: "ask" };
-  if (s.status === "replanning" && s.approval?.decision === "replan" && s.approval.guidance) {
-    if (s.approval.kind !== "plan_approval") return { kind: "execute" };
-    return {
-      kind: "replan",
-      taskId: null,
-      text: s.approval.guidance,
-      request: planApprovalRequest(planOf(s)!, s.settings.approvalThreshold),
-    };
-  }
-  if (s.status === "replanning") return { kind: "choose_recovery" };
-  return { kind: "execute" };
+export function nextAfterEdit(status: RunStatus): Next {
+  if (ENDED_STATUSES.has(status)) return { kind: "end" };
+  return status === "replanning" ? { kind: "choose_recovery" } : { kind: "execute" };
 }
 
-/** The state's `next`, derived once from the older fields when a checkpoint written before it has none. */
-export function nextOf(s: LegacyFields & { next: Next | null }): Next {
-  return s.next ?? legacyNext(s);
+/**
+ * The state's `next`. It is null only before UNDERSTAND made a plan (nothing can run: the run ends), or in a
+ * checkpoint written by a build of this 0.x package from before the field existed. Such a run that ended ends; one
+ * that did not is not continued from a guess at where it was: the error says so.
+ *
+ * @throws CandorError UNSUPPORTED_CHECKPOINT for an unfinished thread with a plan and no `next`.
+ */
+export function nextOf(s: NextFields): Next {
+  if (s.next) return s.next;
+  if (!s.plan || ENDED_STATUSES.has(s.status)) return { kind: "end" };
+  throw new CandorError(
+    `This thread was checkpointed by an earlier build of Candor (its state has a plan but no \`next\`), which this build cannot continue. Its checkpoints can still be read (candor history, candor report); to run its request again, start a new thread with candor run.`,
+    ErrorCode.UNSUPPORTED_CHECKPOINT,
+  );
 }

@@ -1,4 +1,5 @@
 import { Send } from "@langchain/langgraph";
+import { ErrorCode } from "../../src/errors.js";
 import { describe, expect, it } from "vitest";
 import { routeAfterRevision } from "../../nodes/apply-strategy.js";
 import { routeAfterConverse, routeFromStart } from "../../nodes/chat.js";
@@ -201,14 +202,13 @@ describe("routeAfterHumanInterrupt", () => {
       Node.EXECUTE,
     );
   });
-  it("routes a thread checkpointed before `next` existed from its public fields", () => {
+  it("ends a thread checkpointed before `next` existed that ended, and refuses one that did not, by code", () => {
     const old = { plan: plan(), next: null };
     expect(routeAfterHumanInterrupt(agentState({ ...old, status: "aborted" }))).toBe(Node.REFLECT);
-    expect(
-      routeAfterHumanInterrupt(agentState({ ...old, status: "awaiting_approval", pendingInterrupt: approval })),
-    ).toBe(Node.HUMAN_INTERRUPT);
-    expect(routeAfterHumanInterrupt(agentState({ ...old, status: "replanning" }))).toBe(Node.SELECT_STRATEGY);
-    expect(routeAfterHumanInterrupt(agentState({ ...old, status: "executing" }))).toBe(Node.EXECUTE);
+    for (const status of ["awaiting_approval", "replanning", "executing"] as const)
+      expect(() => routeAfterHumanInterrupt(agentState({ ...old, status, pendingInterrupt: approval }))).toThrow(
+        expect.objectContaining({ code: ErrorCode.UNSUPPORTED_CHECKPOINT }),
+      );
   });
 });
 
@@ -238,10 +238,10 @@ describe("routeFromStart", () => {
     expect(routeFromStart({ ...agentState({ messages: said }), request: undefined! })).toBe(Node.CONVERSE);
     expect(routeFromStart(agentState())).toBe(Node.UNDERSTAND);
   });
-  it("finds a thread checkpointed before `next` existed waiting by the request it shows", () => {
-    expect(routeFromStart(agentState({ plan: plan(), next: null, pendingInterrupt: approval, messages: said }))).toBe(
-      Node.HUMAN_INTERRUPT,
-    );
+  it("refuses a thread checkpointed before `next` existed, still waiting, by code rather than guessing", () => {
+    expect(() =>
+      routeFromStart(agentState({ plan: plan(), next: null, pendingInterrupt: approval, messages: said })),
+    ).toThrow(expect.objectContaining({ code: ErrorCode.UNSUPPORTED_CHECKPOINT }));
   });
 });
 
@@ -253,9 +253,11 @@ describe("routeAfterConverse", () => {
     expect(routeAfterConverse(agentState({ plan: plan(), next: end, status: "completed" }))).toBe(END);
     expect(routeAfterConverse(agentState({ plan: plan(), next: execute, status: "executing" }))).toBe(Node.EXECUTE);
   });
-  it("ends at a run checkpointed before `next` existed by its final status", () => {
+  it("ends at a run checkpointed before `next` existed by its final status; an unfinished one is refused", () => {
     expect(routeAfterConverse(agentState({ plan: plan(), next: null, status: "partial" }))).toBe(END);
-    expect(routeAfterConverse(agentState({ plan: plan(), next: null, status: "executing" }))).toBe(Node.EXECUTE);
+    expect(() => routeAfterConverse(agentState({ plan: plan(), next: null, status: "executing" }))).toThrow(
+      expect.objectContaining({ code: ErrorCode.UNSUPPORTED_CHECKPOINT }),
+    );
   });
 });
 
