@@ -1,5 +1,5 @@
 import { overlaps, type Analysis, type Span } from "../../src/planning/lexicon.js";
-import { findCity, KNOWN_CITIES, namedCountry } from "./catalog.js";
+import { findCity, KNOWN_CITIES, namedCountry, normalizeName } from "./catalog.js";
 import { matchRegion, type GazetteerRegion } from "./gazetteer.js";
 
 /**
@@ -24,6 +24,51 @@ const PLACES_IN =
   /(?<![a-z])(?:cities|towns|places|destinations|spots|stops|ciudades|pueblos|villes|stadte|orte|citta|cidades|steden)\s+(?:in|of|across|around|throughout|within|en|de|dans|du|di|em|no|na|in)\s+(?:the\s+)?$/;
 /** A count before "cities in …" ("2 cities in Texas", "three different towns in"), which belongs to the area's ask. */
 const COUNT_BEFORE = /(?:\d+|[a-z]+)\s+(?:different\s+|distinct\s+|other\s+)?$/;
+
+/** Words after which a name is where the trip goes or leaves from ("fly to", "nach", "pour", "desde"). */
+const TRAVEL_CUE =
+  /(?:^|[^a-z])(?:to|in|into|visit|visiting|towards|from|nach|von|naar|vanuit|van|pour|vers|depuis|a|en|para|hacia|desde|de|per|da|verso)\s+$/;
+
+/**
+ * A region's own city, named alike ("Québec": Quebec City), when it is one of the region's biggest: the city a
+ * traveller means by the name. Texas City is not what "a week in Texas" means.
+ */
+function ownCity(region: GazetteerRegion, name: string): string | null {
+  const key = normalizeName(name);
+  return (
+    region.cities.slice(0, OWN_CITY_RANK).find((c) => [key, `${key} city`].includes(normalizeName(c.name)))?.name ??
+    null
+  );
+}
+const OWN_CITY_RANK = 3;
+
+/**
+ * A region's name where the trip goes to or leaves from, no word saying it is the region ("fly to Québec", "vol pour
+ * Québec"), is its city of the same name: the travel tools go to cities. Said, with the region it also names.
+ */
+export interface AreaCity extends Span {
+  /** The city taken ("Quebec City"). */
+  city: string;
+  region: GazetteerRegion;
+}
+
+export function findAreaCities(text: string, a: Analysis): AreaCity[] {
+  const out: AreaCity[] = [];
+  for (const c of capitalisedRuns(text)) {
+    if (overlaps(c, out) || findCity(c.text) !== undefined || namedCountry(c.text) !== null) continue;
+    const region = matchRegion(c.text);
+    if (region === null || !TRAVEL_CUE.test(a.norm.slice(0, c.start))) continue;
+    if (AREA_AFTER.test(a.norm.slice(c.end)) || AREA_BEFORE.test(a.norm.slice(0, c.start))) continue;
+    const city = ownCity(region, c.text);
+    if (city !== null) out.push({ ...c, city, region });
+  }
+  return out;
+}
+
+/** Why a region's name was taken as its city, and how to ask for the region. */
+export function areaCityWhy(x: AreaCity): string {
+  return `"${x.text}" is read as the city, ${x.city}: the request goes there, and the travel tools go to cities; it also names the ${x.region.countryCode === "US" ? "state" : "province or region"} of ${x.text}, ${x.region.country} — say "the province of ${x.text}" or "cities in ${x.text}" for the region`;
+}
 
 /**
  * The areas a request names. A name is an area when a word says so ("Washington state", "cities in Virginia": the
@@ -51,8 +96,11 @@ export function findAreas(text: string, a: Analysis): Area[] {
     }
     const said = AREA_AFTER.exec(after);
     const placesIn = PLACES_IN.exec(before);
-    // A name that is a city too ("Victoria", "Washington") is the city unless a word says it is the area.
-    const area = said !== null || AREA_BEFORE.test(before) || placesIn !== null || city === undefined;
+    // A name that is a city too ("Victoria", "Washington") is the city unless a word says it is the area; so is a
+    // region's name the trip goes to, when the region has a city of that name (see findAreaCities).
+    const saidArea = said !== null || AREA_BEFORE.test(before) || placesIn !== null;
+    const ownCityMeant = city === undefined && TRAVEL_CUE.test(before) && ownCity(region, c.text) !== null;
+    const area = saidArea || (city === undefined && !ownCityMeant);
     if (!area) {
       cities.push(c);
       continue;

@@ -10,7 +10,7 @@ import {
   normalizeName,
   type PlaceOption,
 } from "./catalog.js";
-import { areaWhy, findAreas } from "./areas.js";
+import { areaCityWhy, areaWhy, findAreaCities, findAreas } from "./areas.js";
 import { describePlace, placesNamed } from "./gazetteer.js";
 
 /** What a travel request says, with the demo's defaults filled in where it says nothing. */
@@ -155,10 +155,17 @@ function read(text: string, a: Analysis): TripReading {
   // A state or region is no city: named with its biggest cities, never read as a city that shares its name.
   const areas = findAreas(text, a);
   for (const area of areas) out.notUnderstood.push({ span: area, kind: "place", why: areaWhy(area) });
+  // A region's name the trip goes to, when the region has a city of that name, is that city ("fly to Québec").
+  const areaCities = findAreaCities(text, a).filter((x) => !overlaps(x, areas));
+  for (const x of areaCities)
+    out.assumptions.push({ name: `place "${x.text}"`, value: x.city, why: areaCityWhy(x), tools: CITY_TOOLS });
+  const found = findPlaces(text, a).filter((p) => !overlaps(p, areas) && !overlaps(p, areaCities));
   const places = supersede(
     text,
     a,
-    findPlaces(text, a).filter((p) => !overlaps(p, areas)),
+    [...found, ...areaCities.map((x) => withRole(text, a, x.start, x.end, x.city, true))].sort(
+      (x, y) => x.start - y.start,
+    ),
     out,
   );
   const active = settleHomonyms(
@@ -227,6 +234,12 @@ function read(text: string, a: Analysis): TripReading {
   }
 
   const duration = findDays(text, a);
+  for (const d of a.dates.filter((x) => x.begins !== undefined))
+    out.notUnderstood.push({
+      span: spanOf(text, d.start, d.end),
+      kind: "date",
+      why: `"${d.text}" is when the trip starts (${d.first ?? "a date"}), not its length: the travel tools take no start date, so no step holds it`,
+    });
   let days = DEFAULT_DAYS;
   if (duration.kind === "none") {
     assumed.push("days");
@@ -244,6 +257,14 @@ function read(text: string, a: Analysis): TripReading {
   } else {
     days = duration.value;
     out.values.push({ name: "days", value: days, source: duration.span, tools: DAY_TOOLS });
+    const either = a.lengthOrStart.find((x) => overlaps(x, [duration.span]));
+    if (either)
+      out.assumptions.push({
+        name: "days",
+        value: days,
+        why: `"${either.text}" is read as the trip's length; if it is when the trip starts, say so ("leaving ${either.text}") and how long it lasts`,
+        tools: DAY_TOOLS,
+      });
     // The length is read from the dates; the dates themselves no tool takes, and that must still be said.
     if (duration.kind === "found" && duration.fromDates)
       out.notUnderstood.push({
@@ -279,6 +300,13 @@ function read(text: string, a: Analysis): TripReading {
         tools: PEOPLE_TOOLS,
       });
     }
+    if (people.range)
+      out.assumptions.push({
+        name: "travellers",
+        value: people.range.max,
+        why: `"${people.range.span.text}" is a range of travellers (${people.range.min} to ${people.range.max}): ${people.range.max} is used, so there is room for everyone; say how many to change it`,
+        tools: PEOPLE_TOOLS,
+      });
     for (const part of people.parts)
       out.values.push({ name: part.name, value: part.value, source: part.span, tools: PEOPLE_TOOLS });
     // "a family holiday for 4": once the party is counted, the word for it is read (uncounted, it is asked about).
@@ -830,7 +858,10 @@ function findDays(text: string, a: Analysis): Duration {
 
 function countDays(text: string, a: Analysis): Duration {
   const norm = a.norm;
+  // "in 3 days", "dans 3 jours", "a week from Friday" say when the trip starts, not how long it lasts.
+  const starts = a.dates.filter((d) => d.begins !== undefined);
   for (const r of a.ranges) {
+    if (overlaps(r, starts)) continue;
     const unit = DAY_UNIT_AFTER.exec(norm.slice(r.end));
     if (unit)
       return {
@@ -843,7 +874,7 @@ function countDays(text: string, a: Analysis): Duration {
   const found: { value: number; span: Span; raw: number }[] = [];
   for (const n of a.numbers) {
     const unit = DAY_UNIT_AFTER.exec(norm.slice(n.end));
-    if (!unit) continue;
+    if (!unit || overlaps(n, starts)) continue;
     found.push({
       value: unitDays(n.value, unit[1] ?? "days"),
       raw: n.value,
@@ -853,13 +884,7 @@ function countDays(text: string, a: Analysis): Duration {
   for (const m of norm.matchAll(
     /(?<![a-z])(?:a|an|one|una|un|une|eine|einen|ein|uma|um|een)\s+(week|fortnight|semana|quincena|semaine|settimana|woche|day|dia|jour|tag|giorno|dag|night|noche|nuit|nacht|notte|noite)(?![a-z])/g,
   )) {
-    if (
-      overlaps(
-        { start: m.index, end: m.index + m[0].length },
-        found.map((f) => f.span),
-      )
-    )
-      continue;
+    if (overlaps({ start: m.index, end: m.index + m[0].length }, [...found.map((f) => f.span), ...starts])) continue;
     if (/(?:once|twice|per|a|por|par)\s+$/.test(norm.slice(0, m.index)) && /day|dia|jour/.test(m[1] ?? "")) continue;
     found.push({ value: unitDays(1, m[1] ?? "day"), raw: 1, span: spanOf(text, m.index, m.index + m[0].length) });
   }
@@ -921,6 +946,8 @@ const SPEAKER =
 
 interface Travellers {
   kind: "found";
+  /** A range of travellers the request gives ("3/4 people", "2-3 travellers", "3 or 4 of us"): its upper end counts. */
+  range?: { min: number; max: number; span: Span };
   total: number;
   adults: number | null;
   children: number | null;
@@ -939,6 +966,15 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
         parts.push({ name, value: n.value + offset, span: spanOf(text, n.start, n.end + m[0].length) });
     }
   };
+  // "3/4 people", "2-3 travellers", "3 or 4 of us": a party of the range's upper end, never a date or one figure.
+  let range: Travellers["range"];
+  for (const r of a.ranges) {
+    const m = new RegExp(`^\\s+(?:${PEOPLE_WORDS}|${ADULT_WORDS})(?![a-z])`).exec(norm.slice(r.end));
+    if (!m) continue;
+    range = { min: r.min, max: r.max, span: spanOf(text, r.start, r.end + m[0].length) };
+    parts.push({ name: "travellers", value: r.max, span: range.span });
+    break;
+  }
   numberAt(new RegExp(`^\\s+(?:${CHILD_WORDS})(?![a-z])`), "children");
   numberAt(new RegExp(`^\\s+(?:${ADULT_WORDS})(?![a-z])`), "adults");
   // "a family of 4 (2 kids)", "our group of 6 friends": the group's size is the total, whoever is in it.
@@ -1072,7 +1108,7 @@ function findTravellers(text: string, a: Analysis): Travellers | { kind: "none" 
       why: `the travel tools book at most ${MAX_TRAVELLERS} travellers: split the group`,
     });
   if (refusals.length === 0 && total === 0) refusals.push({ span: first, why: "nobody would travel" });
-  return { kind: "found", total, adults, children, parts, refusals };
+  return { kind: "found", range, total, adults, children, parts, refusals };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import type { WorkerModel } from "../reasoning/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Interpretation } from "../tools/types.js";
 import { isModelDriven, loopTools } from "../tools/model-driven.js";
-import { escapeRegExp, foldCase, overlaps, within, type Span } from "./lexicon.js";
+import { escapeRegExp, foldCase, overlaps, within, withoutInvisible, type Span } from "./lexicon.js";
 import { abilitiesOf, OPEN_QUESTION_CONFIDENCE, requestFacts, toolWords } from "./rules-planner.js";
 import { paramNames } from "../tools/args.js";
 import { locateQuote, misread } from "./record-claims.js";
@@ -208,7 +208,8 @@ export function checkModelUnderstanding(
 ): { understanding: Understanding; notes: string[] } {
   const notes: string[] = [];
   const base = recordForSteps(request, plan.steps, registry, workers);
-  const text = request.userIntent;
+  // Quotes are found in the text as read: invisible characters removed, as the reader removed them.
+  const text = withoutInvisible(request.userIntent).text;
   const norm = foldCase(text);
   const read = LooseRecord.safeParse(claimed ?? {});
   if (claimed !== null && claimed !== undefined && !read.success)

@@ -57,7 +57,18 @@ export interface TaskVerb extends Span {
   verb: string;
 }
 
+/** A format character (Unicode category Cf: zero-width space, soft hyphen, direction marks…) removed before reading. */
+export interface Invisible {
+  /** Where it stood in the request as written. */
+  index: number;
+  /** Its code point, "U+200B". */
+  code: string;
+  /** The word it stood in, as read once it is removed ("Paris" for "Pa\u200bris"). */
+  word: string;
+}
+
 export interface Analysis {
+  /** The request as read: as written, less its invisible characters (see `invisible`); every span points into it. */
   text: string;
   /** Lower case without accents, same length as `text`, so indices point into both. */
   norm: string;
@@ -79,9 +90,25 @@ export interface Analysis {
   taskVerbs: TaskVerb[];
   /** Capitalised words that are not sentence-initial function words: candidate places and names. */
   names: Span[];
+  /**
+   * Invisible characters the request held, removed before reading: "Pa\u200bris" shows as Paris yet, read as
+   * written, is no word at all. The record says they were there.
+   */
+  invisible: Invisible[];
+  /**
+   * Figures of time that say either when something starts or how long it lasts ("Rome in 3 days"), read here as a
+   * length: whoever reads lengths says so.
+   */
+  lengthOrStart: Span[];
+  /**
+   * When the language is uncertain (see Language.certain): the words a candidate language would read otherwise
+   * ("sei" is six in Italian, nothing in Spanish), left unread.
+   */
+  unsure: Span[];
 }
 
-const STROKED: Record<string, string> = { ł: "l", ø: "o", đ: "d", ħ: "h" };
+// "ß" is one letter here, so that indices still match: "dreißig" reads as "dreisig".
+const STROKED: Record<string, string> = { ł: "l", ø: "o", đ: "d", ħ: "h", ß: "s" };
 
 /** Lower case without accents, one character per character, so indices still point into the original text. */
 export function foldCase(text: string): string {
@@ -98,6 +125,26 @@ export function foldCase(text: string): string {
     })
     .join("")
     .replace(/[’`]/g, "'");
+}
+
+const FORMAT = /\p{Cf}/gu;
+
+/**
+ * The text without its format characters (Unicode category Cf), each removed one listed with where it stood and the
+ * word it stood in. They show as nothing, so what a person reads is the text without them.
+ */
+export function withoutInvisible(text: string): { text: string; invisible: Invisible[] } {
+  const found = [...text.matchAll(FORMAT)];
+  if (found.length === 0) return { text, invisible: [] };
+  const clean = text.replace(FORMAT, "");
+  const invisible = found.map((m, i) => {
+    const at = m.index - i;
+    const from = clean.slice(0, at).search(/[\p{L}\p{N}'’.-]*$/u);
+    const to = at + (/^[\p{L}\p{N}'’.-]*/u.exec(clean.slice(at))?.[0].length ?? 0);
+    const code = `U+${(m[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+    return { index: m.index, code, word: clean.slice(from, to) };
+  });
+  return { text: clean, invisible };
 }
 
 export function escapeRegExp(s: string): string {
@@ -718,10 +765,17 @@ const UNITS_BY_LANGUAGE: Partial<Record<string, Record<string, number>>> = {
     zehn: 10,
     elf: 11,
     zwolf: 12,
+    sechzehn: 16,
+    siebzehn: 17,
     zwanzig: 20,
     dreissig: 30,
+    dreisig: 30,
     vierzig: 40,
     funfzig: 50,
+    sechzig: 60,
+    siebzig: 70,
+    achtzig: 80,
+    neunzig: 90,
   },
   it: {
     due: 2,
@@ -735,11 +789,21 @@ const UNITS_BY_LANGUAGE: Partial<Record<string, Record<string, number>>> = {
     dieci: 10,
     undici: 11,
     dodici: 12,
+    tredici: 13,
+    quattordici: 14,
     quindici: 15,
+    sedici: 16,
+    diciassette: 17,
+    diciotto: 18,
+    diciannove: 19,
     venti: 20,
     trenta: 30,
     quaranta: 40,
     cinquanta: 50,
+    sessanta: 60,
+    settanta: 70,
+    ottanta: 80,
+    novanta: 90,
   },
   pt: {
     dois: 2,
@@ -772,29 +836,90 @@ const UNITS_BY_LANGUAGE: Partial<Record<string, Record<string, number>>> = {
     tien: 10,
     elf: 11,
     twaalf: 12,
+    dertien: 13,
+    veertien: 14,
+    vijftien: 15,
+    zestien: 16,
+    zeventien: 17,
+    achttien: 18,
+    negentien: 19,
     twintig: 20,
     dertig: 30,
     veertig: 40,
     vijftig: 50,
+    zestig: 60,
+    zeventig: 70,
+    tachtig: 80,
+    negentig: 90,
   },
 };
 const MULTIPLIERS_BY_LANGUAGE: Partial<Record<string, Record<string, number>>> = {
   de: { hundert: 100, tausend: 1000 },
-  it: { cento: 100, mila: 1000 },
+  it: { cento: 100, mila: 1000, mille: 1000 },
   pt: { cem: 100, cento: 100 },
   nl: { honderd: 100, duizend: 1000 },
+};
+
+/**
+ * Languages that write a number as one word ("zweitausendfünfhundert", "vijfentwintig", "duemilacinquecento"): the
+ * parts such a word is made of besides the language's own number words — "one" as a prefix ("einundzwanzig"), the
+ * "and" between a unit and its tens, Italian tens that drop their vowel ("ventotto").
+ */
+const COMPOUND_PARTS: Partial<Record<string, { units: Record<string, number>; glue: string[] }>> = {
+  de: { units: { ein: 1, eins: 1 }, glue: ["und"] },
+  nl: { units: { een: 1 }, glue: ["en", "ën"] },
+  it: { units: { uno: 1, un: 1, vent: 20, trent: 30, quarant: 40, cinquant: 50, sessant: 60 }, glue: [] },
 };
 
 /** The number words read in a request of this language: English, Spanish and French always, plus its own. */
 interface NumberWords {
   units: Record<string, number>;
   mults: Record<string, number>;
+  /** The parts of a number written as one word, longest first; empty where the language does not. */
+  parts: [string, number | null][];
 }
-function numberWords(language: string): NumberWords {
+function numberWords(language: string | null): NumberWords {
+  const own = language === null ? undefined : UNITS_BY_LANGUAGE[language];
+  const mults = language === null ? undefined : MULTIPLIERS_BY_LANGUAGE[language];
+  const compound = language === null ? undefined : COMPOUND_PARTS[language];
+  const parts: [string, number | null][] = compound
+    ? [
+        ...Object.entries({ ...own, ...compound.units }),
+        ...Object.entries(mults ?? {}),
+        ...compound.glue.map((g): [string, null] => [g, null]),
+      ]
+    : [];
   return {
-    units: { ...UNITS, ...UNITS_BY_LANGUAGE[language] },
-    mults: { ...MULTIPLIERS, ...MULTIPLIERS_BY_LANGUAGE[language] },
+    units: { ...UNITS, ...own },
+    mults: { ...MULTIPLIERS, ...mults },
+    parts: parts.sort((a, b) => b[0].length - a[0].length),
   };
+}
+
+/**
+ * A number written as one word, by its parts ("zweitausendfunfhundert": zwei, tausend, funf, hundert → 2500), or
+ * null when the word is not made of them whole. At least two number parts, so no ordinary word is a number.
+ */
+function compoundValue(word: string, nw: NumberWords): number | null {
+  if (nw.parts.length === 0 || word.length < 6) return null;
+  let total = 0;
+  let current = 0;
+  let numbers = 0;
+  let i = 0;
+  while (i < word.length) {
+    const part = nw.parts.find(([p]) => word.startsWith(p, i));
+    if (part === undefined) return null;
+    i += part[0].length;
+    const [name, value] = part;
+    if (value === null) continue;
+    numbers++;
+    if (name in nw.mults && value >= 1000) {
+      total += (current || 1) * value;
+      current = 0;
+    } else if (name in nw.mults) current = (current || 1) * value;
+    else current += value;
+  }
+  return numbers >= 2 ? total + current : null;
 }
 
 /** Multipliers that are a number on their own ("mil euros", "cent euros"); "grand hotel" is not. */
@@ -828,7 +953,7 @@ function parseDigits(digits: string): number {
   return Number(digits.replace(",", "."));
 }
 
-function findNumbers(text: string, norm: string, nw: NumberWords = numberWords("en")): NumberMention[] {
+function findNumbers(text: string, norm: string, nw: NumberWords = numberWords(null)): NumberMention[] {
   const out: NumberMention[] = [];
   for (const m of norm.matchAll(DIGITS)) {
     const [, sign, digits = "", kilo] = m;
@@ -879,6 +1004,8 @@ function findNumbers(text: string, norm: string, nw: NumberWords = numberWords("
 function wordValue(w: string, nw: NumberWords): { unit: number } | { mult: number } | null {
   if (w in nw.mults) return { mult: nw.mults[w]! };
   if (w in nw.units) return { unit: nw.units[w]! };
+  const compound = compoundValue(w, nw);
+  if (compound !== null) return { unit: compound };
   // "twenty-five", "vingt-deux", "soixante-dix"
   if (w.includes("-")) {
     const parts = w.split("-").filter((p) => !NUMBER_GLUE.has(p));
@@ -969,15 +1096,21 @@ function spelledAt(
   return { value: total + current, start, end, next: last + 1, words };
 }
 
-/** Ranges between two numbers: "3-5", "3 to 5", "between 1000 and 1500", "entre 3 y 5", "de 3 à 5". */
+/**
+ * Ranges between two numbers: "3-5", "3 to 5", "between 1000 and 1500", "entre 3 y 5", "de 3 à 5", and two small
+ * whole figures on either side of a slash ("3/4 people"), which may also be a date or a fraction: what follows
+ * says which, and the caller that knows its nouns decides.
+ */
 function findRanges(text: string, norm: string, numbers: readonly NumberMention[]): RangeMention[] {
   const out: RangeMention[] = [];
   for (let k = 0; k + 1 < numbers.length; k++) {
     const a = numbers[k]!;
     const b = numbers[k + 1]!;
     const gap = norm.slice(a.end, b.start);
+    const slash = gap === "/" && !a.word && !b.word && Number.isInteger(a.value) && Number.isInteger(b.value);
     if (
-      !/^\s*(?:-|–|to|a|au|hasta|or|ou|o)\s*$/.test(gap) &&
+      !slash &&
+      !/^\s*(?:-|–|to|a|au|hasta|or|ou|o|oder)\s*$/.test(gap) &&
       !(/^\s*(?:and|y|et)\s*$/.test(gap) && /(?:between|entre)\s*$/.test(norm.slice(0, a.start)))
     )
       continue;
@@ -1152,19 +1285,42 @@ const RELATIVE_DATES = [
  * Dates and ranges of dates, by chrono-node in the request's language (src/reasoning/recognizers.ts), plus the
  * weekends and seasons it does not read.
  */
-function findDates(text: string, norm: string, language: string, numbers: readonly Span[]): DateMention[] {
-  const locale = (DATE_LANGUAGES as readonly string[]).includes(language) ? (language as DateLanguage) : "en";
-  const out: DateMention[] = recognizeDates(text, [locale]).filter(
+function findDates(
+  text: string,
+  norm: string,
+  language: string | null,
+  numbers: readonly Span[],
+): { dates: DateMention[]; lengthOrStart: Span[] } {
+  const locale =
+    language !== null && (DATE_LANGUAGES as readonly string[]).includes(language) ? (language as DateLanguage) : "en";
+  const found = recognizeDates(text, [locale]).filter(
     // "per tre giorni", "voor drie dagen": a length counted in words, which chrono takes for a date that far ahead.
-    (d) => !(d.relative && overlaps(d, numbers)),
+    (d) => !(d.relative && d.begins === undefined && overlaps(d, numbers)),
   );
+  // "in 3 days" says when, or how long ("Rome in 3 days"): when, if a verb of leaving says the trip starts then or the
+  // request gives its length otherwise ("in 2 weeks for 4 days"); else a length, and whoever reads lengths says so.
+  const lengthOrStart: Span[] = [];
+  const out = found.filter((d) => {
+    if (d.begins !== "maybe") return true;
+    const before = norm.slice(0, d.start);
+    const otherLength = numbers.some((n) => !overlaps(n, [d]) && LENGTH_AFTER.test(norm.slice(n.end)));
+    if (otherLength || DEPARTING.test(before)) return true;
+    lengthOrStart.push(span(text, d.start, d.end));
+    return false;
+  });
   for (const phrase of RELATIVE_DATES)
     for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) {
       const s = span(text, m.index, m.index + m[0].length);
       if (!overlaps(s, out)) out.push({ ...s, first: null, last: null, days: null, relative: true });
     }
-  return out.sort((a, b) => a.start - b.start);
+  return { dates: out.sort((a, b) => a.start - b.start), lengthOrStart };
 }
+
+/** Verbs of setting off, before "in 3 days": then it is when ("fly to Paris in 3 days", "salir en 3 días"). */
+const DEPARTING =
+  /(?<![a-z])(?:fly|flying|leave|leaving|depart|departing|go|going|travel|travell?ing|head|heading|set off|setting off|start|starting|begin|beginning|volar|volamos|salir|salimos|salgo|ir|vamos|viajar|partir|partimos)(?![a-z])/;
+/** A unit of time after a figure: the request gives a length of its own. */
+const LENGTH_AFTER = /^\s*-?\s*(?:days?|nights?|weeks?|dias?|noches?|semanas?|jours?|nuits?|semaines?)(?![a-z])/;
 
 /**
  * Verbs that ask for something to be done, by their English infinitive, with the forms a request uses in the
@@ -1361,10 +1517,10 @@ const LANGUAGE_WORDS: Record<(typeof READ_LANGUAGES)[number], ReadonlySet<string
   en: new Set("the and to for from with of in my we i is are want need please days people our".split(" ")),
   es: new Set("el los las del y para con por quiero necesito dias personas desde somos queremos".split(" ")),
   fr: new Set("le les des du et pour avec je nous voudrais jours personnes depuis au aux".split(" ")),
-  de: new Set("der die das und nach von mit fur ich wir mochte eine ein tage personen kein keine nicht".split(" ")),
-  it: new Set("il gli di da dal nel alla per con che non vorrei voglio giorni persone senza della siamo".split(" ")),
+  de: new Set("der die das und in nach von mit fur ich wir mochte eine ein tage personen kein keine nicht".split(" ")),
+  it: new Set("il gli di da dal in nel alla per con che non vorrei voglio giorni persone senza della siamo".split(" ")),
   pt: new Set("o os do da para com quero gostaria dias pessoas sem em somos".split(" ")),
-  nl: new Set("het een naar van met voor ik wij wil dagen personen geen niet".split(" ")),
+  nl: new Set("het een in naar van met voor ik wij wil dagen personen geen niet".split(" ")),
 };
 
 /** Scripts the tables cannot read at all, with the language they most often mean. */
@@ -1390,39 +1546,60 @@ interface Language {
   name: string;
   /** Whether the lexicon reads it: a request in another language is named as such, never half-read. */
   read: boolean;
+  /**
+   * False when the words are too few to tell ("Roma", "Roma con amici": Italian or Spanish): then `code` is only the
+   * first of `candidates`, no word is read as only one of them would read it, and dates are read as in English.
+   */
+  certain: boolean;
+  /** The languages the request may be in, when uncertain (every one the tables read when no word tells). */
+  candidates: string[];
 }
 
 /**
  * Which language a request is in: a script the tables cannot read decides when it makes up a third of the letters;
- * otherwise the language with the most frequent words present (English on a tie: its words fill short requests).
+ * otherwise the language with the most of its frequent words (and of its own number words) present. With none, or
+ * a tie, the evidence is too thin to guess: uncertain, never a wrong guess.
  */
 function guessLanguage(text: string, norm = foldCase(text)): Language {
   const letters = (text.match(/\p{L}/gu) ?? []).length || 1;
   for (const [script, code] of SCRIPTS) {
     if ((text.match(script) ?? []).length * 3 >= letters)
-      return { code, name: languageNames.of(code) ?? code, read: false };
+      return { code, name: languageNames.of(code) ?? code, read: false, certain: true, candidates: [code] };
   }
   const words = norm.match(/[a-z']+/g) ?? [];
-  let best: (typeof READ_LANGUAGES)[number] = "en";
-  let bestScore = 0;
-  for (const code of READ_LANGUAGES) {
-    const score = words.filter((w) => LANGUAGE_WORDS[code].has(w)).length;
-    if (score > bestScore) [best, bestScore] = [code, score];
-  }
-  return { code: best, name: languageNames.of(best) ?? best, read: true };
+  const scores = READ_LANGUAGES.map((code) => {
+    const own = numberWords(code);
+    const numbers = words.filter(
+      (w) => !(w in UNITS) && (w in (UNITS_BY_LANGUAGE[code] ?? {}) || compoundValue(w, own) !== null),
+    );
+    return { code, score: words.filter((w) => LANGUAGE_WORDS[code].has(w)).length + numbers.length };
+  });
+  const top = Math.max(...scores.map((x) => x.score));
+  const best = scores.filter((x) => x.score === top).map((x) => x.code);
+  const code = best[0] ?? "en";
+  return {
+    code,
+    name: languageNames.of(code) ?? code,
+    read: true,
+    certain: top > 0 && best.length === 1,
+    candidates: best,
+  };
 }
 
 /**
  * Reads a request: the generic layer every toolkit's interpretation builds on. `toolWords`: the keywords the tools
  * name their work with; one that opens a sentence is not the start of a name ("Report North Sales": a report tool's).
  */
-export function analyzeRequest(text: string, toolWords: Iterable<string> = []): Analysis {
+export function analyzeRequest(written: string, toolWords: Iterable<string> = []): Analysis {
+  const { text, invisible } = withoutInvisible(written);
   const words = new Set([...toolWords].map((w) => foldCase(w)));
   const norm = foldCase(text);
   const language = guessLanguage(text, norm);
-  const numbers = findNumbers(text, norm, numberWords(language.code));
+  const own = language.certain ? language.code : null;
+  const numbers = findNumbers(text, norm, numberWords(own));
+  const unsure = language.certain ? [] : unsureNumbers(text, norm, numbers, language.candidates);
   const ranges = findRanges(text, norm, numbers);
-  const dates = findDates(text, norm, language.code, numbers);
+  const { dates, lengthOrStart } = findDates(text, norm, own, numbers);
   // Never inside a date either: "vom 16. bis 18. März" is one.
   const clauses = splitClauses(text, norm, [...numbers, ...ranges, ...dates]);
   const amounts = findAmounts(text, norm, numbers);
@@ -1441,7 +1618,19 @@ export function analyzeRequest(text: string, toolWords: Iterable<string> = []): 
     dates,
     taskVerbs: findTaskVerbs(text, norm, words),
     names: findNames(text, amounts, words, numbers),
+    invisible,
+    lengthOrStart,
+    unsure,
   };
+}
+
+/** The numbers one of the candidate languages would read that the uncertain reading does not ("sei" in Italian). */
+function unsureNumbers(text: string, norm: string, read: readonly Span[], candidates: readonly string[]): Span[] {
+  const out: Span[] = [];
+  for (const code of candidates)
+    for (const n of findNumbers(text, norm, numberWords(code)))
+      if (!overlaps(n, read) && !overlaps(n, out)) out.push(span(text, n.start, n.end));
+  return out.sort((a, b) => a.start - b.start);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

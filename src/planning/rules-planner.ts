@@ -36,12 +36,14 @@ export interface RulesPlannerOptions {
 
 /** What the tools read a request from; with the registry, its tools' keywords inform the analysis (analyzeRequest). */
 export function requestFacts(request: PlanningRequest, registry?: ToolRegistry): RequestFacts {
+  // The text as read, without invisible characters, so every toolkit's spans point into the analysis's text.
+  const analysis = analyzeRequest(request.userIntent, registry ? toolWords(registry) : []);
   return {
-    text: request.userIntent,
-    lower: request.userIntent.toLowerCase(),
+    text: analysis.text,
+    lower: analysis.text.toLowerCase(),
     constraints: request.constraints,
     preferences: request.userContext.preferences,
-    analysis: analyzeRequest(request.userIntent, registry ? toolWords(registry) : []),
+    analysis,
   };
 }
 

@@ -627,10 +627,13 @@ export function accountFor(input: AccountInput): Understanding {
       (v) => `${v.name}=${JSON.stringify(v.value)}`,
     ),
     assumptions: dedupe(
-      interpretations
-        .flatMap((i) => i.assumptions)
-        .filter((x) => planned(x.tools))
-        .map((x) => ({ name: x.name, value: x.value, why: x.why, stepIds: stepIdsOf(x.tools) })),
+      [
+        ...readingNotes(a),
+        ...interpretations
+          .flatMap((i) => i.assumptions)
+          .filter((x) => planned(x.tools))
+          .map((x) => ({ name: x.name, value: x.value, why: x.why, stepIds: stepIdsOf(x.tools) })),
+      ],
       (x) => x.name,
     ),
     changes: dedupe(
@@ -658,6 +661,34 @@ export function accountFor(input: AccountInput): Understanding {
     unaccounted: dedupe(unaccounted, (u) => u.text),
     by: "rules",
   });
+}
+
+/**
+ * What the reading itself took for granted: invisible characters it removed (the request shows "Paris" yet holds
+ * "Pa\u200bris") and words it left unread because the request's language is uncertain.
+ */
+function readingNotes(a: Analysis): Understanding["assumptions"] {
+  const out: Understanding["assumptions"] = [];
+  if (a.invisible.length > 0) {
+    const codes = [...new Set(a.invisible.map((x) => x.code))].join(", ");
+    const words = [...new Set(a.invisible.map((x) => `"${x.word}"`).filter((w) => w !== '""'))].join(", ");
+    out.push({
+      name: "invisible characters",
+      value: a.invisible.length,
+      why: `the request holds ${a.invisible.length} invisible character${a.invisible.length === 1 ? "" : "s"} (${codes})${words === "" ? "" : ` in ${words}`}, removed before reading: it is read as it shows`,
+      stepIds: [],
+    });
+  }
+  if (a.unsure.length > 0) {
+    const names = a.language.candidates.map((c) => new Intl.DisplayNames(["en"], { type: "language" }).of(c) ?? c);
+    out.push({
+      name: "language",
+      value: "uncertain",
+      why: `the request's language is uncertain (${names.join(" or ")}): ${a.unsure.map((u) => `"${u.text}"`).join(", ")} would be read as a number in one of them and is not read; write a few more words to tell`,
+      stepIds: [],
+    });
+  }
+  return out;
 }
 
 function spanOf(a: Analysis, start: number, end: number): Span {
