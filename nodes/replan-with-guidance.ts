@@ -34,7 +34,8 @@ export function replanWithGuidanceNode(deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const next = nextOf(state);
     const current = planOf(state);
-    if (next.kind !== "replan" || !current) return lostGuidance(state, config);
+    // Only an edited state reaches this node without guidance to plan with: the plan runs on as it is.
+    if (next.kind !== "replan" || !current) return { next: { kind: "execute" } };
     const g: Guided = {
       deps,
       config,
@@ -245,25 +246,6 @@ function guidedRevisionApplied(
     ],
     notifications: stopped,
   };
-}
-
-/**
- * Reached without guidance to plan with: only a checkpoint written before `next` existed, in which a person's
- * `replan` of an escalation was saved with its question in a field this version does not read. Said, not dropped
- * quietly: the failed step goes to recovery as usual, and its cap asks the person again.
- */
-function lostGuidance(state: AgentStateValue, config: LangGraphRunnableConfig): AgentStateUpdate {
-  const text = !state.next && state.approval?.decision === "replan" ? state.approval.guidance : null;
-  if (!text) return { next: { kind: "execute" } };
-  const told = notification({
-    severity: "WARNING",
-    kind: "approval",
-    taskId: null,
-    title: `Your guidance "${text}" could not be used: the question it answered was saved by an older version`,
-    message: "The failed step is recovered as usual; at its cap you are asked again and can give the guidance again.",
-  });
-  emitNotifications(config, [told]);
-  return { next: { kind: "execute" }, notifications: [told] };
 }
 
 export type AfterReplanWithGuidance = typeof Node.EXECUTE | typeof Node.HUMAN_INTERRUPT;
