@@ -6,7 +6,7 @@ import { generalToolkit } from "../src/tools/general.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import type { EffectLedger } from "../src/tools/effects.js";
 import type { Toolkit } from "../src/tools/types.js";
-import { silentDecisionLog, type DecisionLog } from "../src/transparency/decision-log.js";
+import { boundedDecisionLog, silentDecisionLog, type DecisionLog } from "../src/transparency/decision-log.js";
 import { routeAfterRevision, strategyNode } from "../nodes/apply-strategy.js";
 import type { NodeDeps } from "../nodes/deps.js";
 import { executeNode, routeAfterExecute } from "../nodes/execute.js";
@@ -19,7 +19,7 @@ import { reflectNode } from "../nodes/reflect.js";
 import { replanWithGuidanceNode, routeAfterReplanWithGuidance } from "../nodes/replan-with-guidance.js";
 import { routeAfterSelectStrategy, selectStrategyNode, STRATEGY_NODES } from "../nodes/select-strategy.js";
 import { AgentState, type AgentStateUpdate, type AgentStateValue } from "../nodes/state.js";
-import { CandorContextSchema } from "../src/domain/config.js";
+import { CandorContextSchema, resolveGraphBounds, type GraphBounds } from "../src/domain/config.js";
 import type { InteropZodObject } from "@langchain/core/utils/types";
 import { routeAfterSynthesize, synthesizeNode } from "../nodes/synthesize.js";
 import { routeAfterUnderstand, understandNode } from "../nodes/understand.js";
@@ -40,6 +40,13 @@ export interface AgentDeps {
    * repeated after a crash or a replay. Absent: no ledger.
    */
   ledger?: EffectLedger;
+  /**
+   * Bounds the graph holds its runs to, each absent one its default (STORAGE_BOUND_SETTINGS, src/domain/config.ts):
+   * steps per plan when a request's constraints.maxSteps sets none, bytes of one tool call's arguments (refused
+   * over it) and of one tool result a step keeps (kept cut, marked truncated), bytes of one decision-log line (its
+   * text cut). The store's bound on a stored value is set where the database is opened (openDatabase's `bounds`).
+   */
+  bounds?: Partial<GraphBounds>;
 }
 
 /**
@@ -58,8 +65,9 @@ export type AgentGraph = StateGraph<
 
 /**
  * Builds Candor's main graph, uncompiled: the caller compiles it with its own checkpointer and store (the CLI
- * and tests with SQLite; Studio injects its own). Validates the toolkits first and throws a coded
- * CONFIGURATION error — before any model or tool is called — for duplicates and grants of missing tools.
+ * and tests with SQLite; Studio injects its own). Validates the toolkits and bounds first and throws a coded
+ * CONFIGURATION error — before any model or tool is called — for duplicates, grants of missing tools, and a bound
+ * out of its range or not the graph's.
  */
 export function buildAgentGraph(deps: AgentDeps): AgentGraph {
   // Checked as unknown: a JavaScript caller may pass anything, and narrowing the typed array with Array.isArray
@@ -71,12 +79,17 @@ export function buildAgentGraph(deps: AgentDeps): AgentGraph {
       ErrorCode.CONFIGURATION,
     );
   }
+  const bounds = resolveGraphBounds(deps.bounds);
   const hasGeneral = deps.toolkits.some((k) => k.workers.some((w) => w.name === "general"));
-  const registry = ToolRegistry.create(hasGeneral ? deps.toolkits : [...deps.toolkits, generalToolkit()]);
+  // The registry carries the bounds to every planner, plan check and step runner (they are all handed it).
+  const registry = ToolRegistry.create(hasGeneral ? deps.toolkits : [...deps.toolkits, generalToolkit()], bounds);
   const nodeDeps: NodeDeps = {
     registry,
     reasoner: deps.reasoner ?? new RulesReasoner(),
-    decisionLog: deps.decisionLog ?? silentDecisionLog,
+    decisionLog:
+      deps.decisionLog && deps.decisionLog !== silentDecisionLog
+        ? boundedDecisionLog(deps.decisionLog, bounds.maxLogLineBytes)
+        : silentDecisionLog,
     logFile: deps.logFile ?? null,
     ...(deps.ledger ? { ledger: deps.ledger } : {}),
   };

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { z } from "zod";
+import { STORAGE_BOUND_SETTINGS, readBoundText, type StorageBoundName, type StorageBounds } from "./domain/config.js";
 import { CandorError, ErrorCode } from "./errors.js";
 import { readGivenFile } from "./safe-read.js";
 
@@ -8,6 +9,21 @@ import { readGivenFile } from "./safe-read.js";
  * The only module that reads process.env. Everything else receives settings through function arguments or
  * the graph's deps, so tests and embedding apps never depend on the caller's shell.
  */
+/**
+ * A storage bound's variable: a whole number (bytes may carry a KiB, MiB or GiB suffix) within the bound's range,
+ * refused with a message naming the variable, what it must be and what it is.
+ */
+const boundVariable = (name: StorageBoundName) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      const read = readBoundText(name, text);
+      if (read.ok) return read.value;
+      ctx.addIssue({ code: "custom", message: read.reason });
+      return z.NEVER;
+    })
+    .optional();
+
 const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.url().optional(),
@@ -49,6 +65,12 @@ const EnvSchema = z.object({
   CANDOR_ALLOW_HARD_LINKS: z.stringbool().optional(),
   /** The token every request to `candor serve` must carry, when --auth-token is not given (docs/serve.md). */
   CANDOR_SERVE_TOKEN: z.string().optional(),
+  /** The storage bounds (STORAGE_BOUND_SETTINGS in src/domain/config.ts, docs/security.md); unset, their defaults. */
+  CANDOR_MAX_PLAN_STEPS: boundVariable("maxPlanSteps"),
+  CANDOR_MAX_TOOL_ARGUMENT_BYTES: boundVariable("maxToolArgumentBytes"),
+  CANDOR_MAX_TOOL_RESULT_BYTES: boundVariable("maxToolResultBytes"),
+  CANDOR_MAX_STORED_VALUE_BYTES: boundVariable("maxStoredValueBytes"),
+  CANDOR_MAX_LOG_LINE_BYTES: boundVariable("maxLogLineBytes"),
 });
 export type CandorEnv = z.infer<typeof EnvSchema>;
 
@@ -65,6 +87,19 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): CandorEnv {
     );
   }
   return parsed.data;
+}
+
+/**
+ * The storage bounds the environment sets, by name; those it leaves unset are absent (their defaults apply where the
+ * bound is enforced). The variable of each bound is its STORAGE_BOUND_SETTINGS entry's.
+ */
+export function storageBoundsOf(env: CandorEnv): Partial<StorageBounds> {
+  const bounds: Partial<StorageBounds> = {};
+  for (const [name, setting] of Object.entries(STORAGE_BOUND_SETTINGS) as [StorageBoundName, { variable: string }][]) {
+    const value = env[setting.variable as keyof CandorEnv];
+    if (typeof value === "number") bounds[name] = value;
+  }
+  return bounds;
 }
 
 export const DEFAULT_DB_PATH = ".candor/candor.db";

@@ -1,3 +1,4 @@
+import { storageBoundsOf } from "../env.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import type { CliIo } from "./io.js";
 import { resolveDbPath, ThreadId, withDocs, type ReasonerChoice, type ThreadRecord } from "./options.js";
@@ -38,7 +39,7 @@ export async function openThread(
 ): Promise<OpenThread> {
   const threadId = parseThreadId(rawId);
   const dbPath = resolveDbPath(dbFlag, io.env);
-  const persistence = await openExisting(dbPath, threadId);
+  const persistence = await openExisting(dbPath, threadId, storageBoundsOf(io.env));
   let stored: StoredThread;
   try {
     stored = await loadThreadRecord(persistence, threadId);

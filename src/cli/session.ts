@@ -16,7 +16,8 @@ import { Plan, type TaskStep } from "../domain/plan.js";
 import { modelDrivenPredicate } from "../tools/model-driven.js";
 import type { RunStatus } from "../domain/report.js";
 import { PlanningRequest, RunSettings } from "../domain/request.js";
-import type { CandorEnv } from "../env.js";
+import { storageBoundsOf, type CandorEnv } from "../env.js";
+import { graphBoundsOf, type StorageBounds } from "../domain/config.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import { databaseMayExist, openDatabase, type Persistence } from "../memory/persistence.js";
 import { RulesReasoner } from "../reasoning/rules.js";
@@ -139,7 +140,9 @@ export async function openSession(spec: SessionSpec): Promise<Session> {
   const reasoner = await buildReasoner(spec.reasoner, spec.env, spec.onNote);
   return usingMcp(spec.mcp, async (mcp) => {
     const toolkits = buildToolkits(spec.faults, docsOptions(spec.env, spec.dbPath, reasoner), mcp?.toolkits, spec.env);
-    return compileOn(await openDatabase(spec.dbPath), toolkits, reasoner, spec.env, true, mcp, spec.debugTools);
+    // The store holds to the bound on a stored value the environment sets (CANDOR_MAX_STORED_VALUE_BYTES).
+    const persistence = await openDatabase(spec.dbPath, { bounds: storageBoundsOf(spec.env) });
+    return compileOn(persistence, toolkits, reasoner, spec.env, true, mcp, spec.debugTools);
   });
 }
 
@@ -220,7 +223,12 @@ async function compileOn(
       toolkits = debugging === "alone" ? [kit] : [...toolkits, kit];
     }
     // Side-effecting tool calls are recorded in the same database, so a resumed or replayed thread never repeats one.
-    const agent = compileAgent({ toolkits, reasoner, decisionLog, logFile, ledger: persistence.ledger }, persistence);
+    // The bounds the environment sets (CANDOR_MAX_*) hold the graph's plans, tool calls and log lines.
+    const bounds = graphBoundsOf(storageBoundsOf(env));
+    const agent = compileAgent(
+      { toolkits, reasoner, decisionLog, logFile, ledger: persistence.ledger, bounds },
+      persistence,
+    );
     // With OpenTelemetry on, every run of this graph (run, resume, replay, a worker's threads) reports its spans.
     const traced = await otelHandler(env);
     const graph = traced ? agent.withConfig({ callbacks: [traced] }) : agent;
@@ -244,16 +252,21 @@ async function compileOn(
 
 /**
  * Opens a database that must already exist: reading a thread never creates an empty database (or its
- * directory) as a side effect of a typo.
+ * directory) as a side effect of a typo. `bounds`: the store's bound on a stored value, as the environment sets it
+ * (`storageBoundsOf`), so a resumed run is held to what a new one is.
  */
-export async function openExisting(dbPath: string, threadId: string): Promise<Persistence> {
+export async function openExisting(
+  dbPath: string,
+  threadId: string,
+  bounds: Partial<StorageBounds> = {},
+): Promise<Persistence> {
   if (!databaseMayExist(dbPath)) {
     throw new CandorError(
       `There is no thread "${threadId}": no Candor database exists at ${dbPath}. Pass --db with the database the run used, or start a run with: run "<request>".`,
       ErrorCode.UNKNOWN_THREAD,
     );
   }
-  return openDatabase(dbPath);
+  return openDatabase(dbPath, { bounds });
 }
 
 /** The RunnableConfig that addresses a thread's checkpoints. */

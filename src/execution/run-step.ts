@@ -128,7 +128,7 @@ async function settleCall(input: RunStepInput): Promise<ExecutionFeedback> {
     const detail = parsed.error.issues.map((i) => `${i.path.join(".") || "(arguments)"}: ${i.message}`).join("; ");
     return fail(`Invalid parameters for ${tool.name}: ${detail}`, "invalid_parameters", [], tool.name);
   }
-  const oversized = oversizedArguments(tool.name, parsed.data);
+  const oversized = oversizedArguments(tool.name, parsed.data, registry.bounds.maxToolArgumentBytes);
   if (oversized) return fail(oversized, "invalid_parameters", [], tool.name);
 
   /** The call's success as the evidence rule judges it: the tool's result, with any limits it names. */
@@ -216,7 +216,7 @@ async function settleCall(input: RunStepInput): Promise<ExecutionFeedback> {
       );
       checkOutput(tool, result);
       // Held to the bound on a kept tool result before it reaches the checkpoints: cut, and saying so.
-      result = keptResult(result);
+      result = keptResult(result, registry.bounds.maxToolResultBytes);
     } catch (e) {
       const message = errorMessage(e);
       const outputs = CandorError.isInstance(e) ? e.details : {};

@@ -1,4 +1,4 @@
-import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
+import { DEFAULT_STORAGE_BOUNDS, howToSetBound } from "../domain/config.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import type { EffectKey, EffectLedger } from "../tools/effects.js";
 import type { ResultLimit } from "../tools/limits.js";
@@ -27,7 +27,7 @@ export function storableJson(
   const bytes = utf8Bytes(text);
   if (bytes <= limit) return text;
   throw new CandorError(
-    `The value for "${key}" in [${namespace.join(", ")}] is ${figure(bytes)} bytes, over the ${figure(limit)} bytes a stored value may have (the bound on stored values); it was not stored. Keep less in it: a request, a result or a note this large belongs in a file.`,
+    `The value for "${key}" in [${namespace.join(", ")}] is ${figure(bytes)} bytes, over the ${figure(limit)} bytes a stored value may have (maxStoredValueBytes, the bound on stored values; set by ${howToSetBound("maxStoredValueBytes")}); it was not stored. Keep less in it: a request, a result or a note this large belongs in a file.`,
     ErrorCode.LIMIT_EXCEEDED,
     { details: { constraint: "maxStoredValueBytes", limit, actual: bytes, key, namespace: [...namespace] } },
   );
@@ -47,7 +47,7 @@ export function keptResult(result: unknown, limit: number = DEFAULT_STORAGE_BOUN
   const head = cutToBytes(text, Math.floor(limit / 2));
   const cut: ResultLimit = {
     kind: "truncated",
-    message: `the tool's result was ${figure(bytes)} bytes, over the ${figure(limit)} bytes kept of one tool result (the bound on stored tool results); only its first ${figure(utf8Bytes(head))} bytes of JSON were kept`,
+    message: `the tool's result was ${figure(bytes)} bytes, over the ${figure(limit)} bytes kept of one tool result (maxToolResultBytes, the bound on stored tool results; set by ${howToSetBound("maxToolResultBytes")}); only its first ${figure(utf8Bytes(head))} bytes of JSON were kept`,
   };
   return { truncated: true, head, limits: [cut] };
 }
@@ -63,7 +63,7 @@ export function oversizedArguments(
 ): string | null {
   const bytes = utf8Bytes(JSON.stringify(args) ?? "null");
   if (bytes <= limit) return null;
-  return `${tool} was not called: its arguments are ${figure(bytes)} bytes, over the ${figure(limit)} bytes one tool call's arguments may have (the bound on tool arguments). Pass less, or a file's path rather than its content.`;
+  return `${tool} was not called: its arguments are ${figure(bytes)} bytes, over the ${figure(limit)} bytes one tool call's arguments may have (maxToolArgumentBytes, the bound on tool arguments; set by ${howToSetBound("maxToolArgumentBytes")}). Pass less, or a file's path rather than its content.`;
 }
 
 /** The effect ledger with each recorded result held to the bound on a stored tool result (see `keptResult`). */

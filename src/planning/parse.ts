@@ -210,7 +210,8 @@ export function toPlanResult(
 ): PlanResult {
   const shaped = normaliseShape(raw);
   // Counted before the steps are parsed: a huge plan is refused without the cost of reading every step.
-  if (isRecord(shaped) && Array.isArray(shaped.steps)) assertPlanSize(shaped.steps.length, request);
+  if (isRecord(shaped) && Array.isArray(shaped.steps))
+    assertPlanSize(shaped.steps.length, request, registry.bounds.maxPlanSteps);
   const parsed = LoosePlan.safeParse(shaped);
   if (!parsed.success) {
     throw new CandorError(

@@ -1,5 +1,5 @@
 import { CandorError, ErrorCode } from "../errors.js";
-import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
+import { DEFAULT_STORAGE_BOUNDS, describeBound, howToSetBound } from "../domain/config.js";
 import type { Plan, TaskStep } from "../domain/plan.js";
 import type { PlanningRequest } from "../domain/request.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -137,12 +137,16 @@ export function assertKnownReferences(steps: readonly TaskStep[], registry: Tool
 }
 
 /**
- * A plan of `count` steps is within the request's maxSteps, or, when the request sets none, within the default
- * bound on steps per plan (StorageBounds.maxPlanSteps): checked on the raw count before any step is built, so a
- * model's 5,000-step plan is refused in milliseconds instead of being checkpointed (it took 250 s and 3.5 GB, and
- * left a database whose thread list failed with "string or blob too big").
+ * A plan of `count` steps is within the request's maxSteps, or, when the request sets none, within the bound on steps
+ * per plan (StorageBounds.maxPlanSteps: the registry's, as the app or the CLI set it, else the default): checked on
+ * the raw count before any step is built, so a model's 5,000-step plan is refused in milliseconds instead of being
+ * checkpointed (it took 250 s and 3.5 GB, and left a database whose thread list failed with "string or blob too big").
  */
-export function assertPlanSize(count: number, request: PlanningRequest): void {
+export function assertPlanSize(
+  count: number,
+  request: PlanningRequest,
+  maxPlanSteps: number = DEFAULT_STORAGE_BOUNDS.maxPlanSteps,
+): void {
   const asked = request.constraints.maxSteps;
   if (asked !== undefined && count > asked) {
     throw new CandorError(
@@ -151,23 +155,26 @@ export function assertPlanSize(count: number, request: PlanningRequest): void {
       { details: { constraint: "maxSteps", limit: asked, actual: count } },
     );
   }
-  const bound = DEFAULT_STORAGE_BOUNDS.maxPlanSteps;
-  if (asked === undefined && count > bound) {
+  if (asked === undefined && count > maxPlanSteps) {
     throw new CandorError(
-      `The plan has ${count} steps, more than the ${bound} a plan may have (the bound on steps per plan when the request's constraints.maxSteps sets none). Nothing was run or stored; ask for less, split the request, or set constraints.maxSteps.`,
+      `The plan has ${count} steps, more than the ${describeBound("maxPlanSteps", maxPlanSteps)} a plan may have (maxPlanSteps, the bound on steps per plan when the request's constraints.maxSteps sets none; set by ${howToSetBound("maxPlanSteps")}). Nothing was run or stored; ask for less, split the request, or set constraints.maxSteps.`,
       ErrorCode.LIMIT_EXCEEDED,
-      { details: { constraint: "maxPlanSteps", limit: bound, actual: count } },
+      { details: { constraint: "maxPlanSteps", limit: maxPlanSteps, actual: count } },
     );
   }
 }
 
-/** POST-PLAN-004: within maxSteps, timeoutMs and budget; the error says which limit and by how much. */
+/**
+ * POST-PLAN-004: within maxSteps (else `maxPlanSteps`), timeoutMs and budget; the error says which limit and by how
+ * much.
+ */
 export function assertWithinConstraints(
   plan: Pick<Plan, "steps" | "estimatedDurationMs" | "estimatedCost">,
   request: PlanningRequest,
+  maxPlanSteps: number = DEFAULT_STORAGE_BOUNDS.maxPlanSteps,
 ): void {
   const c = request.constraints;
-  assertPlanSize(plan.steps.length, request);
+  assertPlanSize(plan.steps.length, request, maxPlanSteps);
   if (c.timeoutMs !== undefined && plan.estimatedDurationMs > c.timeoutMs) {
     throw new CandorError(
       `The plan is estimated to take ${Math.round(plan.estimatedDurationMs)} ms but the limit is ${c.timeoutMs} ms. Raise the time limit or simplify the request.`,
@@ -185,14 +192,17 @@ export function assertWithinConstraints(
   }
 }
 
-/** Runs every check. Pass the registry to also check worker types and tools. */
+/**
+ * Runs every check. Pass the registry to also check worker types and tools, and to hold the plan to the registry's
+ * bound on steps per plan (without one, the default bound).
+ */
 export function validatePlan(plan: Plan, request: PlanningRequest, registry?: ToolRegistry): void {
   assertCompletePlan(plan);
   assertDependenciesExist(plan.steps);
   assertAcyclic(plan.steps);
   assertLogicalOrder(plan.steps);
   if (registry) assertKnownReferences(plan.steps, registry);
-  assertWithinConstraints(plan, request);
+  assertWithinConstraints(plan, request, registry?.bounds.maxPlanSteps);
 }
 
 /** Longest dependency chain of estimated durations: what a parallel executor needs at best. */

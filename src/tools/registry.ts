@@ -1,5 +1,6 @@
 import { CandorError, ErrorCode } from "../errors.js";
 import type { TaskStep } from "../domain/plan.js";
+import { DEFAULT_STORAGE_BOUNDS, graphBoundsOf, type GraphBounds } from "../domain/config.js";
 import {
   inputsOf,
   requiredInputs,
@@ -55,15 +56,30 @@ export class ToolRegistry {
   readonly workers: ReadonlyMap<string, WorkerType>;
   /** The toolkits' readers of requests (Toolkit.interpret), in registration order. */
   readonly interpreters: readonly Interpreter[];
+  /**
+   * The graph's storage bounds (steps per plan, bytes of a tool call's arguments and result), carried here because
+   * every planner, plan check and step runner is handed this registry: the bounds an app set reach each of them
+   * without a second argument threaded through every call (resolved by buildAgentGraph; defaults otherwise).
+   */
+  readonly bounds: GraphBounds;
 
-  private constructor(tools: Map<string, ToolSpec>, workers: Map<string, WorkerType>, interpreters: Interpreter[]) {
+  private constructor(
+    tools: Map<string, ToolSpec>,
+    workers: Map<string, WorkerType>,
+    interpreters: Interpreter[],
+    bounds: GraphBounds,
+  ) {
     this.tools = tools;
     this.workers = workers;
     this.interpreters = interpreters;
+    this.bounds = bounds;
   }
 
   /** Validates and builds a registry; throws CONFIGURATION naming the first inconsistency. */
-  static create(toolkits: readonly Toolkit[]): ToolRegistry {
+  static create(
+    toolkits: readonly Toolkit[],
+    bounds: GraphBounds = graphBoundsOf(DEFAULT_STORAGE_BOUNDS),
+  ): ToolRegistry {
     const tools = new Map<string, ToolSpec>();
     const workers = new Map<string, WorkerType>();
     /** Which toolkit registered each worker type, to name both when one is registered twice. */
@@ -122,7 +138,7 @@ export class ToolRegistry {
         );
       }
     }
-    return new ToolRegistry(tools, workers, interpreters);
+    return new ToolRegistry(tools, workers, interpreters, bounds);
   }
 
   /** The faults injected into this registry's tools, as `tool=kind[*N]`; empty for real tools. */

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
-import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
+import { DEFAULT_STORAGE_BOUNDS, howToSetBound } from "../domain/config.js";
 import { ensureDirectory } from "../paths.js";
 
 /** One planning decision (seed 000 scenario 19): what was decided, why, and what it did to confidence. */
@@ -73,9 +73,16 @@ export function recordsDecisions(level: string): boolean {
   return (LEVELS[level] ?? Number.POSITIVE_INFINITY) <= INFO;
 }
 
-/** The JSON line of a decision, as the file log writes it (pino's fields first, then the decision, then `msg`). */
-export function decisionLine(d: Decision, at: Date = new Date()): string {
-  d = boundedDecision(d);
+/**
+ * The JSON line of a decision, as the file log writes it (pino's fields first, then the decision, then `msg`), its
+ * text cut to stay near `maxLineBytes` (see `boundedDecision`).
+ */
+export function decisionLine(
+  d: Decision,
+  at: Date = new Date(),
+  maxLineBytes: number = DEFAULT_STORAGE_BOUNDS.maxLogLineBytes,
+): string {
+  d = boundedDecision(d, maxLineBytes);
   return JSON.stringify({
     level: INFO,
     time: at.toISOString(),
@@ -89,12 +96,17 @@ export function decisionLine(d: Decision, at: Date = new Date()): string {
 
 /**
  * Writes decisions as JSON lines with pino (timestamp ISO 8601, level INFO), synchronously so a crash loses
- * nothing already decided. `candor logs` reads the same file back and filters it by plan, step and operation.
+ * nothing already decided. `candor logs` reads the same file back and filters it by plan, step and operation. Each
+ * line is held to `maxLineBytes` (StorageBounds.maxLogLineBytes; see `boundedDecision`).
  *
  * @throws CandorError STORAGE, naming the file and what to do, when the log cannot be written (its path is a
  *   directory or a named pipe, its folder cannot be created, no permission).
  */
-export function fileDecisionLog(file: string, level: string = "info"): DecisionLog & { logger: Logger } {
+export function fileDecisionLog(
+  file: string,
+  level: string = "info",
+  maxLineBytes: number = DEFAULT_STORAGE_BOUNDS.maxLogLineBytes,
+): DecisionLog & { logger: Logger } {
   let destination: ReturnType<typeof pino.destination>;
   try {
     ensureDirectory(dirname(file));
@@ -114,7 +126,7 @@ export function fileDecisionLog(file: string, level: string = "info"): DecisionL
   return {
     logger,
     record(d) {
-      d = boundedDecision(d);
+      d = boundedDecision(d, maxLineBytes);
       logger.info({ ...d, taskId: d.taskId ?? null, cost: d.cost ?? 0 }, `${d.operation}: ${d.decision}`);
     },
   };
@@ -137,13 +149,14 @@ function refuseNonFile(file: string): void {
 /**
  * `d` with its text cut so that its log line stays near the bound on a decision-log line (StorageBounds.
  * maxLogLineBytes, default 64 KiB): a decision made on a 10 MB value wrote 10 MB lines, twice over (its input and
- * its message). Every string longer than a quarter of the bound is cut to that and says so, naming the bound; a
- * decision within the bound is returned as it is.
+ * its message). Every string longer than a quarter of the bound is cut to that and says so, naming the bound and how
+ * it is set; a decision within the bound is returned as it is.
  */
-function boundedDecision(d: Decision, maxLineBytes: number = DEFAULT_STORAGE_BOUNDS.maxLogLineBytes): Decision {
+function boundedDecision(d: Decision, maxLineBytes: number): Decision {
   const line = JSON.stringify(d);
   if (Buffer.byteLength(line, "utf8") <= maxLineBytes) return d;
   const share = Math.floor(maxLineBytes / 4);
+  const bound = `over the bound on a decision-log line of ${maxLineBytes.toLocaleString("en-US")} bytes (maxLogLineBytes; set by ${howToSetBound("maxLogLineBytes")})`;
   const cut = (value: unknown, depth: number): unknown => {
     if (typeof value === "string") {
       const bytes = Buffer.byteLength(value, "utf8");
@@ -152,7 +165,7 @@ function boundedDecision(d: Decision, maxLineBytes: number = DEFAULT_STORAGE_BOU
         .subarray(0, share)
         .toString("utf8")
         .replace(/\uFFFD+$/, "");
-      return `${head}… [cut: ${bytes.toLocaleString("en-US")} bytes, over the bound on a decision-log line of ${maxLineBytes.toLocaleString("en-US")} bytes]`;
+      return `${head}… [cut: ${bytes.toLocaleString("en-US")} bytes, ${bound}]`;
     }
     // Deeper than a few levels a value is summarised, not logged (and a pathological nesting cannot recurse far).
     if (depth > 8 || value === null || typeof value !== "object") return depth > 8 ? "[cut: nested too deep]" : value;
@@ -160,6 +173,15 @@ function boundedDecision(d: Decision, maxLineBytes: number = DEFAULT_STORAGE_BOU
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cut(v, depth + 1)]));
   };
   return cut(d, 0) as Decision;
+}
+
+/**
+ * `log` with every decision held to `maxLineBytes` before it gets there (see `boundedDecision`): how the graph applies
+ * its bound on a log line to whatever log an app gave it (a file, memory, its own sink). A log that bounds its lines
+ * itself (`fileDecisionLog`) still applies its own bound as well, so the smaller of the two holds.
+ */
+export function boundedDecisionLog(log: DecisionLog, maxLineBytes: number): DecisionLog {
+  return { record: (d) => log.record(boundedDecision(d, maxLineBytes)) };
 }
 
 /** Keeps decisions in memory: for tests and for apps that read them back through their own sink. */

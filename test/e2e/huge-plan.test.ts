@@ -38,7 +38,7 @@ describe("a model's huge plan", () => {
       );
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toContain(
-        "The model's plan was rejected: The plan has 5000 steps, more than the 1000 a plan may have (the bound on steps per plan when the request's constraints.maxSteps sets none).",
+        "The model's plan was rejected: The plan has 5000 steps, more than the 1,000 steps a plan may have (maxPlanSteps, the bound on steps per plan when the request's constraints.maxSteps sets none; set by CANDOR_MAX_PLAN_STEPS for the CLI, buildAgentGraph's bounds.maxPlanSteps in an app).",
       );
       expect(run.stderr).toContain("Used the rules planner instead.");
       expect(run.stderr).not.toMatch(STACK_LINE);

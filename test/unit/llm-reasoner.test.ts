@@ -281,7 +281,7 @@ describe("LlmReasoner.plan against a real ChatOpenAI", () => {
     expect(fallback.planCalls).toBe(1);
     expect(result.plan).toBe(rulesPlan);
     expect(result.notes[0]).toMatch(
-      /^The model's plan was rejected: The plan has 5000 steps, more than the 1000 a plan may have \(the bound on steps per plan when the request's constraints\.maxSteps sets none\)\..* Used the rules planner instead\.$/,
+      /^The model's plan was rejected: The plan has 5000 steps, more than the 1,000 steps a plan may have \(maxPlanSteps, the bound on steps per plan when the request's constraints\.maxSteps sets none; set by CANDOR_MAX_PLAN_STEPS for the CLI, buildAgentGraph's bounds\.maxPlanSteps in an app\)\..* Used the rules planner instead\.$/,
     );
   });
 

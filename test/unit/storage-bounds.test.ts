@@ -43,7 +43,7 @@ describe("bounds on stored data, each named when it is hit", () => {
     const over = thrown(() => assertPlanSize(1001, request));
     expect(CandorError.hasCode(over, ErrorCode.LIMIT_EXCEEDED)).toBe(true);
     expect((over as CandorError).message).toBe(
-      "The plan has 1001 steps, more than the 1000 a plan may have (the bound on steps per plan when the request's constraints.maxSteps sets none). Nothing was run or stored; ask for less, split the request, or set constraints.maxSteps.",
+      "The plan has 1001 steps, more than the 1,000 steps a plan may have (maxPlanSteps, the bound on steps per plan when the request's constraints.maxSteps sets none; set by CANDOR_MAX_PLAN_STEPS for the CLI, buildAgentGraph's bounds.maxPlanSteps in an app). Nothing was run or stored; ask for less, split the request, or set constraints.maxSteps.",
     );
     expect((over as CandorError).details).toEqual({ constraint: "maxPlanSteps", limit: 1000, actual: 1001 });
     const asked = PlanningRequest.parse({ userIntent: "x", constraints: { maxSteps: 2000 } });
@@ -62,7 +62,7 @@ describe("bounds on stored data, each named when it is hit", () => {
       toPlanResult({ steps: Array.from({ length: 5000 }, () => ({})) }, request, pipelineRegistry(), "llm"),
     );
     expect(CandorError.hasCode(e, ErrorCode.LIMIT_EXCEEDED)).toBe(true);
-    expect((e as Error).message).toMatch(/^The plan has 5000 steps, more than the 1000 a plan may have/);
+    expect((e as Error).message).toMatch(/^The plan has 5000 steps, more than the 1,000 steps a plan may have/);
   });
 
   it("bytes per stored value: a put over the bound is refused with the sizes and the bound, and nothing is written", async () => {
@@ -75,7 +75,7 @@ describe("bounds on stored data, each named when it is hit", () => {
       );
       expect(CandorError.hasCode(e, ErrorCode.LIMIT_EXCEEDED)).toBe(true);
       expect((e as Error).message).toBe(
-        'The value for "big" in [u, notes] is 10,011 bytes, over the 4,096 bytes a stored value may have (the bound on stored values); it was not stored. Keep less in it: a request, a result or a note this large belongs in a file.',
+        `The value for "big" in [u, notes] is 10,011 bytes, over the 4,096 bytes a stored value may have (maxStoredValueBytes, the bound on stored values; set by CANDOR_MAX_STORED_VALUE_BYTES for the CLI, openDatabase's bounds.maxStoredValueBytes in an app); it was not stored. Keep less in it: a request, a result or a note this large belongs in a file.`,
       );
       expect(await store.get(["u", "notes"], "big")).toBeNull();
       expect((await store.get(["u", "notes"], "small"))?.value).toEqual({ text: "x".repeat(1000) });
@@ -99,7 +99,7 @@ describe("bounds on stored data, each named when it is hit", () => {
         {
           kind: "truncated",
           message:
-            "the tool's result was 3,145,739 bytes, over the 1,048,576 bytes kept of one tool result (the bound on stored tool results); only its first 524,288 bytes of JSON were kept",
+            "the tool's result was 3,145,739 bytes, over the 1,048,576 bytes kept of one tool result (maxToolResultBytes, the bound on stored tool results; set by CANDOR_MAX_TOOL_RESULT_BYTES for the CLI, buildAgentGraph's bounds.maxToolResultBytes in an app); only its first 524,288 bytes of JSON were kept",
         },
       ]);
       const small = { ...key, attempt: 2 };
@@ -125,7 +125,7 @@ describe("bounds on stored data, each named when it is hit", () => {
     expect(tool.calls).toHaveLength(0);
     expect(feedback).toMatchObject({ feedbackType: "FAILURE", failureClass: "invalid_parameters", tool: "save_note" });
     expect(feedback.errors[0]).toBe(
-      "save_note was not called: its arguments are 2,097,163 bytes, over the 1,048,576 bytes one tool call's arguments may have (the bound on tool arguments). Pass less, or a file's path rather than its content.",
+      "save_note was not called: its arguments are 2,097,163 bytes, over the 1,048,576 bytes one tool call's arguments may have (maxToolArgumentBytes, the bound on tool arguments; set by CANDOR_MAX_TOOL_ARGUMENT_BYTES for the CLI, buildAgentGraph's bounds.maxToolArgumentBytes in an app). Pass less, or a file's path rather than its content.",
     );
   });
 
@@ -144,7 +144,7 @@ describe("bounds on stored data, each named when it is hit", () => {
     expect(JSON.stringify(feedback).length).toBeLessThan(DEFAULT_STORAGE_BOUNDS.maxToolResultBytes * 2);
     expect(feedback.feedbackType, JSON.stringify({ ...feedback, outputs: null }).slice(0, 600)).not.toBe("SUCCESS");
     expect(JSON.stringify(feedback)).toContain(
-      "over the 1,048,576 bytes kept of one tool result (the bound on stored tool results)",
+      "over the 1,048,576 bytes kept of one tool result (maxToolResultBytes, the bound on stored tool results;",
     );
   });
 
@@ -165,7 +165,7 @@ describe("bounds on stored data, each named when it is hit", () => {
     expect(Buffer.byteLength(lines[0]!)).toBeLessThan(DEFAULT_STORAGE_BOUNDS.maxLogLineBytes);
     const parsed = JSON.parse(lines[0]!) as { input: string; decision: string; msg: string };
     expect(parsed.input).toMatch(
-      /^a{16384}… \[cut: 10,485,760 bytes, over the bound on a decision-log line of 65,536 bytes\]$/,
+      /^a{16384}… \[cut: 10,485,760 bytes, over the bound on a decision-log line of 65,536 bytes \(maxLogLineBytes; set by CANDOR_MAX_LOG_LINE_BYTES for the CLI, buildAgentGraph's bounds\.maxLogLineBytes in an app\)\]$/,
     );
     expect(parsed.decision).toBe("run step s1");
     expect(parsed.msg).toBe("dispatch: run step s1");
