@@ -140,9 +140,11 @@ export class ConfinedRoot {
     const handle = await open(full, flags).catch((e: unknown) => {
       const { code, message } = fsFailure(e);
       if (code === "ENOENT" || code === "ENOTDIR")
+        // The step's path is wrong, not the tool: classed so, recovery and learning do not blame read_file for it.
         throw new CandorError(
-          `Invalid path "${path}": no such file or directory in ${this.root}.`,
+          `Invalid path "${path}": no such file or directory in ${this.root} (the workspace: the folder Candor was started in). Check the name, or start Candor in the folder that holds it.`,
           ErrorCode.TOOL_FAILED,
+          { details: { failureClass: "invalid_parameters", path, reason: "not_found" } },
         );
       if (code === "ELOOP") throw outside(path, this.root, "it is a symlink loop");
       throw new CandorError(`Cannot open "${path}": ${message}.`, ErrorCode.TOOL_FAILED, { cause: e });
@@ -170,6 +172,7 @@ export class ConfinedRoot {
         throw new CandorError(
           `Invalid path "${path}": it is not a regular file in ${this.root}.`,
           ErrorCode.TOOL_FAILED,
+          { details: { failureClass: "invalid_parameters", path, reason: "not_a_file" } },
         );
       if (info.nlink > 1 && !this.options.allowHardLinks) throw hardLinked(path, info.nlink, this.root);
       return { handle, size: info.size };
