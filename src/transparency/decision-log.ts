@@ -75,14 +75,18 @@ export function recordsDecisions(level: string): boolean {
 
 /**
  * The JSON line of a decision, as the file log writes it (pino's fields first, then the decision, then `msg`), its
- * text cut to stay near `maxLineBytes` (see `boundedDecision`).
+ * text cut so that the line is within `maxLineBytes` (see `boundedDecision`).
  */
 export function decisionLine(
   d: Decision,
   at: Date = new Date(),
   maxLineBytes: number = DEFAULT_STORAGE_BOUNDS.maxLogLineBytes,
 ): string {
-  d = boundedDecision(d, maxLineBytes);
+  return lineOf(boundedDecision(d, maxLineBytes), at);
+}
+
+/** The line of a decision as it is, uncut. pino writes the same fields (in its own order, so the same length). */
+function lineOf(d: Decision, at: Date): string {
   return JSON.stringify({
     level: INFO,
     time: at.toISOString(),
@@ -146,33 +150,55 @@ function refuseNonFile(file: string): void {
   if (stats.isFIFO() || stats.isSocket()) throw new Error("it is a named pipe or socket, not a file");
 }
 
+/** Any instant: every ISO time has the same length, which is all a line's size needs of it. */
+const SOME_TIME = new Date(0);
+
+const bytesOf = (text: string) => Buffer.byteLength(text, "utf8");
+
+/** The longest prefix of `text` within `max` UTF-8 bytes that does not split a character. */
+function headOf(text: string, max: number): string {
+  if (bytesOf(text) <= max) return text;
+  return Buffer.from(text, "utf8")
+    .subarray(0, max)
+    .toString("utf8")
+    .replace(/\uFFFD+$/, "");
+}
+
 /**
- * `d` with its text cut so that its log line stays near the bound on a decision-log line (StorageBounds.
+ * `d` with its text cut so that its log line is within the bound on a decision-log line (StorageBounds.
  * maxLogLineBytes, default 64 KiB): a decision made on a 10 MB value wrote 10 MB lines, twice over (its input and
- * its message). Every string longer than a quarter of the bound is cut to that and says so, naming the bound and how
- * it is set; a decision within the bound is returned as it is.
+ * its message). Strings longer than a share of the bound are cut to it and say so, naming the bound and how it is
+ * set; the share halves until the line fits. A decision whose shape alone is over the bound (a record of thousands of
+ * short strings) keeps only what names it: operation, ids, and the head of its decision. Within the bound, `d` is
+ * returned as it is.
  */
 function boundedDecision(d: Decision, maxLineBytes: number): Decision {
-  const line = JSON.stringify(d);
-  if (Buffer.byteLength(line, "utf8") <= maxLineBytes) return d;
-  const share = Math.floor(maxLineBytes / 4);
+  const fits = (x: Decision) => bytesOf(lineOf(x, SOME_TIME)) <= maxLineBytes;
+  if (fits(d)) return d;
   const bound = `over the bound on a decision-log line of ${maxLineBytes.toLocaleString("en-US")} bytes (maxLogLineBytes; set by ${howToSetBound("maxLogLineBytes")})`;
-  const cut = (value: unknown, depth: number): unknown => {
-    if (typeof value === "string") {
-      const bytes = Buffer.byteLength(value, "utf8");
-      if (bytes <= share) return value;
-      const head = Buffer.from(value, "utf8")
-        .subarray(0, share)
-        .toString("utf8")
-        .replace(/\uFFFD+$/, "");
-      return `${head}… [cut: ${bytes.toLocaleString("en-US")} bytes, ${bound}]`;
-    }
+  const marked = (text: string, share: number) =>
+    `${headOf(text, share)}… [cut: ${bytesOf(text).toLocaleString("en-US")} bytes, ${bound}]`;
+  const cut = (value: unknown, depth: number, share: number): unknown => {
+    if (typeof value === "string") return bytesOf(value) <= share ? value : marked(value, share);
     // Deeper than a few levels a value is summarised, not logged (and a pathological nesting cannot recurse far).
     if (depth > 8 || value === null || typeof value !== "object") return depth > 8 ? "[cut: nested too deep]" : value;
-    if (Array.isArray(value)) return value.map((v) => cut(v, depth + 1));
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cut(v, depth + 1)]));
+    if (Array.isArray(value)) return value.map((v) => cut(v, depth + 1, share));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cut(v, depth + 1, share)]));
   };
-  return cut(d, 0) as Decision;
+  for (let share = Math.floor(maxLineBytes / 4); share >= 32; share = Math.floor(share / 2)) {
+    const shorter = cut(d, 0, share) as Decision;
+    if (fits(shorter)) return shorter;
+  }
+  const id = (v: string | null | undefined) => (v ? headOf(v, 64) : (v ?? null));
+  return {
+    operation: d.operation,
+    planId: id(d.planId),
+    taskId: id(d.taskId),
+    threadId: id(d.threadId),
+    input: `[cut: the whole decision was ${bytesOf(lineOf(d, SOME_TIME)).toLocaleString("en-US")} bytes, ${bound}]`,
+    decision: bytesOf(d.decision) <= 64 ? d.decision : marked(d.decision, 64),
+    reasoning: "",
+  };
 }
 
 /**

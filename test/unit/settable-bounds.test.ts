@@ -9,7 +9,13 @@ import { readEnv, storageBoundsOf } from "../../src/env.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
 import { openDatabase } from "../../src/memory/persistence.js";
 import { limitsOf } from "../../src/tools/limits.js";
-import { memoryDecisionLog } from "../../src/transparency/decision-log.js";
+import { readFileSync } from "node:fs";
+import {
+  decisionLine,
+  fileDecisionLog,
+  memoryDecisionLog,
+  type Decision,
+} from "../../src/transparency/decision-log.js";
 import { caught } from "../fakes/toolkit-fixtures.js";
 import { tempDir, tripInput } from "../fakes/graph-harness.js";
 
@@ -181,6 +187,9 @@ describe("each bound set lower changes what a run does", () => {
     const lines = decisions.map((d) => JSON.stringify(d));
     expect(lines.some((l) => l.includes("over the bound on a decision-log line of 1,024 bytes"))).toBe(true);
     expect(lines.some((l) => l.includes("CANDOR_MAX_LOG_LINE_BYTES"))).toBe(true);
+    // What reaches the app's log is within the bound: a file log given the same bound cuts nothing more.
+    for (const d of decisions) expect(decisionLine(d, new Date(), 1024)).toBe(decisionLine(d, new Date(), 1 << 20));
+    for (const d of decisions) expect(Buffer.byteLength(decisionLine(d, new Date(), 1024))).toBeLessThanOrEqual(1024);
     const defaults = await tripWith({});
     expect(defaults.decisions.some((d) => JSON.stringify(d).includes("[cut:"))).toBe(false);
     expect(Math.max(...defaults.decisions.map((d) => JSON.stringify(d).length))).toBeGreaterThan(1024);
@@ -203,5 +212,31 @@ describe("each bound set lower changes what a run does", () => {
     } finally {
       await persistence.close();
     }
+  });
+});
+
+describe("a decision-log line is within its bound, whatever the decision holds", () => {
+  const decision = (extra: Partial<Decision>): Decision => ({
+    operation: "plan",
+    planId: "plan-1",
+    input: "i",
+    decision: "made a plan",
+    reasoning: "r",
+    ...extra,
+  });
+
+  it("cuts several long strings, and a record of thousands of short ones, to lines no longer than the bound", () => {
+    const file = `${tmp.dir}/bounded.decisions.log`;
+    const log = fileDecisionLog(file, "info", 1024);
+    log.record(decision({ input: "a".repeat(10_000), decision: "d".repeat(10_000), reasoning: "r".repeat(10_000) }));
+    log.record(decision({ understanding: { parts: Array.from({ length: 2000 }, (_, i) => `part ${i}`) } }));
+    log.record(decision({ input: "small" }));
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(1024);
+    expect(lines[0]).toContain("over the bound on a decision-log line of 1,024 bytes (maxLogLineBytes; set by");
+    expect(lines[1]).toMatch(/\[cut: the whole decision was [\d,]+ bytes, over the bound on a decision-log line/);
+    expect(JSON.parse(lines[1]!)).toMatchObject({ operation: "plan", planId: "plan-1", decision: "made a plan" });
+    expect(JSON.parse(lines[2]!)).toMatchObject({ input: "small", decision: "made a plan", reasoning: "r" });
   });
 });
