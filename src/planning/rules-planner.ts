@@ -324,8 +324,10 @@ export function planWithRules(
   const steps = selected.flatMap((tool): TaskStep[] => {
     const worker = registry.workerForTool(tool.name);
     let optional = producersFor(tool, tool.optionalConsumes ?? []);
+    // A constraint check (a budget) passes judgement on what it reads and carries none of it: it orders the step
+    // after the check, and never stands in for the inputs upstream of it (book_trip still gets the hotel it books).
     if (tool.prefersCombinedInput)
-      optional = optional.filter((p) => !optional.some((q) => q !== p && upstream(q).has(p)));
+      optional = optional.filter((p) => !optional.some((q) => q !== p && !q.constraintCheck && upstream(q).has(p)));
     // The parts a step may do without come first: the inputs that combine them (a budget check) come after.
     const deps = [...optional, ...producersFor(tool, tool.consumes)].flatMap(stepIdsOf);
     const each = instancesOf(tool)?.map((x) => ({ id: `${stepId(tool)}_${x.key}`, params: x.params })) ?? [

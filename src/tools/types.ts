@@ -57,7 +57,7 @@ export interface ToolSpec<Args extends z.ZodType = z.ZodType> {
   /**
    * The optional inputs are the same thing at different stages (book_trip books the itinerary, or else the flight
    * and hotel it was made from): an input already upstream of another planned input is left out of the step's
-   * dependencies.
+   * dependencies — unless that other input is a constraint check's, which carries none of what it checks.
    */
   prefersCombinedInput?: boolean;
   /**

@@ -128,6 +128,13 @@ describe("planWithRules extracts parameters from other trips", () => {
     expect(stepOf(plan, "booking").order).toBeGreaterThan(stepOf(plan, "itinerary").order);
     expect(planWithRules(request(DEMO_REQUEST), registry).steps.some((s) => s.id === "booking")).toBe(false);
   });
+
+  it("books what was found when only a budget check stands between: the check orders the booking, the hotel feeds it", () => {
+    // A constraint check carries none of what it checks, so it never stands in for the hotel upstream of it (the
+    // booking was once wired to the check alone, and book_trip was asked to book nothing).
+    const plan = planWithRules(request("Book me a hotel in Lisbon for 2 nights under 700 dollars"), registry);
+    expect(stepOf(plan, "booking").dependsOn).toEqual(["hotel", "budget_status"]);
+  });
 });
 
 describe("planWithRules refuses what it cannot plan", () => {
