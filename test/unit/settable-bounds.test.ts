@@ -4,6 +4,7 @@ import { travelToolkit } from "../../examples/travel/index.js";
 import { buildAgentGraph, compileAgent } from "../../graphs/agent.js";
 import type { AgentStateValue } from "../../nodes/state.js";
 import { runCli } from "../../src/cli/program.js";
+import { openExisting, openSession } from "../../src/cli/session.js";
 import { DEFAULT_STORAGE_BOUNDS, STORAGE_BOUND_SETTINGS, type GraphBounds } from "../../src/domain/config.js";
 import { readEnv, storageBoundsOf } from "../../src/env.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
@@ -188,8 +189,9 @@ describe("each bound set lower changes what a run does", () => {
     expect(lines.some((l) => l.includes("over the bound on a decision-log line of 1,024 bytes"))).toBe(true);
     expect(lines.some((l) => l.includes("CANDOR_MAX_LOG_LINE_BYTES"))).toBe(true);
     // What reaches the app's log is within the bound: a file log given the same bound cuts nothing more.
-    for (const d of decisions) expect(decisionLine(d, new Date(), 1024)).toBe(decisionLine(d, new Date(), 1 << 20));
-    for (const d of decisions) expect(Buffer.byteLength(decisionLine(d, new Date(), 1024))).toBeLessThanOrEqual(1024);
+    const at = new Date();
+    for (const d of decisions) expect(decisionLine(d, at, 1024)).toBe(decisionLine(d, at, 1 << 20));
+    for (const d of decisions) expect(Buffer.byteLength(decisionLine(d, at, 1024))).toBeLessThanOrEqual(1024);
     const defaults = await tripWith({});
     expect(defaults.decisions.some((d) => JSON.stringify(d).includes("[cut:"))).toBe(false);
     expect(Math.max(...defaults.decisions.map((d) => JSON.stringify(d).length))).toBeGreaterThan(1024);
@@ -238,5 +240,36 @@ describe("a decision-log line is within its bound, whatever the decision holds",
     expect(lines[1]).toMatch(/\[cut: the whole decision was [\d,]+ bytes, over the bound on a decision-log line/);
     expect(JSON.parse(lines[1]!)).toMatchObject({ operation: "plan", planId: "plan-1", decision: "made a plan" });
     expect(JSON.parse(lines[2]!)).toMatchObject({ input: "small", decision: "made a plan", reasoning: "r" });
+  });
+});
+
+describe("the CLI's session holds the graph and the store to the bounds its environment sets", () => {
+  it("a run's plan is refused over CANDOR_MAX_PLAN_STEPS, and the database, opened new or existing, refuses a value over CANDOR_MAX_STORED_VALUE_BYTES", async () => {
+    const dbPath = `${tmp.dir}/session.db`;
+    const env = readEnv({ CANDOR_MAX_PLAN_STEPS: "4", CANDOR_MAX_STORED_VALUE_BYTES: "1KiB" });
+    const session = await openSession({ dbPath, reasoner: { kind: "rules", model: null }, faults: [], env });
+    try {
+      const config = { configurable: { thread_id: "session-t1" } };
+      const values = (await session.graph.invoke(tripInput(TRIP), config)) as AgentStateValue;
+      expect(values.status).toBe("failed");
+      expect(values.failureReason).toContain("more than the 4 steps a plan may have (maxPlanSteps");
+      const refused = await session.persistence.store.put(["u"], "big", { text: "y".repeat(2000) }).then(
+        () => null,
+        (x: unknown) => x,
+      );
+      expect(CandorError.hasCode(refused, ErrorCode.LIMIT_EXCEEDED)).toBe(true);
+    } finally {
+      await session.close();
+    }
+    const existing = await openExisting(dbPath, "session-t1", storageBoundsOf(env));
+    try {
+      const refused = await existing.store.put(["u"], "big", { text: "y".repeat(2000) }).then(
+        () => null,
+        (x: unknown) => x,
+      );
+      expect((refused as Error).message).toContain("over the 1,024 bytes a stored value may have");
+    } finally {
+      await existing.close();
+    }
   });
 });
