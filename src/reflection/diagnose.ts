@@ -1,6 +1,6 @@
 import type { StepChoice } from "../domain/reflection.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { knobKey, type Knob } from "./knobs.js";
+import { knobKey, subjectWords, type Knob } from "./knobs.js";
 
 /**
  * Reading a reason ("the hotel was a dump", "never again with that airline") as the settings of the run's tools it
@@ -23,6 +23,11 @@ export interface KnobMatch {
   chosen: string | number | boolean | null;
   /** The words of the reason that pointed here. */
   evidence: string[];
+  /**
+   * The reason is about one value the run showed (an `exclude` knob: the rejected answer's airline, named or pointed
+   * at as "that airline"): explicit evidence about that value, which may be offered at the first rejection.
+   */
+  explicit: boolean;
 }
 
 export interface Diagnosis {
@@ -67,11 +72,15 @@ export function termsIn(normalized: string, terms: readonly string[]): string[] 
 }
 
 /**
- * Pure. The settings a reason points at among the tools that ran (`choices`). A tool is named by a keyword only it
- * has among them, by its category, or by a value of its result ("Iberia"); when the reason names a tool, only its
- * knobs are candidates (for a tool with no knob of its own, those of the tools whose results it consumed). A knob
- * matches when the reason has one of its words (an `exclude` knob also when the reason names the rejected value).
- * A match that would set what the step already had is dropped: the complaint is then about something else.
+ * Pure. The settings a reason points at among the tools that ran (`choices`). A tool is named by a word only it has
+ * among them (its keywords, its category, the `subject` words of its settings: "room", "place to sleep"), or by a
+ * value of its result ("Iberia"). The reason is read clause by clause, so that what a word qualifies decides where it
+ * lands: in a clause that names a tool with settings, only that tool's settings are candidates ("a more affordable
+ * place to sleep" is about the hotel search, not every search the budget check adds up); a clause that names only a
+ * tool with no setting of its own (the budget check) reaches the tools whose results it consumed; a clause that
+ * names none takes what the whole reason names, or every tool that ran when it names none either. A knob matches
+ * when its clauses have one of its words (an `exclude` knob also when they name the rejected value). A match that
+ * would set what the step already had is dropped: the complaint is then about something else.
  */
 export function diagnose(
   reason: string,
@@ -79,37 +88,153 @@ export function diagnose(
   knobs: readonly Knob[],
   registry: ToolRegistry,
 ): Diagnosis {
-  const text = normalize(reason);
   const ran = choices.filter((c) => knobs.some((k) => k.tool === c.tool) || registry.tool(c.tool) !== undefined);
-  const words = new Map(ran.map((c) => [c.tool, toolWords(c.tool, registry)]));
+  const words = new Map(ran.map((c) => [c.tool, subjectOf(c.tool, knobs, registry)]));
   const counts = new Map<string, number>();
   for (const ws of words.values()) for (const w of new Set(ws)) counts.set(w, (counts.get(w) ?? 0) + 1);
-  const namedTools = ran
-    .filter((c) => {
-      const own = (words.get(c.tool) ?? []).filter((w) => counts.get(w) === 1);
-      return termsIn(text, own).length > 0 || mentionedValues(text, c).length > 0;
-    })
-    .map((c) => c.tool);
-  const steered = new Set(namedTools.flatMap((t) => [t, ...feedersOf(t, ran, knobs, registry)]));
-  const candidates = namedTools.length > 0 ? ran.filter((c) => steered.has(c.tool)) : ran;
+  const namedIn = (text: string) =>
+    ran
+      .filter((c) => {
+        const own = (words.get(c.tool) ?? []).filter((w) => counts.get(w) === 1);
+        return termsIn(text, own).length > 0 || mentionedValues(text, c).length > 0;
+      })
+      .map((c) => c.tool);
+  const scopeOf = (named: readonly string[]): Set<string> | null => {
+    if (named.length === 0) return null;
+    const steerable = named.filter((t) => knobs.some((k) => k.tool === t));
+    if (steerable.length > 0) return new Set(steerable);
+    return new Set(named.flatMap((t) => [t, ...feedersOf(t, ran, knobs, registry)]));
+  };
+  const namedTools = [...new Set(namedIn(normalize(reason)))];
+  const whole = scopeOf(namedTools);
+  // The text each tool's settings are read in: the clauses about it (or about nothing in particular).
+  const textOf = new Map<string, string[]>();
+  for (const clause of clausesOf(reason)) {
+    const text = normalize(clause);
+    const scope = scopeOf(namedIn(text)) ?? whole;
+    for (const c of ran) if (!scope || scope.has(c.tool)) textOf.set(c.tool, [...(textOf.get(c.tool) ?? []), text]);
+  }
   const matches: KnobMatch[] = [];
-  for (const choice of candidates) {
-    for (const knob of knobs.filter((k) => k.tool === choice.tool)) {
-      const m = matchKnob(text, knob, choice);
+  for (const choice of ran) {
+    const clauses = textOf.get(choice.tool);
+    if (!clauses) continue;
+    const text = ` ${clauses.map((t) => t.trim()).join(" ")} `;
+    const own = knobs.filter((k) => k.tool === choice.tool);
+    // Words said as too much of them ask for less, so they never raise a minimum ("not a palace": no higher rating).
+    const excess = excessIn(
+      text,
+      own
+        .flatMap((k) => (k.learn.kind === "choice" ? Object.values(k.learn.options) : []))
+        .flatMap((o) => o.excess?.terms ?? []),
+    );
+    for (const knob of own) {
+      const m = matchKnob(text, knob, choice, excess);
       if (m) matches.push(m);
     }
   }
-  return { namedTools: [...new Set(namedTools)], matches };
+  return { namedTools, matches };
 }
 
-function matchKnob(text: string, knob: Knob, choice: StepChoice): KnobMatch | null {
+/** A reason's clauses: split at sentence and clause punctuation and at "but", so each qualifies its own subject. */
+function clausesOf(reason: string): string[] {
+  return reason
+    .split(/[.;:!?,()]+|\s+(?:but|pero|mais|aber|ma|mas|maar)\s+/i)
+    .map((c) => c.trim())
+    .filter((c) => c !== "");
+}
+
+/** A tool's own words and the subject words of its settings: what a complaint about its results says. */
+export function subjectOf(tool: string, knobs: readonly Knob[], registry: ToolRegistry): string[] {
+  return [...toolWords(tool, registry), ...knobs.filter((k) => k.tool === tool).flatMap(subjectWords)];
+}
+
+/**
+ * Words just before a term that say the answer had too much of it ("too", "so", "overly"; in the other languages
+ * Candor reads, "demasiado", "trop", "zu", "troppo"), and phrases a few words before it that say it was not needed
+ * ("not a …", "I don't need four …", "no need for …"). Plain language, no domain's words.
+ */
+const EXCESS_JUST_BEFORE: ReadonlySet<string> = new Set([
+  "too",
+  "so",
+  "overly",
+  "excessively",
+  "such",
+  "demasiado",
+  "demasiada",
+  "trop",
+  "zu",
+  "troppo",
+]);
+const NOT_NEEDED_BEFORE: readonly string[] = [
+  "not a",
+  "not an",
+  "no need for",
+  "don t need",
+  "dont need",
+  "do not need",
+  "didn t need",
+  "did not need",
+  "doesn t need",
+  "no necesito",
+  "pas besoin d",
+  "pas besoin de",
+  "brauche kein",
+  "brauche keine",
+];
+
+/** Pure. The terms of `terms` the normalized text says there was too much of (see EXCESS_JUST_BEFORE). */
+export function excessIn(normalized: string, terms: readonly string[]): string[] {
+  const words = normalized.trim().split(" ");
+  const found = new Set<string>();
+  for (const raw of terms) {
+    const term = normalize(raw).trim().split(" ");
+    if (term[0] === "") continue;
+    for (let i = 0; i + term.length <= words.length; i++) {
+      const at =
+        term.length === 1
+          ? wordMatches(words[i]!, term[0]!)
+          : words.slice(i, i + term.length).join(" ") === term.join(" ");
+      if (!at) continue;
+      const before = (n: number) => words.slice(Math.max(0, i - n), i).join(" ");
+      const notNeeded = NOT_NEEDED_BEFORE.some((p) =>
+        [0, 1, 2].some((gap) => ` ${before(p.split(" ").length + gap)}`.startsWith(` ${p}`)),
+      );
+      if ((i > 0 && EXCESS_JUST_BEFORE.has(words[i - 1]!)) || notNeeded) found.add(raw);
+    }
+  }
+  return [...found];
+}
+
+function wordMatches(w: string, term: string): boolean {
+  return w === term || w === `${term}s` || (term.length >= 5 && w.startsWith(term));
+}
+
+function matchKnob(text: string, knob: Knob, choice: StepChoice, excess: readonly string[]): KnobMatch | null {
   const l = knob.learn;
-  const base = { knob, stepId: choice.stepId };
+  const base = { knob, stepId: choice.stepId, explicit: false };
   switch (l.kind) {
     case "choice": {
       const current = choice.params[knob.param] ?? l.default;
+      // Too much of an option's word asks for the option it names instead ("why so fancy?": cheapest first).
+      const evidence = new Map<string, string[]>(
+        Object.entries(l.options).map(([v, o]) => [v, termsIn(text, o.terms)]),
+      );
+      for (const [v, o] of Object.entries(l.options)) {
+        if (!o.excess) continue;
+        const excess = excessIn(text, o.excess.terms);
+        if (excess.length === 0) continue;
+        evidence.set(
+          v,
+          evidence.get(v)!.filter((t) => !excess.includes(t)),
+        );
+        evidence.set(o.excess.asks, [...(evidence.get(o.excess.asks) ?? []), ...excess]);
+      }
+      const all = [...evidence.values()].flat();
+      // A word inside a longer phrase another option has ("budget" in "budget hotel") is that phrase's.
+      const inLonger = (t: string) =>
+        all.some((u) => u !== t && ` ${normalize(u).trim()} `.includes(` ${normalize(t).trim()} `));
       const ranked = Object.entries(l.options)
-        .map(([value, o]) => ({ value, says: o.says, evidence: termsIn(text, o.terms) }))
+        .map(([value, o]) => ({ value, says: o.says, evidence: evidence.get(value)!.filter((t) => !inLonger(t)) }))
         .filter((o) => o.evidence.length > 0 && o.value !== current)
         .sort((a, b) => b.evidence.length - a.evidence.length);
       const best = ranked[0];
@@ -117,7 +242,7 @@ function matchKnob(text: string, knob: Knob, choice: StepChoice): KnobMatch | nu
       return { ...base, current, value: best.value, says: best.says, chosen: null, evidence: best.evidence };
     }
     case "minimum": {
-      const evidence = termsIn(text, l.terms);
+      const evidence = termsIn(text, l.terms).filter((t) => !excess.includes(t));
       if (evidence.length === 0) return null;
       const raw = choice.result[l.field];
       const chosen = typeof raw === "number" ? raw : null;
@@ -143,7 +268,7 @@ function matchKnob(text: string, knob: Knob, choice: StepChoice): KnobMatch | nu
       if (evidence.length === 0) return null;
       const current = Array.isArray(choice.params[knob.param]) ? (choice.params[knob.param] as unknown[]) : [];
       if (current.includes(raw)) return null;
-      return { ...base, current, value: raw, says: null, chosen: raw, evidence };
+      return { ...base, current, value: raw, says: null, chosen: raw, evidence, explicit: true };
     }
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CandorError, ErrorCode } from "../errors.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
 /**
@@ -13,11 +14,18 @@ import type { ToolRegistry } from "../tools/registry.js";
  * - `flag`: a boolean filter the words ask to turn on ("layover" → `nonstop: true`); `satisfiedWhen` names the
  *   result field that shows an answer already met it.
  * - `exclude`: a list of result-field values to avoid; the rejected answer's value is added ("that airline").
+ *
+ * Every kind may list `subject`: the words people use for the thing the tool's results are (a hotel: "room", "bed",
+ * "place to stay", "alojamiento"), so that a complaint naming it is read as about that tool and no other, and a
+ * price word in it ("a more affordable place to sleep") attaches to that tool's settings alone.
  */
+const Subject = z.array(z.string()).optional();
+
 export const Learnable = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("choice"),
     about: z.string(),
+    subject: Subject,
     default: z.string(),
     options: z.record(
       z.string(),
@@ -30,12 +38,18 @@ export const Learnable = z.discriminatedUnion("kind", [
          * nothing against it: the preference was not at stake in that run.
          */
         shows: z.object({ field: z.string(), better: z.enum(["higher", "lower"]) }).optional(),
+        /**
+         * Words of this option that, said as too much of it ("why so fancy?", "not a palace", "I don't need four
+         * stars"), ask for another option instead (`asks`): the answer had more of this than the person wants.
+         */
+        excess: z.object({ asks: z.string(), terms: z.array(z.string()) }).optional(),
       }),
     ),
   }),
   z.object({
     kind: z.literal("minimum"),
     about: z.string(),
+    subject: Subject,
     terms: z.array(z.string()),
     /** The result field the bound applies to. */
     field: z.string(),
@@ -47,6 +61,7 @@ export const Learnable = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("flag"),
     about: z.string(),
+    subject: Subject,
     terms: z.array(z.string()),
     /**
      * The result field that shows whether an answer already was what the flag asks for, and that value (nonstop:
@@ -54,7 +69,13 @@ export const Learnable = z.discriminatedUnion("kind", [
      */
     satisfiedWhen: z.object({ field: z.string(), equals: z.union([z.string(), z.number(), z.boolean()]) }).optional(),
   }),
-  z.object({ kind: z.literal("exclude"), about: z.string(), terms: z.array(z.string()), field: z.string() }),
+  z.object({
+    kind: z.literal("exclude"),
+    about: z.string(),
+    subject: Subject,
+    terms: z.array(z.string()),
+    field: z.string(),
+  }),
 ]);
 export type Learnable = z.infer<typeof Learnable>;
 
@@ -63,11 +84,25 @@ const LEARNABLE = z.registry<Learnable>();
 /**
  * Marks a tool parameter as steerable by feedback; returns the same schema, so it goes last in the chain:
  * `minRating: learnable(z.number().min(0).max(10).nullish(), { kind: "minimum", … })`.
- * @throws ZodError when `learn` is not a Learnable (a toolkit's mistake, found when the toolkit is built).
+ * @throws ZodError when `learn` is not a Learnable, CandorError CONFIGURATION when an option's `excess` asks for an
+ *   option the choice does not have (a toolkit's mistakes, found when the toolkit is built).
  */
 export function learnable<S extends z.ZodType>(schema: S, learn: Learnable): S {
-  LEARNABLE.add(schema, Learnable.parse(learn));
+  const parsed = Learnable.parse(learn);
+  if (parsed.kind === "choice")
+    for (const [value, o] of Object.entries(parsed.options))
+      if (o.excess && !(o.excess.asks in parsed.options))
+        throw new CandorError(
+          `learnable "${parsed.about}": option '${value}' says too much of it asks for '${o.excess.asks}', which is not one of its options (${Object.keys(parsed.options).join(", ")}); name an option.`,
+          ErrorCode.CONFIGURATION,
+        );
+  LEARNABLE.add(schema, parsed);
   return schema;
+}
+
+/** The words that name what a knob's tool returns (its `subject`), empty when the toolkit gave none. */
+export function subjectWords(k: Knob): string[] {
+  return k.learn.subject ?? [];
 }
 
 /** One steerable parameter of one tool. */

@@ -24,7 +24,7 @@ import { blamedKeys, diagnose, type Diagnosis } from "./diagnose.js";
 import { generateQualityReflection, type LoopOutcome } from "./improve.js";
 import { costOf, DEFAULT_LIMITS, estimatedCost, usd, type ReflectionLimits } from "./limits.js";
 import type { ModelUsage } from "../reasoning/types.js";
-import { knobsOf, type Knob } from "./knobs.js";
+import { knobsOf, show, type Knob } from "./knobs.js";
 import { MIN_OCCURRENCES, minePatterns, splitBlamed } from "./patterns.js";
 import { confirmHint, isFirm } from "./firm.js";
 import { runScope } from "./relevance.js";
@@ -146,22 +146,29 @@ export async function recordFeedback(
   if (appliedFrom.length > 0)
     messages.push(`It ran under adjustments from ${appliedFrom.join(", ")}: they did not satisfy you this time.`);
   const outcome = await reflectOnEpisode(deps, run.userId, episode, evaluation, diagnosis, "rejection", knobs, now);
-  const offered = reason && isFirm(reason) ? outcome.adjustments.filter((a) => a.status === "proposed") : [];
-  for (const a of offered) {
+  const firm = reason !== null && isFirm(reason);
+  // A reason about one value the run showed ("never Iberia", "not that airline") is explicit evidence about it.
+  const explicitOf = (a: Adjustment) =>
+    diagnosis.matches.find(
+      (m) => m.explicit && a.op.type !== "remove_tool" && a.op.tool === m.knob.tool && a.op.param === m.knob.param,
+    );
+  const offered = outcome.adjustments.filter((a) => a.status === "proposed" && (firm || explicitOf(a)));
+  const offers = offered.map((a) => {
+    const m = explicitOf(a);
+    const why = firm
+      ? `You said it firmly ("${reason}")`
+      : `You pointed at ${show(m!.value)}, the ${m!.knob.learn.kind === "exclude" ? m!.knob.learn.field : m!.knob.param} of the answer you rejected ("${reason}")`;
     deps.decisionLog?.record({
       operation: "reflect",
       planId: run.planId,
       threadId: run.threadId,
       input: `feedback: rejected — ${reason}`,
-      decision: `firm statement: ${a.id} offered for confirmation`,
+      decision: `${firm ? "firm statement" : "explicit value"}: ${a.id} offered for confirmation`,
       reasoning: `${describeOp(a.op)} stays proposed until the user confirms it.`,
     });
-  }
-  const firm = offered.map(
-    (a) =>
-      `You said it firmly ("${reason}"): ${describeOp(a.op)} (${a.id}) need not wait for ${MIN_OCCURRENCES} rejections. Confirm it and it applies from your next run: ${confirmHint(a.id)}`,
-  );
-  return { ...outcome, evaluation, messages: [...messages, ...outcome.messages, ...firm] };
+    return `${why}: ${describeOp(a.op)} (${a.id}) need not wait for ${MIN_OCCURRENCES} rejections. Confirm it and it applies from your next run: ${confirmHint(a.id)}`;
+  });
+  return { ...outcome, evaluation, messages: [...messages, ...outcome.messages, ...offers] };
 }
 
 /**

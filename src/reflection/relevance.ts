@@ -1,7 +1,7 @@
 import type { Episode } from "../domain/report.js";
 import type { Evaluation, ReflectionDraft } from "../domain/reflection.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { mentionedValues, normalize, termsIn, toolWords, type Diagnosis } from "./diagnose.js";
+import { mentionedValues, normalize, subjectOf, termsIn, type Diagnosis } from "./diagnose.js";
 import { knobsOf, type Knob } from "./knobs.js";
 
 /**
@@ -67,7 +67,7 @@ export function runScope(
   const knobs = knobsOf(registry);
   const mentioned = fromUser
     ? [...tools].filter((t) => {
-        const words = [...toolWords(t, registry), ...knobs.filter((k) => k.tool === t).flatMap((k) => knobWords(k))];
+        const words = [...subjectOf(t, knobs, registry), ...knobs.filter((k) => k.tool === t).flatMap(knobWords)];
         const choice = (episode.choices ?? []).find((c) => c.tool === t);
         return termsIn(text, words).length > 0 || (choice !== undefined && mentionedValues(text, choice).length > 0);
       })

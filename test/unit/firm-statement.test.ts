@@ -36,6 +36,12 @@ describe("firm statements", () => {
     ["I can't stand layovers", true],
     ["Iberia was late", false],
     ["The hotel was a dump", false],
+    ["Not that carrier again", true],
+    ["I'm done with Iberia", true],
+    ["Nunca más con Iberia", true],
+    ["Plus jamais Iberia", true],
+    ["Nie wieder Iberia", true],
+    ["Not the nicest place, but fine", false],
   ])("%s → firm %s", (reason, firm) => {
     expect(isFirm(reason)).toBe(firm);
   });
@@ -78,10 +84,24 @@ describe("firm statements", () => {
     expect(after.plan.learned.map((l) => l.adjustmentId)).toEqual([proposed.id]);
   });
 
-  it("a remark that is not firm proposes without offering confirmation", async () => {
-    const { out } = await rejectOnce("Iberia was late");
-    expect(out.adjustments.map((a) => a.status)).toEqual(["proposed"]);
-    expect(out.messages.join("\n")).not.toMatch(/firmly|memory confirm/);
+  it("a remark that is not firm and names no value the run showed proposes without offering confirmation", async () => {
+    const { out } = await rejectOnce("The hotel was a dump");
+    expect(out.adjustments.map((a) => a.status)).toEqual(["proposed", "proposed"]);
+    expect(out.messages.join("\n")).not.toMatch(/firmly|pointed at|memory confirm/);
+  });
+
+  it("a remark that names the value the run showed (the airline it booked) offers its adjustment at the first rejection", async () => {
+    // Issue 26: an airline refused without a firm word ("Iberia was late") was never learned, as an avoided airline
+    // is rarely booked three times before the user's trips run out.
+    const { log, out } = await rejectOnce("Iberia was late");
+    const proposed = out.adjustments.find((a) => a.op.tool === "search_flights")!;
+    expect(proposed.status).toBe("proposed");
+    expect(out.messages).toContain(
+      `You pointed at Iberia, the airline of the answer you rejected ("Iberia was late"): search_flights results where airline != Iberia (${proposed.id}) need not wait for 3 rejections. Confirm it and it applies from your next run: candor memory confirm ${proposed.id}`,
+    );
+    expect(log.entries).toContainEqual(
+      expect.objectContaining({ decision: `explicit value: ${proposed.id} offered for confirmation` }),
+    );
   });
 
   it("only a proposed adjustment can be confirmed; the same setting's other adjustment is superseded", async () => {

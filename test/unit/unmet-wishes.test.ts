@@ -89,12 +89,12 @@ describe("a reason about a tool with settings, none of whose words it uses", () 
     const out = await recordFeedback(
       { store, registry },
       { threadId: episode.threadId, userId: "ana", planId: episode.planId },
-      { verdict: "rejected", reason: "The hotel room rate was steep", comment: null },
+      { verdict: "rejected", reason: "The hotel wallpaper was an odd colour", comment: null },
     );
     expect(out.messages.join("\n")).not.toMatch(/No tool setting can choose/);
     expect(out.messages).toContainEqual(
       expect.stringMatching(
-        /^Not read as a setting: "The hotel room rate was steep" is about search_hotels, whose settings choose hotel quality \(price, quality, rating\); the hotel's guest rating, but it shares no word with any of them, so Candor cannot tell which you mean\. Say it with the setting's words to have it learned\. Kept as an unmet wish \(wish-\w+\)/,
+        /^Not read as a setting: "The hotel wallpaper was an odd colour" is about search_hotels, whose settings choose hotel quality \(price, quality, rating\); the hotel's guest rating, but it shares no word with any of them, so Candor cannot tell which you mean\. Say it with the setting's words to have it learned\. Kept as an unmet wish \(wish-\w+\)/,
       ),
     );
     expect((await loadLearnedConfig(store, "ana")).wishes).toHaveLength(1);
