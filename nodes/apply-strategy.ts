@@ -1,4 +1,5 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { withChanges } from "../src/domain/plan-changes.js";
 import { planOf, planWrites } from "../src/domain/plan-state.js";
 import type { Plan, TaskStep } from "../src/domain/plan.js";
 import { nextOf, type Next } from "../src/domain/next.js";
@@ -17,22 +18,22 @@ import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 export function strategyNode(strategy: StrategyType, deps: NodeDeps) {
   return async (state: AgentStateValue, config: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     const plan = planOf(state)!;
-    // The strategy select_strategy chose for this node. A checkpoint written before `next` existed has none here
-    // (its chosen strategy is not read back): the first failed step is recovered, its revision built now.
+    // The strategy select_strategy chose for this node, with the revision it built. An edited state that routes
+    // here without one: the first failed step is recovered, its revision built now.
     const chosen = state.next?.kind === "recover" && state.next.strategy === strategy ? state.next : null;
     const taskId = chosen?.taskId ?? plan.steps.find((s) => s.status === "failed")?.id;
     const failedStep = plan.steps.find((s) => s.id === taskId);
     if (!taskId || !failedStep || failedStep.status !== "failed") return { next: nextAfterRevision(plan) };
-    const outcome =
-      chosen?.proposed ??
-      recoverOrSkip(strategy, {
-        plan,
-        feedback: state.feedback,
-        revisionCount: state.revisionCount,
-        registry: deps.registry,
-        taskId,
-        request: state.request,
-      });
+    const outcome = chosen
+      ? { plan: withChanges(plan, chosen.proposed.changes), revision: chosen.proposed.revision }
+      : recoverOrSkip(strategy, {
+          plan,
+          feedback: state.feedback,
+          revisionCount: state.revisionCount,
+          registry: deps.registry,
+          taskId,
+          request: state.request,
+        });
     return {
       ...revisionUpdate(state, deps, config, failedStep, outcome),
       next: nextAfterRevision(outcome.plan),

@@ -1,5 +1,6 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { FailureEscalationRequest } from "../src/domain/approval.js";
+import { planChanges } from "../src/domain/plan-changes.js";
 import { planOf } from "../src/domain/plan-state.js";
 import type { Plan } from "../src/domain/plan.js";
 import type { StrategyType } from "../src/domain/revision.js";
@@ -58,8 +59,9 @@ export function selectStrategyNode(deps: NodeDeps) {
       reasoning: selection.reasoning,
       confidenceBefore: plan.confidence,
     });
-    // The revision built while the strategy was tested; its node applies it as it is.
-    const proposed = { plan: selection.outcome.plan, revision: selection.outcome.revision };
+    // The revision built while the strategy was tested; its node applies it as it is. Only what it changes is
+    // carried: a plan of a thousand steps is not checkpointed again for the one step a recovery touches.
+    const proposed = { changes: planChanges(plan, selection.outcome.plan), revision: selection.outcome.revision };
     return {
       next: {
         kind: "recover",

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { CandorError, ErrorCode } from "../errors.js";
 import { InterruptRequest } from "./approval.js";
 import { FailureClass } from "./feedback.js";
-import { Plan, type PlanDefinition, type PlanRuns } from "./plan.js";
+import type { Plan, PlanDefinition, PlanRuns } from "./plan.js";
+import { PlanChanges } from "./plan-changes.js";
 import { RunStatus } from "./report.js";
 import { PlanRevision, StrategyType } from "./revision.js";
 
@@ -26,7 +27,8 @@ export const Next = z.discriminatedUnion("kind", [
     taskId: z.string(),
     failureClass: FailureClass,
     reasoning: z.string(),
-    proposed: z.object({ plan: Plan, revision: PlanRevision }),
+    /** The revision, and what it changes in the plan (not the whole revised plan: see PlanChanges). */
+    proposed: z.object({ changes: PlanChanges, revision: PlanRevision }),
   }),
   /**
    * Plan the unfinished work again with a person's guidance (an approval or escalation answered with `replan`);

@@ -72,7 +72,7 @@ const recover = (strategy: StrategyType): Next => ({
   failureClass: "timeout",
   reasoning: "r",
   proposed: {
-    plan: plan(),
+    changes: { fields: {}, steps: [], order: plan().steps.map((s) => s.id) },
     revision: PlanRevision.parse({
       revisionId: "rev-1",
       planId: "plan-test",
