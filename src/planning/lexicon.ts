@@ -1,4 +1,5 @@
 import { DATE_LANGUAGES, recognizeDates, type DateLanguage, type DateMention } from "../reasoning/recognizers.js";
+import { everyLanguage } from "./languages/index.js";
 
 /**
  * Generic reading of a request: its language, clauses, the scope of a negation and of "only", what it says it has
@@ -172,36 +173,13 @@ const E = "(?![a-z0-9])";
 // ---------------------------------------------------------------------------------------------------------------
 // Clauses
 
-/** Words that join two clauses: "and", "then", "y", "et", "puis", "luego", "also", "plus" … */
-const JOINERS = [
-  "and then",
-  "and also",
-  "and",
-  "then",
-  "also",
-  "plus",
-  "y luego",
-  "y despues",
-  "y",
-  "e",
-  "luego",
-  "despues",
-  "ademas",
-  "et puis",
-  "et ensuite",
-  "et",
-  "puis",
-  "ensuite",
-  "aussi",
-  "und dann",
-  "und",
-  "dann",
-  "e poi",
-  "poi",
-  "e depois",
-  "depois",
-  "en dan",
-];
+/** Words that join two clauses ("and", "then", "y", "et", "puis"), in the order the tables list them. */
+const JOINER = new RegExp(
+  `\\s(?:${everyLanguage((l) => l.joiners)
+    .map(escapeRegExp)
+    .join("|")})${E}`,
+  "g",
+);
 
 /**
  * The request's clauses: split on ";", ".", "!", "?", on commas (not inside a number such as 1,500) and on joining
@@ -215,8 +193,7 @@ function splitClauses(
   const cuts: { start: number; end: number }[] = [];
   for (const m of norm.matchAll(/[;!?]|\.(?!\d)(?=\s|$)|,(?!\d{3}(?!\d))/g))
     cuts.push({ start: m.index, end: m.index + m[0].length });
-  const joiner = new RegExp(`\\s(?:${JOINERS.map(escapeRegExp).join("|")})${E}`, "g");
-  for (const m of norm.matchAll(joiner)) cuts.push({ start: m.index, end: m.index + m[0].length });
+  for (const m of norm.matchAll(JOINER)) cuts.push({ start: m.index, end: m.index + m[0].length });
   cuts.sort((a, b) => a.start - b.start);
   const clauses: Span[] = [];
   let from = 0;
@@ -246,261 +223,41 @@ function clauseAt(clauses: readonly Span[], index: number): Span | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // Negation and "only"
 
+/** Any of the words or phrases, matched whole in the folded text. */
+function phrase(words: readonly string[]): RegExp {
+  return new RegExp(`${B}(?:${words.map(escapeRegExp).join("|")})${E}`, "g");
+}
+
+/** One expression per word or phrase, in the list's order, for readers where an earlier match takes the place. */
+function each(words: readonly string[], tail: (w: string) => string = () => E): RegExp[] {
+  return words.map((w) => new RegExp(`${B}${escapeRegExp(w)}${tail(w)}`, "g"));
+}
+
 /** Phrases that look negative but state a limit ("no more than $500", "pas plus de", "no más de"). */
-const NOT_NEGATIONS = [
-  "no more than",
-  "not more than",
-  "no later than",
-  "not later than",
-  "no earlier than",
-  "no less than",
-  "not less than",
-  "not exceed",
-  "not to exceed",
-  "not exceeding",
-  "not over",
-  "no matter",
-  "not only",
-  "no problem",
-  "no longer than",
-  "not too",
-  "no mas de",
-  "no mas que",
-  "no menos de",
-  "no exceder",
-  "sin exceder",
-  "sin pasar de",
-  "pas plus de",
-  "pas plus que",
-  "ne pas depasser",
-  "pas moins de",
-  "sans depasser",
-  "no later",
-  "not sure",
-  "nicht mehr als",
-  "nicht uber",
-  "non piu di",
-  "non oltre",
-  "nao mais de",
-  "niet meer dan",
-];
+const LIMITS = phrase(everyLanguage((l) => l.negation.limits));
 
 /** Cues whose scope follows them. Longest first, so "don't want" wins over "no". */
-const NEGATION_CUES = [
-  "do not want",
-  "don't want",
-  "dont want",
-  "do not need",
-  "don't need",
-  "dont need",
-  "no need for",
-  "no need of",
-  "do not",
-  "don't",
-  "dont",
-  "does not",
-  "doesn't",
-  "we already have",
-  "i already have",
-  "we've already got",
-  "already have",
-  "already got",
-  "already booked",
-  "rather not",
-  "instead of",
-  "other than",
-  "excluding",
-  "except",
-  "without",
-  "never",
-  "skip",
-  "not",
-  "no",
-  "no quiero",
-  "no queremos",
-  "no necesito",
-  "no necesitamos",
-  "ya tenemos",
-  "ya tengo",
-  "en vez de",
-  "en lugar de",
-  "excepto",
-  "salvo",
-  "nada de",
-  "sin",
-  "je ne veux pas",
-  "nous ne voulons pas",
-  "pas besoin de",
-  "pas besoin d'",
-  "on a deja",
-  "nous avons deja",
-  "j'ai deja",
-  "au lieu de",
-  "plutot que",
-  "sauf",
-  "pas de",
-  "pas d'",
-  "sans",
-  "wir haben schon",
-  "wir haben bereits",
-  "ich habe schon",
-  "keinen",
-  "keinem",
-  "keiner",
-  "keine",
-  "kein",
-  "ohne",
-  "nicht",
-  "statt",
-  "ausser",
-  "non voglio",
-  "non vogliamo",
-  "abbiamo gia",
-  "invece di",
-  "tranne",
-  "eccetto",
-  "nessuna",
-  "nessuno",
-  "nessun",
-  "niente",
-  "senza",
-  "non",
-  "nao quero",
-  "nao queremos",
-  "ja temos",
-  "em vez de",
-  "exceto",
-  "nenhuma",
-  "nenhum",
-  "nada de",
-  "sem",
-  "nao",
-  "geen",
-  "zonder",
-  "niet",
-  "behalve",
-].sort((a, b) => b.length - a.length);
+const NEGATION_CUES = each(
+  everyLanguage((l) => l.negation.cues).sort((a, b) => b.length - a.length),
+  // "non-stop", "no-frills": a prefix, not a negation.
+  (cue) => (cue.endsWith("'") ? "" : "(?![a-z0-9-])"),
+);
 
-/** Cues that negate what comes before them ("hotel not needed"). */
-const POSTFIX_NEGATIONS = [
-  "not needed",
-  "not necessary",
-  "not required",
-  "isn't needed",
-  "is not needed",
-  "no thanks",
-  "no necesario",
-  "no hace falta",
-  "pas necessaire",
-  "pas besoin",
-];
+/** Cues that negate what comes before them ("hotel not needed"), in the order the tables list them. */
+const POSTFIX_NEGATIONS = each(everyLanguage((l) => l.negation.after));
 
 /** Words that end a negation's scope: what follows is wanted again ("no hotel but a flight"). */
-const CONTRAST = new RegExp(
-  `${B}(?:but|instead|rather|however|pero|sino|mais|plutot|aber|sondern|sonst|bensi|invece|porem|contudo|maar)${E}`,
-);
+const CONTRAST = new RegExp(`${B}(?:${everyLanguage((l) => l.negation.contrasts).join("|")})${E}`);
 
 /**
  * Saying there is no constraint is no exclusion: "no specific restrictions", "no particular cuisine", "we have no
  * preferences about food", "sin preferencias", "keine besonderen Wünsche" rule nothing out. A negation is such a
  * waiver when its scope opens (within a few words) with one of these qualifiers or nouns of preference (folded).
  */
-const WAIVER_WORDS = new RegExp(
-  `^(?:[a-z']+\\s+){0,3}?(?:${[
-    "specific",
-    "particular",
-    "special",
-    "strict",
-    "certain",
-    "restrictions?",
-    "preferences?",
-    "requirements?",
-    "constraints?",
-    "limitations?",
-    "requests?",
-    "demands",
-    "expectations",
-    "wishes",
-    "issues?",
-    "allergies",
-    "concerns?",
-    "especific[oa]s?",
-    "especial(?:es)?",
-    "particular(?:es)?",
-    "concret[oa]s?",
-    "preferencias?",
-    "restricciones",
-    "restriccion",
-    "requisitos?",
-    "exigencias?",
-    "particulier(?:e|es|s)?",
-    "speciale?s?",
-    "specifiques?",
-    "restrictions?",
-    "exigences?",
-    "contraintes?",
-    "besondere[nmrs]?",
-    "bestimmte[nmrs]?",
-    "spezielle[nmrs]?",
-    "praferenz(?:en)?",
-    "vorlieben",
-    "einschrankung(?:en)?",
-    "wunsche",
-    "anforderung(?:en)?",
-    "vorgaben",
-    "particolar[ei]",
-    "specific[ahe]",
-    "preferenz[ae]",
-    "restrizion[ei]",
-    "esigenz[ae]",
-    "requisit[oi]",
-    "restricao",
-    "restricoes",
-    "especifica",
-    "voorkeur(?:en)?",
-    "beperkingen",
-    "speciale",
-    "wensen",
-  ].join("|")})${E}`,
-);
+const WAIVER_WORDS = new RegExp(`^(?:[a-z']+\\s+){0,3}?(?:${everyLanguage((l) => l.waiver.qualifiers).join("|")})${E}`);
 
-/** Phrases that waive a constraint by themselves ("we don't mind", "da igual", "peu importe", "egal"). */
-const WAIVER_PHRASES = [
-  "do not mind",
-  "don't mind",
-  "dont mind",
-  "do not care",
-  "don't care",
-  "dont care",
-  "not picky",
-  "not fussy",
-  "not particular",
-  "doesn't matter",
-  "does not matter",
-  "don't have a preference",
-  "do not have a preference",
-  "no preference",
-  "no preferences",
-  "me da igual",
-  "nos da igual",
-  "da igual",
-  "no importa",
-  "no nos importa",
-  "peu importe",
-  "ca m'est egal",
-  "ca nous est egal",
-  "n'importe",
-  "ist mir egal",
-  "ist uns egal",
-  "ist egal",
-  "egal",
-  "non importa",
-  "non ci importa",
-  "tanto faz",
-  "nao importa",
-  "maakt niet uit",
-  "whatever",
-];
+/** Phrases that waive a constraint by themselves ("we don't mind", "da igual", "peu importe", "egal"), longest first. */
+const WAIVER_PHRASES = each(everyLanguage((l) => l.waiver.phrases).sort((a, b) => b.length - a.length));
 
 function findNegations(
   text: string,
@@ -510,7 +267,7 @@ function findNegations(
   const blocked: { start: number; end: number }[] = [];
   const waivers: Span[] = [];
   for (const phrase of WAIVER_PHRASES) {
-    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) {
+    for (const m of norm.matchAll(phrase)) {
       const s = { start: m.index, end: m.index + m[0].length };
       if (overlaps(s, blocked)) continue;
       blocked.push(s);
@@ -523,15 +280,12 @@ function findNegations(
       waivers.push(trimSpan(text, from, contrast ? s.end + contrast.index : clause.end));
     }
   }
-  for (const phrase of NOT_NEGATIONS) {
-    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g")))
-      blocked.push({ start: m.index, end: m.index + m[0].length });
-  }
+  for (const m of norm.matchAll(LIMITS)) blocked.push({ start: m.index, end: m.index + m[0].length });
   const out: Negation[] = [];
   const taken: { start: number; end: number }[] = [];
   // Postfix cues first: "not needed" is one cue, not "not" followed by "needed".
   for (const cue of POSTFIX_NEGATIONS) {
-    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(cue)}${E}`, "g"))) {
+    for (const m of norm.matchAll(cue)) {
       const s = { start: m.index, end: m.index + m[0].length };
       if (overlaps(s, taken)) continue;
       const clause = clauseAt(clauses, s.start);
@@ -542,9 +296,7 @@ function findNegations(
     }
   }
   for (const cue of NEGATION_CUES) {
-    // "non-stop", "no-frills": a prefix, not a negation.
-    const tail = cue.endsWith("'") ? "" : `(?![a-z0-9-])`;
-    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(cue)}${tail}`, "g"))) {
+    for (const m of norm.matchAll(cue)) {
       const s = { start: m.index, end: m.index + m[0].length };
       if (overlaps(s, taken) || overlaps(s, blocked)) continue;
       // "not" inside "do not want" is taken by the longer cue; French "ne ... pas": the cue is "pas".
@@ -575,34 +327,18 @@ function trimSpan(text: string, start: number, end: number): Span {
   return span(text, s, e);
 }
 
-const ONLY_CUES = [
-  "nothing but",
-  "only",
-  "just",
-  "solely",
-  "exclusively",
-  "solamente",
-  "unicamente",
-  "solo",
-  "seulement",
-  "uniquement",
-  "juste",
-  "rien que",
-];
+/** Cues of "only" ("just", "solamente", "seulement"). */
+const ONLY_CUES = each(everyLanguage((l) => l.only.cues));
+/** Articles an "only" reads forward past ("just a hotel"). */
+const ONLY_ARTICLES = new Set(everyLanguage((l) => l.only.articles));
 /** Function words after which a postfix "only" ("flights only from Madrid") still looks back. */
-const FUNCTION_WORDS = new Set(
-  (
-    "a an the my our your this that these those some any to from in on at by of for with and or but then " +
-    "me us it please el la los las un una unos unas de del al en para por con y o a desde hacia " +
-    "le les l' des du au aux pour avec et ou depuis vers chez"
-  ).split(" "),
-);
+const FUNCTION_WORDS = new Set(everyLanguage((l) => l.only.functionWords));
 
 function findOnlys(text: string, norm: string, clauses: readonly Span[]): OnlyScope[] {
   const out: OnlyScope[] = [];
   const taken: { start: number; end: number }[] = [];
   for (const cue of ONLY_CUES) {
-    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(cue)}${E}`, "g"))) {
+    for (const m of norm.matchAll(cue)) {
       const s = { start: m.index, end: m.index + m[0].length };
       if (overlaps(s, taken)) continue;
       taken.push(s);
@@ -610,9 +346,7 @@ function findOnlys(text: string, norm: string, clauses: readonly Span[]): OnlySc
       const next = /^\s*([a-z0-9'$€£¥-]+)/.exec(norm.slice(s.end, clause.end))?.[1];
       const prefix = next !== undefined && !FUNCTION_WORDS.has(next);
       // "just a hotel" reads forward past an article; "flight only" reads back.
-      const forward =
-        next !== undefined &&
-        (prefix || ["a", "an", "the", "un", "une", "una", "el", "la", "le", "les", "los", "las", "l'"].includes(next));
+      const forward = next !== undefined && (prefix || ONLY_ARTICLES.has(next));
       const scope = forward
         ? trimSpan(text, s.end, clause.end)
         : trimSpan(text, Math.max(clause.start, lastWords(norm, clause.start, s.start, 3)), s.start);

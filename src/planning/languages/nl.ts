@@ -1,0 +1,68 @@
+import type { LanguageWords } from "./types.js";
+
+/** Dutch: what the offline reader reads it with (see types.ts for what each list is for). */
+export const nl: LanguageWords = {
+  telling: "het een in naar van met voor ik wij wil dagen personen geen niet".split(" "),
+  joiners: ["en dan"],
+  stopWords: (
+    "het een en naar voor met ik wij we mij ons onze mijn is zijn ben heb hebben wil willen graag alstublieft " +
+    "dank ook alleen erg"
+  ).split(" "),
+  negation: {
+    cues: ["geen", "zonder", "niet", "behalve"],
+    after: [],
+    limits: ["niet meer dan"],
+    contrasts: ["maar"],
+  },
+  waiver: {
+    qualifiers: ["voorkeur", "voorkeuren", "beperkingen", "speciale", "wensen"],
+    phrases: ["maakt niet uit"],
+  },
+  only: { cues: [], articles: [], functionWords: [] },
+  names: { sentenceStarters: [], notNames: [], connectors: [], nounArticles: [] },
+  numbers: {
+    readEverywhere: false,
+    units: {
+      twee: 2,
+      drie: 3,
+      vier: 4,
+      vijf: 5,
+      zes: 6,
+      zeven: 7,
+      acht: 8,
+      negen: 9,
+      tien: 10,
+      elf: 11,
+      twaalf: 12,
+      dertien: 13,
+      veertien: 14,
+      vijftien: 15,
+      zestien: 16,
+      zeventien: 17,
+      achttien: 18,
+      negentien: 19,
+      twintig: 20,
+      dertig: 30,
+      veertig: 40,
+      vijftig: 50,
+      zestig: 60,
+      zeventig: 70,
+      tachtig: 80,
+      negentig: 90,
+    },
+    multipliers: { honderd: 100, duizend: 1000 },
+    standalone: [],
+    afterDigits: [],
+    glue: [],
+    articleOnes: [],
+    articleBeforeMultiplier: [],
+    half: [],
+    twenties: [],
+    notNumbers: [],
+    compound: { units: { een: 1 }, glue: ["en"] },
+  },
+  ranges: { joiners: [], between: [], betweenAnd: [], from: [] },
+  currencies: {},
+  dates: { relative: ["dit weekend"], departing: [], lengthUnits: [] },
+  taskVerbs: {},
+};

@@ -1,0 +1,70 @@
+import type { LanguageWords } from "./types.js";
+
+/** Portuguese: what the offline reader reads it with (see types.ts for what each list is for). */
+export const pt: LanguageWords = {
+  telling: "o os do da para com quero gostaria dias pessoas sem em somos".split(" "),
+  joiners: ["e depois", "depois"],
+  stopWords: (
+    "os do dos das na nas no nos num numa em com sem por pelo pela eu nos meu minha nosso nossa sou somos tenho " +
+    "temos quero queremos gostaria gostariamos obrigado ola tambem muito"
+  ).split(" "),
+  negation: {
+    cues: [
+      "nao quero",
+      "nao queremos",
+      "ja temos",
+      "em vez de",
+      "exceto",
+      "nenhuma",
+      "nenhum",
+      "nada de",
+      "sem",
+      "nao",
+    ],
+    after: [],
+    limits: ["nao mais de"],
+    contrasts: ["porem", "contudo"],
+  },
+  waiver: {
+    qualifiers: ["restricao", "restricoes", "especifica"],
+    phrases: ["tanto faz", "nao importa"],
+  },
+  only: { cues: [], articles: [], functionWords: [] },
+  names: { sentenceStarters: [], notNames: [], connectors: [], nounArticles: [] },
+  numbers: {
+    readEverywhere: false,
+    units: {
+      dois: 2,
+      duas: 2,
+      tres: 3,
+      quatro: 4,
+      cinco: 5,
+      seis: 6,
+      sete: 7,
+      oito: 8,
+      nove: 9,
+      dez: 10,
+      onze: 11,
+      doze: 12,
+      quinze: 15,
+      vinte: 20,
+      trinta: 30,
+      quarenta: 40,
+      cinquenta: 50,
+    },
+    multipliers: { cem: 100, cento: 100 },
+    standalone: [],
+    afterDigits: [],
+    glue: [],
+    articleOnes: [],
+    articleBeforeMultiplier: [],
+    half: [],
+    twenties: [],
+    notNumbers: [],
+    compound: null,
+  },
+  ranges: { joiners: [], between: [], betweenAnd: [], from: [] },
+  currencies: { reais: "BRL" },
+  dates: { relative: ["este fim de semana"], departing: [], lengthUnits: [] },
+  taskVerbs: {},
+};
