@@ -28,6 +28,8 @@ import {
 import {
   afterFirstAdjustment,
   couldLearn,
+  MISSING_PART,
+  preferenceRejectionsBeforeApplied,
   rejectionsBeforeApplied,
   simulateUser,
   type RunRecord,
@@ -36,7 +38,7 @@ import {
 import { heldOutBench, heldOutSection, type HeldOutBench } from "./learning/held-out.js";
 import { wrongSubjectBench, wrongSubjectSection, type WrongSubjectRecord } from "./learning/wrong-subject.js";
 
-export { afterFirstAdjustment, couldLearn, rejectionsBeforeApplied, type RunRecord };
+export { afterFirstAdjustment, couldLearn, preferenceRejectionsBeforeApplied, rejectionsBeforeApplied, type RunRecord };
 
 const SEED = Number(process.env.BENCH_LEARNING_SEED ?? 12);
 // Ten: a setting is learned from the third rejection at the earliest (seed 001's 3 occurrences), so with six runs a
@@ -213,6 +215,9 @@ function hiddenSection(b: LearningBench): string {
   const could = ex.filter((u) => couldLearn(u.runs));
   const helped = could.filter((u) => u.runs.some((r) => r.applied > 0));
   const within = helped.filter((u) => (rejectionsBeforeApplied(u.runs) ?? Infinity) <= MIN_OCCURRENCES);
+  const withinAbout = helped.filter((u) => (preferenceRejectionsBeforeApplied(u.runs) ?? Infinity) <= MIN_OCCURRENCES);
+  const exRejected = ex.flatMap((u) => u.runs).filter((r) => r.verdict === "rejected");
+  const missing = exRejected.filter((r) => MISSING_PART.test(r.reason ?? "")).length;
   const fx = figures(ex);
   const wishes = kinds
     .filter((k) => PREFERENCES[k].expressible === false)
@@ -248,6 +253,7 @@ the same store. A user offered a firm statement's adjustment confirms it, as \`c
 ${rows.join("\n")}
 
 Users helped (an adjustment applied), of those Candor could learn for: ${helped.length} of ${could.length} = ${pct(helped.length, could.length)} (goal ≥ 90%); learned within ${MIN_OCCURRENCES} rejections: ${within.length} of ${helped.length}; success after reflection ${fx.acceptedAfter}/${fx.after} = ${pct(fx.acceptedAfter, fx.after)} (goal ≥ 90%).
+Of the ${exRejected.length} rejections of those users, ${missing} were for a part the answer did not have ("The plan has no … at all": a request worded "I want to travel to …" is planned without activities), which says nothing about a setting; counting only rejections about the preference, learned within ${MIN_OCCURRENCES}: ${withinAbout.length} of ${helped.length}.
 
 | no setting can express | rejections | named to the user as an unmet wish | adjustments applied | verdict |
 |---|---:|---:|---:|---|

@@ -17,6 +17,7 @@ import { MIN_OCCURRENCES } from "../../src/reflection/patterns.js";
 import {
   afterFirstAdjustment,
   couldLearn,
+  preferenceRejectionsBeforeApplied,
   rejectionsBeforeApplied,
   simulateUser,
   type SimulatedUser,
@@ -224,6 +225,7 @@ export function heldOutSection(b: HeldOutBench): string {
   const could = ex.filter((u) => couldLearn(u.runs));
   const helped = could.filter((u) => u.runs.some((r) => r.applied > 0));
   const within = helped.filter((u) => (rejectionsBeforeApplied(u.runs) ?? Infinity) <= MIN_OCCURRENCES);
+  const withinAbout = helped.filter((u) => (preferenceRejectionsBeforeApplied(u.runs) ?? Infinity) <= MIN_OCCURRENCES);
   const after = ex.flatMap((u) => afterFirstAdjustment(u.runs));
   const ok = after.filter((r) => r.verdict === "accepted").length;
   const wishRuns = b.users.filter((u) => u.kind === "noSetting").flatMap((u) => u.runs);
@@ -241,7 +243,7 @@ Spanish, French and German, on a store of their own.
 |---|---|---:|---:|---|---:|---:|---:|
 ${rows.join("\n")}
 
-Users helped, of those Candor could learn for: ${helped.length} of ${could.length} = ${pct(helped.length, could.length)}; learned within ${MIN_OCCURRENCES} rejections: ${within.length} of ${helped.length}; success after reflection ${ok}/${after.length} = ${pct(ok, after.length)}.
+Users helped, of those Candor could learn for: ${helped.length} of ${could.length} = ${pct(helped.length, could.length)}; learned within ${MIN_OCCURRENCES} rejections: ${within.length} of ${helped.length} (${withinAbout.length} counting only rejections about the preference, not "The plan has no … at all"); success after reflection ${ok}/${after.length} = ${pct(ok, after.length)}.
 No setting can express: ${wishRejected.filter((r) => r.wishNamed).length} of ${wishRejected.length} rejections named as an unmet wish, ${wishRuns.reduce((n, r) => n + r.applied, 0)} adjustments applied.
 Control: ${control.length} runs, ${control.filter((r) => r.applied > 0).length} under an adjustment.
 Wrong-subject reflections on the held-out hotel complaints: refused ${refused} of ${b.wrongSubject.length}${stored.length > 0 ? `; stored: ${stored.join(", ")}` : ""}.

@@ -162,3 +162,17 @@ export function rejectionsBeforeApplied(runs: readonly RunRecord[]): number | nu
   const first = runs.findIndex((r) => r.applied > 0);
   return first < 0 ? null : runs.slice(0, first).filter((r) => r.verdict === "rejected").length;
 }
+
+/** The reason a simulated user gives for an answer that lacks the part their preference is about. */
+export const MISSING_PART = /^The plan has no .* at all$/;
+
+/**
+ * Pure. Like `rejectionsBeforeApplied`, counting only rejections about the preference itself: an answer without the
+ * part the preference is about ("The plan has no activities at all") gives no evidence about its setting.
+ */
+export function preferenceRejectionsBeforeApplied(runs: readonly RunRecord[]): number | null {
+  const first = runs.findIndex((r) => r.applied > 0);
+  return first < 0
+    ? null
+    : runs.slice(0, first).filter((r) => r.verdict === "rejected" && !MISSING_PART.test(r.reason ?? "")).length;
+}

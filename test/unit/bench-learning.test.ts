@@ -3,6 +3,7 @@ import {
   afterFirstAdjustment,
   couldLearn,
   rejectionsBeforeApplied,
+  preferenceRejectionsBeforeApplied,
   verdictOf,
   whyNotHelped,
   type RunRecord,
@@ -131,6 +132,13 @@ describe("the hidden users (issue 26)", () => {
     blamed: [],
     wishNamed: false,
     confirmed: 0,
+  });
+
+  it("counts the rejections about the preference apart from those for a missing part", () => {
+    const missing = { ...run(0, "rejected"), reason: "The plan has no activities at all" };
+    const about = { ...run(0, "rejected"), reason: "More parks" };
+    expect(preferenceRejectionsBeforeApplied([missing, about, about, run(1, "accepted")])).toBe(2);
+    expect(rejectionsBeforeApplied([missing, about, about, run(1, "accepted")])).toBe(3);
   });
 
   it("counts the rejections before the first run under an adjustment", () => {
