@@ -10,10 +10,10 @@ import { applyRecordedValues, defaultedText } from "../tools/args.js";
 import { effectIdentity, staleRecordWhy } from "./values.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { cooperate } from "../tools/cooperate.js";
-import { keptResult, oversizedArguments } from "../memory/bounds.js";
+import { isCutResult, keptResult, oversizedArguments } from "../memory/bounds.js";
 import { abortReason, sleep } from "../tools/sleep.js";
 import { clockMs, reportToolCall } from "../observability/tool-calls.js";
-import type { ToolContext, ToolSpec } from "../tools/types.js";
+import { inputsOf, type ToolContext, type ToolSpec } from "../tools/types.js";
 
 export interface RunStepInput {
   step: TaskStep;
@@ -130,6 +130,19 @@ async function settleCall(input: RunStepInput): Promise<ExecutionFeedback> {
   }
   const oversized = oversizedArguments(tool.name, parsed.data, registry.bounds.maxToolArgumentBytes);
   if (oversized) return fail(oversized, "invalid_parameters", [], tool.name);
+  // An input kept cut at the bound on a stored result is not the result the tool consumes: calling it would fail on
+  // its shape ("needs the text of an earlier step") or work from part of it unsaid. Said here, naming the bound.
+  const cutInput = inputsOf(tool).find((name) => isCutResult(input.inputs[name]));
+  if (cutInput) {
+    const from = step.dependsOn.find((d) => isCutResult(input.inputs[d])) ?? "an earlier step";
+    return fail(
+      `${tool.name} was not called: its input "${cutInput}" from ${from} is not whole, so there is nothing it can use (${boundOf(input.inputs[cutInput])}). Raise the bound to keep such results whole.`,
+      // A limit Candor keeps, not a failure of the step before (re-running it cuts the same result again).
+      "policy_blocked",
+      [],
+      tool.name,
+    );
+  }
 
   /** The call's success as the evidence rule judges it: the tool's result, with any limits it names. */
   function success(result: unknown, attempt: number, attempts: AttemptRecord[], reused: "ledger" | null) {
@@ -251,6 +264,12 @@ async function settleCall(input: RunStepInput): Promise<ExecutionFeedback> {
     if (wait) await wait;
     return success(result, attempt, attempts, null);
   }
+}
+
+/** The limit a cut input names (the bound it was cut at), for the message that refuses it. */
+function boundOf(value: unknown): string {
+  const cut = [value].flat().find(isCutResult);
+  return cut?.limits.map((l) => l.message).join("; ") ?? "it was cut at a bound";
 }
 
 /** The optional inputs the step runs without, by name with why, as a tool's context carries them (absent: none). */

@@ -52,6 +52,14 @@ export function keptResult(result: unknown, limit: number = DEFAULT_STORAGE_BOUN
   return { truncated: true, head, limits: [cut] };
 }
 
+/** Whether `value` is what `keptResult` kept of a result over the bound (or a list holding one): not the result. */
+export function isCutResult(value: unknown): value is { truncated: true; head: string; limits: ResultLimit[] } {
+  if (Array.isArray(value)) return value.some(isCutResult);
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as { truncated?: unknown; head?: unknown; limits?: unknown };
+  return v.truncated === true && typeof v.head === "string" && Array.isArray(v.limits) && Object.keys(v).length === 3;
+}
+
 /**
  * Why a tool call with these arguments is refused, naming their size and the bound on tool arguments, or null when
  * they are within it. A 10 MB argument would otherwise be stored in every checkpoint and ledger row of its step.

@@ -115,7 +115,15 @@ export function successNotification(
   const title = recorded
     ? `${step.description} (${step.id}) answered from the effect ledger: ${recorded.tool} was not called again (its result was recorded at ${recorded.at}, attempt ${recorded.attempt})`
     : `${step.description} (${step.id}) done in ${Math.round(feedback.durationMs)} ms`;
-  return notification({ severity: "INFO", kind: "step_succeeded", taskId: step.id, title });
+  // A result that is not whole (cut at a bound, a file read in part) is said where the step is said done, not only
+  // in the report: the steps after it, and the person, work from what was kept.
+  const limited = feedback.limits.length > 0;
+  return notification({
+    severity: limited ? "WARNING" : "INFO",
+    kind: "step_succeeded",
+    taskId: step.id,
+    title: limited ? `${title}, but its result is not whole: ${feedback.limits.join("; ")}` : title,
+  });
 }
 
 /** The plan, announced: `notes` (fallbacks, assumptions, changes, open questions) make it a warning, `info` does not. */
