@@ -288,7 +288,7 @@ function feedersOf(tool: string, ran: readonly StepChoice[], knobs: readonly Kno
 }
 
 /** A tool's own words: its keywords, its category and the words of its name. */
-export function toolWords(tool: string, registry: ToolRegistry): string[] {
+function toolWords(tool: string, registry: ToolRegistry): string[] {
   const spec = registry.tool(tool);
   if (!spec) return [];
   return [...spec.keywords, spec.category, ...spec.name.split("_")].map((w) => w.toLowerCase());
