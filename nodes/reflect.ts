@@ -8,6 +8,7 @@ import { clampConfidence, confidencePoint } from "../src/confidence/update.js";
 import { saveEpisode } from "../src/memory/episodes.js";
 import { finalStatus, reflectOnRun } from "../src/reflection/reflect.js";
 import { reflectOnRunFailures } from "../src/reflection/learn.js";
+import { CandorError, ErrorCode, errorMessage } from "../src/errors.js";
 import { threadIdOf, type NodeDeps } from "./deps.js";
 import type { AgentStateUpdate, AgentStateValue } from "./state.js";
 
@@ -91,7 +92,11 @@ async function remember(
   const userId = state.request.userContext.userId;
   let learned: string[] = [];
   if (config.store) {
-    const key = await saveEpisode(config.store, userId, episode);
+    const saved = await saveEpisode(config.store, userId, episode).then((key) => ({ key }), refusedForSize);
+    // The run stands as it ended: only what it would have taught later runs is lost, and that is said.
+    if ("refused" in saved)
+      return { learned: [`This run was not remembered for next time: ${saved.refused}`], outcomeStore: undefined };
+    const { key } = saved;
     const outcome = await reflectOnRunFailures(
       { store: config.store, registry: deps.registry, decisionLog: deps.decisionLog },
       userId,
@@ -114,4 +119,10 @@ async function remember(
     await new ConfidenceCalibrator(outcomeStore, userId).record(outcome);
   }
   return { learned, outcomeStore };
+}
+
+/** A store that refused the episode for its size (LIMIT_EXCEEDED) is said, not thrown; any other failure is the store's. */
+function refusedForSize(e: unknown): { refused: string } {
+  if (CandorError.hasCode(e, ErrorCode.LIMIT_EXCEEDED)) return { refused: errorMessage(e) };
+  throw e;
 }
