@@ -1,5 +1,13 @@
 import { DATE_LANGUAGES, recognizeDates, type DateLanguage, type DateMention } from "../reasoning/recognizers.js";
-import { everyLanguage } from "./languages/index.js";
+import {
+  CURRENCY_SIGNS,
+  LANGUAGE_CODES,
+  LANGUAGES,
+  TASK_VERB_NAMES,
+  UNREAD_SCRIPTS,
+  everyLanguage,
+  type LanguageWords,
+} from "./languages/index.js";
 
 /**
  * Generic reading of a request: its language, clauses, the scope of a negation and of "only", what it says it has
@@ -8,11 +16,12 @@ import { everyLanguage } from "./languages/index.js";
  * and which served nothing. Nothing here knows a domain: toolkits read their own meaning on top of it.
  *
  * Dates come from a maintained recognizer, chrono-node, in the request's language (src/reasoning/recognizers.ts).
- * The rest are small tables in English, Spanish, French, German, Italian, Portuguese and Dutch: what the planner
- * needs — negation and "only" scopes, number words, currency marks, spans into the original text — no maintained
- * JavaScript library reads in these languages (`compromise` reads English only; Microsoft's recognizers-text
- * reads neither German, Italian nor Dutch numbers, and costs seconds on its first call). A request in another
- * language is named as such (`language.read`), never half-read.
+ * The rest is the same code for every language, reading each by its word table (src/planning/languages/: English,
+ * Spanish, French, German, Italian, Portuguese and Dutch): what the planner needs — negation and "only" scopes,
+ * number words, currency marks, spans into the original text — no maintained JavaScript library reads in these
+ * languages (`compromise` reads English only; Microsoft's recognizers-text reads neither German, Italian nor Dutch
+ * numbers, and costs seconds on its first call). A request in another language is named as such (`language.read`),
+ * never half-read.
  */
 
 export interface Span {
@@ -371,255 +380,34 @@ function lastWords(norm: string, floor: number, end: number, n: number): number 
 // ---------------------------------------------------------------------------------------------------------------
 // Numbers
 
-const UNITS: Record<string, number> = {
-  zero: 0,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  seventeen: 17,
-  eighteen: 18,
-  nineteen: 19,
-  twenty: 20,
-  thirty: 30,
-  forty: 40,
-  fifty: 50,
-  sixty: 60,
-  seventy: 70,
-  eighty: 80,
-  ninety: 90,
-  cero: 0,
-  uno: 1,
-  una: 1,
-  dos: 2,
-  tres: 3,
-  cuatro: 4,
-  cinco: 5,
-  seis: 6,
-  siete: 7,
-  ocho: 8,
-  nueve: 9,
-  diez: 10,
-  doce: 12,
-  trece: 13,
-  catorce: 14,
-  quince: 15,
-  dieciseis: 16,
-  diecisiete: 17,
-  dieciocho: 18,
-  diecinueve: 19,
-  veinte: 20,
-  veintiuno: 21,
-  veintidos: 22,
-  veintitres: 23,
-  veinticuatro: 24,
-  veinticinco: 25,
-  treinta: 30,
-  cuarenta: 40,
-  cincuenta: 50,
-  sesenta: 60,
-  setenta: 70,
-  ochenta: 80,
-  noventa: 90,
-  doscientos: 200,
-  trescientos: 300,
-  cuatrocientos: 400,
-  quinientos: 500,
-  seiscientos: 600,
-  setecientos: 700,
-  ochocientos: 800,
-  novecientos: 900,
-  cien: 100,
-  ciento: 100,
-  un: 1,
-  une: 1,
-  deux: 2,
-  trois: 3,
-  quatre: 4,
-  cinq: 5,
-  sept: 7,
-  huit: 8,
-  neuf: 9,
-  dix: 10,
-  onze: 11,
-  douze: 12,
-  treize: 13,
-  quatorze: 14,
-  quinze: 15,
-  seize: 16,
-  vingt: 20,
-  vingts: 20,
-  trente: 30,
-  quarante: 40,
-  cinquante: 50,
-  soixante: 60,
-  "quatre-vingt": 80,
-  "quatre-vingts": 80,
-};
-const MULTIPLIERS: Record<string, number> = {
-  dozen: 12,
-  hundred: 100,
-  cent: 100,
-  cents: 100,
-  thousand: 1000,
-  million: 1_000_000,
-  millions: 1_000_000,
-  grand: 1000,
-  mil: 1000,
-  millon: 1_000_000,
-  millones: 1_000_000,
-  mille: 1000,
-};
-/**
- * Number words of languages whose words collide with English and with each other ("due", "sei", "elf", "acht",
- * "vier", "nove"): read only in a request written in that language (see guessLanguage).
- */
-const UNITS_BY_LANGUAGE: Partial<Record<string, Record<string, number>>> = {
-  de: {
-    zwei: 2,
-    drei: 3,
-    vier: 4,
-    funf: 5,
-    sechs: 6,
-    sieben: 7,
-    acht: 8,
-    neun: 9,
-    zehn: 10,
-    elf: 11,
-    zwolf: 12,
-    sechzehn: 16,
-    siebzehn: 17,
-    zwanzig: 20,
-    dreissig: 30,
-    dreisig: 30,
-    vierzig: 40,
-    funfzig: 50,
-    sechzig: 60,
-    siebzig: 70,
-    achtzig: 80,
-    neunzig: 90,
-  },
-  it: {
-    due: 2,
-    tre: 3,
-    quattro: 4,
-    cinque: 5,
-    sei: 6,
-    sette: 7,
-    otto: 8,
-    nove: 9,
-    dieci: 10,
-    undici: 11,
-    dodici: 12,
-    tredici: 13,
-    quattordici: 14,
-    quindici: 15,
-    sedici: 16,
-    diciassette: 17,
-    diciotto: 18,
-    diciannove: 19,
-    venti: 20,
-    trenta: 30,
-    quaranta: 40,
-    cinquanta: 50,
-    sessanta: 60,
-    settanta: 70,
-    ottanta: 80,
-    novanta: 90,
-  },
-  pt: {
-    dois: 2,
-    duas: 2,
-    tres: 3,
-    quatro: 4,
-    cinco: 5,
-    seis: 6,
-    sete: 7,
-    oito: 8,
-    nove: 9,
-    dez: 10,
-    onze: 11,
-    doze: 12,
-    quinze: 15,
-    vinte: 20,
-    trinta: 30,
-    quarenta: 40,
-    cinquenta: 50,
-  },
-  nl: {
-    twee: 2,
-    drie: 3,
-    vier: 4,
-    vijf: 5,
-    zes: 6,
-    zeven: 7,
-    acht: 8,
-    negen: 9,
-    tien: 10,
-    elf: 11,
-    twaalf: 12,
-    dertien: 13,
-    veertien: 14,
-    vijftien: 15,
-    zestien: 16,
-    zeventien: 17,
-    achttien: 18,
-    negentien: 19,
-    twintig: 20,
-    dertig: 30,
-    veertig: 40,
-    vijftig: 50,
-    zestig: 60,
-    zeventig: 70,
-    tachtig: 80,
-    negentig: 90,
-  },
-};
-const MULTIPLIERS_BY_LANGUAGE: Partial<Record<string, Record<string, number>>> = {
-  de: { hundert: 100, tausend: 1000 },
-  it: { cento: 100, mila: 1000, mille: 1000 },
-  pt: { cem: 100, cento: 100 },
-  nl: { honderd: 100, duizend: 1000 },
-};
+/** The languages whose number words collide with no other language's ordinary words: read in every request. */
+const EVERYWHERE = LANGUAGE_CODES.filter((code) => LANGUAGES[code].numbers.readEverywhere);
+const UNITS: Record<string, number> = Object.fromEntries(
+  EVERYWHERE.flatMap((c) => Object.entries(LANGUAGES[c].numbers.units)),
+);
+const MULTIPLIERS: Record<string, number> = Object.fromEntries(
+  EVERYWHERE.flatMap((c) => Object.entries(LANGUAGES[c].numbers.multipliers)),
+);
 
-/**
- * Languages that write a number as one word ("zweitausendfünfhundert", "vijfentwintig", "duemilacinquecento"): the
- * parts such a word is made of besides the language's own number words — "one" as a prefix ("einundzwanzig"), the
- * "and" between a unit and its tens, Italian tens that drop their vowel ("ventotto").
- */
-const COMPOUND_PARTS: Partial<Record<string, { units: Record<string, number>; glue: string[] }>> = {
-  de: { units: { ein: 1, eins: 1 }, glue: ["und"] },
-  nl: { units: { een: 1 }, glue: ["en", "ën"] },
-  it: { units: { uno: 1, un: 1, vent: 20, trent: 30, quarant: 40, cinquant: 50, sessant: 60 }, glue: [] },
-};
-
-/** The number words read in a request of this language: English, Spanish and French always, plus its own. */
+/** The number words read in a request of a language: those read everywhere, plus its own. */
 interface NumberWords {
   units: Record<string, number>;
   mults: Record<string, number>;
   /** The parts of a number written as one word, longest first; empty where the language does not. */
   parts: [string, number | null][];
+  /** The language's own number words, beyond those read everywhere (they tell the language, see guessLanguage). */
+  own: Record<string, number>;
 }
-function numberWords(language: string | null): NumberWords {
-  const own = language === null ? undefined : UNITS_BY_LANGUAGE[language];
-  const mults = language === null ? undefined : MULTIPLIERS_BY_LANGUAGE[language];
-  const compound = language === null ? undefined : COMPOUND_PARTS[language];
+
+function numberWordsOf(language: LanguageWords | null): NumberWords {
+  const numbers = language === null || language.numbers.readEverywhere ? null : language.numbers;
+  const own = numbers?.units ?? {};
+  const mults = numbers?.multipliers ?? {};
+  const compound = language?.numbers.compound ?? null;
   const parts: [string, number | null][] = compound
     ? [
         ...Object.entries({ ...own, ...compound.units }),
-        ...Object.entries(mults ?? {}),
+        ...Object.entries(mults),
         ...compound.glue.map((g): [string, null] => [g, null]),
       ]
     : [];
@@ -627,7 +415,16 @@ function numberWords(language: string | null): NumberWords {
     units: { ...UNITS, ...own },
     mults: { ...MULTIPLIERS, ...mults },
     parts: parts.sort((a, b) => b[0].length - a[0].length),
+    own,
   };
+}
+
+const NUMBER_WORDS = new Map<string, NumberWords>(LANGUAGE_CODES.map((c) => [c, numberWordsOf(LANGUAGES[c])]));
+const NUMBER_WORDS_EVERYWHERE = numberWordsOf(null);
+
+/** The number words read in a request of this language (null: not known for sure, only those read everywhere). */
+function numberWords(language: string | null): NumberWords {
+  return (language === null ? undefined : NUMBER_WORDS.get(language)) ?? NUMBER_WORDS_EVERYWHERE;
 }
 
 /**
@@ -657,24 +454,22 @@ function compoundValue(word: string, nw: NumberWords): number | null {
 }
 
 /** Multipliers that are a number on their own ("mil euros", "cent euros"); "grand hotel" is not. */
-const STANDALONE_MULTIPLIERS = new Set([
-  "hundred",
-  "thousand",
-  "mil",
-  "mille",
-  "cent",
-  "million",
-  "millions",
-  "millon",
-  "millones",
-]);
+const STANDALONE_MULTIPLIERS = new Set(everyLanguage((l) => l.numbers.standalone));
 /** Words that join the parts of one spelled number ("twenty-five", "treinta y cinco", "vingt et un"). */
-const NUMBER_GLUE = new Set(["and", "y", "et", "-"]);
+const NUMBER_GLUE = new Set([...everyLanguage((l) => l.numbers.glue), "-"]);
 /** Words for "one" that are usually articles: never a number on their own. */
-const ARTICLE_ONES = new Set(["un", "une", "una", "uno", "a", "an"]);
+const ARTICLE_ONES = new Set(everyLanguage((l) => l.numbers.articleOnes));
+/** Articles that count as one before a multiplier ("a hundred"). */
+const ARTICLE_BEFORE_MULTIPLIER = new Set(everyLanguage((l) => l.numbers.articleBeforeMultiplier));
+/** Words for twenty that multiply a smaller number before them ("quatre-vingts", "quatre vingts"). */
+const TWENTIES = new Set(everyLanguage((l) => l.numbers.twenties));
+/** Words, as written, that fold to a number word of another language and are none ("très"). */
+const NOT_NUMBERS = new Set(everyLanguage((l) => l.numbers.notNumbers));
 
 /** "two and a half", "dos y medio", "deux et demi": half more than the number before it. */
-const HALF = /^\s+(?:and a half|y medio|y media|et demi|et demie)(?![a-z])/;
+const HALF = new RegExp(`^\\s+(?:${everyLanguage((l) => l.numbers.half).join("|")})(?![a-z])`);
+/** A multiplier after digits ("2 thousand", "3 mil"). */
+const MULTIPLIER_AFTER = new RegExp(`^\\s+(${everyLanguage((l) => l.numbers.afterDigits).join("|")})(?![a-z])`);
 
 /** Digits with thousands separators or a decimal part, an optional sign and a "k" for thousands. */
 const DIGITS = /(?<![\w.,])(-\s?)?(\d{1,3}(?:[.,]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d+)?)(?:\s?(k)(?![a-z]))?/g;
@@ -697,9 +492,7 @@ function findNumbers(text: string, norm: string, nw: NumberWords = numberWords(n
     let value = parseDigits(digits) * (kilo ? 1000 : 1);
     if (signed) value = -value;
     // "2 thousand", "3 mil"
-    const after = /^\s+(thousand|mil|mille|million|millones|millon|grand)(?![a-z])/.exec(
-      norm.slice(m.index + m[0].length),
-    );
+    const after = MULTIPLIER_AFTER.exec(norm.slice(m.index + m[0].length));
     let end = m.index + m[0].length;
     if (after && !kilo) {
       value *= nw.mults[after[1] ?? ""] ?? 1;
@@ -723,8 +516,8 @@ function findNumbers(text: string, norm: string, nw: NumberWords = numberWords(n
     }
     const { value, start, end, next, words } = parsed;
     // French "très" (very) folds to Spanish "tres".
-    const accentedTres = words.length === 1 && words[0] === "tres" && text.slice(start, end).toLowerCase() === "très";
-    if (!(words.length === 1 && ARTICLE_ONES.has(words[0] ?? "")) && !accentedTres) {
+    const notNumber = words.length === 1 && NOT_NUMBERS.has(text.slice(start, end).toLowerCase());
+    if (!(words.length === 1 && ARTICLE_ONES.has(words[0] ?? "")) && !notNumber) {
       const half = HALF.exec(norm.slice(end));
       const to = end + (half?.[0].length ?? 0);
       if (!overlaps({ start, end: to }, out))
@@ -742,16 +535,12 @@ function wordValue(w: string, nw: NumberWords): { unit: number } | { mult: numbe
   if (compound !== null) return { unit: compound };
   // "twenty-five", "vingt-deux", "soixante-dix"
   if (w.includes("-")) {
-    const parts = w.split("-").filter((p) => !NUMBER_GLUE.has(p));
-    if (w.startsWith("quatre-vingt")) {
-      const rest = parts.slice(2).reduce((sum, p) => sum + (nw.units[p] ?? NaN), 0);
-      return Number.isNaN(rest) ? null : { unit: 80 + rest };
-    }
     let sum = 0;
-    for (const p of parts) {
+    for (const p of w.split("-").filter((x) => !NUMBER_GLUE.has(x))) {
       const v = nw.units[p];
       if (v === undefined) return null;
-      sum += v;
+      // "quatre-vingt-dix": four twenties and ten.
+      sum = TWENTIES.has(p) && sum > 0 && sum < 20 ? sum * 20 : sum + v;
     }
     return { unit: sum };
   }
@@ -765,7 +554,7 @@ function spelledAt(
   nw: NumberWords,
 ): { value: number; start: number; end: number; next: number; words: string[] } | null {
   const first = tokens[i]?.[0] ?? "";
-  const startsWithArticle = first === "a" || first === "an";
+  const startsWithArticle = ARTICLE_BEFORE_MULTIPLIER.has(first);
   // "a hundred", "a thousand": the article counts as one.
   if (startsWithArticle) {
     const second = tokens[i + 1]?.[0] ?? "";
@@ -813,7 +602,7 @@ function spelledAt(
         total += (current || 1) * v.mult;
         current = 0;
       } else current = (current || 1) * v.mult;
-    } else if (v.unit === 20 && current > 0 && current < 20 && w.startsWith("vingt")) {
+    } else if (TWENTIES.has(w) && current > 0 && current < 20) {
       current *= 20; // French "quatre vingts" written apart
     } else if (v.unit >= 100) {
       current += v.unit; // "doscientos", "cent"
@@ -835,6 +624,14 @@ function spelledAt(
  * whole figures on either side of a slash ("3/4 people"), which may also be a date or a fraction: what follows
  * says which, and the caller that knows its nouns decides.
  */
+const RANGE_BETWEEN = everyLanguage((l) => l.ranges.between);
+/** What stands between the two numbers of a range: a dash or a word ("to", "hasta", "ou"). */
+const RANGE_GAP = new RegExp(`^\\s*(?:-|–|${everyLanguage((l) => l.ranges.joiners).join("|")})\\s*$`);
+const RANGE_AND = new RegExp(`^\\s*(?:${everyLanguage((l) => l.ranges.betweenAnd).join("|")})\\s*$`);
+const RANGE_BETWEEN_BEFORE = new RegExp(`(?:${RANGE_BETWEEN.join("|")})\\s*$`);
+/** "between" or "from" before a range's first number, part of its span. */
+const RANGE_OPENER = new RegExp(`(?:${[...RANGE_BETWEEN, ...everyLanguage((l) => l.ranges.from)].join("|")})\\s*$`);
+
 function findRanges(text: string, norm: string, numbers: readonly NumberMention[]): RangeMention[] {
   const out: RangeMention[] = [];
   for (let k = 0; k + 1 < numbers.length; k++) {
@@ -842,15 +639,11 @@ function findRanges(text: string, norm: string, numbers: readonly NumberMention[
     const b = numbers[k + 1]!;
     const gap = norm.slice(a.end, b.start);
     const slash = gap === "/" && !a.word && !b.word && Number.isInteger(a.value) && Number.isInteger(b.value);
-    if (
-      !slash &&
-      !/^\s*(?:-|–|to|a|au|hasta|or|ou|o|oder)\s*$/.test(gap) &&
-      !(/^\s*(?:and|y|et)\s*$/.test(gap) && /(?:between|entre)\s*$/.test(norm.slice(0, a.start)))
-    )
+    if (!slash && !RANGE_GAP.test(gap) && !(RANGE_AND.test(gap) && RANGE_BETWEEN_BEFORE.test(norm.slice(0, a.start))))
       continue;
     // "-" glued to a digit was read as a sign: "3-5" gives 3 and -5.
     const max = gap.trim() === "" && b.value < 0 ? -b.value : b.value;
-    const before = /(?:between|entre|from|de|desde)\s*$/.exec(norm.slice(0, a.start));
+    const before = RANGE_OPENER.exec(norm.slice(0, a.start));
     const start = before ? a.start - before[0].length : a.start;
     if (max > a.value) out.push({ ...span(text, start, b.end), min: a.value, max });
   }
@@ -860,94 +653,16 @@ function findRanges(text: string, norm: string, numbers: readonly NumberMention[
 // ---------------------------------------------------------------------------------------------------------------
 // Money
 
-/** Currency marks: symbols, ISO codes and names in the three languages. Longest first when matching. */
-const CURRENCY_MARKS: [string, string][] = (
-  [
-    ["us$", "USD"],
-    ["$", "USD"],
-    ["usd", "USD"],
-    ["us dollars", "USD"],
-    ["dollars", "USD"],
-    ["dollar", "USD"],
-    ["bucks", "USD"],
-    ["dolares", "USD"],
-    ["dolar", "USD"],
-    ["€", "EUR"],
-    ["eur", "EUR"],
-    ["euros", "EUR"],
-    ["euro", "EUR"],
-    ["£", "GBP"],
-    ["gbp", "GBP"],
-    ["pounds", "GBP"],
-    ["pound", "GBP"],
-    ["quid", "GBP"],
-    ["libras", "GBP"],
-    ["livres sterling", "GBP"],
-    ["livres", "GBP"],
-    ["¥", "JPY"],
-    ["jpy", "JPY"],
-    ["yen", "JPY"],
-    ["yenes", "JPY"],
-    ["chf", "CHF"],
-    ["swiss francs", "CHF"],
-    ["swiss franc", "CHF"],
-    ["francos suizos", "CHF"],
-    ["francs suisses", "CHF"],
-    ["fr.", "CHF"],
-    ["c$", "CAD"],
-    ["cad", "CAD"],
-    ["canadian dollars", "CAD"],
-    ["dollars canadiens", "CAD"],
-    ["dolares canadienses", "CAD"],
-    ["a$", "AUD"],
-    ["aud", "AUD"],
-    ["australian dollars", "AUD"],
-    ["dollars australiens", "AUD"],
-    ["dolares australianos", "AUD"],
-    ["cny", "CNY"],
-    ["yuan", "CNY"],
-    ["rmb", "CNY"],
-    ["₹", "INR"],
-    ["inr", "INR"],
-    ["rupees", "INR"],
-    ["rupias", "INR"],
-    ["mxn", "MXN"],
-    ["mexican pesos", "MXN"],
-    ["sek", "SEK"],
-    ["swedish kronor", "SEK"],
-    ["nok", "NOK"],
-    ["dkk", "DKK"],
-    ["czk", "CZK"],
-    ["korunas", "CZK"],
-    ["pln", "PLN"],
-    ["zloty", "PLN"],
-    ["huf", "HUF"],
-    ["forints", "HUF"],
-    ["brl", "BRL"],
-    ["reais", "BRL"],
-    ["krw", "KRW"],
-    ["₩", "KRW"],
-    ["won", "KRW"],
-    ["korean won", "KRW"],
-    ["lira", "TRY"],
-    ["liras", "TRY"],
-    // Names the table cannot pin to one currency: kept as marks, with no code, so a toolkit can ask.
-    ["pesos", ""],
-    ["peso", ""],
-    ["francs", ""],
-    ["franc", ""],
-    ["francos", ""],
-    ["kronor", ""],
-    ["kroner", ""],
-    ["krone", ""],
-    ["kr", ""],
-    ["crowns", ""],
-    ["coronas", ""],
-    ["couronnes", ""],
-    ["dinars", ""],
-    ["dirhams", ""],
-  ] as [string, string][]
-).sort((a, b) => b[0].length - a[0].length);
+/**
+ * Currency marks: symbols and ISO codes, and the names every language gives them, each with its code ("" where the name
+ * is no one currency: kept as a mark, so a toolkit can ask). Longest first when matching.
+ */
+const CURRENCY_MARKS: [string, string][] = [
+  ...Object.entries(CURRENCY_SIGNS),
+  ...LANGUAGE_CODES.flatMap((code) => Object.entries(LANGUAGES[code].currencies)),
+]
+  .map(([mark, iso]): [string, string] => [mark, iso ?? ""])
+  .sort((a, b) => b[0].length - a[0].length);
 
 function markRegex(after: boolean): RegExp {
   const alts = CURRENCY_MARKS.map(([m]) => (/^[a-z]/.test(m) ? `${escapeRegExp(m)}(?![a-z])` : escapeRegExp(m))).join(
@@ -989,31 +704,7 @@ function findAmounts(text: string, norm: string, numbers: readonly NumberMention
 // Dates, task verbs, names
 
 /** Times chrono-node does not read as dates in these languages (weekends, seasons): read as dates all the same. */
-const RELATIVE_DATES = [
-  "this summer",
-  "this winter",
-  "this spring",
-  "this autumn",
-  "this fall",
-  "next summer",
-  "this weekend",
-  "este fin de semana",
-  "el fin de semana que viene",
-  "la semana que viene",
-  "la proxima semana",
-  "el mes que viene",
-  "este verano",
-  "ce week-end",
-  "ce weekend",
-  "le week-end prochain",
-  "cet ete",
-  "dieses wochenende",
-  "diesen sommer",
-  "questo fine settimana",
-  "quest'estate",
-  "este fim de semana",
-  "dit weekend",
-];
+const RELATIVE_DATES = each(everyLanguage((l) => l.dates.relative));
 
 /**
  * Dates and ranges of dates, by chrono-node in the request's language (src/reasoning/recognizers.ts), plus the
@@ -1043,7 +734,7 @@ function findDates(
     return false;
   });
   for (const phrase of RELATIVE_DATES)
-    for (const m of norm.matchAll(new RegExp(`${B}${escapeRegExp(phrase)}${E}`, "g"))) {
+    for (const m of norm.matchAll(phrase)) {
       const s = span(text, m.index, m.index + m[0].length);
       if (!overlaps(s, out)) out.push({ ...s, first: null, last: null, days: null, relative: true });
     }
@@ -1051,109 +742,18 @@ function findDates(
 }
 
 /** Verbs of setting off, before "in 3 days": then it is when ("fly to Paris in 3 days", "salir en 3 días"). */
-const DEPARTING =
-  /(?<![a-z])(?:fly|flying|leave|leaving|depart|departing|go|going|travel|travell?ing|head|heading|set off|setting off|start|starting|begin|beginning|volar|volamos|salir|salimos|salgo|ir|vamos|viajar|partir|partimos)(?![a-z])/;
+const DEPARTING = new RegExp(`(?<![a-z])(?:${everyLanguage((l) => l.dates.departing).join("|")})(?![a-z])`);
 /** A unit of time after a figure: the request gives a length of its own. */
-const LENGTH_AFTER = /^\s*-?\s*(?:days?|nights?|weeks?|dias?|noches?|semanas?|jours?|nuits?|semaines?)(?![a-z])/;
+const LENGTH_AFTER = new RegExp(`^\\s*-?\\s*(?:${everyLanguage((l) => l.dates.lengthUnits).join("|")})(?![a-z])`);
 
 /**
  * Verbs that ask for something to be done, by their English infinitive, with the forms a request uses in the
- * three languages (imperative, infinitive, "-ing"). Matching a form names the task; whether a tool does it is the
+ * languages read (imperative, infinitive, "-ing"). Matching a form names the task; whether a tool does it is the
  * planner's question.
  */
-const TASK_VERBS: Record<string, string[]> = {
-  translate: ["translate", "translating", "traduce", "traducir", "traduceme", "traduis", "traduire", "traduisez"],
-  summarize: [
-    "summarize",
-    "summarise",
-    "summarizing",
-    "summarising",
-    "sum up",
-    "resume",
-    "resumir",
-    "resumeme",
-    "resume-moi",
-    "resumer",
-    "resumez",
-  ],
-  email: [
-    "email",
-    "e-mail",
-    "mail",
-    "emailing",
-    "envia un correo",
-    "mandar un correo",
-    "envoie un mail",
-    "envoyer un mail",
-    "envoie un courriel",
-  ],
-  send: ["send", "sending", "envia", "enviar", "manda", "mandar", "envoie", "envoyer", "envoyez"],
-  call: ["call", "phone", "calling", "llama", "llamar", "appelle", "appeler", "appelez"],
-  text: ["sms", "whatsapp"],
-  compare: ["compare", "comparing", "compara", "comparar", "compare-moi", "comparer", "comparez"],
-  book: ["book", "reserve", "reserva", "reservar", "reservame", "reserve-moi", "reserver", "reservez"],
-  buy: ["buy", "purchase", "compra", "comprar", "achete", "acheter", "commande", "commander"],
-  pay: ["pay", "paga", "pagar", "paye", "payer"],
-  cancel: ["cancel", "cancela", "cancelar", "annule", "annuler"],
-  rent: ["rent", "hire", "alquila", "alquilar", "loue", "louer"],
-  find: [
-    "find",
-    "search",
-    "searching for",
-    "look for",
-    "looking for",
-    "look up",
-    "busca",
-    "buscar",
-    "buscame",
-    "encuentra",
-    "cherche",
-    "chercher",
-    "trouve",
-    "trouver",
-  ],
-  plan: [
-    "plan",
-    "organize",
-    "organise",
-    "planning",
-    "planea",
-    "planear",
-    "planifica",
-    "planificar",
-    "organiza",
-    "organizar",
-    "planifie",
-    "planifier",
-    "organise-moi",
-    "organiser",
-  ],
-  write: [
-    "write",
-    "draft",
-    "compose",
-    "writing",
-    "escribe",
-    "escribir",
-    "redacta",
-    "redactar",
-    "ecris",
-    "ecrire",
-    "redige",
-    "rediger",
-  ],
-  read: ["read", "open", "reading", "lee", "leer", "lis", "lire"],
-  count: ["count", "counting", "cuenta", "contar", "compte", "compter"],
-  list: ["list", "listing", "listar", "lister"],
-  analyze: ["analyze", "analyse", "analyzing", "analiza", "analizar", "analyse-moi"],
-  convert: ["convert", "converting", "convierte", "convertir", "convertis"],
-  calculate: ["calculate", "compute", "calcula", "calcular", "calcule", "calculer"],
-  remind: ["remind", "recuerdame", "recordar", "rappelle-moi", "rappeler"],
-  schedule: ["schedule", "agendar", "programar", "programmer"],
-  check: ["check", "verify", "comprueba", "comprobar", "verifica", "verificar", "verifie", "verifier"],
-  post: ["post", "tweet", "publish", "publica", "publicar", "publie", "publier"],
-  delete: ["delete", "remove", "borra", "borrar", "elimina", "eliminar", "supprime", "supprimer"],
-};
+const TASK_VERBS = Object.fromEntries(
+  TASK_VERB_NAMES.map((verb) => [verb, everyLanguage((l) => l.taskVerbs[verb] ?? [])]),
+) as Record<(typeof TASK_VERB_NAMES)[number], string[]>;
 
 /**
  * Task verbs in the request. A tool's keyword that is the "-ing" form of a verb's form ("posting" of "post") is that
@@ -1178,16 +778,16 @@ function findTaskVerbs(text: string, norm: string, toolWords: ReadonlySet<string
 }
 
 /** Everyday words that open a sentence: never the start of a name (nor are the tools' own words, see findNames). */
-const SENTENCE_STARTERS = new Set(
-  (
-    "then also please plan book find take get go i we my our the a an this next last visit fly " +
-    "what how can could would help show give tell make send let lets i'd i'm hi hello hey " +
-    "planea reserva busca quiero queremos necesito planifie reserve cherche je nous"
-  ).split(" "),
-);
+const SENTENCE_STARTERS = new Set(everyLanguage((l) => l.names.sentenceStarters));
 
 /** Capitalised words that are not names even mid-sentence. */
-const NOT_NAMES = new Set(["i", "i'm", "i'd", "i'll", "ok", "okay", "please", "thanks", "hi", "hello"]);
+const NOT_NAMES = new Set(everyLanguage((l) => l.names.notNames));
+/** Small words inside a name ("Isle of Man", "Puerto de la Cruz"). */
+const CONNECTORS = everyLanguage((l) => l.names.connectors).map((w) => `${escapeRegExp(w)}\\s+`);
+/** A capitalised word or a run of them: a candidate name. */
+const CAPITALISED = new RegExp(`\\p{Lu}[\\p{L}'’.-]*(?:\\s+(?:${CONNECTORS.join("|")})?\\p{Lu}[\\p{L}'’-]*)*`, "gu");
+/** An article before a capitalised word that makes it a noun (German capitalises every noun): "eine Woche". */
+const NOUN_ARTICLE = new RegExp(`(?<![\\p{L}])(?:${everyLanguage((l) => l.names.nounArticles).join("|")})\\s+$`, "iu");
 
 /**
  * Capitalised words and runs of them ("New York", "Puerto Rico"), not at the start of a sentence (where a
@@ -1206,7 +806,7 @@ function findNames(
     toolWords.has(foldCase(w)) ||
     toolWords.has(foldCase(w).replace(/s$/, ""));
   const out: Span[] = [];
-  for (const m of text.matchAll(/\p{Lu}[\p{L}'’.-]*(?:\s+(?:de\s+|del\s+|la\s+|los\s+|of\s+)?\p{Lu}[\p{L}'’-]*)*/gu)) {
+  for (const m of text.matchAll(CAPITALISED)) {
     const start = m.index;
     const before = text.slice(0, start);
     const sentenceStart = /^\s*["'(¿¡]?\s*$/.test(before) || /[.!?]\s*["'(¿¡]?\s*$/.test(before);
@@ -1216,12 +816,7 @@ function findNames(
     // What a figure counts is no name, capitalised or not ("4 Tage", "2 Personen": German capitalises nouns), nor
     // a German noun after its article ("eine Woche", "kein Hotel").
     if (numbers.some((n) => /^\s+$/.test(text.slice(n.end, start)))) continue;
-    if (
-      /(?<![\p{L}])(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer|kein|keine|keinen)\s+$/iu.test(
-        text.slice(0, start),
-      )
-    )
-      continue;
+    if (NOUN_ARTICLE.test(text.slice(0, start))) continue;
     if (/^[A-Z]{1,2}$/.test(word)) continue;
     let from = start;
     let name = word;
@@ -1243,32 +838,8 @@ function findNames(
 // ---------------------------------------------------------------------------------------------------------------
 // Language
 
-/** Languages whose clauses, negations and numbers the tables here read. */
-const READ_LANGUAGES = ["en", "es", "fr", "de", "it", "pt", "nl"] as const;
-
-/** Frequent words of each language the tables read (folded), to tell which one a request is written in. */
-const LANGUAGE_WORDS: Record<(typeof READ_LANGUAGES)[number], ReadonlySet<string>> = {
-  en: new Set("the and to for from with of in my we i is are want need please days people our".split(" ")),
-  es: new Set("el los las del y para con por quiero necesito dias personas desde somos queremos".split(" ")),
-  fr: new Set("le les des du et pour avec je nous voudrais jours personnes depuis au aux".split(" ")),
-  de: new Set("der die das und in nach von mit fur ich wir mochte eine ein tage personen kein keine nicht".split(" ")),
-  it: new Set("il gli di da dal in nel alla per con che non vorrei voglio giorni persone senza della siamo".split(" ")),
-  pt: new Set("o os do da para com quero gostaria dias pessoas sem em somos".split(" ")),
-  nl: new Set("het een in naar van met voor ik wij wil dagen personen geen niet".split(" ")),
-};
-
-/** Scripts the tables cannot read at all, with the language they most often mean. */
-const SCRIPTS: [RegExp, string][] = [
-  [/[\u3040-\u30ff]/g, "ja"],
-  [/[\u4e00-\u9fff]/g, "zh"],
-  [/[\uac00-\ud7af]/g, "ko"],
-  [/[\u0400-\u04ff]/g, "ru"],
-  [/[\u0600-\u06ff]/g, "ar"],
-  [/[\u0590-\u05ff]/g, "he"],
-  [/[\u0370-\u03ff]/g, "el"],
-  [/[\u0900-\u097f]/g, "hi"],
-  [/[\u0e00-\u0e7f]/g, "th"],
-];
+/** Frequent words of each language (folded), to tell which one a request is written in. */
+const TELLING = new Map(LANGUAGE_CODES.map((code) => [code, new Set(LANGUAGES[code].telling)]));
 
 const languageNames = new Intl.DisplayNames(["en"], { type: "language" });
 
@@ -1296,17 +867,15 @@ interface Language {
  */
 function guessLanguage(text: string, norm = foldCase(text)): Language {
   const letters = (text.match(/\p{L}/gu) ?? []).length || 1;
-  for (const [script, code] of SCRIPTS) {
+  for (const [script, code] of UNREAD_SCRIPTS) {
     if ((text.match(script) ?? []).length * 3 >= letters)
       return { code, name: languageNames.of(code) ?? code, read: false, certain: true, candidates: [code] };
   }
   const words = norm.match(/[a-z']+/g) ?? [];
-  const scores = READ_LANGUAGES.map((code) => {
+  const scores = LANGUAGE_CODES.map((code) => {
     const own = numberWords(code);
-    const numbers = words.filter(
-      (w) => !(w in UNITS) && (w in (UNITS_BY_LANGUAGE[code] ?? {}) || compoundValue(w, own) !== null),
-    );
-    return { code, score: words.filter((w) => LANGUAGE_WORDS[code].has(w)).length + numbers.length };
+    const numbers = words.filter((w) => !(w in UNITS) && (w in own.own || compoundValue(w, own) !== null));
+    return { code, score: words.filter((w) => TELLING.get(code)?.has(w)).length + numbers.length };
   });
   const top = Math.max(...scores.map((x) => x.score));
   const best = scores.filter((x) => x.score === top).map((x) => x.code);
@@ -1371,55 +940,12 @@ function unsureNumbers(text: string, norm: string, read: readonly Span[], candid
 // Content words
 
 /**
- * Words that ask for nothing by themselves, in the three languages (folded: no accents): articles, pronouns,
+ * Words that ask for nothing by themselves, in every language read (folded: no accents): articles, pronouns,
  * prepositions, auxiliaries, the verbs of asking ("I would like", "can you get me", "quisiera", "je voudrais"),
  * politeness and a few empty intensifiers. What a clause says beyond these, its numbers, dates, amounts and names,
  * is what it asks about — and something in the plan must serve it.
  */
-const STOP_WORDS = new Set(
-  // English
-  (
-    "a an the this that these those some any all each every both either neither another other such same " +
-    "i me my mine myself we us our ours ourselves you your yours yourself he him his she her hers it its they them their theirs " +
-    "to from in on at by of for with about into onto over through during before after around near along across within via per " +
-    "up down out off than as so too very also just only really quite even still again maybe perhaps possibly probably " +
-    "and or but nor if then else when where what which who whom whose why how there here " +
-    "is are was were be been being am do does did doing done have has had having " +
-    "will would shall should can could may might must want wants wanted wanna need needs needed like love " +
-    "get gets getting got give show tell let lets make help know think " +
-    "please pls kindly thanks thank thx hi hello hey ok okay sure " +
-    "go going goes went come coming take bring keep something anything everything nothing thing things somewhere anywhere " +
-    "possible posible soon asap well actually basically definitely " +
-    "much many most least more less each first finally yet already now " +
-    "s t d ll re ve m good nice great best better lovely cool fun quick quickly short brief fit fits fine alright perfect " +
-    // Spanish
-    "el la los las lo un una unos unas de del al a en para por con y e o u ni que quien cual como cuando donde " +
-    "mi mis tu tus su sus nuestro nuestra nuestros nuestras vuestro vuestra me te se nos os le les yo ella ellos ellas " +
-    "nosotros nosotras usted ustedes este esta estos estas ese esa esos esas eso esto es son estan ser estar hay " +
-    "muy mas tambien solo quiero queremos quisiera quisieramos necesito necesitamos gustaria puedes puede podrias " +
-    "tiene tienen tengo tenemos tienes " +
-    "dame dime haz hazme favor gracias hola desde hacia hasta entre sobre durante algo todo todos cada primero " +
-    // French
-    "le les l un une des du d au aux pour par avec et ou qu qui quoi comment quand ma mes ton ta tes sa ses notre nos " +
-    "votre vos leur leurs je j il on vous ils elles moi toi lui ce c cet cette ces ca sont etre avoir ai avons avez ont " +
-    "veux veut voulons voudrais voudrions aimerais besoin faut plait merci bonjour tres plus aussi depuis vers chez sur dans " +
-    "comme juste seulement peux pouvez pourrais donne donnez montre fais faites pendant chaque " +
-    // German
-    "der die das den dem des ein eine einen einem einer und oder aber mit fur von vom zum zur zu im in am an auf aus " +
-    "bei nach uber unter ich wir du sie er es mich mir uns unser unsere mein meine ist sind haben habe " +
-    "mochte mochten mochtest wurde wurden will wollen bitte danke hallo auch nur sehr noch schon " +
-    // Italian
-    "il lo gli di da dal dallo dalla dei del della delle al allo alla nel nella con per tra fra su e ed o ma " +
-    "io noi mi ci mio mia nostro nostra sono siamo ho abbiamo vorrei vorremmo voglio vogliamo posso puoi grazie " +
-    "ciao anche solo molto " +
-    // Portuguese
-    "os do dos das na nas no nos num numa em com sem por pelo pela eu nos meu minha nosso nossa sou somos tenho " +
-    "temos quero queremos gostaria gostariamos obrigado ola tambem muito " +
-    // Dutch
-    "het een en naar voor met ik wij we mij ons onze mijn is zijn ben heb hebben wil willen graag alstublieft " +
-    "dank ook alleen erg"
-  ).split(/\s+/),
-);
+const STOP_WORDS = new Set(everyLanguage((l) => l.stopWords));
 
 /**
  * The words of the request that may carry what it asks: every word that is not a stop word and has a letter. A

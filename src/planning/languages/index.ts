@@ -56,3 +56,16 @@ export const CURRENCY_SIGNS: Record<string, string | null> = {
 export function everyLanguage(pick: (l: LanguageWords) => readonly string[]): string[] {
   return [...new Set(LANGUAGE_CODES.flatMap((code) => pick(LANGUAGES[code])))];
 }
+
+/** Scripts the tables cannot read at all, with the language they most often mean: such a request is named, not read. */
+export const UNREAD_SCRIPTS: [RegExp, string][] = [
+  [/[\u3040-\u30ff]/g, "ja"],
+  [/[\u4e00-\u9fff]/g, "zh"],
+  [/[\uac00-\ud7af]/g, "ko"],
+  [/[\u0400-\u04ff]/g, "ru"],
+  [/[\u0600-\u06ff]/g, "ar"],
+  [/[\u0590-\u05ff]/g, "he"],
+  [/[\u0370-\u03ff]/g, "el"],
+  [/[\u0900-\u097f]/g, "hi"],
+  [/[\u0e00-\u0e7f]/g, "th"],
+];
