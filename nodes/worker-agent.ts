@@ -33,6 +33,7 @@ import { recordedCall } from "../src/execution/values.js";
 import { applyRecordedValues } from "../src/tools/args.js";
 import { valuesNotification } from "../src/execution/worker-step.js";
 import { answerableCalls, argumentsShape, callText, malformedArguments } from "../src/execution/call-arguments.js";
+import { argumentsOverBound } from "../src/memory/bounds.js";
 
 /** Node ids of the model-driven loop (the worker's `agent` subgraph). */
 export const AgentLoopNode = { MODEL: "model", TOOL: "tool", FINISH: "finish" } as const;
@@ -126,7 +127,8 @@ export function agentToolNode(deps: NodeDeps) {
     const tools = loopTools(step, deps.registry);
     const tool = tools.find((t) => t.name === call.name);
     if (!tool) return notGrantedCall(deps, config, state, call, tools);
-    const malformed = malformedArguments(call.args);
+    const malformed =
+      malformedArguments(call.args) ?? argumentsOverBound(call.args, deps.registry.bounds.maxToolArgumentBytes);
     if (malformed) return malformedCall(deps, config, state, call, tool, malformed);
     const repeat = earlierIdenticalCall(state.calls, tool.name, call.args);
     if (repeat) return repeatedCall(deps, config, state, call, repeat);

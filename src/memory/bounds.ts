@@ -61,6 +61,20 @@ export function isCutResult(value: unknown): value is { truncated: true; head: s
 }
 
 /**
+ * How a model's call arguments are over the bound on tool arguments, as a phrase its refusal completes ("The
+ * arguments of your call … are …"), or null when they are within it. Checked before anything else is done with the
+ * call: a person is never asked to approve a call that would be refused for its size.
+ */
+export function argumentsOverBound(
+  args: unknown,
+  limit: number = DEFAULT_STORAGE_BOUNDS.maxToolArgumentBytes,
+): string | null {
+  const bytes = utf8Bytes(JSON.stringify(args) ?? "null");
+  if (bytes <= limit) return null;
+  return `are ${figure(bytes)} bytes, over the ${figure(limit)} bytes one tool call's arguments may have (maxToolArgumentBytes; set by ${howToSetBound("maxToolArgumentBytes")}): pass less, or a file's path rather than its content`;
+}
+
+/**
  * Why a tool call with these arguments is refused, naming their size and the bound on tool arguments, or null when
  * they are within it. A 10 MB argument would otherwise be stored in every checkpoint and ledger row of its step.
  */

@@ -373,4 +373,49 @@ describe("a model's malformed tool-call arguments are answered, never dropped", 
       await server.close();
     }
   });
+
+  it("arguments over the bound on tool arguments are refused before anything else, and the model told the bound", async () => {
+    const { base } = setup();
+    const fake = new FakeOpenAIServer([
+      { toolCall: { name: "read_note", arguments: { name: "r".repeat(4096) } } },
+      { toolCall: { name: "read_note", arguments: { name: "readme" } } },
+      { toolCall: { name: "count_words", arguments: {} } },
+      "The readme note has 5 words.",
+    ]);
+    const server = await fake.start();
+    const persistence = openPersistence(join(base, "candor.db"));
+    try {
+      const model = createChatModel({
+        apiKey: "test-key",
+        baseUrl: server.baseUrl,
+        model: "gpt-4o-mini",
+        maxRetries: 0,
+      });
+      const { toolkits, calls } = countingToolkits([notesToolkit()]);
+      const graph = compileAgent(
+        {
+          toolkits,
+          reasoner: new ReactiveReasoner(model),
+          decisionLog: memoryDecisionLog(),
+          ledger: openEffectLedger(persistence.store.db),
+          bounds: { maxToolArgumentBytes: 1024 },
+        },
+        persistence,
+      );
+      const done = await graph.invoke(
+        tripInput("count the words of the readme note", { planner: false }),
+        threadConfig("oversized-args"),
+      );
+      fake.assertConsumed();
+      expect(done.status).toBe("completed");
+      expect(calls.all()).toEqual({ read_note: 1, count_words: 1 });
+      const told = String(fake.requests[1]!.body.messages?.filter((m) => m.role === "tool").at(-1)?.content);
+      expect(told).toMatch(
+        /^The arguments of your call to read_note are 4,\d{3} bytes, over the 1,024 bytes one tool call's arguments may have \(maxToolArgumentBytes/,
+      );
+    } finally {
+      persistence.close();
+      await server.close();
+    }
+  });
 });
