@@ -53,6 +53,11 @@ export const ErrorCode = {
   STORAGE_BUSY: "STORAGE_BUSY",
   /** The connection to PostgreSQL was lost (a restart, a network fault, a terminated backend). CLI exit 5. */
   STORAGE_CONNECTION_LOST: "STORAGE_CONNECTION_LOST",
+  /**
+   * The database (or a file beside it, such as the decision log) could not be closed after the command's work: what
+   * was written before stays. CLI exit 5.
+   */
+  STORAGE_CLOSE_FAILED: "STORAGE_CLOSE_FAILED",
   /** A value is over one of Candor's bounds for stored data (steps per plan, bytes per value). Fault: input/model. */
   LIMIT_EXCEEDED: "LIMIT_EXCEEDED",
   /**

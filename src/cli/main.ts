@@ -1,10 +1,9 @@
 import path from "node:path";
 import { setMaxListeners } from "node:events";
 import v8 from "node:v8";
-import { loadDotEnv, readEnv, type CandorEnv } from "../env.js";
+import type { CandorEnv } from "../env.js";
 import { lineReader } from "./io.js";
 import { runCli } from "./program.js";
-import { flushTraces } from "./tracing.js";
 
 // LangGraph adds abort listeners to a run's signal for every parallel subgraph task; past ten parallel steps
 // Node would warn about a leak that is not one. An app-level setting, so it lives here and not in the library.
@@ -54,8 +53,10 @@ try {
       },
       ...(reader ? { ask: (prompt: string) => reader.ask(prompt) } : {}),
     },
-    // .env (see .env.example) fills in what the shell did not set.
-    () => {
+    // .env (see .env.example) fills in what the shell did not set. Read only when a command runs, and imported
+    // then: the environment's schema is zod, which --help does without.
+    async () => {
+      const { loadDotEnv, readEnv } = await import("../env.js");
       loadDotEnv();
       return (env = readEnv());
     },
@@ -63,8 +64,9 @@ try {
 } finally {
   // An open reader would keep stdin, and so the process, alive after the command is done.
   reader?.close();
-  // Traces of the run are posted in the background: sent before the process ends, or said to be incomplete.
-  const unsent = await flushTraces(env);
+  // Traces of the run are posted in the background: sent before the process ends, or said to be incomplete. No
+  // command ran without reading the environment, so without it there is nothing to send.
+  const unsent = env === undefined ? null : await (await import("./tracing.js")).flushTraces(env);
   if (unsent) {
     // The LangSmith client keeps retrying an endpoint it cannot reach for minutes: the command is done, so exit.
     process.stderr.write(`${unsent}.\n`);

@@ -1,5 +1,7 @@
 import { storageBoundsOf } from "../env.js";
 import { CandorError, ErrorCode } from "../errors.js";
+import { databaseMayExist, openDatabase, type Persistence } from "../memory/persistence.js";
+import { closeAfterFailure } from "./closing.js";
 import type { CliIo } from "./io.js";
 import { resolveDbPath, ThreadId, withDocs, type ReasonerChoice, type ThreadRecord } from "./options.js";
 import { noteLine } from "./render.js";
@@ -30,32 +32,39 @@ export function parseThreadId(raw: string): string {
 /**
  * Opens an existing thread with the tools and faults it was started with. `execute` rebuilds its reasoner too
  * (a model thread needs OPENAI_API_KEY again); `read` only looks at checkpoints, so it never needs a model.
+ * `readOnly` (commands that only read: history, report) opens the database read-only: nothing is created or
+ * written, and a database this user may not write is read all the same.
  */
 export async function openThread(
   rawId: string,
   dbFlag: string | undefined,
   io: CliIo,
   mode: "read" | "execute",
+  { readOnly = false }: { readOnly?: boolean } = {},
 ): Promise<OpenThread> {
   const threadId = parseThreadId(rawId);
   const dbPath = resolveDbPath(dbFlag, io.env);
-  const persistence = await openExisting(dbPath, threadId, storageBoundsOf(io.env));
+  const persistence = readOnly
+    ? await openExistingReadOnly(dbPath, threadId)
+    : await openExisting(dbPath, threadId, storageBoundsOf(io.env));
   let stored: StoredThread;
   try {
     stored = await loadThreadRecord(persistence, threadId);
   } catch (e) {
-    await persistence.close();
-    throw e;
+    return closeAfterFailure(persistence, e, { where: persistence.dbPath });
   }
   const { record, started } = stored;
   const startedWith: ReasonerChoice = record
     ? { kind: record.reasoner, model: record.model }
     : { kind: "rules", model: null };
   if (mode === "execute" && startedWith.kind === "llm" && !io.env.OPENAI_API_KEY) {
-    await persistence.close();
-    throw new CandorError(
-      `Thread ${threadId} was started with the llm reasoner (model ${startedWith.model}), so continuing it needs OPENAI_API_KEY. Set it (and OPENAI_BASE_URL if the run used another server) and run the command again.`,
-      ErrorCode.CONFIGURATION,
+    return closeAfterFailure(
+      persistence,
+      new CandorError(
+        `Thread ${threadId} was started with the llm reasoner (model ${startedWith.model}), so continuing it needs OPENAI_API_KEY. Set it (and OPENAI_BASE_URL if the run used another server) and run the command again.`,
+        ErrorCode.CONFIGURATION,
+      ),
+      { where: persistence.dbPath },
     );
   }
   const reasoner: ReasonerChoice = mode === "execute" ? startedWith : { kind: "rules", model: null };
@@ -71,4 +80,18 @@ export async function openThread(
     ...(record?.debugTools ? { debugTools: record.debugTools } : {}),
   });
   return { threadId, dbPath, session, record, started, reasoner: startedWith };
+}
+
+/**
+ * `openExisting`, read-only: a thread is looked for only in a database that exists, which is never created. No
+ * bound applies: nothing is stored.
+ */
+export async function openExistingReadOnly(dbPath: string, threadId: string): Promise<Persistence> {
+  if (!databaseMayExist(dbPath)) {
+    throw new CandorError(
+      `There is no thread "${threadId}": no Candor database exists at ${dbPath}. Pass --db with the database the run used, or start a run with: run "<request>".`,
+      ErrorCode.UNKNOWN_THREAD,
+    );
+  }
+  return openDatabase(dbPath, { readOnly: true });
 }

@@ -9,11 +9,11 @@ import { Node, type NodeId } from "../../nodes/names.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import { CLI_JSON_LIMITS, parseCliJson, preview } from "../json-limits.js";
 import { readGivenFile } from "../safe-read.js";
-import { FAULT_KINDS } from "../tools/faults.js";
-import type { Decision } from "../transparency/decision-log.js";
+import { FAULT_KINDS } from "../tools/fault-kinds.js";
+import { FLAG_BOUNDS, LOG_OPERATIONS } from "./catalog.js";
 
 /** The request the CLI suggests when it needs an example: one the default toolkits serve (src/app). */
-export { EXAMPLE_REQUEST } from "../app/toolkits.js";
+export { EXAMPLE_REQUEST } from "../app/example-request.js";
 
 /** Thread ids become store keys and shell arguments: keep them to characters that need no quoting. */
 export const ThreadId = z
@@ -26,15 +26,6 @@ export const ThreadId = z
  * not numbers a person types for these flags), and a value that is itself a flag (`--replan --db x.db`) means
  * the real value was left out.
  */
-
-/** The bounds of the numeric flags, said in their messages and in docs/cli.md. */
-export const FLAG_BOUNDS = {
-  maxRevisions: { min: 0, max: 20 },
-  limit: { min: 1, max: 10_000 },
-  /** The N of `--fault tool=kind*N`. */
-  faultCalls: { min: 1, max: 1000 },
-  tokenBudget: { min: 1, max: 999_999_999 },
-} as const;
 
 const FLAG_LIKE = /^--[A-Za-z]/;
 
@@ -198,27 +189,6 @@ export const ReviewFlags = CommonFlags.extend({
   input: RunFlags.shape.input,
 });
 export type ReviewFlags = z.infer<typeof ReviewFlags>;
-
-/** Every operation the decision log records; `satisfies` and the check below keep it in step with `Decision`. */
-export const LOG_OPERATIONS = [
-  "plan",
-  "approval",
-  "route",
-  "dispatch",
-  "step_result",
-  "classify",
-  "strategy",
-  "revision",
-  "escalation",
-  "human_decision",
-  "synthesize",
-  "reflect",
-  "report",
-  "model_call",
-] as const satisfies readonly Decision["operation"][];
-const everyOperation: Exclude<Decision["operation"], (typeof LOG_OPERATIONS)[number]> extends never ? true : never =
-  true;
-void everyOperation;
 
 export const LogsFlags = CommonFlags.extend({
   thread: text("--thread", "run-1a2b3c4d").pipe(ThreadId).optional(),

@@ -1,14 +1,16 @@
 import { createRequire } from "node:module";
 import { Command, CommanderError, Option } from "commander";
-import { z } from "zod";
-import { FAULT_KINDS } from "../tools/faults.js";
+// Only light modules here: `candor --help`, `--version` and a usage error are answered from this file alone, without
+// zod, the database or the agent (issue 25: --help within 3x bare node). Each command's module is imported when it runs.
+import { FAULT_KINDS } from "../tools/fault-kinds.js";
 import type { CandorEnv } from "../env.js";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
-import { storageFault } from "../memory/storage-faults.js";
 import { Exit, visibleIo, type CliIo } from "./io.js";
 import { Node } from "../../nodes/names.js";
-import { EXAMPLE_REQUEST, FLAG_BOUNDS, LOG_OPERATIONS } from "./options.js";
-import { shellArg } from "./render.js";
+import { EXAMPLE_REQUEST } from "../app/example-request.js";
+import { FLAG_BOUNDS, LOG_OPERATIONS } from "./catalog.js";
+import { shellArg } from "./shell-arg.js";
+import { takeSecondaryFailures } from "./closing.js";
 
 /** Errors that are the user's to fix: shown as their message alone, exit 2. */
 const USAGE_CODES: ReadonlySet<string> = new Set([
@@ -20,9 +22,21 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   ErrorCode.LIMIT_EXCEEDED,
 ]);
 
-// Through the package's own name (its `exports` lists package.json): the same path from src/ in the clone and
-// from dist/src/ in an installed package.
-const VERSION = z.object({ version: z.string() }).parse(createRequire(import.meta.url)("candor/package.json")).version;
+/**
+ * Through the package's own name (its `exports` lists package.json): the same path from src/ in the clone and from
+ * dist/src/ in an installed package. Checked by hand rather than with zod, which would double --help's start-up.
+ */
+function packageVersion(): string {
+  const pkg: unknown = createRequire(import.meta.url)("candor/package.json");
+  const version = typeof pkg === "object" && pkg !== null ? (pkg as { version?: unknown }).version : undefined;
+  if (typeof version !== "string")
+    throw new CandorError(
+      "Candor's own package.json has no version, so this installation is broken: install Candor again.",
+      ErrorCode.CONFIGURATION,
+    );
+  return version;
+}
+const VERSION = packageVersion();
 
 const COMMANDS = new Set([
   "demo",
@@ -151,7 +165,7 @@ export function buildProgram(io: CliIo, setCode: (code: Exit) => void): Command 
         `  ${p} memory --user ana                  what was learned, and from what; memory revoke <id> withdraws it`,
         "",
         "At a terminal, a run that waits for a decision asks for it inline; elsewhere (or with --no-input) it exits 3.",
-        "Exit codes: 0 completed · 2 bad usage or input, or the thread is busy in another process · 3 waiting for a human · 4 failed, rejected, aborted or partial · 5 the database failed (damaged, full, read-only, connection lost).",
+        "Exit codes: 0 completed · 2 bad usage or input, or the thread is busy in another process · 3 waiting for a human · 4 failed, rejected, aborted or partial · 5 the database failed (damaged, full, read-only, connection lost, could not be closed).",
       ].join("\n"),
     );
 
@@ -414,36 +428,55 @@ function wantsJson(args: readonly string[]): boolean {
  * usage and input errors exit 2; anything unexpected exits 1 with its message (and the stack with --debug).
  * With --json, the failure is also one JSON object on stdout, `{ "error": { "code", "message" } }`, so a script
  * that reads stdout always gets JSON. Everything printed goes through `visibleIo`: untrusted text in an answer, a
- * step's output or an error never reaches the terminal with its control characters.
+ * step's output or an error never reaches the terminal with its control characters. The environment is read
+ * (`loadEnv`) just before a command's action runs: help, the version and usage errors need none of it.
  */
 export async function runCli(
   argv: readonly string[],
   terminal: Omit<CliIo, "env">,
-  loadEnv: () => CandorEnv,
+  loadEnv: () => CandorEnv | Promise<CandorEnv>,
 ): Promise<Exit> {
   const base = visibleIo(terminal);
   const args = withDefaultCommand(argv);
   const debug = args.includes("--debug");
+  let also: CandorError[] = [];
   const fail = (code: string, message: string, exit: Exit): Exit => {
-    if (wantsJson(args)) base.out(JSON.stringify({ error: { code, message } }));
+    // What failed after the first failure (closing the database) is said after it, never in its place.
+    const more = also.map((e) => ({ code: e.code, message: e.message }));
+    if (wantsJson(args))
+      base.out(JSON.stringify({ error: { code, message, ...(more.length > 0 ? { also: more } : {}) } }));
     base.err(message);
+    for (const m of more) base.err(`Also: ${m.message}`);
     return exit;
   };
   let code: Exit = Exit.COMPLETED;
+  let env: CandorEnv | undefined;
   try {
-    const io: CliIo = { ...base, env: loadEnv() };
+    const io: CliIo = {
+      ...base,
+      get env(): CandorEnv {
+        // Read by actions only, which run after the preAction hook below has loaded it.
+        if (env === undefined) throw new Error("the environment was read before the command's action ran");
+        return env;
+      },
+    };
     const program = buildProgram(io, (c) => (code = c));
+    program.hook("preAction", async () => {
+      env ??= await loadEnv();
+    });
     const swallowed = swallowedFlag(program, args, base.invokedAs);
     if (swallowed) return fail(ErrorCode.INVALID_REQUEST, swallowed, Exit.USAGE);
     await program.parseAsync(args, { from: "user" });
     return code;
   } catch (e) {
+    also = takeSecondaryFailures(e);
     if (e instanceof CommanderError) {
       if (e.exitCode === 0) return Exit.COMPLETED;
       return fail(ErrorCode.INVALID_REQUEST, usageMessage(e, args, base.invokedAs), Exit.USAGE);
     }
     // A database that failed under the command (damaged, full, read-only, its server gone) is named, not internal.
-    const fault = storageFault(e);
+    const { storageFault } = await import("../memory/storage-faults.js");
+    const fault = CandorError.hasCode(e, ErrorCode.STORAGE_CLOSE_FAILED) ? e : storageFault(e);
     if (fault) {
       const exit = fail(fault.code, fault.message, Exit.STORAGE);
       if (debug && e instanceof Error && e.stack) base.err(e.stack);

@@ -7,6 +7,9 @@ import { understandingLines } from "../domain/understanding.js";
 import { isReactive, REACTIVE_WORKER } from "../domain/plan.js";
 import type { WaitingRequest } from "./session.js";
 import { inline } from "./io.js";
+import { shellArg } from "./shell-arg.js";
+
+export { shellArg };
 
 export { decisionMeaning, kindTitle };
 
@@ -38,13 +41,6 @@ function marker(n: Notification): string {
 
 function line(at: string, mark: string, step: string, text: string): string {
   return `${clock(at)} ${mark} ${step.padEnd(STEP_WIDTH)} ${text}`.trimEnd();
-}
-
-/** Quotes a shell argument only when it needs it. */
-export function shellArg(arg: string): string {
-  if (/^[A-Za-z0-9_./:=@+-]+$/.test(arg)) return arg;
-  if (!/["$`\\!]/.test(arg)) return `"${arg}"`;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { PlanningRequest } from "../domain/request.js";
 import { CandorError, ErrorCode } from "../errors.js";
 import { decideInteractively } from "./interactive.js";
+import { closing } from "./closing.js";
 import { Exit, inline, type CliIo } from "./io.js";
 import {
   checkReactive,
@@ -82,56 +83,58 @@ export async function startRun(
     onNote: (note) => io.err(noteLine(note)),
     ...(debugTools ? { debugTools } : {}),
   });
-  try {
-    return await whileHolding(
-      session,
-      threadId,
-      io,
-      () => ({ exit: Exit.BUSY, threadId }),
-      async (signal) => {
-        if (await threadExists(session.persistence, threadId)) {
-          throw new CandorError(
-            `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}${dbFlagFor(dbPath)}, or leave out --thread to start a new one.`,
-            ErrorCode.INVALID_REQUEST,
+  return closing(
+    session,
+    async () => {
+      return await whileHolding(
+        session,
+        threadId,
+        io,
+        () => ({ exit: Exit.BUSY, threadId }),
+        async (signal) => {
+          if (await threadExists(session.persistence, threadId)) {
+            throw new CandorError(
+              `Thread "${threadId}" already exists in ${session.persistence.dbPath}. Continue it with: ${io.invokedAs} resume ${threadId}${dbFlagFor(dbPath)}, or leave out --thread to start a new one.`,
+              ErrorCode.INVALID_REQUEST,
+            );
+          }
+          // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
+          const record = {
+            ...newThreadRecord(threadId, request.userIntent, flags, reasoner, settings, { mcp, docs }),
+            ...(debugTools ? { debugTools } : {}),
+          };
+          await saveThreadRecord(session.persistence, record);
+          io.err(
+            headerLines(
+              `Candor · reasoner: ${describeReasoner(reasoner)} · thread ${threadId}`,
+              session,
+              framed
+                ? []
+                : [
+                    ["request", inline(request.userIntent)],
+                    ["faults", flags.fault.join(", ")],
+                    ["mcp", mcp ?? ""],
+                  ],
+            ).join("\n"),
           );
-        }
-        // Everything `run` needs to start it, so `resume` can start it again if it stops before its first checkpoint.
-        const record = {
-          ...newThreadRecord(threadId, request.userIntent, flags, reasoner, settings, { mcp, docs }),
-          ...(debugTools ? { debugTools } : {}),
-        };
-        await saveThreadRecord(session.persistence, record);
-        io.err(
-          headerLines(
-            `Candor · reasoner: ${describeReasoner(reasoner)} · thread ${threadId}`,
-            session,
-            framed
-              ? []
-              : [
-                  ["request", inline(request.userIntent)],
-                  ["faults", flags.fault.join(", ")],
-                  ["mcp", mcp ?? ""],
-                ],
-          ).join("\n"),
-        );
-        const started = await executeThread(session, threadId, startInput(record), { ...io, signal }, undefined, {
-          streamAnswer: !flags.json,
-        });
-        // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
-        const outcome = flags.input
-          ? await decideInteractively(session, threadId, started, { ...io, signal }, { streamAnswer: !flags.json })
-          : started;
-        const exit = presentOutcome(outcome, threadId, {
-          io,
-          json: flags.json,
-          dbPath,
-          reasoner: reasoner.kind,
-          footer: !framed,
-        });
-        return { exit, threadId };
-      },
-    );
-  } finally {
-    await session.close();
-  }
+          const started = await executeThread(session, threadId, startInput(record), { ...io, signal }, undefined, {
+            streamAnswer: !flags.json,
+          });
+          // At a terminal the person answers here, with the lease still held; otherwise (or --no-input) the run exits 3.
+          const outcome = flags.input
+            ? await decideInteractively(session, threadId, started, { ...io, signal }, { streamAnswer: !flags.json })
+            : started;
+          const exit = presentOutcome(outcome, threadId, {
+            io,
+            json: flags.json,
+            dbPath,
+            reasoner: reasoner.kind,
+            footer: !framed,
+          });
+          return { exit, threadId };
+        },
+      );
+    },
+    { where: session.persistence.dbPath },
+  );
 }

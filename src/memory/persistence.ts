@@ -1,6 +1,6 @@
-import { accessSync, closeSync, constants, existsSync, openSync, readFileSync, statSync, type Stats } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type {
   BaseCheckpointSaver,
@@ -13,24 +13,23 @@ import type {
 } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
-import { openEffectLedger, type EffectLedger } from "../tools/effects.js";
+import { EFFECTS_TABLE, openEffectLedger, type EffectLedger } from "../tools/effects.js";
 import { fileDecisionLog, type DecisionJournal } from "../transparency/decision-log.js";
-import { sqliteLeases, type ThreadLeases } from "./lease.js";
-import { describeKind, ensureDirectory } from "../paths.js";
+import { LEASE_TABLE, sqliteLeases, type ThreadLeases } from "./lease.js";
 import type { PostgresPersistence } from "./postgres.js";
 import type { CandorPostgresStore } from "./postgres-store.js";
-import { isPostgresUrl, redactUrl } from "./postgres-url.js";
+import { isPostgresUrl } from "./postgres-url.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { FastJsonPlusSerializer } from "./fast-serde.js";
 import { withStatementCache } from "./statement-cache.js";
 import { boundedLedger } from "./bounds.js";
 import { asStorageFault, namedStorageFault, storageFault, translateFaults } from "./storage-faults.js";
 import { storedValueLimit, type OpenOptions } from "./open-options.js";
+import { describeDatabase, hasTable, openSqliteFile, unusable, type SqliteFile } from "./sqlite-file.js";
 
 export { isPostgresUrl } from "./postgres-url.js";
+export { databaseMayExist, describeDatabase } from "./sqlite-file.js";
 export type { OpenOptions } from "./open-options.js";
-
-const BUSY_TIMEOUT_MS = 5000;
 /** Appended to the database's file name: one decision log per database, never shared by a folder. */
 const DECISION_LOG_SUFFIX = ".decisions.log";
 
@@ -56,6 +55,8 @@ interface PersistenceParts {
 /** Checkpoints, store, ledger and leases in one SQLite file, over one connection; the decision log beside it. */
 export interface SqlitePersistence extends PersistenceParts {
   backend: "sqlite";
+  /** Opened for reading only (`OpenOptions.readOnly`): every write fails as STORAGE_READ_ONLY. */
+  readOnly: boolean;
   checkpointer: SqliteSaver;
   store: SqliteStore;
   /** Closes the shared connection; safe to call twice. */
@@ -81,77 +82,109 @@ export async function openDatabase(location: string, options: OpenOptions = {}):
 }
 
 /**
- * Whether the database a location names may hold threads already: a SQLite file that exists, or any PostgreSQL
- * URL (a server is asked when opened, and says what is wrong). Reading commands never create a database.
- */
-export function databaseMayExist(location: string): boolean {
-  return isPostgresUrl(location) || existsSync(path.resolve(location));
-}
-
-/** A location as messages and JSON show it: the absolute file path, or the URL without its password. */
-export function describeDatabase(location: string): string {
-  return isPostgresUrl(location) ? redactUrl(location.trim()) : path.resolve(location);
-}
-
-/**
  * Opens (creating if needed) the SQLite file that holds both LangGraph checkpoints and Candor's store.
  * The saver and the store share one connection, in WAL mode with a 5 s busy timeout so a second process
  * (another `candor` command) can use the same file.
+ *
+ * With `readOnly`, the file must exist and nothing is written to it: no table is created or upgraded, expired
+ * memory is not swept, a file or folder this process may not write is read all the same (see `openSqliteFile`),
+ * and any write (a checkpoint, a store put, a lease) fails as STORAGE_READ_ONLY. Parts the file lacks read as
+ * empty. What the commands that only read use.
  *
  * @throws CandorError STORAGE, with a one-paragraph message naming the path, the reason and the fix, when the
  *   path cannot hold a database (its directory cannot be created or written, it is on a kernel filesystem such
  *   as /proc, it is not a regular file) or the file is not a SQLite database or is corrupt.
  */
 export function openPersistence(dbPath: string, options: OpenOptions = {}): SqlitePersistence {
-  const absolute = path.resolve(dbPath);
-  ensureWritable(absolute);
-  let db: Database.Database;
+  return persistenceOn(openSqliteFile(dbPath, options.readOnly === true), options);
+}
+
+/**
+ * The persistence over a file `openSqliteFile` opened (records.ts opens one light, then builds this on the same
+ * connection when a command needs the checkpoints too). Closes the file when the parts cannot be built.
+ */
+export function persistenceOn({ db, file, readOnly }: SqliteFile, options: OpenOptions = {}): SqlitePersistence {
   try {
-    db = new Database(absolute, { timeout: BUSY_TIMEOUT_MS });
-  } catch (e) {
-    throw unusable(absolute, e);
-  }
-  try {
-    assertIntact(db, absolute);
-    db.pragma("journal_mode = WAL");
-    // NORMAL, not SQLite's default FULL: in WAL mode a commit then no longer waits for the disk. A process that
-    // crashes loses nothing (what it committed is in the WAL file); only a power loss or an OS crash can take back
-    // the last few commits, and a thread then resumes from an earlier checkpoint. The one write that must reach
-    // the disk before anything happens, a side effect's ledger row, is made durable on its own (effects.ts).
-    // Measured here: a commit took 0.13–0.17 ms with FULL and 0.03 ms with NORMAL; a 12-step run with tools that
-    // answer at once makes about 30, and took ~26 ms instead of ~34.
-    db.pragma("synchronous = NORMAL");
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // Memory expires where it is written (episodes and reflections: 90 days after), never because it was read;
-    // what expired since the last command is swept now.
-    const store = new SqliteStore(db, { ttl: { refreshOnRead: false }, maxValueBytes: storedValueLimit(options) });
-    store.sweep();
-    const checkpointer = new CandorSqliteSaver(withStatementCache(db), new FastJsonPlusSerializer(), absolute);
+    const store = new SqliteStore(db, {
+      // Memory expires where it is written (episodes and reflections: 90 days after), never because it was read.
+      ttl: { refreshOnRead: false },
+      maxValueBytes: storedValueLimit(options),
+      readOnly,
+    });
+    // What expired since the last command is swept now, by a command that may write.
+    if (!readOnly) store.sweep();
+    const checkpointer = new CandorSqliteSaver(withStatementCache(db), new FastJsonPlusSerializer(), file, readOnly);
     let ledger: EffectLedger | null = null;
+    const openLedger = (): EffectLedger => {
+      try {
+        ledger ??= boundedLedger(
+          translateFaults(openEffectLedger(readableDb(db, file, readOnly, EFFECTS_TABLE)), file),
+        );
+      } catch (e) {
+        throw asStorageFault(e, file);
+      }
+      return ledger;
+    };
     return {
       backend: "sqlite",
+      readOnly,
       checkpointer,
       store,
-      // Made on first use: its table is created then, so opening a database to read it adds no table.
+      // Made on first use: its table is created then, so opening a database to read it adds no table. Read-only,
+      // it is not even looked at until a method is called (compiling the agent hands it over without calling it).
       get ledger() {
-        try {
-          ledger ??= boundedLedger(translateFaults(openEffectLedger(db), absolute));
-        } catch (e) {
-          throw asStorageFault(e, absolute);
-        }
-        return ledger;
+        return readOnly ? deferred(openLedger) : openLedger();
       },
-      leases: translateFaults(sqliteLeases(db), absolute),
-      decisions: sqliteDecisionJournal(absolute),
-      dbPath: absolute,
+      leases: translateFaults(readOnly ? readOnlyLeases(db, file) : sqliteLeases(db), file),
+      decisions: sqliteDecisionJournal(file, readOnly),
+      dbPath: file,
       close() {
         if (db.open) db.close();
       },
     };
   } catch (e) {
     db.close();
-    throw unusable(absolute, CandorError.isInstance(e) && e.cause !== undefined ? e.cause : e);
+    throw unusable(file, CandorError.isInstance(e) && e.cause !== undefined ? e.cause : e);
   }
+}
+
+/** The fault of a write to a database a reading command opened read-only. */
+function openedReadOnly(file: string): CandorError {
+  return namedStorageFault("read_only", "it was opened read-only, by a command that only reads", file);
+}
+
+/**
+ * The connection, for a part whose table a read-only database lacks: refused as the read-only fault it is (that
+ * part would have to create its table), rather than SQLite's "attempt to write a readonly database".
+ */
+function readableDb(db: Database.Database, file: string, readOnly: boolean, table: string): Database.Database {
+  if (readOnly && !hasTable(db, table)) throw openedReadOnly(file);
+  return db;
+}
+
+/** An object whose methods are looked up on `open()`'s result when first called. */
+function deferred<T extends object>(open: () => T): T {
+  return new Proxy({} as T, {
+    get(_target, key) {
+      const real = open();
+      const value: unknown = Reflect.get(real, key, real);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(real) : value;
+    },
+  });
+}
+
+/**
+ * Leases on a database opened read-only: who holds a thread is read (nobody, when the file has no lease table);
+ * taking, renewing or giving one back would write, and fails as the read-only fault.
+ */
+function readOnlyLeases(db: Database.Database, file: string): ThreadLeases {
+  const leases = sqliteLeases(db);
+  return {
+    acquire: () => Promise.reject(openedReadOnly(file)),
+    renew: () => Promise.reject(openedReadOnly(file)),
+    release: () => Promise.reject(openedReadOnly(file)),
+    holder: async (threadId, options) => (hasTable(db, LEASE_TABLE) ? leases.holder(threadId, options) : null),
+  };
 }
 
 /**
@@ -163,15 +196,26 @@ class CandorSqliteSaver extends SqliteSaver {
     db: Database.Database,
     serde: SerializerProtocol,
     private readonly where: string,
+    private readonly readOnly = false,
   ) {
     super(db, serde);
   }
 
+  /**
+   * False when the file, opened read-only, has no checkpoint tables: SqliteSaver would create them on first use, and
+   * a file with none holds no checkpoint to read.
+   */
+  private readable(): boolean {
+    return !this.readOnly || (hasTable(this.db, "checkpoints") && hasTable(this.db, "writes"));
+  }
+
   override getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    if (!this.readable()) return Promise.resolve(undefined);
     return super.getTuple(config).catch((e: unknown) => Promise.reject(asStorageFault(e, this.where)));
   }
 
   override async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    if (!this.readable()) return;
     try {
       yield* super.list(config, options);
     } catch (e) {
@@ -193,27 +237,28 @@ class CandorSqliteSaver extends SqliteSaver {
 }
 
 /**
- * Refuses a damaged file before anything is written to it: SQLite itself only notices a bad page when a statement
- * reaches it, and a write into a damaged b-tree can spread the damage. `quick_check` reads every page but skips
- * the index-to-table cross-checks of `integrity_check`; measured here, cold in SQLite's cache, ~7 ms for a 1 MB
- * file, ~55 ms for 10 MB, ~240 ms for 50 MB and ~760 ms for 200 MB (the database of a busy user is a few MB).
+ * The decision log of a SQLite database: JSON lines in a file beside it (see `decisionLogPath`). Read-only (a
+ * database a reading command opened), opening it touches no file and recording a decision fails as the read-only
+ * fault: the log file is created when opened for writing, which a read-only folder refuses.
  */
-function assertIntact(db: Database.Database, file: string): void {
-  const problems = (db.pragma("quick_check(3)") as { quick_check: string }[]).map((r) => r.quick_check);
-  if (problems.length === 1 && problems[0] === "ok") return;
-  throw namedStorageFault(
-    "damaged",
-    `SQLite's quick_check found this when it was opened, before Candor wrote anything to it: ${problems.join("; ")}`,
-    file,
-  );
-}
-
-/** The decision log of a SQLite database: JSON lines in a file beside it (see `decisionLogPath`). */
-export function sqliteDecisionJournal(dbPath: string): DecisionJournal {
+export function sqliteDecisionJournal(dbPath: string, readOnly = false): DecisionJournal {
   const file = decisionLogPath(dbPath);
   return {
     where: file,
     open: (level) => {
+      if (readOnly)
+        return {
+          record: () => {
+            throw namedStorageFault(
+              "read_only",
+              "it was opened read-only, by a command that only reads",
+              file,
+              undefined,
+              "decision log",
+            );
+          },
+          flush: async () => undefined,
+        };
       const log = fileDecisionLog(file, level);
       return {
         ...log,
@@ -251,67 +296,6 @@ export function sqliteDecisionJournal(dbPath: string): DecisionJournal {
  */
 export function decisionLogPath(dbPath: string): string {
   return `${path.resolve(dbPath)}${DECISION_LOG_SUFFIX}`;
-}
-
-/**
- * Fails early with the OS's own reason. SQLite reports every one of these cases as "unable to open database
- * file", opens a read-only file without complaint until the first write, and would block on a named pipe.
- */
-function ensureWritable(file: string): void {
-  const dir = path.dirname(file);
-  try {
-    ensureDirectory(dir);
-  } catch (e) {
-    throw unusable(file, e);
-  }
-  let existing: Stats | null = null;
-  try {
-    existing = statSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw unusable(file, e);
-  }
-  if (existing?.isDirectory()) {
-    throw unusable(
-      file,
-      new Error(`"${file}" is a directory (EISDIR); name a file inside it, e.g. ${path.join(file, "candor.db")}`),
-    );
-  }
-  if (existing && !existing.isFile())
-    throw unusable(file, new Error(`"${file}" is a ${describeKind(existing)}, not a regular file`));
-  try {
-    // WAL needs to create -wal and -shm files next to the database.
-    accessSync(dir, constants.W_OK);
-    // Appending nothing creates a missing file (an empty file is a valid database) and proves we can write it;
-    // O_NONBLOCK makes a named pipe swapped in since the check fail instead of waiting for a reader.
-    closeSync(
-      openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (constants.O_NONBLOCK ?? 0)),
-    );
-  } catch (e) {
-    throw unusable(file, e);
-  }
-}
-
-/** SQLite's codes for a file that is not a database, or one whose pages do not make sense. */
-const NOT_A_DATABASE: ReadonlySet<string> = new Set(["SQLITE_NOTADB", "SQLITE_CORRUPT"]);
-
-function unusable(file: string, cause: unknown): CandorError {
-  const fault = storageFault(cause, file);
-  if (fault) return fault;
-  const code = (cause as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && NOT_A_DATABASE.has(code)) {
-    return new CandorError(
-      `"${file}" is not a usable Candor database: SQLite says "${errorMessage(cause)}", so it is not a SQLite file or it is corrupt. ` +
-        `Candor left it as it is. Pass --db (or set CANDOR_DB) with another path, where a new database is created, or move this file away; if it held your threads, restore it from a backup.`,
-      ErrorCode.STORAGE,
-      { cause, details: { dbPath: file } },
-    );
-  }
-  return new CandorError(
-    `Cannot use "${file}" as the Candor database: ${errorMessage(cause)}. ` +
-      `Pass --db with a file path (a new file, or a Candor database) in a directory you can write to, or set CANDOR_DB to such a path.`,
-    ErrorCode.STORAGE,
-    { cause, details: { dbPath: file } },
-  );
 }
 
 /** What `candor db migrate` did to a database. */

@@ -15,16 +15,10 @@ import {
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
 import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
 import { storableJson } from "./bounds.js";
-import { storageFault } from "./storage-faults.js";
+import { namedStorageFault, storageFault } from "./storage-faults.js";
+import { NAMESPACE_SEPARATOR, STORE_TABLE } from "./store-layout.js";
 
-/**
- * Joins namespace labels in the `namespace` column. BaseStore.put already refuses labels containing a period,
- * so no label written through the public API can contain it, and the file stays readable in the sqlite3 shell.
- */
-export const NAMESPACE_SEPARATOR = ".";
-
-/** The table SqliteStore keeps its items in; prefixed so it never collides with SqliteSaver's tables. */
-export const STORE_TABLE = "candor_store";
+export { STORE_TABLE };
 
 const BUSY_TIMEOUT_MS = 5000;
 const DEFAULT_SEARCH_LIMIT = 10;
@@ -58,6 +52,11 @@ export interface SqliteStoreOptions {
   now?: () => number;
   /** Most bytes of one item's JSON value; a larger put is refused (default: the bound on stored values). */
   maxValueBytes?: number;
+  /**
+   * The connection was opened read-only: the table is not created or upgraded (a file without it reads as empty),
+   * and a put or delete fails as STORAGE_READ_ONLY.
+   */
+  readOnly?: boolean;
 }
 
 /** Per-put options, as the contract's `PutOptions`: `ttl` in minutes, null for an item that never expires. */
@@ -66,6 +65,9 @@ export interface PutOptions {
 }
 
 const MINUTE_MS = 60_000;
+/** The table's columns as they are today, for the stand-in a read-only file without the table reads through. */
+const STORE_COLUMNS =
+  "namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, seq INTEGER NOT NULL, expires_at INTEGER, ttl_minutes REAL, PRIMARY KEY (namespace, key)";
 const ROW_COLUMNS = "s.namespace, s.key, s.value, s.created_at, s.updated_at, s.expires_at, s.ttl_minutes";
 type Primitive = string | number | boolean | null;
 
@@ -90,6 +92,7 @@ export class SqliteStore extends BaseStore {
   private readonly ttl: TTLConfig;
   private readonly now: () => number;
   private readonly maxValueBytes: number;
+  private readonly readOnly: boolean;
   private sweeper: ReturnType<typeof setInterval> | null = null;
   private readonly stmt: {
     get: Database.Statement<[string, string, number], Row>;
@@ -110,6 +113,7 @@ export class SqliteStore extends BaseStore {
     this.ttl = options.ttl ?? {};
     this.now = options.now ?? Date.now;
     this.maxValueBytes = options.maxValueBytes ?? DEFAULT_STORAGE_BOUNDS.maxStoredValueBytes;
+    this.readOnly = options.readOnly === true;
     if (typeof source === "string") {
       try {
         this.db = new Database(source, { timeout: BUSY_TIMEOUT_MS });
@@ -122,30 +126,8 @@ export class SqliteStore extends BaseStore {
       this.ownsDb = false;
     }
     try {
-      this.db.pragma("journal_mode = WAL");
-      if (this.ownsDb) this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      // seq orders items by write; timestamps alone tie when two puts land in the same millisecond.
-      this.db.exec(`
-CREATE TABLE IF NOT EXISTS ${STORE_TABLE} (
-  namespace TEXT NOT NULL,
-  key TEXT NOT NULL,
-  value TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  seq INTEGER NOT NULL,
-  PRIMARY KEY (namespace, key)
-);
-CREATE INDEX IF NOT EXISTS ${STORE_TABLE}_seq ON ${STORE_TABLE} (seq);`);
-      // Files written before items could expire lack the two columns; adding them keeps every item, none expiring.
-      const columns = new Set(
-        this.db
-          .prepare<[], { name: string }>(`PRAGMA table_info(${STORE_TABLE})`)
-          .all()
-          .map((c) => c.name),
-      );
-      if (!columns.has("expires_at")) this.db.exec(`ALTER TABLE ${STORE_TABLE} ADD COLUMN expires_at INTEGER`);
-      if (!columns.has("ttl_minutes")) this.db.exec(`ALTER TABLE ${STORE_TABLE} ADD COLUMN ttl_minutes REAL`);
-      this.db.exec(`CREATE INDEX IF NOT EXISTS ${STORE_TABLE}_expires ON ${STORE_TABLE} (expires_at)`);
+      if (this.readOnly) this.prepareReadOnly();
+      else this.prepareTable();
       this.stmt = {
         get: this.db.prepare(
           `SELECT ${ROW_COLUMNS} FROM ${STORE_TABLE} AS s WHERE s.namespace = ? AND s.key = ? AND ${LIVE}`,
@@ -168,12 +150,55 @@ ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = 
     }
   }
 
+  /** Creates the table, or brings a file written by an earlier Candor up to date (WAL mode, the expiry columns). */
+  private prepareTable(): void {
+    this.db.pragma("journal_mode = WAL");
+    if (this.ownsDb) this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // seq orders items by write; timestamps alone tie when two puts land in the same millisecond.
+    this.db.exec(`
+CREATE TABLE IF NOT EXISTS ${STORE_TABLE} (
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (namespace, key)
+);
+CREATE INDEX IF NOT EXISTS ${STORE_TABLE}_seq ON ${STORE_TABLE} (seq);`);
+    // Files written before items could expire lack the two columns; adding them keeps every item, none expiring.
+    const columns = new Set(
+      this.db
+        .prepare<[], { name: string }>(`PRAGMA table_info(${STORE_TABLE})`)
+        .all()
+        .map((c) => c.name),
+    );
+    if (!columns.has("expires_at")) this.db.exec(`ALTER TABLE ${STORE_TABLE} ADD COLUMN expires_at INTEGER`);
+    if (!columns.has("ttl_minutes")) this.db.exec(`ALTER TABLE ${STORE_TABLE} ADD COLUMN ttl_minutes REAL`);
+    this.db.exec(`CREATE INDEX IF NOT EXISTS ${STORE_TABLE}_expires ON ${STORE_TABLE} (expires_at)`);
+  }
+
+  /**
+   * A read-only connection changes nothing in the file: its table is used as it is, and a file without one reads as
+   * an empty store (a temporary table of the same shape stands in, on this connection only).
+   */
+  private prepareReadOnly(): void {
+    const exists = this.db
+      .prepare<[string], { n: number }>("SELECT count(*) AS n FROM main.sqlite_master WHERE name = ?")
+      .get(STORE_TABLE);
+    if (exists?.n !== 0) return;
+    this.db.exec(`CREATE TEMP TABLE ${STORE_TABLE} (${STORE_COLUMNS})`);
+  }
+
   /**
    * Runs the operations in order in one transaction and returns one result per operation.
    * @throws CandorError STORAGE for an invalid namespace label, an unsupported filter or a SQLite failure.
    */
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const hasWrite = operations.some(isPut);
+    // Checked here, not left to SQLite: a file without the table reads through a temporary one, which would take it.
+    if (hasWrite && this.readOnly)
+      throw namedStorageFault("read_only", "it was opened read-only, by a command that only reads", this.db.name);
     const run = this.db.transaction(() => operations.map((op) => this.runOne(op)));
     try {
       // A deferred transaction that later writes cannot wait out another writer (SQLITE_BUSY at once); taking
@@ -205,6 +230,7 @@ ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = 
 
   /** Deletes every expired item now. @returns how many were deleted. */
   sweep(): number {
+    if (this.readOnly) return 0;
     return this.stmt.sweep.run(this.now()).changes;
   }
 

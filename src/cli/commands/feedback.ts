@@ -8,6 +8,7 @@ import type { CandorEnv } from "../../env.js";
 import { RulesReasoner } from "../../reasoning/rules.js";
 import type { Reasoner } from "../../reasoning/types.js";
 import { ToolRegistry } from "../../tools/registry.js";
+import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import { CommonFlags, parseFlags } from "../options.js";
 import { noteLine } from "../render.js";
@@ -32,33 +33,35 @@ export async function feedbackCommand(rawId: string, rawFlags: unknown, io: CliI
       ErrorCode.INVALID_REQUEST,
     );
   const { threadId, session, record } = await openThread(rawId, flags.db, io, "read");
-  try {
-    const run = await judgedRunOf(session.graph, threadId);
-    const reasoner = await reflectingReasoner(record?.reasoner ?? "rules", record?.model ?? null, io);
-    const decisionLog = session.persistence.decisions.open(io.env.CANDOR_LOG_LEVEL ?? "info");
-    const outcome = await recordFeedback(
-      {
-        store: session.persistence.store,
-        registry: ToolRegistry.create(buildToolkits(record?.faults ?? [])),
-        reasoner,
-        // The database's own decision log (a file beside SQLite, a table in PostgreSQL).
-        decisionLog,
-        limits: limitsFrom(io.env),
-      },
-      run,
-      {
-        verdict: flags.accept ? "accepted" : "rejected",
-        reason: flags.reject ?? null,
-        comment: flags.comment ?? null,
-      },
-    );
-    if (flags.json) io.out(JSON.stringify(feedbackJson(threadId, outcome), null, 2));
-    else io.out(outcome.messages.join("\n"));
-    await decisionLog.flush();
-    return Exit.COMPLETED;
-  } finally {
-    await session.close();
-  }
+  return closing(
+    session,
+    async () => {
+      const run = await judgedRunOf(session.graph, threadId);
+      const reasoner = await reflectingReasoner(record?.reasoner ?? "rules", record?.model ?? null, io);
+      const decisionLog = session.persistence.decisions.open(io.env.CANDOR_LOG_LEVEL ?? "info");
+      const outcome = await recordFeedback(
+        {
+          store: session.persistence.store,
+          registry: ToolRegistry.create(buildToolkits(record?.faults ?? [])),
+          reasoner,
+          // The database's own decision log (a file beside SQLite, a table in PostgreSQL).
+          decisionLog,
+          limits: limitsFrom(io.env),
+        },
+        run,
+        {
+          verdict: flags.accept ? "accepted" : "rejected",
+          reason: flags.reject ?? null,
+          comment: flags.comment ?? null,
+        },
+      );
+      if (flags.json) io.out(JSON.stringify(feedbackJson(threadId, outcome), null, 2));
+      else io.out(outcome.messages.join("\n"));
+      await decisionLog.flush();
+      return Exit.COMPLETED;
+    },
+    { where: session.persistence.dbPath },
+  );
 }
 
 /** The run's own reasoner reflects: the model when the run used one and a key is set, else the rules (and says so). */

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { isPostgresUrl, openDatabase, sqliteDecisionJournal } from "../../memory/persistence.js";
+import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import { LogsFlags, parseFlags, resolveDbPath } from "../options.js";
 import { stamp } from "../render.js";
@@ -85,17 +86,13 @@ export async function logsCommand(rawFlags: unknown, io: CliIo): Promise<Exit> {
  * module brings the agent with it, so it is imported only here: reading the log needs neither graph nor toolkits.
  */
 async function requireThread(dbPath: string, given: string): Promise<void> {
-  const [{ loadThreadRecord, openExisting }, { parseThreadId }] = await Promise.all([
+  const [{ loadThreadRecord }, { openExistingReadOnly, parseThreadId }] = await Promise.all([
     import("../session.js"),
     import("../open-thread.js"),
   ]);
   const threadId = parseThreadId(given);
-  const persistence = await openExisting(dbPath, threadId);
-  try {
-    await loadThreadRecord(persistence, threadId);
-  } finally {
-    await persistence.close();
-  }
+  const persistence = await openExistingReadOnly(dbPath, threadId);
+  await closing(persistence, () => loadThreadRecord(persistence, threadId), { where: persistence.dbPath });
 }
 
 /**
@@ -107,12 +104,12 @@ async function readDecisions(dbPath: string): Promise<{ where: string; lines: st
     const journal = sqliteDecisionJournal(dbPath);
     return { where: journal.where, lines: await journal.read() };
   }
-  const persistence = await openDatabase(dbPath);
-  try {
-    return { where: persistence.decisions.where, lines: await persistence.decisions.read() };
-  } finally {
-    await persistence.close();
-  }
+  const persistence = await openDatabase(dbPath, { readOnly: true });
+  return closing(
+    persistence,
+    async () => ({ where: persistence.decisions.where, lines: await persistence.decisions.read() }),
+    { where: persistence.dbPath },
+  );
 }
 
 /**

@@ -4,6 +4,8 @@ import { databaseMayExist, openDatabase } from "../../memory/persistence.js";
 import { describeOp } from "../../reflection/adjustments.js";
 import { confirmAdjustment, memoryLines, revokeAdjustment, userMemory } from "../../reflection/memory-view.js";
 import { ToolRegistry } from "../../tools/registry.js";
+import { storageBoundsOf } from "../../env.js";
+import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import { CommonFlags, parseFlags, resolveDbPath } from "../options.js";
 import { buildToolkits } from "../session.js";
@@ -67,34 +69,38 @@ export async function memoryCommand(
       );
     return Exit.COMPLETED;
   }
-  const persistence = await openDatabase(dbPath);
-  try {
-    if (action === "revoke") {
-      const { userId, adjustment } = await revokeAdjustment(persistence.store, flags.user, id!);
-      if (flags.json) io.out(JSON.stringify({ userId, revoked: adjustment }, null, 2));
-      else io.out(`Revoked ${adjustment.id}: later runs of user ${userId} no longer apply it (${adjustment.text}).`);
+  // Listing only reads (read-only: a database this user may not write is listed all the same); revoke and confirm
+  // write, under the environment's bound on stored values.
+  const persistence = await openDatabase(dbPath, action ? { bounds: storageBoundsOf(io.env) } : { readOnly: true });
+  return closing(
+    persistence,
+    async () => {
+      if (action === "revoke") {
+        const { userId, adjustment } = await revokeAdjustment(persistence.store, flags.user, id!);
+        if (flags.json) io.out(JSON.stringify({ userId, revoked: adjustment }, null, 2));
+        else io.out(`Revoked ${adjustment.id}: later runs of user ${userId} no longer apply it (${adjustment.text}).`);
+        return Exit.COMPLETED;
+      }
+      if (action === "confirm") {
+        const { userId, adjustment, superseded } = await confirmAdjustment(persistence.store, flags.user, id!);
+        if (flags.json) io.out(JSON.stringify({ userId, confirmed: adjustment, superseded }, null, 2));
+        else
+          io.out(
+            [
+              `Confirmed ${adjustment.id}: later runs of user ${userId} apply it (${describeOp(adjustment.op)}). Revoke it with: ${io.invokedAs} memory revoke ${adjustment.id}`,
+              ...superseded.map((a) => `It replaces ${a.id} (${describeOp(a.op)}).`),
+            ].join("\n"),
+          );
+        return Exit.COMPLETED;
+      }
+      const view = await userMemory(
+        persistence.store,
+        flags.user ?? DEFAULT_USER,
+        ToolRegistry.create(buildToolkits([])),
+      );
+      io.out(flags.json ? JSON.stringify(view, null, 2) : memoryLines(view).join("\n"));
       return Exit.COMPLETED;
-    }
-    if (action === "confirm") {
-      const { userId, adjustment, superseded } = await confirmAdjustment(persistence.store, flags.user, id!);
-      if (flags.json) io.out(JSON.stringify({ userId, confirmed: adjustment, superseded }, null, 2));
-      else
-        io.out(
-          [
-            `Confirmed ${adjustment.id}: later runs of user ${userId} apply it (${describeOp(adjustment.op)}). Revoke it with: ${io.invokedAs} memory revoke ${adjustment.id}`,
-            ...superseded.map((a) => `It replaces ${a.id} (${describeOp(a.op)}).`),
-          ].join("\n"),
-        );
-      return Exit.COMPLETED;
-    }
-    const view = await userMemory(
-      persistence.store,
-      flags.user ?? DEFAULT_USER,
-      ToolRegistry.create(buildToolkits([])),
-    );
-    io.out(flags.json ? JSON.stringify(view, null, 2) : memoryLines(view).join("\n"));
-    return Exit.COMPLETED;
-  } finally {
-    await persistence.close();
-  }
+    },
+    { where: persistence.dbPath },
+  );
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { databaseMayExist, openDatabase } from "../../memory/persistence.js";
 import { collectMetrics } from "../../reflection/collect-metrics.js";
 import { metricsLines } from "../../reflection/metrics.js";
+import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import { CommonFlags, parseFlags, resolveDbPath } from "../options.js";
 
@@ -24,17 +25,20 @@ export async function metricsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
     io.err(`No metrics yet: there is no Candor database at ${dbPath}. Start with: ${io.invokedAs} run "<request>".`);
     return Exit.COMPLETED;
   }
-  const persistence = await openDatabase(dbPath);
-  try {
-    // The database's own decision log: the file beside SQLite, or the table in PostgreSQL.
-    const lines = await persistence.decisions.read();
-    const metrics = await collectMetrics(persistence.store, {
-      ...(flags.user ? { userId: flags.user } : {}),
-      decisionLog: lines ? lines.join("\n") : null,
-    });
-    io.out(flags.json ? JSON.stringify(metrics, null, 2) : metricsLines(metrics).join("\n"));
-    return Exit.COMPLETED;
-  } finally {
-    await persistence.close();
-  }
+  // Read-only: reading the figures writes nothing, and a database this user may not write is read all the same.
+  const persistence = await openDatabase(dbPath, { readOnly: true });
+  return closing(
+    persistence,
+    async () => {
+      // The database's own decision log: the file beside SQLite, or the table in PostgreSQL.
+      const lines = await persistence.decisions.read();
+      const metrics = await collectMetrics(persistence.store, {
+        ...(flags.user ? { userId: flags.user } : {}),
+        decisionLog: lines ? lines.join("\n") : null,
+      });
+      io.out(flags.json ? JSON.stringify(metrics, null, 2) : metricsLines(metrics).join("\n"));
+      return Exit.COMPLETED;
+    },
+    { where: persistence.dbPath },
+  );
 }

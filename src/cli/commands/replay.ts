@@ -15,6 +15,7 @@ import {
   stateFieldsOf,
   updateFromAssignments,
 } from "../../replay.js";
+import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ReplayFlags } from "../options.js";
 import { executeThread, presentOutcome } from "../present.js";
@@ -138,33 +139,42 @@ async function onBranch(
 ): Promise<Exit> {
   const thread = await openThread(rawId, flags.db, io, "execute");
   const { threadId, session, dbPath } = thread;
-  try {
-    return await whileHolding(
-      session,
-      threadId,
-      io,
-      () => Exit.BUSY,
-      async (signal) => {
-        const { checkpointId, what, request, notes = [] } = await prepare(thread);
-        io.err(
-          headerLines(
-            `Candor · reasoner: ${describeReasoner(thread.reasoner)} · ${verb} of thread ${threadId}`,
+  return closing(
+    session,
+    async () => {
+      return await whileHolding(
+        session,
+        threadId,
+        io,
+        () => Exit.BUSY,
+        async (signal) => {
+          const { checkpointId, what, request, notes = [] } = await prepare(thread);
+          io.err(
+            headerLines(
+              `Candor · reasoner: ${describeReasoner(thread.reasoner)} · ${verb} of thread ${threadId}`,
+              session,
+              [
+                ["request", request ?? thread.record?.request ?? ""],
+                what,
+                ...notes.map((n): [string, string] => ["note", n]),
+                ["faults", thread.record?.faults.join(", ") ?? ""],
+              ],
+            ).join("\n"),
+          );
+          const outcome = await executeThread(
             session,
-            [
-              ["request", request ?? thread.record?.request ?? ""],
-              what,
-              ...notes.map((n): [string, string] => ["note", n]),
-              ["faults", thread.record?.faults.join(", ") ?? ""],
-            ],
-          ).join("\n"),
-        );
-        const outcome = await executeThread(session, threadId, { kind: "continue" }, { ...io, signal }, checkpointId, {
-          streamAnswer: !flags.json,
-        });
-        return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-      },
-    );
-  } finally {
-    await session.close();
-  }
+            threadId,
+            { kind: "continue" },
+            { ...io, signal },
+            checkpointId,
+            {
+              streamAnswer: !flags.json,
+            },
+          );
+          return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+        },
+      );
+    },
+    { where: session.persistence.dbPath },
+  );
 }

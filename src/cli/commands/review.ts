@@ -1,5 +1,6 @@
 import { databaseMayExist } from "../../memory/persistence.js";
 import { CandorError, ErrorCode } from "../../errors.js";
+import { closing } from "../closing.js";
 import type { Exit, CliIo } from "../io.js";
 import { parseFlags, resolveDbPath, ReviewFlags } from "../options.js";
 import { loadThreadRecord, openExisting } from "../session.js";
@@ -26,11 +27,8 @@ export async function reviewCommand(rawFlags: unknown, io: CliIo): Promise<Exit>
   if (flags.thread) {
     // An unknown thread is a usage error now, not a failed step later.
     const persistence = await openExisting(dbPath, flags.thread);
-    try {
-      await loadThreadRecord(persistence, flags.thread);
-    } finally {
-      await persistence.close();
-    }
+    const threadId = flags.thread;
+    await closing(persistence, () => loadThreadRecord(persistence, threadId), { where: persistence.dbPath });
   } else if (!databaseMayExist(dbPath)) {
     throw new CandorError(
       `Nothing to review: there is no Candor database at ${dbPath}. Review the database your runs used with --db, or run something first: ${io.invokedAs} run "<request>".`,

@@ -7,6 +7,7 @@ import { listen } from "../../serve/http.js";
 import { queuedRuns, type RunQueuePort } from "../../serve/queued-runs.js";
 import { serveHandler } from "../../serve/server.js";
 import type { ForeignThread } from "../../serve/threads.js";
+import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import {
   chooseReasoner,
@@ -92,32 +93,34 @@ export async function serveCommand(rawFlags: unknown, io: CliIo): Promise<Exit> 
     env: io.env,
     onNote: (note) => io.err(note),
   });
-  try {
-    const handler = serveHandler({
-      graph: session.graph,
-      checkpointer: session.persistence.checkpointer,
-      store: session.persistence.store,
-      leases: session.persistence.leases,
-      onNotice: (message) => io.err(`candor serve: ${message}`),
-      foreign: () => cliThreads(session),
-      token,
-      version: VERSION,
-      runs:
-        session.persistence.backend === "postgres" ? queuedRuns(workerQueue(session, reasoner), session.graph) : null,
-    });
-    const server = await listen(handler, flags.host, flags.port);
-    const where = isPostgresUrl(location) ? "PostgreSQL" : "SQLite";
-    if (flags.json) io.out(JSON.stringify({ url: server.url, db: describeDatabase(location), auth: token !== null }));
-    io.err(
-      `candor serve: the LangGraph API on ${server.url} over ${where} ${describeDatabase(location)}${token ? " (every request needs the token)" : ""}. Ctrl-C stops it.`,
-    );
-    await untilStopped(io.signal);
-    io.err("candor serve: stopping");
-    await server.close();
-  } finally {
-    await session.close();
-  }
-  return Exit.COMPLETED;
+  return closing(
+    session,
+    async () => {
+      const handler = serveHandler({
+        graph: session.graph,
+        checkpointer: session.persistence.checkpointer,
+        store: session.persistence.store,
+        leases: session.persistence.leases,
+        onNotice: (message) => io.err(`candor serve: ${message}`),
+        foreign: () => cliThreads(session),
+        token,
+        version: VERSION,
+        runs:
+          session.persistence.backend === "postgres" ? queuedRuns(workerQueue(session, reasoner), session.graph) : null,
+      });
+      const server = await listen(handler, flags.host, flags.port);
+      const where = isPostgresUrl(location) ? "PostgreSQL" : "SQLite";
+      if (flags.json) io.out(JSON.stringify({ url: server.url, db: describeDatabase(location), auth: token !== null }));
+      io.err(
+        `candor serve: the LangGraph API on ${server.url} over ${where} ${describeDatabase(location)}${token ? " (every request needs the token)" : ""}. Ctrl-C stops it.`,
+      );
+      await untilStopped(io.signal);
+      io.err("candor serve: stopping");
+      await server.close();
+      return Exit.COMPLETED;
+    },
+    { where: session.persistence.dbPath },
+  );
 }
 
 /**

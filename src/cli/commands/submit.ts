@@ -1,5 +1,7 @@
 import { CandorError, ErrorCode } from "../../errors.js";
 import { describeDatabase, isPostgresUrl, openDatabase } from "../../memory/persistence.js";
+import { storageBoundsOf } from "../../env.js";
+import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import {
   checkReactive,
@@ -42,26 +44,28 @@ export async function submitCommand(requestText: string, rawFlags: unknown, io: 
     );
   }
   const settings = settingsFromFlags(flags);
-  const persistence = await openDatabase(location);
-  try {
-    if (persistence.backend !== "postgres") throw new Error("a postgres:// URL opened something else");
-    const threadId = flags.thread ?? newThreadId();
-    if ((await threadExists(persistence, threadId)) || (await persistence.queue.get(threadId))) {
-      throw new CandorError(
-        `Thread "${threadId}" already exists in ${persistence.dbPath}. Leave out --thread to submit a new one.`,
-        ErrorCode.INVALID_REQUEST,
+  const persistence = await openDatabase(location, { bounds: storageBoundsOf(io.env) });
+  return closing(
+    persistence,
+    async () => {
+      if (persistence.backend !== "postgres") throw new Error("a postgres:// URL opened something else");
+      const threadId = flags.thread ?? newThreadId();
+      if ((await threadExists(persistence, threadId)) || (await persistence.queue.get(threadId))) {
+        throw new CandorError(
+          `Thread "${threadId}" already exists in ${persistence.dbPath}. Leave out --thread to submit a new one.`,
+          ErrorCode.INVALID_REQUEST,
+        );
+      }
+      const record = newThreadRecord(threadId, request.userIntent, flags, reasoner, settings, { mcp, docs });
+      await saveThreadRecord(persistence, record);
+      await persistence.queue.enqueue(threadId, { kind: "start" });
+      if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: persistence.dbPath }));
+      else io.out(threadId);
+      io.err(
+        `Queued thread ${threadId}: a worker runs it (${io.invokedAs} worker${dbFlagFor(location)}). Follow it with: ${io.invokedAs} threads${dbFlagFor(location)}`,
       );
-    }
-    const record = newThreadRecord(threadId, request.userIntent, flags, reasoner, settings, { mcp, docs });
-    await saveThreadRecord(persistence, record);
-    await persistence.queue.enqueue(threadId, { kind: "start" });
-    if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: persistence.dbPath }));
-    else io.out(threadId);
-    io.err(
-      `Queued thread ${threadId}: a worker runs it (${io.invokedAs} worker${dbFlagFor(location)}). Follow it with: ${io.invokedAs} threads${dbFlagFor(location)}`,
-    );
-    return Exit.COMPLETED;
-  } finally {
-    await persistence.close();
-  }
+      return Exit.COMPLETED;
+    },
+    { where: persistence.dbPath },
+  );
 }

@@ -1,6 +1,8 @@
 import { hostname } from "node:os";
-import { databaseMayExist, describeDatabase, openDatabase } from "../../memory/persistence.js";
+import { databaseMayExist, describeDatabase } from "../../memory/sqlite-file.js";
+import { openRecords, type RecordReader } from "../../memory/records.js";
 import type { QueuedRun } from "../../memory/postgres-queue.js";
+import { closeAfterFailure, closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, resolveDbPath, THREADS_NAMESPACE, ThreadRecord, ThreadsFlags } from "../options.js";
 import { stamp } from "../render.js";
@@ -36,73 +38,81 @@ export async function threadsCommand(rawFlags: unknown, io: CliIo): Promise<Exit
     if (flags.json) io.out(JSON.stringify({ db: describeDatabase(dbPath), threads: [] }, null, 2));
     return Exit.COMPLETED;
   }
-  const persistence = await openDatabase(dbPath);
-  let records: ThreadRecord[];
-  try {
-    const items = await persistence.store.search(THREADS_NAMESPACE, { limit: 10_000 });
-    records = items.flatMap((item) => {
-      const parsed = ThreadRecord.safeParse(item.value);
-      return parsed.success ? [parsed.data] : [];
-    });
-  } catch (e) {
-    await persistence.close();
-    throw e;
-  }
+  // Opened light and read-only: the thread records are read without the checkpoint packages, so an empty list
+  // costs little more than opening SQLite (issue 25), and a database this user may not write is listed all the same.
+  const reader = await openRecords(dbPath, { readOnly: true });
+  const records = await readRecords(reader);
   if (records.length === 0) {
-    await persistence.close();
-    if (flags.json) io.out(JSON.stringify({ db: persistence.dbPath, threads: [] }, null, 2));
-    else io.out(`No threads in ${persistence.dbPath} yet. Start one with: ${io.invokedAs} run "<request>"`);
+    await closing(reader, async () => undefined, { where: reader.dbPath });
+    if (flags.json) io.out(JSON.stringify({ db: reader.dbPath, threads: [] }, null, 2));
+    else io.out(`No threads in ${reader.dbPath} yet. Start one with: ${io.invokedAs} run "<request>"`);
     return Exit.COMPLETED;
   }
   records.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   // The agent is compiled only to read each thread's state, so an empty list loads neither the graph nor the
   // toolkits it is built with (the travel gazetteer among them): that is most of the command's start-up time.
   const { readOutcome, sessionOn, threadExists } = await import("../session.js");
-  const session = await sessionOn(persistence, {
+  const session = await sessionOn(await reader.persistence(), {
     reasoner: { kind: "rules", model: null },
     faults: [],
     env: io.env,
   });
-  try {
-    const runs =
-      session.persistence.backend === "postgres"
-        ? new Map((await session.persistence.queue.list()).map((q) => [q.threadId, q]))
-        : new Map<string, QueuedRun>();
-    const rows: ThreadRow[] = [];
-    for (const r of flags.limit ? records.slice(0, flags.limit) : records) {
-      const holder = await session.persistence.leases.holder(r.threadId);
-      const base = {
-        threadId: r.threadId,
-        createdAt: r.createdAt,
-        request: r.request,
-        runningIn: holder?.pid ?? null,
-        runningOn: holder?.host ?? null,
-        queue: queueOf(runs.get(r.threadId)),
-      };
-      if (!(await threadExists(session.persistence, r.threadId))) {
-        rows.push({ ...base, status: null, finished: false, waitingFor: null, next: [] });
-        continue;
+  return closing(
+    session,
+    async () => {
+      const runs =
+        session.persistence.backend === "postgres"
+          ? new Map((await session.persistence.queue.list()).map((q) => [q.threadId, q]))
+          : new Map<string, QueuedRun>();
+      const rows: ThreadRow[] = [];
+      for (const r of flags.limit ? records.slice(0, flags.limit) : records) {
+        const holder = await session.persistence.leases.holder(r.threadId);
+        const base = {
+          threadId: r.threadId,
+          createdAt: r.createdAt,
+          request: r.request,
+          runningIn: holder?.pid ?? null,
+          runningOn: holder?.host ?? null,
+          queue: queueOf(runs.get(r.threadId)),
+        };
+        if (!(await threadExists(session.persistence, r.threadId))) {
+          rows.push({ ...base, status: null, finished: false, waitingFor: null, next: [] });
+          continue;
+        }
+        const o = await readOutcome(session.graph, r.threadId);
+        rows.push({
+          ...base,
+          status: o.status,
+          finished: o.finished,
+          waitingFor: o.waitingFor ? waitingSummary(o.waitingFor) : null,
+          next: o.next,
+        });
       }
-      const o = await readOutcome(session.graph, r.threadId);
-      rows.push({
-        ...base,
-        status: o.status,
-        finished: o.finished,
-        waitingFor: o.waitingFor ? waitingSummary(o.waitingFor) : null,
-        next: o.next,
-      });
-    }
-    if (flags.json) {
-      io.out(JSON.stringify({ db: session.persistence.dbPath, threads: rows }, null, 2));
+      if (flags.json) {
+        io.out(JSON.stringify({ db: session.persistence.dbPath, threads: rows }, null, 2));
+        return Exit.COMPLETED;
+      }
+      io.out(`Threads in ${session.persistence.dbPath}, newest first (${rows.length}):`);
+      io.out(`  ${"started".padEnd(19)}  ${"thread".padEnd(14)}  ${"status".padEnd(17)}  waiting for / request`);
+      for (const r of rows)
+        io.out(`  ${stamp(r.createdAt)}  ${r.threadId.padEnd(14)}  ${shownStatus(r).padEnd(17)}  ${describeRow(r)}`);
       return Exit.COMPLETED;
-    }
-    io.out(`Threads in ${session.persistence.dbPath}, newest first (${rows.length}):`);
-    io.out(`  ${"started".padEnd(19)}  ${"thread".padEnd(14)}  ${"status".padEnd(17)}  waiting for / request`);
-    for (const r of rows)
-      io.out(`  ${stamp(r.createdAt)}  ${r.threadId.padEnd(14)}  ${shownStatus(r).padEnd(17)}  ${describeRow(r)}`);
-    return Exit.COMPLETED;
-  } finally {
-    await session.close();
+    },
+    { where: session.persistence.dbPath },
+  );
+}
+
+/** The thread records the CLI stored, those that parse; the reader is closed when reading fails. */
+async function readRecords(reader: RecordReader): Promise<ThreadRecord[]> {
+  try {
+    const items = await reader.items(THREADS_NAMESPACE, 10_000);
+    return items.flatMap((item) => {
+      const parsed = ThreadRecord.safeParse(item.value);
+      return parsed.success ? [parsed.data] : [];
+    });
+  } catch (e) {
+    // The read's failure is the one to report; a close failure after it rides along (closing.ts).
+    return closeAfterFailure(reader, e, { where: reader.dbPath });
   }
 }
 

@@ -6,6 +6,7 @@ import { describeDatabase, isPostgresUrl, openDatabase, type PostgresPersistence
 import { CONTINUE, type QueuedRun } from "../../memory/postgres-queue.js";
 import { storageFault } from "../../memory/storage-faults.js";
 import { lastRefusal } from "../interactive.js";
+import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, resolveDbPath, WorkerFlags, withDocs, type ThreadRecord } from "../options.js";
 import { executeThread } from "../present.js";
@@ -63,14 +64,19 @@ export async function workerCommand(rawFlags: unknown, io: CliIo): Promise<Exit>
   const onStop = () => stop.abort();
   io.signal?.addEventListener("abort", onStop, { once: true });
   process.once("SIGTERM", onStop);
-  try {
-    await workLoop(persistence, { io, signal: stop.signal, exitWhenIdle: flags.exitWhenIdle });
-  } finally {
-    process.off("SIGTERM", onStop);
-    io.signal?.removeEventListener("abort", onStop);
-    await persistence.close();
-  }
-  return Exit.COMPLETED;
+  return closing(
+    persistence,
+    async () => {
+      try {
+        await workLoop(persistence, { io, signal: stop.signal, exitWhenIdle: flags.exitWhenIdle });
+      } finally {
+        process.off("SIGTERM", onStop);
+        io.signal?.removeEventListener("abort", onStop);
+      }
+      return Exit.COMPLETED;
+    },
+    { where: persistence.dbPath },
+  );
 }
 
 /** What a worker runs a thread with: by default the agent as the thread was submitted (its faults, its reasoner). */
@@ -104,48 +110,50 @@ export async function workLoop(
   // A thread whose run the lost connection ended, to put back on the queue once the database answers again.
   let orphan: string | null = null;
   let failures = 0;
-  try {
-    while (!options.signal.aborted) {
-      let current: string | null = null;
-      try {
-        if (orphan !== null) {
-          if (await persistence.queue.giveBack(orphan, name))
-            say(`thread ${orphan} put back on the queue: it continues from its checkpoint`);
-          orphan = null;
+  return closing(
+    listener,
+    async () => {
+      while (!options.signal.aborted) {
+        let current: string | null = null;
+        try {
+          if (orphan !== null) {
+            if (await persistence.queue.giveBack(orphan, name))
+              say(`thread ${orphan} put back on the queue: it continues from its checkpoint`);
+            orphan = null;
+          }
+          const run = await persistence.queue.claim(name, persistence.leases, CLAIM_GRACE_MS);
+          if (failures > 0) say(`connected to ${persistence.dbPath} again; taking threads`);
+          failures = 0;
+          if (!run) {
+            if (options.exitWhenIdle && (await persistence.queue.idle())) break;
+            await listener.next(POLL_MS, options.signal);
+            continue;
+          }
+          runs += 1;
+          current = run.threadId;
+          await runClaimed(persistence, run, name, options.sessionFor ?? sessionAsSubmitted, {
+            ...options.io,
+            err: say,
+            signal: options.signal,
+          });
+        } catch (e) {
+          // A server restart or a dropped network is waited out; anything else ends the worker as before.
+          const fault = storageFault(e, persistence.dbPath);
+          if (fault?.code !== ErrorCode.STORAGE_CONNECTION_LOST) throw e;
+          orphan ??= current;
+          failures += 1;
+          const delay = reconnectDelayMs(failures);
+          say(
+            `lost the connection to ${persistence.dbPath} (${String(fault.details.said)})${current ? `, running thread ${current}` : ""}; trying again in ${(delay / 1000).toFixed(1)} s (attempt ${failures}).`,
+          );
+          await sleep(delay, options.signal);
         }
-        const run = await persistence.queue.claim(name, persistence.leases, CLAIM_GRACE_MS);
-        if (failures > 0) say(`connected to ${persistence.dbPath} again; taking threads`);
-        failures = 0;
-        if (!run) {
-          if (options.exitWhenIdle && (await persistence.queue.idle())) break;
-          await listener.next(POLL_MS, options.signal);
-          continue;
-        }
-        runs += 1;
-        current = run.threadId;
-        await runClaimed(persistence, run, name, options.sessionFor ?? sessionAsSubmitted, {
-          ...options.io,
-          err: say,
-          signal: options.signal,
-        });
-      } catch (e) {
-        // A server restart or a dropped network is waited out; anything else ends the worker as before.
-        const fault = storageFault(e, persistence.dbPath);
-        if (fault?.code !== ErrorCode.STORAGE_CONNECTION_LOST) throw e;
-        orphan ??= current;
-        failures += 1;
-        const delay = reconnectDelayMs(failures);
-        say(
-          `lost the connection to ${persistence.dbPath} (${String(fault.details.said)})${current ? `, running thread ${current}` : ""}; trying again in ${(delay / 1000).toFixed(1)} s (attempt ${failures}).`,
-        );
-        await sleep(delay, options.signal);
       }
-    }
-  } finally {
-    await listener.close();
-  }
-  say(`stopped after ${runs} run(s).`);
-  return runs;
+      say(`stopped after ${runs} run(s).`);
+      return runs;
+    },
+    { what: "the run queue's listener", where: persistence.dbPath },
+  );
 }
 
 /**
@@ -183,65 +191,73 @@ async function runClaimed(
   const { queue } = persistence;
   const id = run.threadId;
   let session: Session | null = null;
-  try {
-    const { record } = await loadThreadRecord(persistence, id);
-    if (!record) {
-      await queue.settle(id, name, "failed", "no thread record: it was not submitted with candor submit");
-      return;
-    }
-    if (record.reasoner === "llm" && !io.env.OPENAI_API_KEY) {
-      const why = `started with the llm reasoner (model ${record.model}): this worker needs OPENAI_API_KEY`;
-      io.err(`thread ${id} not run: ${why}`);
-      await queue.settle(id, name, "failed", why);
-      return;
-    }
-    session = await sessionFor(persistence, record, io);
-    const queued = QueuedInput.parse(run.input);
-    const open = session;
-    const outcome = await whileHolding<ThreadOutcome | "interrupted" | "busy">(
-      open,
-      id,
-      io,
-      () => "busy" as const,
-      async (signal) => {
-        // A thread whose worker died before its first checkpoint starts again; one with checkpoints continues.
-        const started = await threadExists(persistence, id);
-        const input: ThreadInput = !started ? startInput(record) : queued.kind === "start" ? CONTINUE : queued;
-        const again = run.attempts > 1 ? ` (taken ${run.attempts} times: a worker before this one stopped)` : "";
-        io.err(
-          `running thread ${id}: ${input.kind === "decision" ? `decision --${input.decision}` : input.kind}${again}`,
+  // The session is made part-way; whatever ends the run, closing it never hides what ended it (closing.ts).
+  const opened = { close: () => session?.close() };
+  return closing(
+    opened,
+    async () => {
+      try {
+        const { record } = await loadThreadRecord(persistence, id);
+        if (!record) {
+          await queue.settle(id, name, "failed", "no thread record: it was not submitted with candor submit");
+          return;
+        }
+        if (record.reasoner === "llm" && !io.env.OPENAI_API_KEY) {
+          const why = `started with the llm reasoner (model ${record.model}): this worker needs OPENAI_API_KEY`;
+          io.err(`thread ${id} not run: ${why}`);
+          await queue.settle(id, name, "failed", why);
+          return;
+        }
+        session = await sessionFor(persistence, record, io);
+        const queued = QueuedInput.parse(run.input);
+        const open = session;
+        const outcome = await whileHolding<ThreadOutcome | "interrupted" | "busy">(
+          open,
+          id,
+          io,
+          () => "busy" as const,
+          async (signal) => {
+            // A thread whose worker died before its first checkpoint starts again; one with checkpoints continues.
+            const started = await threadExists(persistence, id);
+            const input: ThreadInput = !started ? startInput(record) : queued.kind === "start" ? CONTINUE : queued;
+            const again = run.attempts > 1 ? ` (taken ${run.attempts} times: a worker before this one stopped)` : "";
+            io.err(
+              `running thread ${id}: ${input.kind === "decision" ? `decision --${input.decision}` : input.kind}${again}`,
+            );
+            return executeThread(open, id, input, { ...io, signal });
+          },
         );
-        return executeThread(open, id, input, { ...io, signal });
-      },
-    );
-    if (outcome === "busy") {
-      await queue.settle(id, name, "queued", "another process held its lease", { delayMs: BUSY_RETRY_MS });
-    } else if (outcome === "interrupted") {
-      await queue.settle(id, name, "queued", "its worker stopped; it continues from its checkpoint", {
-        input: CONTINUE,
-      });
-      io.err(`thread ${id} put back on the queue: it continues from its checkpoint`);
-    } else if (outcome.waitingFor) {
-      const refused = queued.kind === "decision" ? await lastRefusal(open.graph, id) : null;
-      const note = `${kindTitle(outcome.waitingFor.kind)}${refused ? ` (the decision was not applied: ${refused})` : ""}`;
-      await queue.settle(id, name, "waiting", note);
-      io.err(
-        `thread ${id} waits for a person: ${note}. Answer with: candor resume ${id} --${outcome.waitingFor.decisions[0] ?? "approve"} --db ${shellArg(persistence.dbPath)}`,
-      );
-    } else if (!outcome.finished) {
-      await queue.settle(id, name, "queued", "stopped part-way; it continues from its checkpoint", { input: CONTINUE });
-    } else {
-      await queue.settle(id, name, "done", outcome.status);
-      io.err(`thread ${id} ${outcome.status}`);
-    }
-  } catch (e) {
-    // The thread did not fail: the database went away under it. The worker loop waits for the server and puts the
-    // thread back on the queue (nothing can be recorded on it meanwhile).
-    if (storageFault(e, persistence.dbPath)?.code === ErrorCode.STORAGE_CONNECTION_LOST) throw e;
-    const why = errorMessage(e);
-    io.err(`thread ${id} could not be run: ${why}`);
-    await queue.settle(id, name, "failed", why);
-  } finally {
-    await session?.close();
-  }
+        if (outcome === "busy") {
+          await queue.settle(id, name, "queued", "another process held its lease", { delayMs: BUSY_RETRY_MS });
+        } else if (outcome === "interrupted") {
+          await queue.settle(id, name, "queued", "its worker stopped; it continues from its checkpoint", {
+            input: CONTINUE,
+          });
+          io.err(`thread ${id} put back on the queue: it continues from its checkpoint`);
+        } else if (outcome.waitingFor) {
+          const refused = queued.kind === "decision" ? await lastRefusal(open.graph, id) : null;
+          const note = `${kindTitle(outcome.waitingFor.kind)}${refused ? ` (the decision was not applied: ${refused})` : ""}`;
+          await queue.settle(id, name, "waiting", note);
+          io.err(
+            `thread ${id} waits for a person: ${note}. Answer with: candor resume ${id} --${outcome.waitingFor.decisions[0] ?? "approve"} --db ${shellArg(persistence.dbPath)}`,
+          );
+        } else if (!outcome.finished) {
+          await queue.settle(id, name, "queued", "stopped part-way; it continues from its checkpoint", {
+            input: CONTINUE,
+          });
+        } else {
+          await queue.settle(id, name, "done", outcome.status);
+          io.err(`thread ${id} ${outcome.status}`);
+        }
+      } catch (e) {
+        // The thread did not fail: the database went away under it. The worker loop waits for the server and puts the
+        // thread back on the queue (nothing can be recorded on it meanwhile).
+        if (storageFault(e, persistence.dbPath)?.code === ErrorCode.STORAGE_CONNECTION_LOST) throw e;
+        const why = errorMessage(e);
+        io.err(`thread ${id} could not be run: ${why}`);
+        await queue.settle(id, name, "failed", why);
+      }
+    },
+    { what: `the session of thread ${id}`, where: persistence.dbPath },
+  );
 }
