@@ -39,8 +39,9 @@ export interface SqliteFile {
  * Opens a Candor SQLite file and checks it is intact before anything is written to it.
  *
  * Read-write (the default): the file is created if needed, with its folder, in WAL mode with a 5 s busy timeout so
- * a second process can use the same file. Read-only (`readOnly`): the file must exist; nothing in it or beside it is
- * changed; a file or folder this process may not write is read all the same. SQLite reads a WAL database through
+ * a second process can use the same file. Read-only (`readOnly`): the file must exist and nothing in it changes
+ * (SQLite may make its -wal and -shm files beside it, where the folder lets it); a file or folder this process may
+ * not write is read all the same. SQLite reads a WAL database through
  * its -shm file, which a read-only folder cannot hold: there, when no -wal file holds unmerged commits, the file is
  * read into memory and opened from there (a snapshot of it, never written back).
  *
