@@ -193,10 +193,10 @@ export type PlaceLookup =
  * name picks one ("Paris, Texas", "Paris, TX", "London (Canada)"). The curated cities answer without reading the
  * gazetteer.
  */
-export function lookupPlace(name: string): PlaceLookup {
+export function lookupPlace(name: string, options: { suggest?: boolean } = {}): PlaceLookup {
   const own = curatedCity(name);
   if (own !== undefined) return { kind: "city", city: own };
-  const match = matchPlace(name);
+  const match = matchPlace(name, options);
   switch (match.kind) {
     case "city":
       return { kind: "city", city: cityOf(match.place, describeOthers(match.others)) };
@@ -209,7 +209,7 @@ export function lookupPlace(name: string): PlaceLookup {
 
 /** The city a name refers to (see `lookupPlace`), or undefined for a country or an unknown name. */
 export function findCity(name: string): City | undefined {
-  const place = lookupPlace(name);
+  const place = lookupPlace(name, { suggest: false });
   return place.kind === "city" ? place.city : undefined;
 }
 
@@ -230,7 +230,7 @@ export interface PlaceOption {
  */
 export function comparableHomonyms(name: string): PlaceOption[] {
   if (curatedCity(name) !== undefined) return [];
-  const match = matchPlace(name);
+  const match = matchPlace(name, { suggest: false });
   if (match.kind !== "city") return [];
   const rivals = comparableTo(match.place, match.others);
   if (rivals.length === 0) return [];
@@ -245,7 +245,7 @@ export function comparableHomonyms(name: string): PlaceOption[] {
 /** The ISO code of the country a name means ("Mexico", "España", "UK"), or null; never a city's country. */
 export function namedCountry(name: string): string | null {
   if (curatedCity(name) !== undefined) return null;
-  return lookupPlace(name).kind === "country" ? countryCodeOf(name) : null;
+  return lookupPlace(name, { suggest: false }).kind === "country" ? countryCodeOf(name) : null;
 }
 
 /** "Paris, France", "Paris, Texas, United States": a city as a person reads it. */

@@ -678,7 +678,7 @@ const COUNTRY_CITIES = 5;
  * lists the others; a country's name answers with its biggest cities, unless its biggest place of that name is in
  * it (Singapore, Luxembourg); anything else is unknown, with the nearest populous names for "did you mean".
  */
-export function matchPlace(name: string): GazetteerMatch {
+export function matchPlace(name: string, options: { suggest?: boolean } = {}): GazetteerMatch {
   const g = gazetteer();
   const key = placeKey(name);
   if (key === "") return { kind: "unknown", suggestions: [] };
@@ -696,7 +696,9 @@ export function matchPlace(name: string): GazetteerMatch {
 
   const qualified = splitQualifier(name, g);
   if (qualified !== null) return qualified;
-  return { kind: "unknown", suggestions: suggest(g, key) };
+  // Suggestions cost an edit distance against every populous name: only for a caller that shows them, so reading a
+  // long request (each of its words tried as a place) never pays it per word.
+  return { kind: "unknown", suggestions: options.suggest === false ? [] : suggest(g, key) };
 }
 
 /** Places a bare key names, most populous first: its own places and the city its exonym names. */
@@ -764,7 +766,7 @@ export function matchRegion(name: string): GazetteerRegion | null {
 
 /** Every place a bare or qualified name may mean, most populous (or the one the qualifier names) first. */
 export function placesNamed(name: string): GazetteerPlace[] {
-  const match = matchPlace(name);
+  const match = matchPlace(name, { suggest: false });
   return match.kind === "city" ? [match.place, ...match.others] : [];
 }
 
