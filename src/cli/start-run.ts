@@ -46,8 +46,11 @@ export function describeReasoner(choice: ReasonerChoice): string {
 export function requestOf(text: string, user: string, io: Pick<CliIo, "invokedAs">, command: string): PlanningRequest {
   const request = PlanningRequest.safeParse({ userIntent: text, userContext: { userId: user } });
   if (request.success) return request.data;
+  const tooLong = request.error.issues.find((i) => i.code === "too_big");
   throw new CandorError(
-    `The request is empty: say what you want done, e.g. ${io.invokedAs} ${command} ${shellArg(EXAMPLE_REQUEST)}.`,
+    tooLong
+      ? `${tooLong.message.charAt(0).toUpperCase()}${tooLong.message.slice(1)}.`
+      : `The request is empty: say what you want done, e.g. ${io.invokedAs} ${command} ${shellArg(EXAMPLE_REQUEST)}.`,
     ErrorCode.INVALID_REQUEST,
   );
 }

@@ -18,9 +18,23 @@ export const Constraints = z.object({
 });
 export type Constraints = z.infer<typeof Constraints>;
 
+/**
+ * The longest request read, in characters. A request is a few sentences; a document to work on belongs in a file the
+ * request names. Without a bound, 100,000 characters of pasted text were read word by word as places and dates and
+ * echoed back to the terminal in every line that quotes the request (3 MB of output).
+ */
+export const MAX_REQUEST_CHARS = 20_000;
+
 /** What the user asked for (seed 002 PlanningRequest; systemContext comes from the tool registry instead). */
 export const PlanningRequest = z.object({
-  userIntent: z.string().trim().min(1, "the request is empty: say what you want done"),
+  userIntent: z
+    .string()
+    .trim()
+    .min(1, "the request is empty: say what you want done")
+    .max(MAX_REQUEST_CHARS, {
+      error: (issue) =>
+        `the request is ${(issue.input as string).length.toLocaleString("en-US")} characters long, over the ${MAX_REQUEST_CHARS.toLocaleString("en-US")} a request may have: put the long text in a file and name the file in the request (for example: summarize notes.txt)`,
+    }),
   userContext: z
     .object({
       userId: z.string().min(1).default("default"),

@@ -266,6 +266,11 @@ describe("bad input: one paragraph on stderr, no stack trace, exit 2", () => {
   const db = () => freshDb();
   const cases: [string, () => string[], RegExp][] = [
     ["an empty request", () => ["run", "  ", "--db", db()], /request is empty/],
+    [
+      "a request longer than a request may be",
+      () => ["run", `Summarize this: ${"lorem ipsum ".repeat(2000)}`, "--db", db()],
+      /^The request is 24,015 characters long, over the 20,000 a request may have: put the long text in a file and name the file in the request/,
+    ],
     ["an unknown flag", () => ["run", TRIP, "--frobnicate"], /Unknown option '--frobnicate'.*--help/],
     ["an unknown command", () => ["fly", "me", "to", "Rome"], /Unknown command "fly".*run "fly me to Rome"/],
     ["an unknown thread", () => ["history", "nope", "--db", db()], /no Candor database exists|no thread "nope"/],
