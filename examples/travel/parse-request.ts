@@ -12,6 +12,7 @@ import {
 } from "./catalog.js";
 import { areaCityWhy, areaWhy, findAreaCities, findAreas } from "./areas.js";
 import { describePlace, placesNamed } from "./gazetteer.js";
+import { LENGTH_UNITS, unitDays } from "./trip-words.js";
 
 /** What a travel request says, with the demo's defaults filled in where it says nothing. */
 export const TripFacts = z.object({
@@ -815,23 +816,13 @@ function assignRoles(places: Place[]): { origin: Place | null; stops: Place[] } 
 // ---------------------------------------------------------------------------------------------------------------
 // Days
 
-const DAY_UNITS =
-  "days?|nights?|weeks?|fortnights?|dias?|noches?|semanas?|quincenas?|jours?|nuits?|semaines?|journees?|" +
-  "tagen?|nachte|nacht|wochen?|giorni|giorno|notti|notte|settimane?|noites?|dagen|dag|nachten|weken";
-const DAY_UNIT_AFTER = new RegExp(`^\\s*-?\\s*(${DAY_UNITS})(?![a-z])`);
+const DAY_UNIT_AFTER = new RegExp(`^\\s*-?\\s*(${LENGTH_UNITS.join("|")})(?![a-z])`);
 
 type Duration =
   | { kind: "none" }
   | { kind: "found"; value: number; span: Span; fromDates?: true }
   | { kind: "per_stop"; value: number; span: Span; perStop: number[] }
   | { kind: "refused"; value: number; span: Span; why: string };
-
-function unitDays(n: number, unit: string): number {
-  if (/^(?:night|noche|nuit|nacht|nachte|nott|noite)/.test(unit)) return n + 1;
-  if (/^(?:week|semana|semaine|woche|settiman|weken)/.test(unit)) return n * 7;
-  if (/^(?:fortnight|quincena)/.test(unit)) return n * 14;
-  return n;
-}
 
 /**
  * The trip's length: its own count of days, nights or weeks, or the days of a range of dates it names ("from March
