@@ -21,17 +21,23 @@ const State = Annotation.Root({
 
 /** Five steps of 80 ms each: long enough for several renewals of a lease renewed every 20 ms. */
 function slowGraph() {
-  const nap = () => new Promise((r) => setTimeout(r, 80));
-  let g = new StateGraph(State);
-  const names = ["s1", "s2", "s3", "s4", "s5"] as const;
-  for (const n of names)
-    g = g.addNode(n, async () => {
-      await nap();
-      return { visited: [n] };
-    }) as typeof g;
-  let built = g.addEdge("__start__", names[0]);
-  for (let i = 1; i < names.length; i++) built = built.addEdge(names[i - 1]!, names[i]!);
-  return built.addEdge(names[names.length - 1]!, "__end__").compile({ checkpointer: new MemorySaver() });
+  const step = (name: string) => async () => {
+    await new Promise((r) => setTimeout(r, 80));
+    return { visited: [name] };
+  };
+  return new StateGraph(State)
+    .addNode("s1", step("s1"))
+    .addNode("s2", step("s2"))
+    .addNode("s3", step("s3"))
+    .addNode("s4", step("s4"))
+    .addNode("s5", step("s5"))
+    .addEdge("__start__", "s1")
+    .addEdge("s1", "s2")
+    .addEdge("s2", "s3")
+    .addEdge("s3", "s4")
+    .addEdge("s4", "s5")
+    .addEdge("s5", "__end__")
+    .compile({ checkpointer: new MemorySaver() });
 }
 
 function leasesOnTempDb(): ThreadLeases {
