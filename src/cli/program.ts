@@ -20,6 +20,7 @@ const USAGE_CODES: ReadonlySet<string> = new Set([
   ErrorCode.UNKNOWN_THREAD,
   ErrorCode.INVALID_DECISION,
   ErrorCode.LIMIT_EXCEEDED,
+  ErrorCode.UNSUPPORTED_CHECKPOINT,
 ]);
 
 /**
