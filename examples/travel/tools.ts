@@ -201,7 +201,6 @@ const QUALITY_WORDS = [
   "dump",
   "dingy",
   "grim",
-  "basic",
   "cheap looking",
   "cheaply",
   "tacky",
@@ -234,9 +233,91 @@ const RATING_WORDS = [
   "smelly",
   "bugs",
   "stained",
+  "opiniones",
+  "resenas",
+  "valoraciones",
+  "comentarios",
+  "puntuacion",
+  "sucio",
+  "sucia",
+  "ruidoso",
+  "ruidosa",
+  "limpio",
+  "limpia",
+  "chinches",
+  "avis",
+  "commentaires",
+  "sale",
+  "crasseux",
+  "crasseuse",
+  "bruyant",
+  "bruyante",
+  "punaises",
+  "bewertung",
+  "rezension",
+  "schmutzig",
+  "dreckig",
+  "laut",
+  "larm",
+  "sauber",
+  "recensioni",
+  "sporco",
+  "sporca",
+  "rumoroso",
+  "rumorosa",
+  "avaliacoes",
+  "sujo",
+  "suja",
+  "barulhento",
+  "barulhenta",
+  "recensies",
+  "beoordelingen",
+  "vies",
+  "lawaaierig",
 ];
 /**
- * Words about price, in the languages the travel reader reads. Not "cheap": "the hotel felt cheap" is about quality.
+ * Words that point both ways, which the clause decides (src/reflection/diagnose.ts): "somewhere cheap" and "a
+ * cheap room" ask for a lower price, "it felt cheap" and "too cheap for us" complain about the place. Listed with
+ * the price words, turned to quality when said of the answer shown.
+ */
+const CHEAP_WORDS = [
+  "cheap",
+  "cheapo",
+  "barato",
+  "barata",
+  "bon marche",
+  "billig",
+  "economico",
+  "economica",
+  "goedkoop",
+];
+/**
+ * Words that point both ways the other way round: "the room was basic" complains about the place, "a basic room is
+ * all we need" asks for a lower price. Listed with the quality words, turned to price when said as what is wanted.
+ */
+const BASIC_WORDS = ["basic", "basico", "basica", "basique", "basilare", "basisch"];
+/**
+ * Luxury words that, said of the answer shown ("it looked fancy", "the room was luxurious"), say it had more than
+ * was wanted, as "too fancy" does: asked for ("a fancy hotel"), they ask for quality.
+ */
+const SHOWY_WORDS = [
+  "fancy",
+  "posh",
+  "luxurious",
+  "upscale",
+  "lujoso",
+  "lujosa",
+  "luxueux",
+  "luxueuse",
+  "luxurios",
+  "lussuoso",
+  "lussuosa",
+  "luxuoso",
+  "luxuosa",
+  "luxueus",
+];
+/**
+ * Words about price, in the languages the travel reader reads; "cheap" and its kin are CHEAP_WORDS.
  * Where a price word lands is decided by what else the complaint names (a hotel's subject words, below).
  */
 const PRICE_WORDS = [
@@ -257,6 +338,7 @@ const PRICE_WORDS = [
   "fortune",
   "rip off",
   "budget",
+  "presupuesto",
   "caro",
   "cara",
   "caros",
@@ -432,9 +514,11 @@ export const FlightSearchArgs = z.object({
     default: "recommended",
     options: {
       price: {
-        terms: PRICE_WORDS,
+        terms: [...PRICE_WORDS, ...CHEAP_WORDS],
         says: "cheapest fare first",
         shows: { field: "pricePerTraveller", better: "lower" },
+        // "The plane felt cheap" complains of something no flight setting chooses.
+        described: { terms: CHEAP_WORDS },
       },
     },
   }),
@@ -468,12 +552,19 @@ export const HotelSearchArgs = z.object({
     subject: LODGING_SUBJECT,
     default: "recommended",
     options: {
-      price: { terms: PRICE_WORDS, says: "cheapest first", shows: { field: "pricePerNight", better: "lower" } },
+      price: {
+        terms: [...PRICE_WORDS, ...CHEAP_WORDS],
+        says: "cheapest first",
+        shows: { field: "pricePerNight", better: "lower" },
+        described: { asks: "quality", terms: CHEAP_WORDS },
+      },
       quality: {
-        terms: [...QUALITY_WORDS, ...LUXURY_WORDS],
+        terms: [...QUALITY_WORDS, ...BASIC_WORDS, ...LUXURY_WORDS, ...SHOWY_WORDS],
         says: "most stars, then best guest rating, first",
         shows: { field: "rating", better: "higher" },
         excess: { asks: "price", terms: LUXURY_WORDS },
+        described: { asks: "price", terms: SHOWY_WORDS },
+        wished: { asks: "price", terms: BASIC_WORDS },
       },
       rating: { terms: RATING_WORDS, says: "best guest rating first", shows: { field: "rating", better: "higher" } },
     },
@@ -484,7 +575,8 @@ export const HotelSearchArgs = z.object({
     about: "the hotel's guest rating",
     subject: LODGING_SUBJECT,
     field: "rating",
-    terms: [...QUALITY_WORDS, ...LUXURY_WORDS, ...RATING_WORDS],
+    terms: [...QUALITY_WORDS, ...BASIC_WORDS, ...LUXURY_WORDS, ...SHOWY_WORDS, ...RATING_WORDS],
+    described: CHEAP_WORDS,
     floor: 7,
     step: 1,
     max: 9,
@@ -692,7 +784,11 @@ export const ActivitySearchArgs = z.object({
     default: "recommended",
     // Culture before daytime: a reason that names both ("too much nightlife, I wanted museums") asks for culture.
     options: {
-      price: { terms: PRICE_WORDS, says: "cheapest first, free ones first" },
+      price: {
+        terms: [...PRICE_WORDS, ...CHEAP_WORDS],
+        says: "cheapest first, free ones first",
+        described: { terms: CHEAP_WORDS },
+      },
       culture: { terms: CULTURE_WORDS, says: "museums, galleries and history only" },
       outdoors: { terms: OUTDOOR_WORDS, says: "outdoor outings only" },
       food: { terms: FOOD_WORDS, says: "food outings only" },

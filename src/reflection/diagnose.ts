@@ -58,17 +58,127 @@ export function normalize(text: string): string {
 /** The words of `terms` found in the normalized text: whole words, a plural "s", or a longer word they begin. */
 export function termsIn(normalized: string, terms: readonly string[]): string[] {
   const words = normalized.trim().split(" ");
-  const found = new Set<string>();
-  for (const raw of terms) {
-    const term = normalize(raw).trim();
-    if (term === "") continue;
-    if (term.includes(" ")) {
-      if (normalized.includes(` ${term} `)) found.add(raw);
-      continue;
-    }
-    if (words.some((w) => w === term || w === `${term}s` || (term.length >= 5 && w.startsWith(term)))) found.add(raw);
+  return [...new Set(terms)].filter((raw) => spansOf(words, raw, wordMatches).length > 0);
+}
+
+/** Where a term is in the text's words, as [first, end) word indexes; `at` decides whether one word is the term. */
+function spansOf(words: readonly string[], raw: string, at: (w: string, term: string) => boolean): [number, number][] {
+  const term = normalize(raw).trim().split(" ");
+  if (term[0] === "") return [];
+  const out: [number, number][] = [];
+  for (let i = 0; i + term.length <= words.length; i++) {
+    const hit =
+      term.length === 1 ? at(words[i]!, term[0]!) : words.slice(i, i + term.length).join(" ") === term.join(" ");
+    if (hit) out.push([i, i + term.length]);
   }
-  return [...found];
+  return out;
+}
+
+/** Whether every place `t` is found is inside a place one of `others` is found. */
+function within(normalized: string, t: string, others: readonly string[]): boolean {
+  const words = normalized.trim().split(" ");
+  const own = spansOf(words, t, wordMatches);
+  const theirs = others.flatMap((u) => spansOf(words, u, wordMatches));
+  return own.length > 0 && own.every(([a, b]) => theirs.some(([c, d]) => c <= a && b <= d));
+}
+
+/**
+ * Whether `t` is found only inside longer terms of `others`: "budget" in "budget hotel", "cheap" at the start of
+ * "cheaply". Such a word is the longer term's, not evidence of its own.
+ */
+function shadowed(normalized: string, t: string, others: readonly string[]): boolean {
+  const length = (u: string) => normalize(u).trim().length;
+  return within(
+    normalized,
+    t,
+    others.filter((u) => length(u) > length(t)),
+  );
+}
+
+/**
+ * Which way a word points is read from its clause, in plain words of the languages Candor reads, no domain's. Said
+ * of the answer shown — after a verb of being or seeming, with at most a few words of degree or an article between
+ * ("it felt cheap", "the room looked really basic", "era algo barata", "wirkte billig"), or just after "too"/"so"
+ * ("too cheap for us") — a word describes what was shown and the rejection complains it had it. Said as what is
+ * wanted — after a verb of wanting or a word that asks ("somewhere", "just", "quiero", "brauche") or before one that
+ * says it would suffice ("a basic room is all we need") — it is a wish.
+ */
+const BEING: ReadonlySet<string> = new Set(
+  [
+    "is was were are be been being felt feel feels looked look looks seemed seem seems smelled smelt smells sounded",
+    "appeared es era eran fue fueron estaba estaban parecia parecian parece resulto est etait etaient semblait",
+    "semble faisait fait war waren ist sind wirkte wirkt schien sah erano sembrava pareva eram estava ficou leek",
+    "voelde oogde",
+  ]
+    .join(" ")
+    .split(" "),
+);
+const DEGREE: ReadonlySet<string> = new Set(
+  [
+    "very really pretty quite rather a an bit little kind sort of so too just super way far extremely kinda somewhat",
+    "muy un una poco bastante demasiado algo tan tres vraiment une peu assez trop si plutot sehr ziemlich etwas zu",
+    "echt recht eher ein eine molto troppo po davvero cosi piuttosto muito meio bem um uma tao erg heel nogal te wel",
+    "best een zo",
+  ]
+    .join(" ")
+    .split(" "),
+);
+const WISHING: ReadonlySet<string> = new Set(
+  [
+    "want wanted wants need needed needs get find book pick choose prefer give just only somewhere something anything",
+    "rather quiero queremos quisiera necesito necesitamos busca buscar algo solo prefiero dame veux voulons voudrais",
+    "cherche besoin quelque juste seulement prends trouvez trouve prefere will wollen mochte mochten brauche brauchen",
+    "suche nimm etwas nur lieber voglio vorrei cerco qualcosa quero queria preciso wil willen zoek iets alleen",
+    "liever",
+  ]
+    .join(" ")
+    .split(" "),
+);
+const SUFFICES: readonly string[] = [
+  "is all",
+  "is enough",
+  "would do",
+  "will do",
+  "is fine",
+  "suffices",
+  "es suficiente",
+  "alcanza",
+  "basta",
+  "suffit",
+  "reicht",
+  "genugt",
+  "volstaat",
+];
+
+/** Whether the word at `i` is said of the answer shown (see BEING). */
+function describedAt(words: readonly string[], i: number): boolean {
+  let j = i - 1;
+  // "Such a basic hotel", "so very cheap": too much of it, said of what was shown, across words of degree.
+  while (j >= 0 && i - j <= 3 && DEGREE.has(words[j]!) && !EXCESS_JUST_BEFORE.has(words[j]!)) j--;
+  return j >= 0 && (BEING.has(words[j]!) || EXCESS_JUST_BEFORE.has(words[j]!));
+}
+
+/** The word itself or its plural: a direction is read for the word a toolkit listed, not for a longer one it begins. */
+const exactly = (w: string, term: string) => w === term || w === `${term}s`;
+
+/** Pure. The terms of `terms` the normalized text says of the answer shown ("it felt cheap", "too basic"). */
+export function describedIn(normalized: string, terms: readonly string[]): string[] {
+  const words = normalized.trim().split(" ");
+  return [...new Set(terms)].filter((raw) => spansOf(words, raw, exactly).some(([i]) => describedAt(words, i)));
+}
+
+/** Pure. The terms of `terms` the normalized text says as what is wanted ("something basic", "a basic room is all"). */
+export function wishedIn(normalized: string, terms: readonly string[]): string[] {
+  const words = normalized.trim().split(" ");
+  const after = (b: number) => ` ${words.slice(b, b + 5).join(" ")} `;
+  return [...new Set(terms)].filter((raw) =>
+    spansOf(words, raw, exactly).some(
+      ([i, b]) =>
+        !describedAt(words, i) &&
+        (words.slice(Math.max(0, i - 4), i).some((w) => WISHING.has(w)) ||
+          SUFFICES.some((p) => [0, 1, 2].some((k) => after(b + k).startsWith(` ${p} `)))),
+    ),
+  );
 }
 
 /**
@@ -77,10 +187,13 @@ export function termsIn(normalized: string, terms: readonly string[]): string[] 
  * value of its result ("Iberia"). The reason is read clause by clause, so that what a word qualifies decides where it
  * lands: in a clause that names a tool with settings, only that tool's settings are candidates ("a more affordable
  * place to sleep" is about the hotel search, not every search the budget check adds up); a clause that names only a
- * tool with no setting of its own (the budget check) reaches the tools whose results it consumed; a clause that
- * names none takes what the whole reason names, or every tool that ran when it names none either. A knob matches
- * when its clauses have one of its words (an `exclude` knob also when they name the rejected value). A match that
- * would set what the step already had is dropped: the complaint is then about something else.
+ * tool with no setting of its own (the budget check) reaches the tools whose results it consumed, narrowed to those
+ * the reason names elsewhere when it names any ("we only sleep in the room, so get a budget-friendly one" is about
+ * the room: only a reason naming no tool at all reaches every search the check adds up); a clause that names none
+ * ("get a cheaper one") takes what the whole reason names, or every tool that ran when it names none either. A knob
+ * matches when its clauses have one of its words, read in the direction the clause gives them (see `describedIn`,
+ * `wishedIn`); an `exclude` knob also when they name the rejected value. A match that would set what the step
+ * already had is dropped: the complaint is then about something else.
  */
 export function diagnose(
   reason: string,
@@ -99,13 +212,18 @@ export function diagnose(
         return termsIn(text, own).length > 0 || mentionedValues(text, c).length > 0;
       })
       .map((c) => c.tool);
+  const steerable = (named: readonly string[]) => named.filter((t) => knobs.some((k) => k.tool === t));
+  const namedTools = [...new Set(namedIn(normalize(reason)))];
+  // The tools with settings the reason names anywhere: what a check spanning several tools is narrowed to.
+  const ownSteerable = steerable(namedTools);
   const scopeOf = (named: readonly string[]): Set<string> | null => {
     if (named.length === 0) return null;
-    const steerable = named.filter((t) => knobs.some((k) => k.tool === t));
-    if (steerable.length > 0) return new Set(steerable);
-    return new Set(named.flatMap((t) => [t, ...feedersOf(t, ran, knobs, registry)]));
+    const own = steerable(named);
+    if (own.length > 0) return new Set(own);
+    const reached = named.flatMap((t) => feedersOf(t, ran, knobs, registry));
+    const narrowed = reached.filter((t) => ownSteerable.includes(t));
+    return new Set([...named, ...(narrowed.length > 0 ? narrowed : reached)]);
   };
-  const namedTools = [...new Set(namedIn(normalize(reason)))];
   const whole = scopeOf(namedTools);
   // The text each tool's settings are read in: the clauses about it (or about nothing in particular).
   const textOf = new Map<string, string[]>();
@@ -120,15 +238,26 @@ export function diagnose(
     if (!clauses) continue;
     const text = ` ${clauses.map((t) => t.trim()).join(" ")} `;
     const own = knobs.filter((k) => k.tool === choice.tool);
-    // Words said as too much of them ask for less, so they never raise a minimum ("not a palace": no higher rating).
-    const excess = excessIn(
-      text,
-      own
-        .flatMap((k) => (k.learn.kind === "choice" ? Object.values(k.learn.options) : []))
-        .flatMap((o) => o.excess?.terms ?? []),
-    );
+    // Words said the other way round (too much of them, said of the answer where they are asked for, asked for where
+    // they complain) point away from what they name, so they never raise a minimum ("not a palace", "a basic room is
+    // all we need": no higher rating).
+    const options = own.flatMap((k) => (k.learn.kind === "choice" ? Object.values(k.learn.options) : []));
+    const reversed = [
+      ...excessIn(
+        text,
+        options.flatMap((o) => o.excess?.terms ?? []),
+      ),
+      ...describedIn(
+        text,
+        options.flatMap((o) => o.described?.terms ?? []),
+      ),
+      ...wishedIn(
+        text,
+        options.flatMap((o) => o.wished?.terms ?? []),
+      ),
+    ];
     for (const knob of own) {
-      const m = matchKnob(text, knob, choice, excess);
+      const m = matchKnob(text, knob, choice, reversed);
       if (m) matches.push(m);
     }
   }
@@ -209,7 +338,7 @@ function wordMatches(w: string, term: string): boolean {
   return w === term || w === `${term}s` || (term.length >= 5 && w.startsWith(term));
 }
 
-function matchKnob(text: string, knob: Knob, choice: StepChoice, excess: readonly string[]): KnobMatch | null {
+function matchKnob(text: string, knob: Knob, choice: StepChoice, reversed: readonly string[]): KnobMatch | null {
   const l = knob.learn;
   const base = { knob, stepId: choice.stepId, explicit: false };
   switch (l.kind) {
@@ -219,22 +348,30 @@ function matchKnob(text: string, knob: Knob, choice: StepChoice, excess: readonl
       const evidence = new Map<string, string[]>(
         Object.entries(l.options).map(([v, o]) => [v, termsIn(text, o.terms)]),
       );
-      for (const [v, o] of Object.entries(l.options)) {
-        if (!o.excess) continue;
-        const excess = excessIn(text, o.excess.terms);
-        if (excess.length === 0) continue;
-        evidence.set(
-          v,
-          evidence.get(v)!.filter((t) => !excess.includes(t)),
-        );
-        evidence.set(o.excess.asks, [...(evidence.get(o.excess.asks) ?? []), ...excess]);
-      }
-      const all = [...evidence.values()].flat();
-      // A word inside a longer phrase another option has ("budget" in "budget hotel") is that phrase's.
-      const inLonger = (t: string) =>
-        all.some((u) => u !== t && ` ${normalize(u).trim()} `.includes(` ${normalize(t).trim()} `));
+      // A word said the other way round asks for the option its turn names ("it felt cheap": quality), or nothing.
+      for (const [v, o] of Object.entries(l.options))
+        for (const [turn, found] of [
+          [o.excess, excessIn],
+          [o.described, describedIn],
+          [o.wished, wishedIn],
+        ] as const) {
+          if (!turn) continue;
+          const turned = found(text, turn.terms);
+          if (turned.length === 0) continue;
+          evidence.set(
+            v,
+            evidence.get(v)!.filter((t) => !within(text, t, turned)),
+          );
+          if (turn.asks !== undefined)
+            evidence.set(turn.asks, [...new Set([...(evidence.get(turn.asks) ?? []), ...turned])]);
+        }
+      const all = [...new Set([...evidence.values()].flat())];
       const ranked = Object.entries(l.options)
-        .map(([value, o]) => ({ value, says: o.says, evidence: evidence.get(value)!.filter((t) => !inLonger(t)) }))
+        .map(([value, o]) => ({
+          value,
+          says: o.says,
+          evidence: evidence.get(value)!.filter((t) => !shadowed(text, t, all)),
+        }))
         .filter((o) => o.evidence.length > 0 && o.value !== current)
         .sort((a, b) => b.evidence.length - a.evidence.length);
       const best = ranked[0];
@@ -242,7 +379,10 @@ function matchKnob(text: string, knob: Knob, choice: StepChoice, excess: readonl
       return { ...base, current, value: best.value, says: best.says, chosen: null, evidence: best.evidence };
     }
     case "minimum": {
-      const evidence = termsIn(text, l.terms).filter((t) => !excess.includes(t));
+      const evidence = [
+        ...termsIn(text, l.terms).filter((t) => !within(text, t, reversed)),
+        ...describedIn(text, l.described ?? []),
+      ];
       if (evidence.length === 0) return null;
       const raw = choice.result[l.field];
       const chosen = typeof raw === "number" ? raw : null;

@@ -21,6 +21,9 @@ import type { ToolRegistry } from "../tools/registry.js";
  */
 const Subject = z.array(z.string()).optional();
 
+/** Words whose direction the clause decides, and the option they then ask for (absent: none of this setting's). */
+const Turn = z.object({ asks: z.string().optional(), terms: z.array(z.string()) });
+
 export const Learnable = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("choice"),
@@ -43,6 +46,18 @@ export const Learnable = z.discriminatedUnion("kind", [
          * stars"), ask for another option instead (`asks`): the answer had more of this than the person wants.
          */
         excess: z.object({ asks: z.string(), terms: z.array(z.string()) }).optional(),
+        /**
+         * Words of this option that point the other way when said of the answer shown (after a verb of being or
+         * seeming, or "too"/"so": "it felt cheap", "the room looked basic", "too cheap for us"): the person
+         * complains the answer had them, so they ask for `asks` instead, or for nothing this setting has when
+         * `asks` is absent. Asked for ("somewhere cheap", "a cheap room"), they ask for this option.
+         */
+        described: Turn.optional(),
+        /**
+         * Words of this option that point the other way when said as what is wanted ("a basic room is all we
+         * need", "something basic"): they ask for `asks` instead (or nothing). Said of the answer, this option.
+         */
+        wished: Turn.optional(),
       }),
     ),
   }),
@@ -51,6 +66,11 @@ export const Learnable = z.discriminatedUnion("kind", [
     about: z.string(),
     subject: Subject,
     terms: z.array(z.string()),
+    /**
+     * Words that count for the bound only when said of the answer shown ("it felt cheap" asks for a better place;
+     * "somewhere cheap" asks for a lower price and raises no bound).
+     */
+    described: z.array(z.string()).optional(),
     /** The result field the bound applies to. */
     field: z.string(),
     /** The least value learned; `step` above the rejected answer's value otherwise, never above `max`. */
@@ -91,11 +111,16 @@ export function learnable<S extends z.ZodType>(schema: S, learn: Learnable): S {
   const parsed = Learnable.parse(learn);
   if (parsed.kind === "choice")
     for (const [value, o] of Object.entries(parsed.options))
-      if (o.excess && !(o.excess.asks in parsed.options))
-        throw new CandorError(
-          `learnable "${parsed.about}": option '${value}' says too much of it asks for '${o.excess.asks}', which is not one of its options (${Object.keys(parsed.options).join(", ")}); name an option.`,
-          ErrorCode.CONFIGURATION,
-        );
+      for (const [turn, says] of [
+        [o.excess, "too much of it"],
+        [o.described, "said of the answer"],
+        [o.wished, "asked for"],
+      ] as const)
+        if (turn?.asks !== undefined && !(turn.asks in parsed.options))
+          throw new CandorError(
+            `learnable "${parsed.about}": option '${value}' says ${says} asks for '${turn.asks}', which is not one of its options (${Object.keys(parsed.options).join(", ")}); name an option.`,
+            ErrorCode.CONFIGURATION,
+          );
   LEARNABLE.add(schema, parsed);
   return schema;
 }
