@@ -3,8 +3,9 @@ import { DEFAULT_STORAGE_BOUNDS, type StorageBounds } from "../domain/config.js"
 /** How a database is opened; every field is optional and its absence keeps today's behaviour. */
 export interface OpenOptions {
   /**
-   * Bounds the stores enforce. Only `maxStoredValueBytes` applies to opening a database (the SQLite and PostgreSQL
-   * stores refuse a larger put); the others are enforced where tool calls and plans are handled.
+   * Bounds the database's parts enforce: `maxStoredValueBytes` (the SQLite and PostgreSQL stores refuse a larger put),
+   * `maxToolResultBytes` (what the effect ledger keeps of a result) and `maxLogLineBytes` (the decision log's lines).
+   * Plans and tool calls are held to theirs where they are handled.
    */
   bounds?: Partial<StorageBounds>;
   /**
@@ -18,4 +19,14 @@ export interface OpenOptions {
 /** The bound on one stored value's bytes that `options` sets, or the default. */
 export function storedValueLimit(options: OpenOptions): number {
   return options.bounds?.maxStoredValueBytes ?? DEFAULT_STORAGE_BOUNDS.maxStoredValueBytes;
+}
+
+/** The bound on one kept tool result's bytes that `options` sets (the effect ledger's), or the default. */
+export function toolResultLimit(options: OpenOptions): number {
+  return options.bounds?.maxToolResultBytes ?? DEFAULT_STORAGE_BOUNDS.maxToolResultBytes;
+}
+
+/** The bound on one decision-log line's bytes that `options` sets, or the default. */
+export function logLineLimit(options: OpenOptions): number {
+  return options.bounds?.maxLogLineBytes ?? DEFAULT_STORAGE_BOUNDS.maxLogLineBytes;
 }

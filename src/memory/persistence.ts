@@ -1,3 +1,4 @@
+import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
@@ -24,7 +25,7 @@ import { FastJsonPlusSerializer } from "./fast-serde.js";
 import { withStatementCache } from "./statement-cache.js";
 import { boundedLedger } from "./bounds.js";
 import { asStorageFault, namedStorageFault, storageFault, translateFaults } from "./storage-faults.js";
-import { storedValueLimit, type OpenOptions } from "./open-options.js";
+import { logLineLimit, storedValueLimit, toolResultLimit, type OpenOptions } from "./open-options.js";
 import { describeDatabase, hasTable, openSqliteFile, unusable, type SqliteFile } from "./sqlite-file.js";
 
 export { isPostgresUrl } from "./postgres-url.js";
@@ -119,6 +120,7 @@ export function persistenceOn({ db, file, readOnly }: SqliteFile, options: OpenO
       try {
         ledger ??= boundedLedger(
           translateFaults(openEffectLedger(readableDb(db, file, readOnly, EFFECTS_TABLE)), file),
+          toolResultLimit(options),
         );
       } catch (e) {
         throw asStorageFault(e, file);
@@ -136,7 +138,7 @@ export function persistenceOn({ db, file, readOnly }: SqliteFile, options: OpenO
         return readOnly ? deferred(openLedger) : openLedger();
       },
       leases: translateFaults(readOnly ? readOnlyLeases(db, file) : sqliteLeases(db), file),
-      decisions: sqliteDecisionJournal(file, readOnly),
+      decisions: sqliteDecisionJournal(file, readOnly, logLineLimit(options)),
       dbPath: file,
       close() {
         if (db.open) db.close();
@@ -241,7 +243,11 @@ class CandorSqliteSaver extends SqliteSaver {
  * database a reading command opened), opening it touches no file and recording a decision fails as the read-only
  * fault: the log file is created when opened for writing, which a read-only folder refuses.
  */
-export function sqliteDecisionJournal(dbPath: string, readOnly = false): DecisionJournal {
+export function sqliteDecisionJournal(
+  dbPath: string,
+  readOnly = false,
+  maxLineBytes: number = DEFAULT_STORAGE_BOUNDS.maxLogLineBytes,
+): DecisionJournal {
   const file = decisionLogPath(dbPath);
   return {
     where: file,
@@ -259,7 +265,7 @@ export function sqliteDecisionJournal(dbPath: string, readOnly = false): Decisio
           },
           flush: async () => undefined,
         };
-      const log = fileDecisionLog(file, level);
+      const log = fileDecisionLog(file, level, maxLineBytes);
       return {
         ...log,
         // A log line that cannot be written (a full disk) ends the command as the storage fault it is, not as an

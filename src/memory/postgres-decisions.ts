@@ -1,3 +1,4 @@
+import { DEFAULT_STORAGE_BOUNDS } from "../domain/config.js";
 import type pg from "pg";
 import { z } from "zod";
 import { CandorError, ErrorCode, errorMessage } from "../errors.js";
@@ -21,7 +22,11 @@ const LineRow = z.object({ line: z.string() });
  * dropped silently: `flush` fails with the count and the first reason. A crash can lose the decisions of the
  * last few milliseconds, which the file log (written synchronously) cannot.
  */
-export function postgresDecisionJournal(pool: pg.Pool, where: string): DecisionJournal {
+export function postgresDecisionJournal(
+  pool: pg.Pool,
+  where: string,
+  maxLineBytes: number = DEFAULT_STORAGE_BOUNDS.maxLogLineBytes,
+): DecisionJournal {
   return {
     where: `table ${DECISIONS_TABLE} in ${where}`,
     open(level: string): FlushableDecisionLog {
@@ -31,7 +36,7 @@ export function postgresDecisionJournal(pool: pg.Pool, where: string): DecisionJ
       return {
         record(d) {
           if (!enabled) return;
-          const line = decisionLine(d);
+          const line = decisionLine(d, new Date(), maxLineBytes);
           queue = queue.then(async () => {
             try {
               await pool.query(

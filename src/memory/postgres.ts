@@ -23,7 +23,7 @@ import { LEASE_TABLE, type ThreadLeases } from "./lease.js";
 import { hearConnectionErrors, postgresError, redactUrl } from "./postgres-url.js";
 import { asStorageFault } from "./storage-faults.js";
 import { boundedLedger } from "./bounds.js";
-import { storedValueLimit, type OpenOptions } from "./open-options.js";
+import { logLineLimit, storedValueLimit, toolResultLimit, type OpenOptions } from "./open-options.js";
 
 /** An unreachable host fails the command after this long instead of hanging it. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -327,9 +327,9 @@ export function connectPostgres(
     checkpointer,
     store,
     dbPath: where,
-    ledger: boundedLedger(new PostgresEffectLedger(pool, url)),
+    ledger: boundedLedger(new PostgresEffectLedger(pool, url), toolResultLimit(options)),
     leases: postgresLeases(pool, url),
-    decisions: postgresDecisionJournal(pool, where),
+    decisions: postgresDecisionJournal(pool, where, logLineLimit(options)),
     queue: new RunQueue(pool, url),
     close() {
       closing ??= (async () => {
