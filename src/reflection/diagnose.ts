@@ -365,12 +365,14 @@ function matchKnob(text: string, knob: Knob, choice: StepChoice, reversed: reado
           if (turn.asks !== undefined)
             evidence.set(turn.asks, [...new Set([...(evidence.get(turn.asks) ?? []), ...turned])]);
         }
-      const all = [...new Set([...evidence.values()].flat())];
+      // A word found only inside a longer word or phrase another option has ("budget" in "budget hotel", "cheap" in
+      // "cheaply") is that option's. An option's own inflections ("review", "reviews") each count, as they did.
+      const others = (value: string) => [...evidence].flatMap(([v, ts]) => (v === value ? [] : ts));
       const ranked = Object.entries(l.options)
         .map(([value, o]) => ({
           value,
           says: o.says,
-          evidence: evidence.get(value)!.filter((t) => !shadowed(text, t, all)),
+          evidence: evidence.get(value)!.filter((t) => !shadowed(text, t, others(value))),
         }))
         .filter((o) => o.evidence.length > 0 && o.value !== current)
         .sort((a, b) => b.evidence.length - a.evidence.length);

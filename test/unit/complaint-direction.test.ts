@@ -110,6 +110,11 @@ describe("which way a word points", () => {
     expect(read(reason)).toEqual(HOTEL_QUALITY);
   });
 
+  it("a word found only inside another option's longer word is that option's; an option's own inflections count", () => {
+    expect(read("The room was cheaply furnished")).toEqual(HOTEL_QUALITY);
+    expect(read("The reviews of the hotel were awful")).toEqual(HOTEL_RATING);
+  });
+
   it("describedIn finds a word said of the thing shown, not one asked for or only begun", () => {
     const terms = ["cheap", "basic"];
     expect(describedIn(normalize("it felt really cheap"), terms)).toEqual(["cheap"]);
