@@ -1,3 +1,4 @@
+import { storageBoundsOf } from "../../env.js";
 import { hostname } from "node:os";
 import { z } from "zod";
 import { PlanAdjustment } from "../../domain/approval.js";
@@ -58,7 +59,7 @@ export async function workerCommand(rawFlags: unknown, io: CliIo): Promise<Exit>
       ErrorCode.INVALID_REQUEST,
     );
   }
-  const persistence = await openDatabase(location);
+  const persistence = await openDatabase(location, { bounds: storageBoundsOf(io.env) });
   if (persistence.backend !== "postgres") throw new Error("a postgres:// URL opened something else");
   const stop = new AbortController();
   const onStop = () => stop.abort();
