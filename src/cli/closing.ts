@@ -54,6 +54,21 @@ export async function closeAfterFailure(resource: Closable, e: unknown, names: C
   throw e;
 }
 
+/**
+ * Closes each part in turn, whatever the ones before did, and throws the first failure as `closing` would (the
+ * storage fault it is, or STORAGE_CLOSE_FAILED), the later ones riding with it as secondary lines.
+ */
+export async function closeInTurn(parts: readonly (Closable & ClosingWhat)[]): Promise<void> {
+  let first: CandorError | null = null;
+  for (const part of parts) {
+    const failed = await tryClose(part, part);
+    if (!failed) continue;
+    if (first) alsoFailed(first, failed);
+    else first = failed;
+  }
+  if (first) throw first;
+}
+
 /** The failures that followed `e` (see `closing`), once: the caller prints them. */
 export function takeSecondaryFailures(e: unknown): CandorError[] {
   const found = secondary.get(e) ?? [];
@@ -77,6 +92,8 @@ async function tryClose(resource: Closable, names: ClosingWhat): Promise<CandorE
 
 /** A close failure as a coded error: the storage fault it is, when it is one, else STORAGE_CLOSE_FAILED. */
 async function closeFailure(e: unknown, { what = "the database", where }: ClosingWhat): Promise<CandorError> {
+  // Already said by an inner close (a session closes its parts with closeInTurn): not wrapped a second time.
+  if (CandorError.isInstance(e) && e.code === ErrorCode.STORAGE_CLOSE_FAILED) return e;
   // Imported here: storage-faults loads zod, which commands that never fail to close should not pay for.
   const { storageFault } = await import("../memory/storage-faults.js");
   const fault = storageFault(e, where);

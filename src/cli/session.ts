@@ -1,3 +1,4 @@
+import { closeAfterFailure, closeInTurn } from "./closing.js";
 import { Command } from "@langchain/langgraph";
 import { z } from "zod";
 import { compileAgent } from "../../graphs/agent.js";
@@ -86,7 +87,7 @@ async function usingMcp<T>(file: string | null | undefined, use: (mcp: McpServer
   try {
     return await use(mcp);
   } catch (e) {
-    await mcp?.close();
+    if (mcp) await closeAfterFailure(mcp, e, { what: "the MCP servers" });
     throw e;
   }
 }
@@ -162,8 +163,7 @@ export async function sessionOn(persistence: Persistence, spec: Omit<SessionSpec
       ),
     );
   } catch (e) {
-    await persistence.close();
-    throw e;
+    return closeAfterFailure(persistence, e, { where: persistence.dbPath });
   }
 }
 
@@ -233,19 +233,19 @@ async function compileOn(
     const traced = await otelHandler(env);
     const graph = traced ? agent.withConfig({ callbacks: [traced] }) : agent;
     compiled.graph = graph;
-    const close = async () => {
-      try {
-        await decisionLog.flush();
-      } finally {
-        // The servers are child processes (or open connections): left running, they would keep the CLI alive.
-        await mcp?.close();
-        if (ownsDatabase) await persistence.close();
-      }
-    };
+    // Each part is closed, in this order, whatever the others did: the decision log is flushed into the database
+    // before it closes, and the servers are child processes (or open connections) that would keep the CLI alive. The
+    // first failure (a full disk while flushing) is the one said; a later one is not lost behind it.
+    const close = () =>
+      closeInTurn([
+        { close: () => decisionLog.flush(), what: "the decision log" },
+        { close: async () => mcp?.close(), what: "the MCP servers" },
+        { close: async () => (ownsDatabase ? persistence.close() : undefined), where: persistence.dbPath },
+      ]);
     const modelDriven = modelDrivenPredicate(toolkits, reasoner.workerModel);
     return { graph, persistence, logFile, modelDriven, close };
   } catch (e) {
-    if (ownsDatabase) await persistence.close();
+    if (ownsDatabase) await closeAfterFailure(persistence, e, { where: persistence.dbPath });
     throw e;
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { closeAfterFailure, closing, takeSecondaryFailures } from "../../src/cli/closing.js";
+import { closeAfterFailure, closeInTurn, closing, takeSecondaryFailures } from "../../src/cli/closing.js";
 import { runCli } from "../../src/cli/program.js";
 import { readEnv } from "../../src/env.js";
 import { CandorError, ErrorCode } from "../../src/errors.js";
@@ -127,5 +127,45 @@ describe("a command whose database fails to close", () => {
     const out = await cli(["metrics", "--db", existingDb()]);
     expect(out.code).toBe(0);
     expect(out.stderr).toBe("");
+  });
+});
+
+describe("closeInTurn (a session's parts: the decision log, the MCP servers, the database)", () => {
+  it("closes every part in order whatever the ones before did, and throws the first failure with the later ones riding", async () => {
+    const order: string[] = [];
+    const part = (name: string, fails: boolean) => ({
+      what: name,
+      close: async () => {
+        order.push(name);
+        if (fails) throw new Error(`${name} would not close`);
+      },
+    });
+    const thrown = await closeInTurn([
+      part("the decision log", true),
+      part("the MCP servers", false),
+      part("the database", true),
+    ]).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(order).toEqual(["the decision log", "the MCP servers", "the database"]);
+    expect(thrown).toMatchObject({ code: ErrorCode.STORAGE_CLOSE_FAILED });
+    expect((thrown as Error).message).toMatch(
+      /^Closing the decision log failed after the command's work: the decision log would not close/,
+    );
+    expect(takeSecondaryFailures(thrown).map((e) => e.message)).toEqual([
+      expect.stringMatching(/^Closing the database failed after the command's work: the database would not close/),
+    ]);
+  });
+
+  it("is not wrapped a second time when what holds the parts is closed by `closing`", async () => {
+    const session = {
+      close: () => closeInTurn([{ what: "the MCP servers", close: () => Promise.reject(new Error("stuck")) }]),
+    };
+    const thrown = await closing(session, async () => "done").then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((thrown as Error).message).toMatch(/^Closing the MCP servers failed after the command's work: stuck\./);
   });
 });
