@@ -45,7 +45,14 @@ export const TRIP_WORDS: Record<LanguageCode, TripWords> = {
       fortnight: [],
     },
   },
-  de: { lengthUnits: { day: ["tag", "tage", "tagen"], night: ["nacht", "nachte"], week: ["woche", "wochen"], fortnight: [] } },
+  de: {
+    lengthUnits: {
+      day: ["tag", "tage", "tagen"],
+      night: ["nacht", "nachte"],
+      week: ["woche", "wochen"],
+      fortnight: [],
+    },
+  },
   it: {
     lengthUnits: {
       day: ["giorno", "giorni"],
