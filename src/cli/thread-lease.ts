@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { DEFAULT_LEASE_TIMING, keepLease, type KeptLease, type LeaseTiming } from "../memory/lease-keeper.js";
-import type { CliIo } from "./io.js";
+import { closing } from "./closing.js";
+import { Exit, type CliIo } from "./io.js";
 import { stamp } from "./render.js";
 import type { Session } from "./session.js";
 
@@ -61,4 +62,20 @@ export async function whileHolding<T>(
   } finally {
     await held.release();
   }
+}
+
+/**
+ * A command's whole use of a thread it writes (resume, replay, fork): the thread's lease held while `body` runs (exit
+ * BUSY, saying who holds it, when another process does), and the session closed after it, a close failure never
+ * hiding the body's own (see `closing`).
+ */
+export function inLeasedThread(
+  session: Session,
+  threadId: string,
+  io: CliIo,
+  body: (signal: AbortSignal) => Promise<Exit>,
+): Promise<Exit> {
+  return closing(session, () => whileHolding(session, threadId, io, () => Exit.BUSY, body), {
+    where: session.persistence.dbPath,
+  });
 }

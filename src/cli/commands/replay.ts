@@ -15,11 +15,10 @@ import {
   stateFieldsOf,
   updateFromAssignments,
 } from "../../replay.js";
-import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseFlags, ReplayFlags } from "../options.js";
 import { executeThread, presentOutcome } from "../present.js";
-import { whileHolding } from "../thread-lease.js";
+import { inLeasedThread } from "../thread-lease.js";
 import { describeReasoner, headerLines } from "../start-run.js";
 import { openThread, type OpenThread } from "../open-thread.js";
 
@@ -139,42 +138,19 @@ async function onBranch(
 ): Promise<Exit> {
   const thread = await openThread(rawId, flags.db, io, "execute");
   const { threadId, session, dbPath } = thread;
-  return closing(
-    session,
-    async () => {
-      return await whileHolding(
-        session,
-        threadId,
-        io,
-        () => Exit.BUSY,
-        async (signal) => {
-          const { checkpointId, what, request, notes = [] } = await prepare(thread);
-          io.err(
-            headerLines(
-              `Candor · reasoner: ${describeReasoner(thread.reasoner)} · ${verb} of thread ${threadId}`,
-              session,
-              [
-                ["request", request ?? thread.record?.request ?? ""],
-                what,
-                ...notes.map((n): [string, string] => ["note", n]),
-                ["faults", thread.record?.faults.join(", ") ?? ""],
-              ],
-            ).join("\n"),
-          );
-          const outcome = await executeThread(
-            session,
-            threadId,
-            { kind: "continue" },
-            { ...io, signal },
-            checkpointId,
-            {
-              streamAnswer: !flags.json,
-            },
-          );
-          return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-        },
-      );
-    },
-    { where: session.persistence.dbPath },
-  );
+  return inLeasedThread(session, threadId, io, async (signal) => {
+    const { checkpointId, what, request, notes = [] } = await prepare(thread);
+    io.err(
+      headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · ${verb} of thread ${threadId}`, session, [
+        ["request", request ?? thread.record?.request ?? ""],
+        what,
+        ...notes.map((n): [string, string] => ["note", n]),
+        ["faults", thread.record?.faults.join(", ") ?? ""],
+      ]).join("\n"),
+    );
+    const outcome = await executeThread(session, threadId, { kind: "continue" }, { ...io, signal }, checkpointId, {
+      streamAnswer: !flags.json,
+    });
+    return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+  });
 }

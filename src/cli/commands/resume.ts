@@ -1,13 +1,12 @@
 import type { DecisionName } from "../../domain/approval.js";
 import { CandorError, ErrorCode } from "../../errors.js";
 import { preview } from "../../json-limits.js";
-import { closing } from "../closing.js";
 import { Exit, type CliIo } from "../io.js";
 import { parseAdjustFlag, parseFlags, ResumeFlags } from "../options.js";
 import { dbArgFor, dbFlagFor, executeThread, exitForStatus, presentOutcome } from "../present.js";
 import type { ThreadRecord } from "../options.js";
 import { readOutcome, startInput, type ThreadInput, type WaitingRequest } from "../session.js";
-import { whileHolding } from "../thread-lease.js";
+import { inLeasedThread } from "../thread-lease.js";
 import { updateFromAssignments } from "../../replay.js";
 import { resumeCommands, shellArg } from "../render.js";
 import { describeReasoner, headerLines } from "../start-run.js";
@@ -91,142 +90,126 @@ export async function resumeCommand(rawId: string, rawFlags: unknown, io: CliIo)
   const prefix = io.invokedAs;
   const dbArg = dbArgFor(dbPath);
   const db = dbArg ? ` --db ${shellArg(dbArg)}` : "";
-  return closing(
-    session,
-    async () => {
-      // Taken before the thread is read: a second process must not decide on a state the first is replacing.
-      return await whileHolding(
-        session,
-        threadId,
-        io,
-        () => Exit.BUSY,
-        async (signal) => {
-          if (!thread.started && thread.record) {
-            return await startAgain(
-              thread,
-              thread.record,
-              decision,
-              { ...io, signal },
-              { json: flags.json, asking: flags.input && io.ask !== undefined },
-            );
-          }
-          const before = await readOutcome(session.graph, threadId);
-          let input: ThreadInput;
-          if (before.finished) {
-            const see = `See its report with: ${prefix} report ${threadId}${db}`;
-            if (decision) {
-              throw new CandorError(
-                `Thread ${threadId} has already finished (status ${before.status}); it is not waiting for a decision. ${see}.`,
-                ErrorCode.INVALID_DECISION,
-              );
-            }
-            io.err(
-              `Thread ${threadId} has already finished with status ${before.status}; there is nothing to continue. ${see}.`,
-            );
-            // With --json, stdout still carries the one JSON object a script reads: the finished outcome, as run gives it.
-            if (flags.json)
-              return presentOutcome(before, threadId, {
-                io: { ...io, err: () => undefined },
-                json: true,
-                dbPath,
-                reasoner: thread.reasoner.kind,
-              });
-            return exitForStatus(before.status);
-          }
-          // A model's answer is printed as it is written, as `run` prints it (not with --json: stdout is one document).
-          const stream = { streamAnswer: !flags.json };
-          // At a terminal, a waiting thread resumed without a decision asks for one inline (unless --no-input).
-          const asking = flags.input && io.ask !== undefined;
-          if (before.waitingFor && !decision && asking) {
-            io.err(
-              headerLines(
-                `Candor · reasoner: ${describeReasoner(thread.reasoner)} · thread ${threadId} is waiting`,
-                session,
-                [["request", thread.record?.request ?? before.values.request?.userIntent ?? ""]],
-              ).join("\n"),
-            );
-            const outcome = await decideInteractively(session, threadId, before, { ...io, signal }, stream);
-            return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-          }
-          if (before.waitingFor && !decision) {
-            // Away from a terminal this is what `run` does for the same waiting thread: say what it waits for, exit 3.
-            io.err(
-              `Thread ${threadId} is waiting for a decision; nothing was sent. Give one with one of the commands below.`,
-            );
-            return presentOutcome(before, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-          }
-          if (before.waitingFor && decision) {
-            const fits = before.waitingFor.decisions;
-            if (!fits.includes(decision)) {
-              throw new CandorError(
-                `--${decision} does not answer what thread ${threadId} waits for: ${before.waitingFor.question} Give one of: ${asFlags(fits)} (e.g. ${prefix} resume ${threadId} --${fits[0]}${db}).`,
-                ErrorCode.INVALID_DECISION,
-              );
-            }
-            refusePlainRetryOfInfeasible(before.waitingFor, decision, extras, { threadId, prefix, dbArg });
-            input = {
-              kind: "decision",
-              decision,
-              comment: extras.comment,
-              ...(adjustments ? { adjustments } : {}),
-              ...(extras.extra ? { extra: extras.extra } : {}),
-              interruptIds: before.interruptIds,
-            };
-          } else {
-            if (decision) {
-              throw new CandorError(
-                `Thread ${threadId} is not waiting for a decision: it stopped part-way (status ${before.status}, next: ${before.next.join(", ")}). Continue it without a decision: ${prefix} resume ${threadId}${db}.`,
-                ErrorCode.INVALID_DECISION,
-              );
-            }
-            input = { kind: "continue" };
-          }
-          // A submitted thread goes back on the run queue with the decision: a worker continues it.
-          const queued = session.persistence.backend === "postgres" ? session.persistence.queue : null;
-          if (queued && (await queued.get(threadId))) {
-            await queued.enqueue(threadId, input);
-            if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: session.persistence.dbPath }));
-            io.err(
-              `Thread ${threadId} is back on the run queue${input.kind === "decision" ? ` with --${input.decision}` : ""}: a worker continues it (${prefix} worker${db}). Follow it with: ${prefix} threads${db}`,
-            );
-            return Exit.COMPLETED;
-          }
-          const what: [string, string] =
-            input.kind === "decision"
-              ? [
-                  "decision",
-                  `--${input.decision}${input.adjustments ? ` ${JSON.stringify(input.adjustments)}` : ""}${input.extra ? ` ${JSON.stringify(input.extra)}` : ""}${input.comment ? ` (comment: ${input.comment})` : ""}`,
-                ]
-              : ["continue", `from ${before.next.join(", ")}, where the run stopped part-way`];
-          io.err(
-            headerLines(
-              `Candor · reasoner: ${describeReasoner(thread.reasoner)} · resuming thread ${threadId}`,
-              session,
-              [
-                ["request", thread.record?.request ?? before.values.request?.userIntent ?? ""],
-                what,
-                ["faults", thread.record?.faults.join(", ") ?? ""],
-              ],
-            ).join("\n"),
-          );
-          const outcome = await executeThread(session, threadId, input, { ...io, signal }, undefined, stream);
-          if (asking) {
-            // Asks about whatever the thread waits for next, and says itself when the answer given here was refused.
-            const final = await decideInteractively(session, threadId, outcome, { ...io, signal }, stream);
-            return presentOutcome(final, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-          }
-          if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
-            // A refused answer (e.g. an adjustment that makes a cycle, a parameter the tool refuses) leaves the
-            // thread waiting; say why.
-            const refused = await lastRefusal(session.graph, threadId);
-            if (refused) io.err(`The decision was not applied: ${refused}`);
-          }
-          return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
-        },
+  // Taken before the thread is read: a second process must not decide on a state the first is replacing.
+  return inLeasedThread(session, threadId, io, async (signal) => {
+    if (!thread.started && thread.record) {
+      return await startAgain(
+        thread,
+        thread.record,
+        decision,
+        { ...io, signal },
+        { json: flags.json, asking: flags.input && io.ask !== undefined },
       );
-    },
-    { where: session.persistence.dbPath },
-  );
+    }
+    const before = await readOutcome(session.graph, threadId);
+    let input: ThreadInput;
+    if (before.finished) {
+      const see = `See its report with: ${prefix} report ${threadId}${db}`;
+      if (decision) {
+        throw new CandorError(
+          `Thread ${threadId} has already finished (status ${before.status}); it is not waiting for a decision. ${see}.`,
+          ErrorCode.INVALID_DECISION,
+        );
+      }
+      io.err(
+        `Thread ${threadId} has already finished with status ${before.status}; there is nothing to continue. ${see}.`,
+      );
+      // With --json, stdout still carries the one JSON object a script reads: the finished outcome, as run gives it.
+      if (flags.json)
+        return presentOutcome(before, threadId, {
+          io: { ...io, err: () => undefined },
+          json: true,
+          dbPath,
+          reasoner: thread.reasoner.kind,
+        });
+      return exitForStatus(before.status);
+    }
+    // A model's answer is printed as it is written, as `run` prints it (not with --json: stdout is one document).
+    const stream = { streamAnswer: !flags.json };
+    // At a terminal, a waiting thread resumed without a decision asks for one inline (unless --no-input).
+    const asking = flags.input && io.ask !== undefined;
+    if (before.waitingFor && !decision && asking) {
+      io.err(
+        headerLines(
+          `Candor · reasoner: ${describeReasoner(thread.reasoner)} · thread ${threadId} is waiting`,
+          session,
+          [["request", thread.record?.request ?? before.values.request?.userIntent ?? ""]],
+        ).join("\n"),
+      );
+      const outcome = await decideInteractively(session, threadId, before, { ...io, signal }, stream);
+      return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+    }
+    if (before.waitingFor && !decision) {
+      // Away from a terminal this is what `run` does for the same waiting thread: say what it waits for, exit 3.
+      io.err(
+        `Thread ${threadId} is waiting for a decision; nothing was sent. Give one with one of the commands below.`,
+      );
+      return presentOutcome(before, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+    }
+    if (before.waitingFor && decision) {
+      const fits = before.waitingFor.decisions;
+      if (!fits.includes(decision)) {
+        throw new CandorError(
+          `--${decision} does not answer what thread ${threadId} waits for: ${before.waitingFor.question} Give one of: ${asFlags(fits)} (e.g. ${prefix} resume ${threadId} --${fits[0]}${db}).`,
+          ErrorCode.INVALID_DECISION,
+        );
+      }
+      refusePlainRetryOfInfeasible(before.waitingFor, decision, extras, { threadId, prefix, dbArg });
+      input = {
+        kind: "decision",
+        decision,
+        comment: extras.comment,
+        ...(adjustments ? { adjustments } : {}),
+        ...(extras.extra ? { extra: extras.extra } : {}),
+        interruptIds: before.interruptIds,
+      };
+    } else {
+      if (decision) {
+        throw new CandorError(
+          `Thread ${threadId} is not waiting for a decision: it stopped part-way (status ${before.status}, next: ${before.next.join(", ")}). Continue it without a decision: ${prefix} resume ${threadId}${db}.`,
+          ErrorCode.INVALID_DECISION,
+        );
+      }
+      input = { kind: "continue" };
+    }
+    // A submitted thread goes back on the run queue with the decision: a worker continues it.
+    const queued = session.persistence.backend === "postgres" ? session.persistence.queue : null;
+    if (queued && (await queued.get(threadId))) {
+      await queued.enqueue(threadId, input);
+      if (flags.json) io.out(JSON.stringify({ threadId, state: "queued", db: session.persistence.dbPath }));
+      io.err(
+        `Thread ${threadId} is back on the run queue${input.kind === "decision" ? ` with --${input.decision}` : ""}: a worker continues it (${prefix} worker${db}). Follow it with: ${prefix} threads${db}`,
+      );
+      return Exit.COMPLETED;
+    }
+    const what: [string, string] =
+      input.kind === "decision"
+        ? [
+            "decision",
+            `--${input.decision}${input.adjustments ? ` ${JSON.stringify(input.adjustments)}` : ""}${input.extra ? ` ${JSON.stringify(input.extra)}` : ""}${input.comment ? ` (comment: ${input.comment})` : ""}`,
+          ]
+        : ["continue", `from ${before.next.join(", ")}, where the run stopped part-way`];
+    io.err(
+      headerLines(`Candor · reasoner: ${describeReasoner(thread.reasoner)} · resuming thread ${threadId}`, session, [
+        ["request", thread.record?.request ?? before.values.request?.userIntent ?? ""],
+        what,
+        ["faults", thread.record?.faults.join(", ") ?? ""],
+      ]).join("\n"),
+    );
+    const outcome = await executeThread(session, threadId, input, { ...io, signal }, undefined, stream);
+    if (asking) {
+      // Asks about whatever the thread waits for next, and says itself when the answer given here was refused.
+      const final = await decideInteractively(session, threadId, outcome, { ...io, signal }, stream);
+      return presentOutcome(final, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+    }
+    if (input.kind === "decision" && outcome !== "interrupted" && outcome.waitingFor) {
+      // A refused answer (e.g. an adjustment that makes a cycle, a parameter the tool refuses) leaves the
+      // thread waiting; say why.
+      const refused = await lastRefusal(session.graph, threadId);
+      if (refused) io.err(`The decision was not applied: ${refused}`);
+    }
+    return presentOutcome(outcome, threadId, { io, json: flags.json, dbPath, reasoner: thread.reasoner.kind });
+  });
 }
 
 /**
