@@ -60,6 +60,12 @@ export function isCutResult(value: unknown): value is { truncated: true; head: s
   return v.truncated === true && typeof v.head === "string" && Array.isArray(v.limits) && Object.keys(v).length === 3;
 }
 
+/** The bytes of a call's arguments (JSON, UTF-8) when they are over `limit`, else null: the one measure of both checks. */
+function bytesOverBound(args: unknown, limit: number): number | null {
+  const bytes = utf8Bytes(JSON.stringify(args) ?? "null");
+  return bytes > limit ? bytes : null;
+}
+
 /**
  * How a model's call arguments are over the bound on tool arguments, as a phrase its refusal completes ("The
  * arguments of your call … are …"), or null when they are within it. Checked before anything else is done with the
@@ -69,8 +75,8 @@ export function argumentsOverBound(
   args: unknown,
   limit: number = DEFAULT_STORAGE_BOUNDS.maxToolArgumentBytes,
 ): string | null {
-  const bytes = utf8Bytes(JSON.stringify(args) ?? "null");
-  if (bytes <= limit) return null;
+  const bytes = bytesOverBound(args, limit);
+  if (bytes === null) return null;
   return `are ${figure(bytes)} bytes, over the ${figure(limit)} bytes one tool call's arguments may have (maxToolArgumentBytes; set by ${howToSetBound("maxToolArgumentBytes")}): pass less, or a file's path rather than its content`;
 }
 
@@ -83,8 +89,8 @@ export function oversizedArguments(
   args: unknown,
   limit: number = DEFAULT_STORAGE_BOUNDS.maxToolArgumentBytes,
 ): string | null {
-  const bytes = utf8Bytes(JSON.stringify(args) ?? "null");
-  if (bytes <= limit) return null;
+  const bytes = bytesOverBound(args, limit);
+  if (bytes === null) return null;
   return `${tool} was not called: its arguments are ${figure(bytes)} bytes, over the ${figure(limit)} bytes one tool call's arguments may have (maxToolArgumentBytes, the bound on tool arguments; set by ${howToSetBound("maxToolArgumentBytes")}). Pass less, or a file's path rather than its content.`;
 }
 
