@@ -215,14 +215,29 @@ export function serveHandler(deps: ServeDeps): FetchHandler {
       if (done) break;
       head += decoder.decode(value, { stream: true });
     }
+    // Nobody reads this run's stream, so what would have told a client it failed is told on the server's stderr.
+    const told = (why: string) => deps.onNotice?.(`The background run on thread ${threadId} failed: ${why}`);
     void (async () => {
-      for (;;) if ((await reader.read()).done) return;
-    })().catch(() => undefined);
+      // Read event by event, keeping only an unfinished one: the run's values are not held in memory.
+      let pending = head.slice(head.indexOf("\n\n") + 2);
+      for (;;) {
+        const { done, value } = await reader.read();
+        pending += done ? "\n\n" : decoder.decode(value, { stream: true });
+        const end = pending.lastIndexOf("\n\n") + 2;
+        if (end > 1) {
+          for (const e of parseSse(pending.slice(0, end)).filter((x) => x.event === "error")) told(e.data);
+          pending = pending.slice(end);
+        }
+        if (done) return;
+      }
+    })().catch((e: unknown) => told(`its stream could not be read (${errorMessage(e)})`));
     const meta = parseSse(head).find((e) => e.event === "metadata");
-    const runId = meta ? z.object({ run_id: z.string() }).safeParse(JSON.parse(meta.data)) : null;
+    const runId = z.object({ run_id: z.string() }).safeParse(meta ? jsonOrNull(meta.data) : null);
+    if (!runId.success)
+      return json({ error: `The run on thread ${threadId} did not start: its stream named no run.` }, 502);
     const now = new Date().toISOString();
     return json({
-      run_id: runId?.success ? runId.data.run_id : null,
+      run_id: runId.data.run_id,
       thread_id: threadId,
       assistant_id: body.assistant_id,
       status: "running",
@@ -287,4 +302,13 @@ export function serveHandler(deps: ServeDeps): FetchHandler {
       throw e;
     }
   };
+}
+
+/** `text` parsed as JSON, or null when it is not JSON (a stream's event data is not trusted to be). */
+function jsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }

@@ -115,3 +115,46 @@ describe("candor serve keeps a run's lease as the CLI does", () => {
     expect(visited.length).toBeLessThan(5);
   });
 });
+
+describe("a background run (runs.create) that nobody streams", () => {
+  it("says on the server's side that it failed, and why", async () => {
+    const graph = new StateGraph(State)
+      .addNode("boom", () => {
+        throw new Error("the tool service is down");
+      })
+      .addEdge("__start__", "boom")
+      .addEdge("boom", "__end__")
+      .compile({ checkpointer: new MemorySaver() });
+    const notices: string[] = [];
+    const handler = serveHandler({
+      graph: graph,
+      checkpointer: graph.checkpointer as ServeDeps["checkpointer"],
+      store: new InMemoryStore(),
+      leases: leasesOnTempDb(),
+      foreign: async () => [],
+      token: null,
+      version: "test",
+      onNotice: (m) => notices.push(m),
+    });
+    const threadId = randomUUID();
+    const post = (path: string, body: unknown) =>
+      handler(
+        new Request(`http://127.0.0.1${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+      );
+    expect((await post("/threads", { thread_id: threadId })).status).toBe(200);
+    const created = await post(`/threads/${threadId}/runs`, { assistant_id: "candor", input: { visited: [] } });
+    expect(created.status).toBe(200);
+    expect(await created.json()).toMatchObject({ run_id: expect.any(String), status: "running" });
+    await expect
+      .poll(() => notices, { timeout: 5_000 })
+      .toEqual([
+        expect.stringMatching(
+          new RegExp(`^The background run on thread ${threadId} failed: .*the tool service is down`),
+        ),
+      ]);
+  });
+});
